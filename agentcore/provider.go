@@ -1,0 +1,108 @@
+// Package agentcore runs agents: the loop that sends a conversation to an LLM
+// provider, executes the tool calls it asks for and persists every step, plus
+// the Provider implementations (OpenAI-compatible and Anthropic).
+package agentcore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// Role is who said a message.
+type Role string
+
+// The roles of a conversation.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of a conversation as providers see it.
+type Message struct {
+	Role       Role
+	Content    string
+	ToolCalls  []ToolCall // set on assistant messages that call tools
+	ToolCallID string     // set on tool messages: the call this answers
+	ToolName   string     // set on tool messages
+	IsError    bool       // set on tool messages whose call failed
+	// ExternalID is the platform id of the inbound event a user message came
+	// from. History refuses a second message with the same id in a session
+	// (ErrDuplicate), which makes redelivered updates harmless.
+	ExternalID string
+}
+
+// ToolCall is the model's request to run one tool.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments json.RawMessage // a JSON object
+}
+
+// Request is one call to a provider.
+type Request struct {
+	Model     string
+	System    string
+	Messages  []Message
+	Tools     []tools.Spec
+	MaxTokens int
+}
+
+// Usage counts tokens of one response.
+type Usage struct {
+	InputTokens  int
+	OutputTokens int
+}
+
+// Response is the model's answer: text, tool calls, or both.
+type Response struct {
+	Content    string
+	ToolCalls  []ToolCall
+	Usage      Usage
+	StopReason string
+}
+
+// Provider talks to one LLM API.
+type Provider interface {
+	// Name identifies the provider in logs and metrics ("openai", "anthropic").
+	Name() string
+	// Chat sends req and returns the complete response. Implementations may
+	// stream internally; onDelta, when non-nil, receives text as it arrives.
+	Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error)
+}
+
+// ProviderError is a failed provider call with what is known about it.
+type ProviderError struct {
+	Provider   string
+	Status     int           // HTTP status, 0 when the request did not complete
+	RetryAfter time.Duration // server's hint, 0 when none
+	Err        error
+}
+
+func (e *ProviderError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s: HTTP %d: %v", e.Provider, e.Status, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Provider, e.Err)
+}
+
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// Retryable reports whether trying the same request again may succeed:
+// 408, 409, 429, 5xx and transport failures (status 0) except cancellation.
+func (e *ProviderError) Retryable() bool {
+	if errors.Is(e.Err, context.Canceled) {
+		return false
+	}
+	switch {
+	case e.Status == 0, e.Status == 408, e.Status == 409, e.Status == 429, e.Status >= 500:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,109 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// Deduper remembers inbound event ids for a while so a redelivered event is
+// handled once. Redis implements it (SET NX with TTL).
+type Deduper interface {
+	// FirstSeen records key and reports whether it was new.
+	FirstSeen(ctx context.Context, key string, ttl time.Duration) (bool, error)
+}
+
+// Rate is a limit of Count events per Per.
+type Rate struct {
+	Count int
+	Per   time.Duration
+}
+
+// Limiter is a shared rate limiter (Redis GCRA).
+type Limiter interface {
+	// Allow takes one event from key's bucket. When not allowed, retryAfter
+	// says when the next event would be.
+	Allow(ctx context.Context, key string, r Rate) (allowed bool, retryAfter time.Duration, err error)
+}
+
+// Notice records that a one-time notice was given, so it is not repeated
+// (e.g. "you are rate limited"). Redis implements it with SET NX + TTL.
+type Notice = Deduper
+
+// Identities is the durable allowlist of people who may talk to agents.
+type Identities interface {
+	// IsAllowed reports whether identity (platform:user_id) is allowed.
+	IsAllowed(ctx context.Context, identity string) (bool, error)
+	// Allow adds identity to the allowlist; by names who allowed it.
+	Allow(ctx context.Context, identity, displayName, by string) error
+}
+
+// Locker hands out short-lived distributed locks (Redis). A lane holds the
+// lock of its session while an agent runs, so two replicas never run the same
+// session at once.
+type Locker interface {
+	// Obtain takes key for ttl, or returns ErrLocked when someone holds it.
+	// The returned release func gives it back; refresh extends it by ttl.
+	Obtain(ctx context.Context, key string, ttl time.Duration) (l Lock, err error)
+}
+
+// Lock is a held distributed lock.
+type Lock interface {
+	Refresh(ctx context.Context, ttl time.Duration) error
+	Release(ctx context.Context) error
+}
+
+// ErrLocked is returned by Locker.Obtain when the lock is held elsewhere.
+var ErrLocked = errors.New("lock held elsewhere")
+
+// OutboxMessage is a reply waiting to be delivered.
+type OutboxMessage struct {
+	ID      int64
+	Session string // session key the reply belongs to ("" for system notices)
+	// SourceSeq is the session message the reply delivers (0 for notices);
+	// at most one outbox row exists per (Session, SourceSeq).
+	SourceSeq int64
+	To        channels.Address
+	Text      string
+	Buttons   [][]channels.Button
+	ReplyTo   string
+	Attempts  int
+}
+
+// Outbox is the durable queue of replies. Postgres implements it.
+type Outbox interface {
+	// Enqueue stores m and returns its id. A second row for the same
+	// (Session, SourceSeq) with SourceSeq > 0 is ignored and returns the id of
+	// the first.
+	Enqueue(ctx context.Context, m OutboxMessage) (int64, error)
+	// Claim leases up to limit due messages to owner for lease, oldest
+	// first. A message whose lease expired can be claimed again.
+	Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]OutboxMessage, error)
+	// MarkSent records delivery with the platform's message id.
+	MarkSent(ctx context.Context, id int64, platformMessageID string) error
+	// Retry releases the message to be tried again at `at`.
+	Retry(ctx context.Context, id int64, at time.Time, reason string) error
+	// Fail gives up on the message for good.
+	Fail(ctx context.Context, id int64, reason string) error
+}
+
+// Unfinished is a session whose last step was not followed through: the
+// newest message is a user or tool message (the agent must run) or a final
+// assistant reply with no outbox row (it must be delivered).
+type Unfinished struct {
+	Session string
+	LastSeq int64
+	// NeedsRun is true when the agent must run; false when only the final
+	// reply (Content) must be delivered.
+	NeedsRun bool
+	Content  string
+}
+
+// Recovery finds work a crash left behind.
+type Recovery interface {
+	// Unfinished lists sessions left unfinished whose last message is older
+	// than olderThan (so live runs on other replicas are left alone).
+	Unfinished(ctx context.Context, olderThan time.Duration) ([]Unfinished, error)
+}

@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+)
+
+// RateLimiter decides whether another tool call is allowed for a key (the
+// session). Implementations live in storage.
+type RateLimiter interface {
+	Allow(ctx context.Context, key string) (bool, error)
+}
+
+// RegistryOptions configures a Registry. Every field is optional.
+type RegistryOptions struct {
+	// Scrubber removes credentials from every result. Nil means a scrubber
+	// with only the static patterns.
+	Scrubber *Scrubber
+	// RateLimiter limits tool calls per session. Nil means no limit.
+	RateLimiter RateLimiter
+	// Logger receives one line per call. Nil means slog.Default().
+	Logger *slog.Logger
+	// Observe, if set, is told the outcome of every call (for metrics).
+	Observe func(tool string, took time.Duration, isError bool)
+}
+
+// Registry holds the tools and runs calls to them.
+type Registry struct {
+	opts  RegistryOptions
+	mu    sync.RWMutex
+	tools map[string]Tool
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry(opts RegistryOptions) *Registry {
+	if opts.Scrubber == nil {
+		opts.Scrubber = NewScrubber()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Registry{opts: opts, tools: map[string]Tool{}}
+}
+
+// Register adds t. Names must be unique.
+func (r *Registry) Register(t Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.tools[t.Name()]; dup {
+		return fmt.Errorf("tool %q registered twice", t.Name())
+	}
+	r.tools[t.Name()] = t
+	return nil
+}
+
+// Get returns the tool called name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Specs describes the tools for which allow returns true (all when allow is
+// nil), sorted by name so prompts are stable.
+func (r *Registry) Specs(allow func(Tool) bool) []Spec {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	specs := make([]Spec, 0, len(r.tools))
+	for _, t := range r.tools {
+		if allow != nil && !allow(t) {
+			continue
+		}
+		specs = append(specs, Spec{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+	return specs
+}
+
+// Scrubber returns the registry's scrubber.
+func (r *Registry) Scrubber() *Scrubber { return r.opts.Scrubber }
+
+// Execute runs one tool call: it puts call into the context, checks the
+// session's rate limit, runs the tool and scrubs credentials from the
+// result. It never panics on a misbehaving tool and always returns a result
+// the LLM can read.
+func (r *Registry) Execute(ctx context.Context, call Call, name string, args json.RawMessage) (res Result) {
+	t, ok := r.Get(name)
+	if !ok {
+		return ErrorResult(fmt.Sprintf("unknown tool %q", name))
+	}
+	ctx = WithCall(ctx, call)
+	if r.opts.RateLimiter != nil {
+		allowed, err := r.opts.RateLimiter.Allow(ctx, call.Session)
+		if err != nil {
+			return ErrorResult("tool rate limiter unavailable, try again later")
+		}
+		if !allowed {
+			return ErrorResult("rate limit exceeded for tool calls in this session; wait before calling tools again")
+		}
+	}
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			r.opts.Logger.Error("tool panicked", "tool", name, "session", call.Session, "panic", fmt.Sprint(p))
+			res = ErrorResult(fmt.Sprintf("tool %q failed internally", name))
+		}
+		res.ForLLM = r.opts.Scrubber.Scrub(res.ForLLM)
+		res.ForUser = r.opts.Scrubber.Scrub(res.ForUser)
+		took := time.Since(start)
+		r.opts.Logger.Info("tool call", "tool", name, "session", call.Session, "took_ms", took.Milliseconds(), "error", res.IsError)
+		if r.opts.Observe != nil {
+			r.opts.Observe(name, took, res.IsError)
+		}
+	}()
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return t.Execute(ctx, args)
+}
