@@ -1,0 +1,97 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Check reports whether one dependency is usable; nil means ready.
+type Check func(ctx context.Context) error
+
+// HTTPOptions configures the daemon's HTTP endpoints.
+type HTTPOptions struct {
+	// Checks name the dependencies /readyz checks: "postgres", "redis",
+	// "telegram"…
+	Checks   map[string]Check
+	Gatherer prometheus.Gatherer
+	// Webhooks are mounted under /webhooks/<platform>.
+	Webhooks map[string]http.Handler
+}
+
+// NewHTTPHandler serves /healthz, /readyz, /metrics and webhooks.
+func NewHTTPHandler(o HTTPOptions) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		failed := RunChecks(ctx, o.Checks)
+		body := map[string]any{"status": "ready"}
+		code := http.StatusOK
+		if len(failed) > 0 {
+			code = http.StatusServiceUnavailable
+			body = map[string]any{"status": "not ready", "not_ready": failed}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_ = json.NewEncoder(w).Encode(body)
+	})
+	if o.Gatherer != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
+	}
+	for platform, h := range o.Webhooks {
+		mux.Handle("/webhooks/"+platform, h)
+	}
+	return mux
+}
+
+// RunChecks runs every check concurrently and returns the failures by name
+// (sorted map order is irrelevant; the JSON encoder sorts keys).
+func RunChecks(ctx context.Context, checks map[string]Check) map[string]string {
+	var mu sync.Mutex
+	failed := map[string]string{}
+	var wg sync.WaitGroup
+	for name, c := range checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c(ctx); err != nil {
+				mu.Lock()
+				failed[name] = err.Error()
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return failed
+}
+
+// StatusLines renders check results as "name: ok" / "name: DOWN (why)",
+// sorted by name, for /status and doctor.
+func StatusLines(ctx context.Context, checks map[string]Check) []string {
+	failed := RunChecks(ctx, checks)
+	names := make([]string, 0, len(checks))
+	for n := range checks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	lines := make([]string, 0, len(names))
+	for _, n := range names {
+		if why, bad := failed[n]; bad {
+			lines = append(lines, n+": DOWN ("+why+")")
+		} else {
+			lines = append(lines, n+": ok")
+		}
+	}
+	return lines
+}

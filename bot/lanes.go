@@ -1,0 +1,122 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// LaneOptions bounds the work the daemon takes on.
+type LaneOptions struct {
+	// Workers is how many sessions run at once across all chats (default 16).
+	Workers int
+	// QueueDepth is how many runs may wait per session (default 8).
+	QueueDepth int
+}
+
+// laneJob asks for one agent run on a session.
+type laneJob struct {
+	Session string
+	To      channels.Address
+	UserID  string
+	Direct  bool
+	ReplyTo string
+}
+
+// lanes runs jobs one at a time per session, different sessions in
+// parallel on a bounded pool.
+type lanes struct {
+	run   func(context.Context, laneJob)
+	log   *slog.Logger
+	depth int
+	sem   chan struct{}
+
+	mu     sync.Mutex
+	queues map[string]chan laneJob
+	closed bool
+	wg     sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func newLanes(o LaneOptions, run func(context.Context, laneJob), log *slog.Logger) *lanes {
+	if o.Workers <= 0 {
+		o.Workers = 16
+	}
+	if o.QueueDepth <= 0 {
+		o.QueueDepth = 8
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &lanes{run: run, log: log, depth: o.QueueDepth, sem: make(chan struct{}, o.Workers),
+		queues: map[string]chan laneJob{}, ctx: ctx, cancel: cancel}
+}
+
+// enqueue queues j on its session's lane; false when the lane is full or
+// the lanes are closed.
+func (l *lanes) enqueue(j laneJob) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	q, running := l.queues[j.Session]
+	if !running {
+		q = make(chan laneJob, l.depth)
+		l.queues[j.Session] = q
+	}
+	select {
+	case q <- j:
+	default:
+		return false
+	}
+	if !running {
+		l.wg.Add(1)
+		go l.drain(j.Session, q)
+	}
+	return true
+}
+
+// drain runs the session's jobs in order and retires the lane when empty.
+func (l *lanes) drain(session string, q chan laneJob) {
+	defer l.wg.Done()
+	for {
+		l.mu.Lock()
+		var j laneJob
+		select {
+		case j = <-q:
+		default:
+			delete(l.queues, session)
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
+		select {
+		case l.sem <- struct{}{}:
+		case <-l.ctx.Done():
+			return
+		}
+		l.run(l.ctx, j)
+		<-l.sem
+	}
+}
+
+// close stops taking jobs and waits for lanes to drain, or cancels the
+// running ones when ctx ends first. Cancelled runs resume after restart.
+func (l *lanes) close(ctx context.Context) error {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	done := make(chan struct{})
+	go func() { l.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		l.cancel()
+		return nil
+	case <-ctx.Done():
+		l.cancel()
+		<-done
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,64 @@
+package bot
+
+import (
+	"context"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// RecoverOlderThan is how old a session's last step must be before recovery
+// takes it over; live runs refresh their lock long before that matters.
+const RecoverOlderThan = 3 * time.Second
+
+// Recover finds sessions a crash (of this or another replica) left
+// unfinished and completes them: runs the agent where a reply is missing,
+// queues delivery where the reply exists but was never queued. It returns
+// how many sessions it picked up.
+func (r *Router) Recover(ctx context.Context) (int, error) {
+	if r.opts.Recovery == nil {
+		return 0, nil
+	}
+	list, err := r.opts.Recovery.Unfinished(ctx, RecoverOlderThan)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, u := range list {
+		key, err := agentcore.ParseSessionKey(u.Session)
+		if err != nil {
+			continue
+		}
+		to, err := channels.ParseAddress(key.Scope)
+		if err != nil || r.opts.Channels[to.Platform] == nil {
+			continue // not a chat session, or its platform is off here
+		}
+		if u.NeedsRun {
+			if r.lanes.enqueue(laneJob{Session: u.Session, To: to}) {
+				n++
+			}
+			continue
+		}
+		r.send(ctx, OutboxMessage{Session: u.Session, SourceSeq: u.LastSeq, To: to, Text: u.Content})
+		n++
+	}
+	if n > 0 {
+		r.log.Info("recovered unfinished sessions", "count", n)
+	}
+	return n, nil
+}
+
+// RunRecovery calls Recover now and then every interval until ctx ends.
+func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
+	for {
+		if _, err := r.Recover(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("recovery pass failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
