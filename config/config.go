@@ -1,0 +1,197 @@
+// Package config loads switchboard's settings from a YAML file and
+// SWITCHBOARD_* environment variables and checks them.
+package config
+
+import "time"
+
+// Config is switchboard's whole configuration. Every field's mapstructure
+// tag is its key in the YAML file; the environment variable is SWITCHBOARD_
+// plus the dotted key path upper-cased with "." → "_". Fields tagged
+// secret:"true" are credentials: Secrets returns them and Redacted hides them.
+type Config struct {
+	// DataDir holds the embedded Postgres data and workspaces.
+	DataDir string `mapstructure:"data_dir"`
+	// Database is the durable store.
+	Database Database `mapstructure:"database"`
+	// Redis is the fast shared state.
+	Redis Redis `mapstructure:"redis"`
+	// HTTP serves health, metrics and webhooks.
+	HTTP HTTP `mapstructure:"http"`
+	// LLM is the model provider.
+	LLM LLM `mapstructure:"llm"`
+	// Telegram is the Telegram channel.
+	Telegram Telegram `mapstructure:"telegram"`
+	// Slack is the Slack channel.
+	Slack Slack `mapstructure:"slack"`
+	// Discord is the Discord channel.
+	Discord Discord `mapstructure:"discord"`
+	// Admins are platform:user_id identities who approve access requests.
+	Admins []string `mapstructure:"admins"`
+	// Access says who may talk to agents.
+	Access Access `mapstructure:"access"`
+	// Approvals configures approval buttons.
+	Approvals Approvals `mapstructure:"approvals"`
+	// Exec gates the exec tool.
+	Exec Exec `mapstructure:"exec"`
+	// RateLimit caps how often people may talk to agents.
+	RateLimit RateLimit `mapstructure:"ratelimit"`
+	// Agent is the default agent.
+	Agent Agent `mapstructure:"agent"`
+	// Log configures logging.
+	Log Log `mapstructure:"log"`
+
+	// File is the config file that was read, "" when none was.
+	File string `mapstructure:"-"`
+	// UnknownEnv lists SWITCHBOARD_* environment variables that match no
+	// key (likely typos), for doctor to warn about.
+	UnknownEnv []string `mapstructure:"-"`
+}
+
+// Database configures Postgres.
+type Database struct {
+	// URL is a postgres:// URL; empty means the embedded Postgres.
+	URL string `mapstructure:"url" secret:"true"`
+}
+
+// Redis configures Redis.
+type Redis struct {
+	// URL is a redis:// or rediss:// URL; empty means the in-process Redis.
+	URL string `mapstructure:"url" secret:"true"`
+	// Prefix goes in front of every key, so deployments can share a Redis.
+	Prefix string `mapstructure:"prefix"`
+}
+
+// HTTP configures the HTTP server.
+type HTTP struct {
+	// Listen is the host:port to listen on.
+	Listen string `mapstructure:"listen"`
+}
+
+// LLM configures the model provider.
+type LLM struct {
+	// Provider is openai (any OpenAI-compatible API) or anthropic.
+	Provider string `mapstructure:"provider"`
+	// BaseURL overrides the provider's API URL.
+	BaseURL string `mapstructure:"base_url"`
+	// APIKey authenticates to the provider.
+	APIKey string `mapstructure:"api_key" secret:"true"`
+	// Model names the model.
+	Model string `mapstructure:"model"`
+	// Timeout bounds one provider call.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// MaxTokens caps a reply; 0 means the provider's default.
+	MaxTokens int `mapstructure:"max_tokens"`
+}
+
+// Telegram configures the Telegram channel; a token turns it on.
+type Telegram struct {
+	// Token is the bot token.
+	Token string `mapstructure:"token" secret:"true"`
+	// APIURL is the Bot API server.
+	APIURL string `mapstructure:"api_url"`
+	// Mode is polling or webhook.
+	Mode string `mapstructure:"mode"`
+}
+
+// Slack configures the Slack channel.
+type Slack struct {
+	// BotToken is the xoxb- token.
+	BotToken string `mapstructure:"bot_token" secret:"true"`
+	// AppToken is the xapp- token; set → Socket Mode.
+	AppToken string `mapstructure:"app_token" secret:"true"`
+	// SigningSecret verifies HTTP Events API requests.
+	SigningSecret string `mapstructure:"signing_secret" secret:"true"`
+	// APIURL overrides Slack's API URL (tests).
+	APIURL string `mapstructure:"api_url"`
+}
+
+// Discord configures the Discord channel.
+type Discord struct {
+	// Token is the bot token.
+	Token string `mapstructure:"token" secret:"true"`
+	// APIURL overrides Discord's API URL (tests).
+	APIURL string `mapstructure:"api_url"`
+}
+
+// Access says who may talk to agents.
+type Access struct {
+	// Mode is open, allowlist or request.
+	Mode string `mapstructure:"mode"`
+	// Allow lists platform:user_id identities allowed from the start.
+	Allow []string `mapstructure:"allow"`
+}
+
+// Approvals configures who decides approvals and for how long they wait.
+type Approvals struct {
+	// Approvers may press approval buttons; empty means Admins.
+	Approvers []string `mapstructure:"approvers"`
+	// Timeout turns a pending approval into a denial.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// Chat (platform:chat_id) receives approval requests; empty means the
+	// approvers directly.
+	Chat string `mapstructure:"chat"`
+}
+
+// Exec gates the exec tool.
+type Exec struct {
+	// Approval is ask, deny or allow.
+	Approval string `mapstructure:"approval"`
+}
+
+// RateLimit caps messages; each value is "N/s", "N/m", "N/h" or "off".
+type RateLimit struct {
+	// User is the limit per person.
+	User string `mapstructure:"user"`
+	// Chat is the limit per chat.
+	Chat string `mapstructure:"chat"`
+}
+
+// Agent configures the default agent.
+type Agent struct {
+	// Name identifies the agent ([a-z0-9][a-z0-9_-]*).
+	Name string `mapstructure:"name"`
+	// SystemPrompt is the agent's instructions.
+	SystemPrompt string `mapstructure:"system_prompt"`
+	// MaxIterations caps LLM ⇄ tool rounds in one run (1..200).
+	MaxIterations int `mapstructure:"max_iterations"`
+	// HistoryLimit is how many past messages go to the model.
+	HistoryLimit int `mapstructure:"history_limit"`
+}
+
+// Log configures logging.
+type Log struct {
+	// Level is debug, info, warn or error.
+	Level string `mapstructure:"level"`
+	// Format is text or json.
+	Format string `mapstructure:"format"`
+}
+
+// DefaultSystemPrompt is the default agent's instructions.
+const DefaultSystemPrompt = "You are a helpful assistant that lives in a team chat. " +
+	"Several people may talk to you in one conversation: keep replies short and clear, " +
+	"say who you are answering when it helps, and say so when you are unsure."
+
+// Defaults returns the configuration used for every key nothing sets.
+func Defaults() Config {
+	return Config{
+		DataDir: "./data",
+		Redis:   Redis{Prefix: "sb:"},
+		HTTP:    HTTP{Listen: "127.0.0.1:8080"},
+		LLM: LLM{
+			Provider: "openai",
+			Timeout:  120 * time.Second,
+		},
+		Telegram:  Telegram{APIURL: "https://api.telegram.org", Mode: "polling"},
+		Access:    Access{Mode: "request"},
+		Approvals: Approvals{Timeout: 2 * time.Minute},
+		Exec:      Exec{Approval: "ask"},
+		RateLimit: RateLimit{User: "20/m", Chat: "60/m"},
+		Agent: Agent{
+			Name:          "default",
+			SystemPrompt:  DefaultSystemPrompt,
+			MaxIterations: 20,
+			HistoryLimit:  50,
+		},
+		Log: Log{Level: "info", Format: "text"},
+	}
+}

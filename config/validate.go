@@ -1,0 +1,183 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Problems lists everything wrong with a configuration. Its message has one
+// problem per line.
+type Problems []string
+
+// Error joins the problems, one per line.
+func (p Problems) Error() string { return strings.Join(p, "\n") }
+
+// platforms are the channel platforms identities may name.
+var platforms = []string{"telegram", "slack", "discord", "console"}
+
+var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// Validate checks every setting and returns Problems listing all that are
+// wrong, or nil.
+func (c *Config) Validate() error {
+	var p Problems
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	oneOf := func(key, got string, allowed ...string) {
+		if !slices.Contains(allowed, got) {
+			add("%s must be %s (got %q)", key, orList(allowed), got)
+		}
+	}
+
+	if strings.TrimSpace(c.DataDir) == "" {
+		add("data_dir must not be empty (e.g. ./data)")
+	}
+	checkServiceURL(add, "database.url", c.Database.URL, "postgres://user:password@host:5432/db", "postgres", "postgresql")
+	checkServiceURL(add, "redis.url", c.Redis.URL, "redis://:password@host:6379/0", "redis", "rediss", "unix")
+	checkListen(add, c.HTTP.Listen)
+
+	oneOf("llm.provider", c.LLM.Provider, "openai", "anthropic")
+	checkHTTPURL(add, "llm.base_url", c.LLM.BaseURL)
+	if c.LLM.Timeout <= 0 {
+		add("llm.timeout must be positive (e.g. 120s)")
+	}
+	if c.LLM.MaxTokens < 0 {
+		add("llm.max_tokens must be 0 (provider default) or more (got %d)", c.LLM.MaxTokens)
+	}
+
+	checkHTTPURL(add, "telegram.api_url", c.Telegram.APIURL)
+	if !slices.Contains([]string{"polling", "webhook"}, c.Telegram.Mode) {
+		add("telegram.mode must be polling or webhook (got %q)", c.Telegram.Mode)
+	}
+	checkHTTPURL(add, "slack.api_url", c.Slack.APIURL)
+	checkHTTPURL(add, "discord.api_url", c.Discord.APIURL)
+
+	checkIdentities(add, "admins", c.Admins)
+	oneOf("access.mode", c.Access.Mode, "open", "allowlist", "request")
+	checkIdentities(add, "access.allow", c.Access.Allow)
+	checkIdentities(add, "approvals.approvers", c.Approvals.Approvers)
+	if c.Approvals.Timeout <= 0 {
+		add("approvals.timeout must be positive (e.g. 2m)")
+	}
+	if c.Approvals.Chat != "" {
+		if msg := checkAddress(c.Approvals.Chat, "chat_id", "telegram:-1001234567890"); msg != "" {
+			add("approvals.chat: %s", msg)
+		}
+	}
+	oneOf("exec.approval", c.Exec.Approval, "ask", "deny", "allow")
+
+	for key, val := range map[string]string{"ratelimit.user": c.RateLimit.User, "ratelimit.chat": c.RateLimit.Chat} {
+		if _, _, _, err := ParseRate(val); err != nil {
+			add("%s: %v", key, err)
+		}
+	}
+
+	if !agentName.MatchString(c.Agent.Name) {
+		add("agent.name must be lower-case letters, digits, _ and - starting with a letter or digit (got %q)", c.Agent.Name)
+	}
+	if strings.TrimSpace(c.Agent.SystemPrompt) == "" {
+		add("agent.system_prompt must not be empty")
+	}
+	if c.Agent.MaxIterations < 1 || c.Agent.MaxIterations > 200 {
+		add("agent.max_iterations must be between 1 and 200 (got %d)", c.Agent.MaxIterations)
+	}
+	if c.Agent.HistoryLimit < 1 {
+		add("agent.history_limit must be at least 1 (got %d)", c.Agent.HistoryLimit)
+	}
+
+	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	oneOf("log.format", c.Log.Format, "text", "json")
+
+	if len(p) == 0 {
+		return nil
+	}
+	slices.Sort(p)
+	return p
+}
+
+// checkServiceURL checks a database URL with one of schemes. The value is
+// never quoted: it may hold a password.
+func checkServiceURL(add func(string, ...any), key, raw, example string, schemes ...string) {
+	if raw == "" {
+		return
+	}
+	want := make([]string, len(schemes))
+	for i, s := range schemes {
+		want[i] = s + "://"
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		add("%s is not a valid URL; expected %s URL like %s", key, orList(want), example)
+		return
+	}
+	if !slices.Contains(schemes, strings.ToLower(u.Scheme)) {
+		add("%s must be a %s URL like %s (got scheme %q)", key, orList(want), example, u.Scheme)
+		return
+	}
+	if u.Scheme != "unix" && u.Host == "" && !strings.HasPrefix(u.Scheme, "postgres") {
+		add("%s has no host; expected a URL like %s", key, example)
+	}
+}
+
+// checkHTTPURL checks an optional http(s) API URL.
+func checkHTTPURL(add func(string, ...any), key, raw string) {
+	if raw == "" {
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		shown := "(unparseable)"
+		if err == nil {
+			shown = strconv.Quote(u.Redacted())
+		}
+		add("%s must be an http:// or https:// URL with a host (got %s)", key, shown)
+	}
+}
+
+// checkListen checks a host:port listen address.
+func checkListen(add func(string, ...any), listen string) {
+	_, port, err := net.SplitHostPort(listen)
+	if err == nil {
+		var n int
+		n, err = strconv.Atoi(port)
+		if err == nil && (n < 0 || n > 65535) {
+			err = fmt.Errorf("port out of range")
+		}
+	}
+	if err != nil {
+		add("http.listen %q is not host:port (e.g. 127.0.0.1:8080 or :8080)", listen)
+	}
+}
+
+// checkIdentities checks a list of platform:user_id identities.
+func checkIdentities(add func(string, ...any), key string, ids []string) {
+	for _, id := range ids {
+		if msg := checkAddress(id, "user_id", "telegram:42"); msg != "" {
+			add("%s: %s", key, msg)
+		}
+	}
+}
+
+// checkAddress checks "platform:id"; it returns what is wrong or "".
+func checkAddress(s, idName, example string) string {
+	platform, id, ok := strings.Cut(s, ":")
+	if !ok || platform == "" || id == "" || strings.ContainsAny(s, " \t\r\n") {
+		return fmt.Sprintf("%q is not platform:%s (e.g. %s)", s, idName, example)
+	}
+	if !slices.Contains(platforms, platform) {
+		return fmt.Sprintf("%q names unknown platform %q (known: %s)", s, platform, strings.Join(platforms, ", "))
+	}
+	return ""
+}
+
+// orList renders ["a","b","c"] as "a, b or c".
+func orList(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
