@@ -1,0 +1,283 @@
+package agentcore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// anthropicDefaultBaseURL is used when AnthropicOptions.BaseURL is empty.
+const anthropicDefaultBaseURL = "https://api.anthropic.com/"
+
+// anthropicDefaultMaxTokens is the reply budget when neither the options nor
+// the request set one; the Messages API requires a value.
+const anthropicDefaultMaxTokens = 4096
+
+// AnthropicOptions configures NewAnthropic.
+type AnthropicOptions struct {
+	// BaseURL of the API; empty means Anthropic's.
+	BaseURL string
+	// APIKey authenticates the calls.
+	APIKey string
+	// Model is used when a Request names none.
+	Model string
+	// HTTPClient replaces the SDK's default client when non-nil.
+	HTTPClient *http.Client
+	// Timeout bounds one call; 0 means none.
+	Timeout time.Duration
+	// MaxTokens is the reply budget when a Request sets none (default 4096).
+	MaxTokens int
+}
+
+// Anthropic is a Provider for Anthropic's Messages API. It does not stream:
+// onDelta receives the whole text once the reply is complete. Create it with
+// NewAnthropic.
+type Anthropic struct {
+	client    anthropic.Client
+	model     string
+	maxTokens int
+	apiKey    string // only to redact it from error messages
+	baseURL   string
+}
+
+// NewAnthropic returns a provider for the API at opts.BaseURL. It does no
+// I/O and reads no environment variables. The SDK's own retries are off; wrap
+// the provider with WithRetry.
+func NewAnthropic(opts AnthropicOptions) *Anthropic {
+	base := opts.BaseURL
+	if base == "" {
+		base = anthropicDefaultBaseURL
+	}
+	key := opts.APIKey
+	if key == "" {
+		key = openAINoKey // a request without any key fails inside the SDK, before reaching a proxy
+	}
+	ro := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(base),
+		option.WithAPIKey(key),
+		option.WithMaxRetries(0),
+	}
+	if opts.HTTPClient != nil {
+		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	}
+	if opts.Timeout > 0 {
+		ro = append(ro, option.WithRequestTimeout(opts.Timeout))
+	}
+	maxTokens := opts.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = anthropicDefaultMaxTokens
+	}
+	return &Anthropic{
+		client:    anthropic.NewClient(ro...),
+		model:     opts.Model,
+		maxTokens: maxTokens,
+		apiKey:    opts.APIKey,
+		baseURL:   base,
+	}
+}
+
+// Name returns "anthropic".
+func (p *Anthropic) Name() string { return "anthropic" }
+
+// Chat sends one Messages API request and returns the reply. Every failure
+// is a *ProviderError, except a Request that cannot be encoded.
+func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
+	params, err := p.params(req)
+	if err != nil {
+		return Response{}, err
+	}
+	msg, err := p.client.Messages.New(ctx, params)
+	if err != nil {
+		return Response{}, p.fail(ctx, err)
+	}
+	resp := Response{
+		StopReason: string(msg.StopReason),
+		Usage:      Usage{InputTokens: int(msg.Usage.InputTokens), OutputTokens: int(msg.Usage.OutputTokens)},
+	}
+	var text strings.Builder
+	for _, b := range msg.Content {
+		switch b.Type {
+		case "text":
+			text.WriteString(b.Text)
+		case "tool_use":
+			args := json.RawMessage(strings.TrimSpace(string(b.Input)))
+			if len(args) == 0 || !json.Valid(args) {
+				args = toolArguments(string(b.Input))
+			}
+			resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+		}
+	}
+	resp.Content = text.String()
+	if onDelta != nil && resp.Content != "" {
+		onDelta(resp.Content)
+	}
+	return resp, nil
+}
+
+// params maps req onto the SDK's request. System messages join the system
+// prompt; consecutive messages of one side are merged into one turn, so the
+// results of parallel tool calls travel in a single user message.
+func (p *Anthropic) params(req Request) (anthropic.MessageNewParams, error) {
+	model := req.Model
+	if model == "" {
+		model = p.model
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = p.maxTokens
+	}
+	params := anthropic.MessageNewParams{Model: model, MaxTokens: int64(maxTokens)}
+	if req.System != "" {
+		params.System = append(params.System, anthropic.TextBlockParam{Text: req.System})
+	}
+	for i, m := range req.Messages {
+		var (
+			assistant bool
+			blocks    []anthropic.ContentBlockParamUnion
+		)
+		switch m.Role {
+		case RoleSystem:
+			if m.Content != "" {
+				params.System = append(params.System, anthropic.TextBlockParam{Text: m.Content})
+			}
+			continue
+		case RoleUser:
+			if m.Content != "" {
+				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+			}
+		case RoleTool:
+			blocks = append(blocks, toolResult(m))
+		case RoleAssistant:
+			assistant = true
+			if m.Content != "" {
+				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+			}
+			for _, c := range m.ToolCalls {
+				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, toolInput(c.Arguments), c.Name))
+			}
+		default:
+			return params, fmt.Errorf("anthropic: messages[%d]: unknown role %q", i, m.Role)
+		}
+		if len(blocks) == 0 {
+			continue // the API rejects empty turns and empty text blocks
+		}
+		if n := len(params.Messages); n > 0 && (params.Messages[n-1].OfAssistant != nil) == assistant {
+			last := &params.Messages[n-1]
+			if assistant {
+				last.OfAssistant.Content = append(last.OfAssistant.Content, blocks...)
+			} else {
+				last.OfUser.Content = append(last.OfUser.Content, blocks...)
+			}
+			continue
+		}
+		if assistant {
+			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(blocks...))
+		} else {
+			params.Messages = append(params.Messages, anthropic.NewUserMessage(blocks...))
+		}
+	}
+	for _, t := range req.Tools {
+		schema, err := anthropicSchema(t.Parameters)
+		if err != nil {
+			return params, fmt.Errorf("anthropic: tool %s: %w", t.Name, err)
+		}
+		tool := anthropic.ToolUnionParamOfTool(schema, t.Name)
+		if t.Description != "" {
+			tool.OfTool.Description = anthropic.String(t.Description)
+		}
+		params.Tools = append(params.Tools, tool)
+	}
+	return params, nil
+}
+
+// toolResult is the tool_result block answering a tool message; an empty
+// result has no content block, as the API rejects empty text.
+func toolResult(m Message) anthropic.ContentBlockParamUnion {
+	r := anthropic.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+	if m.IsError {
+		r.IsError = anthropic.Bool(true)
+	}
+	if m.Content != "" {
+		r.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: m.Content}}}
+	}
+	return anthropic.ContentBlockParamUnion{OfToolResult: &r}
+}
+
+// toolInput is the input object of a tool_use block. The API only takes
+// objects, so arguments that are not one (the model's invalid JSON, kept as
+// a string) travel as {"invalid_arguments": <text>}.
+func toolInput(raw json.RawMessage) map[string]any {
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err == nil && obj != nil {
+		return obj
+	}
+	text := argumentsText(raw)
+	if text == "{}" {
+		return map[string]any{}
+	}
+	return map[string]any{"invalid_arguments": text}
+}
+
+// anthropicSchema maps a JSON schema object onto the SDK's input schema.
+func anthropicSchema(raw json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
+	var s anthropic.ToolInputSchemaParam
+	if len(raw) == 0 || string(raw) == "null" {
+		s.Properties = map[string]any{}
+		return s, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return s, fmt.Errorf("parameters are not a JSON schema object: %w", err)
+	}
+	for k, v := range m {
+		switch k {
+		case "type":
+		case "properties":
+			s.Properties = v
+		case "required":
+			list, _ := v.([]any)
+			for _, r := range list {
+				if name, ok := r.(string); ok {
+					s.Required = append(s.Required, name)
+				}
+			}
+		default:
+			if s.ExtraFields == nil {
+				s.ExtraFields = map[string]any{}
+			}
+			s.ExtraFields[k] = v
+		}
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]any{}
+	}
+	return s, nil
+}
+
+// fail maps an SDK error onto a *ProviderError.
+func (p *Anthropic) fail(ctx context.Context, err error) error {
+	pe := &ProviderError{Provider: p.Name(), Err: err}
+	var apiErr *anthropic.Error
+	switch {
+	case errors.As(err, &apiErr):
+		pe.Status = apiErr.StatusCode
+		if apiErr.Response != nil {
+			pe.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+		}
+		pe.Err = &apiFailure{msg: describeFailure(pe.Status, redact(apiErr.Message, p.apiKey)), err: err}
+	case ctx.Err() == nil:
+		pe.Err = fmt.Errorf("could not reach the LLM server at %s (check llm.base_url and the network): %w", p.baseURL, err)
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(pe.Err, cerr) {
+		pe.Err = fmt.Errorf("%w (%w)", pe.Err, cerr)
+	}
+	return pe
+}

@@ -1,0 +1,236 @@
+// Package llmtest is a scripted OpenAI-compatible server for tests: it serves
+// chat completions (streamed and not) and the model list over a real HTTP
+// listener, answers with scripted replies or a deterministic echo, and records
+// every request it receives.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+)
+
+// ToolCall is one tool call a scripted reply makes.
+type ToolCall struct {
+	ID        string // generated ("call_<n>") when empty
+	Name      string
+	Arguments string // raw JSON text, sent as-is (may be invalid on purpose)
+}
+
+// Reply is what the server answers to one chat request.
+type Reply struct {
+	// Text is the assistant's content.
+	Text string
+	// ToolCalls are the tools the assistant calls.
+	ToolCalls []ToolCall
+	// Status, when non-zero, makes the server answer with this HTTP status and
+	// an OpenAI-style error body instead of a completion.
+	Status int
+	// RetryAfter, when positive, is sent as the Retry-After header (seconds).
+	RetryAfter int
+	// Delay is waited before answering (cut short when the client goes away
+	// or the server closes).
+	Delay time.Duration
+	// StreamError, when non-empty and the request streams, makes the server
+	// send Text and then an error event with this message instead of
+	// finishing the completion.
+	StreamError string
+	// FinishReason overrides the finish reason ("stop", or "tool_calls" when
+	// there are tool calls).
+	FinishReason string
+}
+
+// Message is one message of a recorded request.
+type Message struct {
+	Role       string
+	Content    string // text content; parts of an array content are joined
+	ToolCalls  []ToolCall
+	ToolCallID string
+}
+
+// Request is one chat request as the server decoded it.
+type Request struct {
+	Model     string
+	Messages  []Message
+	Tools     []string // names of the function tools offered
+	Stream    bool
+	MaxTokens int // max_completion_tokens, else max_tokens; 0 when absent
+	// Body is the raw JSON body, for assertions on the exact wire shape.
+	Body json.RawMessage
+}
+
+// Server is a running fake. All methods are safe for concurrent use.
+type Server struct {
+	ts   *httptest.Server
+	done chan struct{}
+
+	mu        sync.Mutex
+	responder func(Request) Reply
+	queue     []Reply
+	requests  []Request
+	seq       int // completions served, for ids
+	closeOnce sync.Once
+}
+
+// NewServer starts a fake on a loopback port. Unscripted requests get the
+// deterministic reply of Echo. Close it when done.
+func NewServer() *Server {
+	s := &Server{done: make(chan struct{}), responder: Echo}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
+	mux.HandleFunc("GET /v1/models", s.serveModels)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, 0, fmt.Sprintf("llmtest: no route for %s %s", r.Method, r.URL.Path))
+	})
+	s.ts = httptest.NewServer(mux)
+	return s
+}
+
+// URL returns the base URL clients use, ending in /v1.
+func (s *Server) URL() string { return s.ts.URL + "/v1" }
+
+// Close stops the server; replies still waiting on a Delay end at once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.ts.Close()
+	})
+}
+
+// Handle sets the responder used when no enqueued reply is left. A nil f
+// restores Echo.
+func (s *Server) Handle(f func(Request) Reply) {
+	if f == nil {
+		f = Echo
+	}
+	s.mu.Lock()
+	s.responder = f
+	s.mu.Unlock()
+}
+
+// Enqueue adds one-shot replies, used in order before the responder.
+func (s *Server) Enqueue(replies ...Reply) {
+	s.mu.Lock()
+	s.queue = append(s.queue, replies...)
+	s.mu.Unlock()
+}
+
+// Fail makes the next times requests fail with HTTP status.
+func (s *Server) Fail(status, times int) {
+	for range times {
+		s.Enqueue(Reply{Status: status})
+	}
+}
+
+// Requests returns every chat request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	copy(out, s.requests)
+	return out
+}
+
+// next records req and picks its reply and completion number.
+func (s *Server) next(req Request) (Reply, int) {
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.seq++
+	seq := s.seq
+	if len(s.queue) > 0 {
+		r := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		return r, seq
+	}
+	f := s.responder
+	s.mu.Unlock()
+	return f(req), seq
+}
+
+func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
+	wr, req, err := decodeRequest(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, 0, err.Error())
+		return
+	}
+	reply, seq := s.next(req)
+	if reply.Delay > 0 {
+		t := time.NewTimer(reply.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
+	}
+	if reply.Status != 0 {
+		writeError(w, reply.Status, reply.RetryAfter, fmt.Sprintf("llmtest: scripted failure (HTTP %d)", reply.Status))
+		return
+	}
+	if msg := validate(req); msg != "" {
+		writeError(w, http.StatusBadRequest, 0, msg)
+		return
+	}
+	c := completion{
+		id:      fmt.Sprintf("chatcmpl-llmtest-%d", seq),
+		model:   req.Model,
+		created: time.Now().Unix(),
+		reply:   withCallIDs(reply, seq),
+		usage:   usageFor(req, reply),
+	}
+	if wr.Stream {
+		c.writeStream(w, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)
+		return
+	}
+	c.writeJSON(w)
+}
+
+func (s *Server) serveModels(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"object": "list",
+		"data": []map[string]any{
+			{"id": "llmtest", "object": "model", "created": 0, "owned_by": "llmtest"},
+		},
+	})
+}
+
+// withCallIDs fills in missing tool call ids, unique per completion.
+func withCallIDs(r Reply, seq int) Reply {
+	calls := make([]ToolCall, len(r.ToolCalls))
+	for i, c := range r.ToolCalls {
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("call_%d_%d", seq, i)
+		}
+		calls[i] = c
+	}
+	r.ToolCalls = calls
+	return r
+}
+
+// writeError sends an OpenAI-style error body.
+func writeError(w http.ResponseWriter, status, retryAfter int, msg string) {
+	typ := "server_error"
+	switch {
+	case status == http.StatusUnauthorized:
+		typ = "invalid_request_error"
+	case status == http.StatusTooManyRequests:
+		typ = "rate_limit_exceeded"
+	case status < 500:
+		typ = "invalid_request_error"
+	}
+	if retryAfter > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(retryAfter))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil},
+	})
+}
