@@ -137,7 +137,9 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) bool {
 	id, err := ch.Send(ctx, channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo})
 	if err == nil {
 		d.o.Metrics.MessagesOut.WithLabelValues(m.To.Platform).Inc()
-		if err := d.o.Outbox.MarkSent(ctx, m.ID, id); err != nil {
+		// Record the delivery even when shutdown began meanwhile: a sent
+		// message left pending would be sent again.
+		if err := d.o.Outbox.MarkSent(context.WithoutCancel(ctx), m.ID, id); err != nil {
 			log.Error("sent but could not mark sent", "err", err)
 		}
 		return true

@@ -1,0 +1,271 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+	"github.com/switchboard-chat/switchboard/storage/redis"
+	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// recorder is a channel that records what is sent to it.
+type recorder struct {
+	mu   sync.Mutex
+	sent []channels.Outbound
+	cond *sync.Cond
+}
+
+func newRecorder() *recorder {
+	r := &recorder{}
+	r.cond = sync.NewCond(&r.mu)
+	return r
+}
+
+func (r *recorder) Platform() string { return "test" }
+
+func (r *recorder) Start(ctx context.Context, _ channels.Handler) error {
+	<-ctx.Done()
+	return nil
+}
+
+func (r *recorder) Send(_ context.Context, m channels.Outbound) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent = append(r.sent, m)
+	r.cond.Broadcast()
+	return fmt.Sprint(len(r.sent)), nil
+}
+
+// waitFor waits until n messages were sent to chat and returns them.
+func (r *recorder) waitFor(t *testing.T, chat string, n int) []channels.Outbound {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	go func() { time.Sleep(time.Until(deadline)); r.cond.Broadcast() }()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		var got []channels.Outbound
+		for _, m := range r.sent {
+			if m.To.ChatID == chat {
+				got = append(got, m)
+			}
+		}
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("chat %s: %d messages, want %d: %+v", chat, len(got), n, got)
+		}
+		r.cond.Wait()
+	}
+}
+
+func (r *recorder) count(chat string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, m := range r.sent {
+		if m.To.ChatID == chat {
+			n++
+		}
+	}
+	return n
+}
+
+// pipeline is a Router and Dispatcher on real PostgreSQL and Redis, with
+// the real OpenAI provider talking to the scripted LLM server.
+type pipeline struct {
+	router *bot.Router
+	ch     *recorder
+	llm    *llmtest.Server
+	db     *postgres.DB
+}
+
+func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pipeline {
+	ctx, cancel := context.WithCancel(context.Background())
+	db := pgtest.Open(t, ctx)
+	rdb, err := redis.Open(ctx, redistest.URL(t), redis.Options{Prefix: redistest.Prefix(t)})
+	if err != nil {
+		t.Fatalf("redis: %v", err)
+	}
+	llm := llmtest.NewServer()
+	reg := tools.NewRegistry(tools.RegistryOptions{})
+	if err := reg.Register(tools.Datetime{}); err != nil {
+		t.Fatal(err)
+	}
+	agent := &agentcore.Agent{
+		Name: "default", Model: "m", History: db, Tools: reg,
+		Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"}),
+	}
+	ch := newRecorder()
+	chans := map[string]channels.Channel{"test": ch}
+	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "t", Poll: 20 * time.Millisecond})
+	if access.Mode == "" {
+		access.Mode = bot.AccessOpen
+	}
+	r := bot.NewRouter(bot.Options{
+		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
+		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
+		Access: access, Limits: limits, Nudge: disp.Nudge,
+	})
+	done := make(chan struct{})
+	go func() { disp.Run(ctx); close(done) }()
+	t.Cleanup(func() {
+		_ = r.Close(context.Background())
+		cancel()
+		<-done
+		llm.Close()
+		_ = rdb.Close()
+	})
+	return &pipeline{router: r, ch: ch, llm: llm, db: db}
+}
+
+var extID int
+
+func msg(chat, user, text string) channels.Inbound {
+	extID++
+	return channels.Inbound{Platform: "test", ChatID: chat, UserID: user, UserName: "U" + user,
+		Text: text, ExternalID: fmt.Sprintf("%d-%d", time.Now().UnixNano(), extID)}
+}
+
+func TestRouterAnswersAndDedupes(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{})
+	ctx := context.Background()
+	in := msg("c1", "u1", "hello")
+	p.router.Handle(ctx, in)
+	p.router.Handle(ctx, in) // redelivered
+	got := p.ch.waitFor(t, "c1", 1)
+	if !strings.Contains(got[0].Text, "echo: hello") {
+		t.Fatalf("reply = %q", got[0].Text)
+	}
+	p.router.Handle(ctx, msg("c1", "u1", "next"))
+	got = p.ch.waitFor(t, "c1", 2)
+	if !strings.Contains(got[1].Text, "history: 2 user messages") {
+		t.Fatalf("second reply = %q (the duplicate must not be in history)", got[1].Text)
+	}
+	if n := len(p.llm.Requests()); n != 2 {
+		t.Fatalf("LLM called %d times, want 2", n)
+	}
+}
+
+func TestRouterRateLimitNoticeOnce(t *testing.T) {
+	p := newPipeline(t, bot.Limits{User: bot.Rate{Count: 2, Per: time.Minute}}, bot.AccessOptions{})
+	ctx := context.Background()
+	// Two messages within the limit, each answered before the next.
+	for i := range 2 {
+		p.router.Handle(ctx, msg("c2", "u2", fmt.Sprintf("m%d", i)))
+		p.ch.waitFor(t, "c2", i+1)
+	}
+	for i := 2; i < 6; i++ {
+		p.router.Handle(ctx, msg("c2", "u2", fmt.Sprintf("m%d", i)))
+	}
+	got := p.ch.waitFor(t, "c2", 3) // two replies + one notice
+	time.Sleep(300 * time.Millisecond)
+	notices := 0
+	for _, m := range p.ch.waitFor(t, "c2", 3) {
+		if strings.Contains(m.Text, "Try again in") {
+			notices++
+		}
+	}
+	if notices != 1 || p.ch.count("c2") != 3 {
+		t.Fatalf("want exactly one rate-limit notice and two replies, got %d notices in %+v", notices, got)
+	}
+	// Another user in another chat is not affected.
+	p.router.Handle(ctx, msg("c3", "u3", "me too"))
+	if r := p.ch.waitFor(t, "c3", 1); !strings.Contains(r[0].Text, "echo: me too") {
+		t.Fatalf("other user's reply = %q", r[0].Text)
+	}
+}
+
+func TestRouterAllowlistDeniesStrangers(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Mode: bot.AccessAllowlist, Allow: []string{"test:friend"}})
+	ctx := context.Background()
+	p.router.Handle(ctx, msg("c4", "stranger", "let me in"))
+	p.router.Handle(ctx, msg("c4", "stranger", "please"))
+	p.router.Handle(ctx, msg("c5", "friend", "hi"))
+	if r := p.ch.waitFor(t, "c5", 1); !strings.Contains(r[0].Text, "echo: hi") {
+		t.Fatalf("allowed user's reply = %q", r[0].Text)
+	}
+	got := p.ch.waitFor(t, "c4", 1)
+	if !strings.Contains(got[0].Text, "test:stranger") {
+		t.Fatalf("refusal should name the identity: %q", got[0].Text)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := p.ch.count("c4"); n != 1 {
+		t.Fatalf("stranger got %d messages, want 1 (no spam)", n)
+	}
+	for _, r := range p.llm.Requests() {
+		for _, m := range r.Messages {
+			if strings.Contains(m.Content, "let me in") {
+				t.Fatal("a stranger's message reached the model")
+			}
+		}
+	}
+}
+
+func TestRouterCommands(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
+	ctx := context.Background()
+	p.router.Handle(ctx, msg("c6", "boss", "/whoami@my_bot"))
+	p.router.Handle(ctx, msg("c6", "boss", "/help"))
+	got := p.ch.waitFor(t, "c6", 2)
+	if !strings.Contains(got[0].Text, "test:boss") || !strings.Contains(got[0].Text, "admin") {
+		t.Fatalf("/whoami = %q", got[0].Text)
+	}
+	if !strings.Contains(got[1].Text, "/status") {
+		t.Fatalf("/help = %q", got[1].Text)
+	}
+	if n := len(p.llm.Requests()); n != 0 {
+		t.Fatalf("commands reached the model %d times", n)
+	}
+}
+
+func TestRouterToolCallLoop(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{})
+	p.router.Handle(context.Background(), msg("c7", "u7", "what time? CALL_TOOL:datetime"))
+	got := p.ch.waitFor(t, "c7", 1)
+	if !strings.Contains(got[0].Text, "tool datetime said:") || !strings.Contains(got[0].Text, "UTC") {
+		t.Fatalf("reply = %q", got[0].Text)
+	}
+}
+
+// TestRecoveryFinishesInterruptedSession: a session whose user message was
+// stored but never answered (a crash) is answered by Recover.
+func TestRecoveryFinishesInterruptedSession(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{})
+	ctx := context.Background()
+	key := agentcore.SessionKey{Agent: "default", Scope: "test:c8"}.String()
+	if _, err := p.db.Append(ctx, key, agentcore.Message{Role: agentcore.RoleUser, Content: "lost in a crash", ExternalID: "x8"}); err != nil {
+		t.Fatal(err)
+	}
+	// Only sessions idle for a moment are recovered (live runs are left alone).
+	deadline := time.Now().Add(15 * time.Second)
+	for p.ch.count("c8") == 0 && time.Now().Before(deadline) {
+		if _, err := p.router.Recover(ctx); err != nil {
+			t.Fatalf("recover: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	got := p.ch.waitFor(t, "c8", 1)
+	if !strings.Contains(got[0].Text, "echo: lost in a crash") {
+		t.Fatalf("recovered reply = %q", got[0].Text)
+	}
+	if _, err := p.router.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := p.ch.count("c8"); n != 1 {
+		t.Fatalf("recovered session answered %d times", n)
+	}
+}
