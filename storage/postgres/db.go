@@ -1,0 +1,109 @@
+// Package postgres keeps everything switchboard must not lose in PostgreSQL:
+// identities, sessions and messages, the outbox, and the schema migrations
+// that create them. It can also run a private embedded server (StartEmbedded)
+// when no database URL is configured.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// connectTimeout bounds one connection attempt when the URL sets none.
+const connectTimeout = 5 * time.Second
+
+// openTimeout bounds the first ping Open makes when ctx has no earlier
+// deadline, so a server that is down never blocks start-up for long.
+const openTimeout = 10 * time.Second
+
+// Options configure Open.
+type Options struct {
+	// Logger receives the package's logs; nil discards them.
+	Logger *slog.Logger
+	// MaxConns caps the pool size; 0 keeps pgx's default.
+	MaxConns int32
+}
+
+// DB is a pool of connections to the switchboard database. It implements
+// agentcore.History, bot.Identities, bot.Outbox and bot.Recovery.
+type DB struct {
+	pool   *pgxpool.Pool
+	logger *slog.Logger
+	// where names the server (host:port) for error messages.
+	where string
+	// secret is the password, removed from every error.
+	secret string
+}
+
+// Open prepares a pool for the PostgreSQL server at url. It connects
+// lazily: a server that is down now is logged, not an error, so the daemon
+// can start and recover when the server comes back (Ping reports it
+// meanwhile). Only a malformed URL fails. Errors never contain the password.
+func Open(ctx context.Context, url string, opts Options) (*DB, error) {
+	if url == "" {
+		return nil, errors.New("open postgres: database.url is empty; set database.url (SWITCHBOARD_DATABASE_URL) or leave it unset to use the embedded server")
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, redact(fmt.Errorf("open postgres: database.url is not a valid PostgreSQL URL (%s): %w", redactURL(url), err), urlPassword(url))
+	}
+	secret := cfg.ConnConfig.Password
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	where := serverAddr(cfg.ConnConfig.Host, cfg.ConnConfig.Port)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, redact(fmt.Errorf("connect to postgres at %s: %w; is it running? set database.url", where, err), secret)
+	}
+	db := &DB{pool: pool, logger: logger, where: where, secret: secret}
+	pingCtx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	if err := db.pool.Ping(pingCtx); err != nil {
+		logger.Warn("postgres not reachable yet; will keep trying",
+			"err", redact(fmt.Errorf("connect to postgres at %s: %w; is it running? check database.url", where, err), secret))
+		return db, nil
+	}
+	logger.Debug("postgres connected", "server", where, "database", cfg.ConnConfig.Database)
+	return db, nil
+}
+
+// Close closes every connection of the pool.
+func (db *DB) Close() { db.pool.Close() }
+
+// Ping checks that the server answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.pool.Ping(ctx); err != nil {
+		return redact(fmt.Errorf("postgres at %s: %w; is it running? check database.url", db.where, err), db.secret)
+	}
+	return nil
+}
+
+// Pool returns the underlying pgx pool for packages that need raw access.
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// serverAddr renders host and port for messages; a socket directory is shown
+// as is.
+func serverAddr(host string, port uint16) string {
+	if host == "" {
+		host = "localhost"
+	}
+	if host[0] == '/' {
+		return host + " (port " + strconv.Itoa(int(port)) + ")"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(int(port)))
+}

@@ -1,0 +1,80 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+func TestOpenServerDownNamesAddressAndHidesPassword(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// Port 1 on loopback refuses connections at once. Open is lazy (the
+	// daemon must start while the database is down); Ping reports it.
+	db, err := postgres.Open(ctx, "postgres://sb:s3cret-pw@127.0.0.1:1/switchboard?sslmode=disable", postgres.Options{})
+	if err != nil {
+		t.Fatalf("Open must not fail while the server is down: %v", err)
+	}
+	defer db.Close()
+	err = db.Ping(ctx)
+	if err == nil {
+		t.Fatal("Ping succeeded against a closed port")
+	}
+	msg := err.Error()
+	for _, want := range []string{"127.0.0.1:1", "is it running", "database.url"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not mention %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "s3cret-pw") {
+		t.Errorf("error leaks the password: %q", msg)
+	}
+}
+
+func TestOpenBadURLHidesPassword(t *testing.T) {
+	for _, raw := range []string{
+		"postgres://sb:s3cret-pw@127.0.0.1:notaport/x",
+		"postgres://sb:s3cret-pw@127.0.0.1/x?sslmode=bogus",
+	} {
+		_, err := postgres.Open(context.Background(), raw, postgres.Options{})
+		if err == nil {
+			t.Fatalf("Open(%s) succeeded", raw)
+		}
+		if strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("error leaks the password: %q", err)
+		}
+		if !strings.Contains(err.Error(), "database.url") {
+			t.Errorf("error %q does not say which setting is wrong", err)
+		}
+	}
+}
+
+func TestOpenEmptyURL(t *testing.T) {
+	_, err := postgres.Open(context.Background(), "", postgres.Options{})
+	if err == nil || !strings.Contains(err.Error(), "database.url") {
+		t.Fatalf("Open(\"\") = %v, want an error naming database.url", err)
+	}
+}
+
+func TestOpenPingPool(t *testing.T) {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{MaxConns: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Ping(ctx); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	if got := db.Pool().Config().MaxConns; got != 3 {
+		t.Errorf("MaxConns = %d, want 3", got)
+	}
+	db.Close()
+	if err := db.Ping(ctx); err == nil {
+		t.Error("Ping after Close succeeded")
+	}
+}

@@ -1,0 +1,224 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+func TestHistoryRoundTripsEveryField(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	session := agentcore.SessionKey{Agent: "helper", Scope: "telegram:42"}.String()
+
+	want := []agentcore.Message{
+		{Role: agentcore.RoleUser, Content: "what's the weather?", ExternalID: "upd-1"},
+		{Role: agentcore.RoleAssistant, Content: "let me check", ToolCalls: []agentcore.ToolCall{
+			{ID: "call_1", Name: "web_fetch", Arguments: json.RawMessage(`{"url":"https://example.com","n":1}`)},
+			// Models sometimes produce invalid JSON; it must survive as is.
+			{ID: "call_2", Name: "exec", Arguments: json.RawMessage(`{"cmd": "ls"`)},
+		}},
+		{Role: agentcore.RoleTool, Content: "sunny", ToolCallID: "call_1", ToolName: "web_fetch"},
+		{Role: agentcore.RoleTool, Content: "bad json", ToolCallID: "call_2", ToolName: "exec", IsError: true},
+		{Role: agentcore.RoleAssistant, Content: "It is sunny."},
+	}
+	last, err := db.Append(ctx, session, want[:2]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last != 2 {
+		t.Errorf("first Append lastSeq = %d, want 2", last)
+	}
+	if last, err = db.Append(ctx, session, want[2:]...); err != nil || last != 5 {
+		t.Fatalf("second Append = %d, %v; want 5, nil", last, err)
+	}
+
+	got, err := db.Load(ctx, session, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Load mismatch\n got %#v\nwant %#v", got, want)
+	}
+
+	newest, err := db.Load(ctx, session, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(newest, want[3:]) {
+		t.Errorf("Load(limit 2) = %#v, want the last two in order", newest)
+	}
+
+	var agent, scope string
+	if err := db.Pool().QueryRow(ctx, `SELECT agent, scope FROM sessions WHERE key = $1`, session).Scan(&agent, &scope); err != nil {
+		t.Fatal(err)
+	}
+	if agent != "helper" || scope != "telegram:42" {
+		t.Errorf("session row agent %q scope %q", agent, scope)
+	}
+}
+
+func TestHistoryUnknownSessionAndEmptyAppend(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	msgs, err := db.Load(ctx, "nobody/nowhere", 10)
+	if err != nil || len(msgs) != 0 {
+		t.Fatalf("Load(unknown) = %v, %v; want none", msgs, err)
+	}
+	if last, err := db.Append(ctx, "a/b"); err != nil || last != 0 {
+		t.Fatalf("empty Append on new session = %d, %v; want 0, nil", last, err)
+	}
+	if _, err := db.Append(ctx, "a/b", agentcore.Message{Role: agentcore.RoleUser, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if last, err := db.Append(ctx, "a/b"); err != nil || last != 1 {
+		t.Fatalf("empty Append = %d, %v; want 1, nil", last, err)
+	}
+}
+
+func TestHistoryUnparsableKey(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	if _, err := db.Append(ctx, "no-slash", agentcore.Message{Role: agentcore.RoleUser, Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	var agent, scope string
+	if err := db.Pool().QueryRow(ctx, `SELECT agent, scope FROM sessions WHERE key = 'no-slash'`).Scan(&agent, &scope); err != nil {
+		t.Fatal(err)
+	}
+	if agent != "" || scope != "no-slash" {
+		t.Errorf("agent %q scope %q, want empty agent and the key as scope", agent, scope)
+	}
+}
+
+func TestHistoryStoresUnstorableText(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	bad := "bin\x00ary \xff end"
+	if _, err := db.Append(ctx, "a/b", agentcore.Message{Role: agentcore.RoleTool, Content: bad, ToolCallID: "c",
+		ToolName: "fs_read"}); err != nil {
+		t.Fatalf("Append with NUL and invalid UTF-8: %v", err)
+	}
+	got, err := db.Load(ctx, "a/b", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "bin\uFFFDary \uFFFD end"; len(got) != 1 || got[0].Content != want {
+		t.Errorf("Load = %#v, want content %q", got, want)
+	}
+}
+
+func TestHistoryDuplicateExternalID(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	s := "a/telegram:1"
+	if _, err := db.Append(ctx, s, agentcore.Message{Role: agentcore.RoleUser, Content: "one", ExternalID: "u1"}); err != nil {
+		t.Fatal(err)
+	}
+	// The whole call fails, including the message before the duplicate.
+	_, err := db.Append(ctx, s,
+		agentcore.Message{Role: agentcore.RoleUser, Content: "two", ExternalID: "u2"},
+		agentcore.Message{Role: agentcore.RoleUser, Content: "one again", ExternalID: "u1"})
+	if !errors.Is(err, agentcore.ErrDuplicate) {
+		t.Fatalf("Append duplicate = %v, want ErrDuplicate", err)
+	}
+	msgs, err := db.Load(ctx, s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 1 || msgs[0].Content != "one" {
+		t.Errorf("after rejected append: %#v, want only the first message", msgs)
+	}
+	// The same ExternalID in another session is fine, and so are messages without one.
+	if _, err := db.Append(ctx, "a/telegram:2", agentcore.Message{Role: agentcore.RoleUser, ExternalID: "u1"}); err != nil {
+		t.Errorf("same ExternalID in another session: %v", err)
+	}
+	if last, err := db.Append(ctx, s, agentcore.Message{Role: agentcore.RoleAssistant}, agentcore.Message{Role: agentcore.RoleAssistant}); err != nil || last != 3 {
+		t.Errorf("Append without ExternalIDs = %d, %v; want 3, nil (seq continues after the rejected call)", last, err)
+	}
+}
+
+func TestHistoryConcurrentAppendsGetDistinctSeqs(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const writers, perWriter = 20, 3
+	s := "a/busy"
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				if _, err := db.Append(ctx, s, agentcore.Message{Role: agentcore.RoleUser, Content: fmt.Sprintf("%d-%d", w, i)}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	rows, err := db.Pool().Query(ctx, `SELECT seq FROM messages WHERE session_key = $1 ORDER BY seq`, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	want := int64(1)
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			t.Fatal(err)
+		}
+		if seq != want {
+			t.Fatalf("seq %d where %d expected: gap or duplicate", seq, want)
+		}
+		want++
+	}
+	if got := want - 1; got != writers*perWriter {
+		t.Errorf("%d messages stored, want %d", got, writers*perWriter)
+	}
+}
+
+func TestHistoryConcurrentDuplicateExternalID(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const tries = 8
+	var wg sync.WaitGroup
+	results := make([]error, tries)
+	for i := range tries {
+		wg.Go(func() {
+			_, results[i] = db.Append(ctx, "a/race", agentcore.Message{Role: agentcore.RoleUser, Content: "hi", ExternalID: "same"})
+		})
+	}
+	wg.Wait()
+	var ok, dup int
+	for _, err := range results {
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, agentcore.ErrDuplicate):
+			dup++
+		default:
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if ok != 1 || dup != tries-1 {
+		t.Errorf("%d succeeded and %d were duplicates, want 1 and %d", ok, dup, tries-1)
+	}
+	msgs, err := db.Load(ctx, "a/race", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 1 {
+		t.Errorf("%d messages stored, want 1", len(msgs))
+	}
+}

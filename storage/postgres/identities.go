@@ -1,0 +1,45 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+var _ bot.Identities = (*DB)(nil)
+
+// IsAllowed reports whether identity (platform:user_id) is on the allowlist.
+// An identity never seen is not allowed.
+func (db *DB) IsAllowed(ctx context.Context, identity string) (bool, error) {
+	var allowed bool
+	err := db.pool.QueryRow(ctx, `SELECT allowed FROM identities WHERE identity = $1`, identity).Scan(&allowed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("check access of %s: %w", identity, err)
+	}
+	return allowed, nil
+}
+
+// Allow puts identity on the allowlist, recording who allowed it. An empty
+// displayName keeps the one already stored.
+func (db *DB) Allow(ctx context.Context, identity, displayName, by string) error {
+	_, err := db.pool.Exec(ctx, `INSERT INTO identities (identity, display_name, allowed, allowed_by)
+		VALUES ($1, $2, true, $3)
+		ON CONFLICT (identity) DO UPDATE SET
+			allowed = true,
+			allowed_by = excluded.allowed_by,
+			display_name = CASE WHEN excluded.display_name <> '' THEN excluded.display_name
+			                    ELSE identities.display_name END,
+			updated_at = now()`,
+		storable(identity), storable(displayName), storable(by))
+	if err != nil {
+		return fmt.Errorf("allow %s: %w", identity, err)
+	}
+	return nil
+}

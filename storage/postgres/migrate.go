@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrationLockID is the advisory lock replicas take while migrating; an
+// arbitrary fixed id distinct from goose's default, so other goose users of the
+// same server never block switchboard or the other way round.
+const migrationLockID int64 = 0x5b0a_4d1c
+
+// Migrate brings the schema up to date. Several replicas may call it at once:
+// a PostgreSQL advisory lock lets one migrate while the others wait (up to
+// five minutes) and then find nothing left to do.
+func Migrate(ctx context.Context, db *DB) error {
+	files, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	locker, err := lock.NewPostgresSessionLocker(
+		lock.WithLockID(migrationLockID),
+		lock.WithLockTimeout(1, 300),
+		lock.WithUnlockTimeout(1, 60),
+	)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, files,
+		goose.WithSessionLocker(locker),
+		goose.WithDisableGlobalRegistry(true),
+		goose.WithSlog(db.logger),
+	)
+	if err != nil {
+		_ = sqlDB.Close()
+		return fmt.Errorf("migrate: %w", err)
+	}
+	results, err := provider.Up(ctx)
+	closeErr := provider.Close()
+	if err != nil {
+		return fmt.Errorf("migrate postgres at %s: %w; the schema is unchanged from the last successful migration, fix the cause and run `switchboard migrate` again", db.where, err)
+	}
+	if closeErr != nil {
+		return fmt.Errorf("migrate: close: %w", closeErr)
+	}
+	for _, r := range results {
+		if r.Source != nil {
+			db.logger.Info("migration applied", "version", r.Source.Version, "duration", r.Duration)
+		}
+	}
+	return nil
+}

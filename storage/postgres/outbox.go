@@ -1,0 +1,193 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+var _ bot.Outbox = (*DB)(nil)
+
+// maxErrorLen caps the stored last_error of an outbox row.
+const maxErrorLen = 2000
+
+// storedButton is one button in outbox.buttons.
+type storedButton struct {
+	Label string `json:"label"`
+	Data  string `json:"data"`
+}
+
+// Enqueue stores m as pending and returns its id. When m.SourceSeq > 0 and
+// the session already has a row for that seq, nothing is stored and the id of
+// the existing row is returned.
+func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
+	buttons, err := encodeButtons(m.Buttons)
+	if err != nil {
+		return 0, fmt.Errorf("enqueue reply: %w", err)
+	}
+	var seq *int64
+	if m.SourceSeq != 0 {
+		seq = &m.SourceSeq
+	}
+	session := nullIfEmpty(m.Session)
+	var id int64
+	err = db.pool.QueryRow(ctx, `INSERT INTO outbox
+			(session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (session_key, source_seq) WHERE source_seq IS NOT NULL AND source_seq > 0 DO NOTHING
+		RETURNING id`,
+		session, seq, storable(m.To.Platform), storable(m.To.ChatID), storable(m.To.ThreadID),
+		storable(m.Text), buttons, storable(m.ReplyTo)).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// The row for (session, seq) exists; the conflicting insert has
+		// committed by now, so a fresh statement sees it.
+		err = db.pool.QueryRow(ctx, `SELECT id FROM outbox WHERE session_key = $1 AND source_seq = $2`,
+			session, seq).Scan(&id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("enqueue reply to %s: %w", m.To, err)
+	}
+	return id, nil
+}
+
+// Claim leases up to limit due pending messages to owner for lease, oldest
+// first, and counts the attempt. Rows another claimer holds are skipped, so
+// two claimers never get the same message; a message whose lease expired can
+// be claimed again.
+func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]bot.OutboxMessage, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := db.pool.Query(ctx, `WITH due AS MATERIALIZED (
+			SELECT id FROM outbox
+			WHERE status = 'pending' AND next_attempt_at <= now()
+			  AND (claimed_until IS NULL OR claimed_until < now())
+			ORDER BY id
+			LIMIT $2
+			FOR UPDATE SKIP LOCKED
+		)
+		UPDATE outbox o SET
+			attempts = o.attempts + 1,
+			claimed_by = $1,
+			claimed_until = now() + $3::float8 * interval '1 microsecond'
+		FROM due WHERE o.id = due.id
+		RETURNING o.id, coalesce(o.session_key, ''), coalesce(o.source_seq, 0), o.platform, o.chat_id,
+			o.thread_id, o.text, o.buttons, o.reply_to, o.attempts`,
+		owner, limit, float64(lease.Microseconds()))
+	if err != nil {
+		return nil, fmt.Errorf("claim outbox: %w", err)
+	}
+	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.OutboxMessage, error) {
+		var (
+			m       bot.OutboxMessage
+			buttons []byte
+		)
+		if err := row.Scan(&m.ID, &m.Session, &m.SourceSeq, &m.To.Platform, &m.To.ChatID,
+			&m.To.ThreadID, &m.Text, &buttons, &m.ReplyTo, &m.Attempts); err != nil {
+			return m, err
+		}
+		b, err := decodeButtons(buttons)
+		m.Buttons = b
+		return m, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim outbox: %w", err)
+	}
+	slices.SortFunc(msgs, func(a, b bot.OutboxMessage) int { return cmp.Compare(a.ID, b.ID) })
+	return msgs, nil
+}
+
+// MarkSent records that message id was delivered as platformMessageID.
+func (db *DB) MarkSent(ctx context.Context, id int64, platformMessageID string) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE outbox SET status = 'sent', platform_message_id = $2,
+			sent_at = now(), claimed_by = NULL, claimed_until = NULL
+		WHERE id = $1`, id, storable(platformMessageID))
+	if err != nil {
+		return fmt.Errorf("mark outbox message %d sent: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("mark outbox message %d sent: no such message", id)
+	}
+	return nil
+}
+
+// Retry releases pending message id to be tried again at `at`, recording
+// reason.
+func (db *DB) Retry(ctx context.Context, id int64, at time.Time, reason string) error {
+	return db.settle(ctx, "retry", id, `UPDATE outbox SET next_attempt_at = $2, last_error = $3,
+			claimed_by = NULL, claimed_until = NULL
+		WHERE id = $1 AND status = 'pending'`, id, at, truncate(storable(reason), maxErrorLen))
+}
+
+// Fail gives up on pending message id for good, recording reason.
+func (db *DB) Fail(ctx context.Context, id int64, reason string) error {
+	return db.settle(ctx, "fail", id, `UPDATE outbox SET status = 'failed', last_error = $2,
+			claimed_by = NULL, claimed_until = NULL
+		WHERE id = $1 AND status = 'pending'`, id, truncate(storable(reason), maxErrorLen))
+}
+
+// settle runs an update that applies only to a pending message and explains
+// why when it applied to none.
+func (db *DB) settle(ctx context.Context, what string, id int64, sql string, args ...any) error {
+	tag, err := db.pool.Exec(ctx, sql, args...)
+	if err != nil {
+		return fmt.Errorf("%s outbox message %d: %w", what, id, err)
+	}
+	if tag.RowsAffected() > 0 {
+		return nil
+	}
+	var status string
+	err = db.pool.QueryRow(ctx, `SELECT status FROM outbox WHERE id = $1`, id).Scan(&status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s outbox message %d: no such message", what, id)
+	}
+	if err != nil {
+		return fmt.Errorf("%s outbox message %d: %w", what, id, err)
+	}
+	return fmt.Errorf("%s outbox message %d: it is already %s", what, id, status)
+}
+
+func encodeButtons(rows [][]channels.Button) ([]byte, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	stored := make([][]storedButton, len(rows))
+	for i, row := range rows {
+		stored[i] = make([]storedButton, len(row))
+		for j, b := range row {
+			stored[i][j] = storedButton{Label: storable(b.Label), Data: storable(b.Data)}
+		}
+	}
+	b, err := json.Marshal(stored)
+	if err != nil {
+		return nil, fmt.Errorf("encode buttons: %w", err)
+	}
+	return b, nil
+}
+
+func decodeButtons(raw []byte) ([][]channels.Button, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var stored [][]storedButton
+	if err := json.Unmarshal(raw, &stored); err != nil {
+		return nil, fmt.Errorf("decode buttons: %w", err)
+	}
+	rows := make([][]channels.Button, len(stored))
+	for i, row := range stored {
+		rows[i] = make([]channels.Button, len(row))
+		for j, b := range row {
+			rows[i][j] = channels.Button{Label: b.Label, Data: b.Data}
+		}
+	}
+	return rows, nil
+}

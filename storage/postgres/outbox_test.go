@@ -1,0 +1,260 @@
+package postgres_test
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+func reply(session string, seq int64, text string) bot.OutboxMessage {
+	return bot.OutboxMessage{
+		Session:   session,
+		SourceSeq: seq,
+		To:        channels.Address{Platform: "telegram", ChatID: "42", ThreadID: "7"},
+		Text:      text,
+	}
+}
+
+func TestOutboxEnqueueClaimRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	m := reply("a/telegram:42", 3, "**hello**")
+	m.Buttons = [][]channels.Button{{{Label: "Approve", Data: "ap:1"}, {Label: "Deny", Data: "dn:1"}}, {{Label: "More", Data: "m"}}}
+	m.ReplyTo = "555"
+	id, err := db.Enqueue(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Claim(ctx, "replica-1", 10, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ID, m.Attempts = id, 1
+	if len(got) != 1 || !reflect.DeepEqual(got[0], m) {
+		t.Fatalf("Claim = %#v, want [%#v]", got, m)
+	}
+	var owner string
+	if err := db.Pool().QueryRow(ctx, `SELECT claimed_by FROM outbox WHERE id = $1`, id).Scan(&owner); err != nil {
+		t.Fatal(err)
+	}
+	if owner != "replica-1" {
+		t.Errorf("claimed_by = %q", owner)
+	}
+	// Leased: nobody else gets it.
+	if again, err := db.Claim(ctx, "replica-2", 10, time.Minute); err != nil || len(again) != 0 {
+		t.Fatalf("Claim of a leased message = %v, %v; want none", again, err)
+	}
+}
+
+func TestOutboxEnqueueIdempotentPerSourceSeq(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	first, err := db.Enqueue(ctx, reply("a/s", 5, "first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := db.Enqueue(ctx, reply("a/s", 5, "second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second != first {
+		t.Errorf("second Enqueue for the same (session, seq) = %d, want the first id %d", second, first)
+	}
+	other, err := db.Enqueue(ctx, reply("a/s", 6, "other"))
+	if err != nil || other == first {
+		t.Errorf("Enqueue for another seq = %d, %v; want a new row", other, err)
+	}
+	// Notices (seq 0, no session) are never merged.
+	n1, err1 := db.Enqueue(ctx, reply("", 0, "notice"))
+	n2, err2 := db.Enqueue(ctx, reply("", 0, "notice"))
+	if err1 != nil || err2 != nil || n1 == n2 {
+		t.Errorf("two notices = %d, %d (%v, %v); want two rows", n1, n2, err1, err2)
+	}
+	var count int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&count); err != nil {
+		t.Fatal(err)
+	}
+	if count != 4 {
+		t.Errorf("%d outbox rows, want 4", count)
+	}
+	got, err := db.Claim(ctx, "r", 10, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || got[0].Text != "first" || got[0].ID != first {
+		t.Errorf("Claim = %#v, want 4 rows oldest first with the first text kept", got)
+	}
+	if got[2].Session != "" || got[2].SourceSeq != 0 {
+		t.Errorf("notice came back as session %q seq %d", got[2].Session, got[2].SourceSeq)
+	}
+}
+
+func TestOutboxConcurrentEnqueueSameSeq(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const n = 10
+	ids := make([]int64, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			id, err := db.Enqueue(ctx, reply("a/s", 9, "x"))
+			if err != nil {
+				t.Error(err)
+			}
+			ids[i] = id
+		})
+	}
+	wg.Wait()
+	for _, id := range ids[1:] {
+		if id != ids[0] || id == 0 {
+			t.Fatalf("concurrent Enqueue ids %v, want one id", ids)
+		}
+	}
+}
+
+func TestOutboxRetryMarkSentFail(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	sent, _ := db.Enqueue(ctx, reply("a/s", 1, "to send"))
+	later, _ := db.Enqueue(ctx, reply("a/s", 2, "to retry"))
+	failed, _ := db.Enqueue(ctx, reply("a/s", 3, "to fail"))
+	if c, err := db.Claim(ctx, "r", 10, time.Minute); err != nil || len(c) != 3 {
+		t.Fatalf("Claim = %v, %v", c, err)
+	}
+
+	if err := db.MarkSent(ctx, sent, "tg-100"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Retry(ctx, later, time.Now().Add(time.Hour), "rate limited"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Fail(ctx, failed, "chat not found"); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := db.Claim(ctx, "r", 10, time.Minute); err != nil || len(c) != 0 {
+		t.Fatalf("Claim with nothing due = %v, %v; want none", c, err)
+	}
+
+	// Once due, the retried message comes back with its attempts counted.
+	if err := db.Retry(ctx, later, time.Now().Add(-time.Second), "again"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Claim(ctx, "r", 10, time.Minute)
+	if err != nil || len(c) != 1 || c[0].ID != later || c[0].Attempts != 2 {
+		t.Fatalf("Claim after due Retry = %#v, %v; want message %d with 2 attempts", c, err, later)
+	}
+
+	var (
+		status, platformID, lastErr string
+		sentAt                      *time.Time
+	)
+	if err := db.Pool().QueryRow(ctx, `SELECT status, platform_message_id, sent_at FROM outbox WHERE id = $1`, sent).
+		Scan(&status, &platformID, &sentAt); err != nil {
+		t.Fatal(err)
+	}
+	if status != "sent" || platformID != "tg-100" || sentAt == nil {
+		t.Errorf("sent row: status %q platform id %q sent_at %v", status, platformID, sentAt)
+	}
+	if err := db.Pool().QueryRow(ctx, `SELECT status, last_error FROM outbox WHERE id = $1`, failed).Scan(&status, &lastErr); err != nil {
+		t.Fatal(err)
+	}
+	if status != "failed" || lastErr != "chat not found" {
+		t.Errorf("failed row: status %q last_error %q", status, lastErr)
+	}
+
+	// A settled message cannot be retried or failed again; unknown ids say so.
+	if err := db.Retry(ctx, sent, time.Now(), "x"); err == nil || !strings.Contains(err.Error(), "already sent") {
+		t.Errorf("Retry of a sent message = %v, want an error saying it is already sent", err)
+	}
+	if err := db.Fail(ctx, failed, "x"); err == nil || !strings.Contains(err.Error(), "already failed") {
+		t.Errorf("Fail of a failed message = %v", err)
+	}
+	if err := db.MarkSent(ctx, 999999, "x"); err == nil {
+		t.Error("MarkSent of an unknown id succeeded")
+	}
+}
+
+func TestOutboxExpiredLeaseIsClaimedAgain(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	id, _ := db.Enqueue(ctx, reply("a/s", 1, "x"))
+	if c, _ := db.Claim(ctx, "dead-replica", 1, time.Minute); len(c) != 1 {
+		t.Fatalf("first claim got %d", len(c))
+	}
+	// The claimer died; let its lease run out.
+	if _, err := db.Pool().Exec(ctx, `UPDATE outbox SET claimed_until = now() - interval '1 second' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Claim(ctx, "live-replica", 1, time.Minute)
+	if err != nil || len(c) != 1 || c[0].ID != id || c[0].Attempts != 2 {
+		t.Fatalf("Claim after lease expiry = %#v, %v", c, err)
+	}
+}
+
+func TestOutboxConcurrentClaimersNeverShare(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.New(t)
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := postgres.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	const total = 200
+	for i := range total {
+		if _, err := db.Enqueue(ctx, reply("a/s", int64(i+1), "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const claimers = 6
+	claimed := make([][]int64, claimers)
+	var (
+		wg    sync.WaitGroup
+		count atomic.Int64
+	)
+	for c := range claimers {
+		wg.Go(func() {
+			for {
+				msgs, err := db.Claim(ctx, "owner", 7, time.Hour)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(msgs) == 0 {
+					return
+				}
+				if count.Add(int64(len(msgs))) > total {
+					t.Error("more claims than messages: a leased message was handed out again")
+					return
+				}
+				for _, m := range msgs {
+					claimed[c] = append(claimed[c], m.ID)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[int64]int{}
+	for c, ids := range claimed {
+		for _, id := range ids {
+			if prev, dup := seen[id]; dup {
+				t.Fatalf("message %d claimed by claimer %d and %d", id, prev, c)
+			}
+			seen[id] = c
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("%d messages claimed, want %d", len(seen), total)
+	}
+}

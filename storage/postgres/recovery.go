@@ -1,0 +1,55 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+var _ bot.Recovery = (*DB)(nil)
+
+// maxUnfinished bounds one Unfinished call; callers poll again for more.
+const maxUnfinished = 500
+
+// Unfinished lists, oldest first and at most 500 at a time, the sessions
+// whose newest message is older than olderThan and was not followed through:
+// a user or tool message, or an assistant message whose tool calls have no
+// results yet (NeedsRun: the agent loop resumes from there), or a final
+// assistant reply with no outbox row delivering it (Content holds the reply).
+func (db *DB) Unfinished(ctx context.Context, olderThan time.Duration) ([]bot.Unfinished, error) {
+	// sessions.last_seq points straight at the newest message, so this is one
+	// primary-key probe per session rather than a scan of all messages.
+	rows, err := db.pool.Query(ctx, `SELECT s.key, m.seq,
+		       m.role <> 'assistant' OR coalesce(jsonb_array_length(m.tool_calls), 0) > 0, m.content
+		FROM sessions s
+		JOIN messages m ON m.session_key = s.key AND m.seq = s.last_seq
+		WHERE s.last_seq > 0
+		  AND m.created_at < now() - $1::float8 * interval '1 microsecond'
+		  AND (m.role IN ('user', 'tool')
+		       OR (m.role = 'assistant' AND coalesce(jsonb_array_length(m.tool_calls), 0) > 0)
+		       OR (m.role = 'assistant'
+		           AND (m.tool_calls IS NULL OR jsonb_array_length(m.tool_calls) = 0)
+		           AND NOT EXISTS (SELECT 1 FROM outbox o
+		                           WHERE o.session_key = s.key AND o.source_seq = m.seq AND o.source_seq > 0)))
+		ORDER BY m.created_at, s.key
+		LIMIT $2`, float64(olderThan.Microseconds()), maxUnfinished)
+	if err != nil {
+		return nil, fmt.Errorf("find unfinished sessions: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Unfinished, error) {
+		var u bot.Unfinished
+		err := row.Scan(&u.Session, &u.LastSeq, &u.NeedsRun, &u.Content)
+		if u.NeedsRun {
+			u.Content = ""
+		}
+		return u, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find unfinished sessions: %w", err)
+	}
+	return out, nil
+}

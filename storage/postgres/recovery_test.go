@@ -1,0 +1,81 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+func TestUnfinished(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	user := agentcore.Message{Role: agentcore.RoleUser, Content: "hi"}
+	final := agentcore.Message{Role: agentcore.RoleAssistant, Content: "done!"}
+	calling := agentcore.Message{Role: agentcore.RoleAssistant, ToolCalls: []agentcore.ToolCall{
+		{ID: "c1", Name: "exec", Arguments: json.RawMessage(`{}`)}}}
+	tool := agentcore.Message{Role: agentcore.RoleTool, Content: "ok", ToolCallID: "c1", ToolName: "exec"}
+
+	appendAll := func(s string, msgs ...agentcore.Message) {
+		t.Helper()
+		if _, err := db.Append(ctx, s, msgs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendAll("a/1-user", final, user)            // waits for a run
+	appendAll("a/2-tool", user, calling, tool)    // waits for a run
+	appendAll("a/3-final", user, final)           // reply never enqueued
+	appendAll("a/4-delivered", user, final)       // reply enqueued: done
+	appendAll("a/5-calling", user, calling)       // tool calls without results: resume
+	appendAll("a/6-recent", user)                 // too recent: maybe running elsewhere
+	appendAll("a/7-old-reply", user, final, user) // an outbox row for an older seq does not count
+
+	if _, err := db.Enqueue(ctx, bot.OutboxMessage{Session: "a/4-delivered", SourceSeq: 2, Text: "done!"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Enqueue(ctx, bot.OutboxMessage{Session: "a/7-old-reply", SourceSeq: 2, Text: "done!"}); err != nil {
+		t.Fatal(err)
+	}
+	// Everything but a/6-recent happened an hour ago.
+	if _, err := db.Pool().Exec(ctx, `UPDATE messages SET created_at = now() - interval '1 hour'
+		WHERE session_key <> 'a/6-recent'`); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := db.Unfinished(ctx, 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bot.Unfinished{
+		"a/1-user":      {Session: "a/1-user", LastSeq: 2, NeedsRun: true},
+		"a/2-tool":      {Session: "a/2-tool", LastSeq: 3, NeedsRun: true},
+		"a/3-final":     {Session: "a/3-final", LastSeq: 2, Content: "done!"},
+		"a/5-calling":   {Session: "a/5-calling", LastSeq: 2, NeedsRun: true},
+		"a/7-old-reply": {Session: "a/7-old-reply", LastSeq: 3, NeedsRun: true},
+	}
+	gotMap := map[string]bot.Unfinished{}
+	for _, u := range got {
+		gotMap[u.Session] = u
+	}
+	if len(got) != len(gotMap) || !reflect.DeepEqual(gotMap, want) {
+		t.Errorf("Unfinished =\n %#v\nwant\n %#v", got, want)
+	}
+
+	// With no age limit the recent session shows up too.
+	all, err := db.Unfinished(ctx, -time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, u := range all {
+		found = found || u.Session == "a/6-recent"
+	}
+	if !found {
+		t.Errorf("Unfinished(-1m) = %#v, want a/6-recent included", all)
+	}
+}

@@ -1,0 +1,18 @@
+package postgres
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestRedactURL(t *testing.T) {
+	got := redactURL("postgres://u:hunter2@db:5432/x?sslmode=require&password=hunter3")
+	if strings.Contains(got, "hunter2") || strings.Contains(got, "hunter3") || !strings.Contains(got, "u:xxxxx@db:5432") {
+		t.Errorf("redactURL = %q", got)
+	}
+	err := redact(errors.New("bad hunter2\n\tline two"), "hunter2")
+	if err.Error() != "bad xxxxx; line two" {
+		t.Errorf("redact = %q", err)
+	}
+}
