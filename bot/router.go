@@ -19,22 +19,22 @@ type Runner interface {
 
 // Options wires a Router. Stores are required; the rest have defaults.
 type Options struct {
-	Agent     Runner
-	AgentName string
-	History   agentcore.History
-	Outbox    Outbox
-	Recovery  Recovery
+	Agent      Runner
+	AgentName  string
+	History    agentcore.History
+	Outbox     Outbox
+	Recovery   Recovery
 	Identities Identities
-	Dedupe    Deduper
-	Notice    Notice
-	Limiter   Limiter
-	Locker    Locker
-	Channels  map[string]channels.Channel // by platform
-	Access    AccessOptions
-	Limits    Limits
-	Lanes     LaneOptions
-	Metrics   *Metrics
-	Logger    *slog.Logger
+	Dedupe     Deduper
+	Notice     Notice
+	Limiter    Limiter
+	Locker     Locker
+	Channels   map[string]channels.Channel // by platform
+	Access     AccessOptions
+	Limits     Limits
+	Lanes      LaneOptions
+	Metrics    *Metrics
+	Logger     *slog.Logger
 	// Nudge, when set, is called after an outbox row is written so the
 	// dispatcher delivers without waiting for its next poll.
 	Nudge func()

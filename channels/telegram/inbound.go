@@ -1,0 +1,165 @@
+package telegram
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// textOnlyReply answers media in a private chat.
+const textOnlyReply = "I can only read text messages for now."
+
+// albumKey names the last media group answered with textOnlyReply, so an
+// album of ten photos gets one answer.
+type albumKey struct {
+	chatID  int64
+	groupID string
+}
+
+// dispatch is the library's handler for every update.
+func (c *Channel) dispatch(ctx context.Context, _ *bot.Bot, u *models.Update) {
+	defer c.inflight.done()
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("telegram update handler panicked; update dropped", "update_id", u.ID, "panic", r)
+		}
+	}()
+	hp := c.handler.Load()
+	if hp == nil {
+		return
+	}
+	switch {
+	case u.Message != nil:
+		c.onMessage(ctx, *hp, u.ID, u.Message)
+	case u.CallbackQuery != nil:
+		c.onPress(ctx, *hp, u.ID, u.CallbackQuery)
+	default:
+		c.log.Debug("telegram update ignored", "update_id", u.ID)
+	}
+}
+
+// onMessage delivers a text message. Media in a private chat get a polite
+// answer instead; other messages and everything from bots are ignored.
+func (c *Channel) onMessage(ctx context.Context, h channels.Handler, updateID int64, m *models.Message) {
+	if m.From == nil || m.From.IsBot {
+		return
+	}
+	direct := m.Chat.Type == models.ChatTypePrivate
+	if m.Text == "" {
+		if direct && hasMedia(m) && c.firstOfAlbum(m) {
+			c.replyTextOnly(ctx, m)
+		}
+		return
+	}
+	h(ctx, channels.Inbound{
+		Platform:   Platform,
+		ChatID:     strconv.FormatInt(m.Chat.ID, 10),
+		ThreadID:   topic(m),
+		UserID:     strconv.FormatInt(m.From.ID, 10),
+		UserName:   displayName(m.From),
+		Text:       m.Text,
+		Direct:     direct,
+		MessageID:  strconv.Itoa(m.ID),
+		ExternalID: strconv.FormatInt(updateID, 10),
+	})
+}
+
+// onPress delivers a button press on a message in a chat. Presses on
+// inline-mode messages carry no chat and are ignored.
+func (c *Channel) onPress(ctx context.Context, h channels.Handler, updateID int64, q *models.CallbackQuery) {
+	var chat models.Chat
+	var messageID int
+	var thread string
+	switch {
+	case q.Message.Message != nil:
+		chat, messageID, thread = q.Message.Message.Chat, q.Message.Message.ID, topic(q.Message.Message)
+	case q.Message.InaccessibleMessage != nil:
+		chat, messageID = q.Message.InaccessibleMessage.Chat, q.Message.InaccessibleMessage.MessageID
+	}
+	if chat.ID == 0 || q.From.IsBot {
+		c.log.Debug("telegram button press without a chat ignored", "update_id", updateID)
+		return
+	}
+	mid := strconv.Itoa(messageID)
+	h(ctx, channels.Inbound{
+		Platform:   Platform,
+		ChatID:     strconv.FormatInt(chat.ID, 10),
+		ThreadID:   thread,
+		UserID:     strconv.FormatInt(q.From.ID, 10),
+		UserName:   displayName(&q.From),
+		Direct:     chat.Type == models.ChatTypePrivate,
+		MessageID:  mid,
+		Press:      &channels.ButtonPress{ID: q.ID, Data: q.Data, MessageID: mid},
+		ExternalID: strconv.FormatInt(updateID, 10),
+	})
+}
+
+// topic returns the forum topic of m, or "" outside forum topics.
+func topic(m *models.Message) string {
+	if m.IsTopicMessage && m.MessageThreadID != 0 {
+		return strconv.Itoa(m.MessageThreadID)
+	}
+	return ""
+}
+
+// displayName is "First Last", else "@username", else the user id.
+func displayName(u *models.User) string {
+	if name := strings.TrimSpace(u.FirstName + " " + u.LastName); name != "" {
+		return name
+	}
+	if u.Username != "" {
+		return "@" + u.Username
+	}
+	return strconv.FormatInt(u.ID, 10)
+}
+
+// hasMedia reports whether m carries content a person sent that is not text.
+func hasMedia(m *models.Message) bool {
+	return len(m.Photo) > 0 || m.Sticker != nil || m.Document != nil || m.Audio != nil ||
+		m.Voice != nil || m.Video != nil || m.VideoNote != nil || m.Animation != nil ||
+		m.Contact != nil || m.Location != nil || m.Venue != nil || m.Poll != nil ||
+		m.Dice != nil || m.Story != nil || m.PaidMedia != nil || m.Checklist != nil
+}
+
+// firstOfAlbum reports whether m is the first message of its media group
+// seen (or belongs to none).
+func (c *Channel) firstOfAlbum(m *models.Message) bool {
+	if m.MediaGroupID == "" {
+		return true
+	}
+	key := albumKey{chatID: m.Chat.ID, groupID: m.MediaGroupID}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.album == key {
+		return false
+	}
+	c.album = key
+	return true
+}
+
+// replyTextOnly tells the sender that only text is understood.
+func (c *Channel) replyTextOnly(ctx context.Context, m *models.Message) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	p := &bot.SendMessageParams{
+		ChatID:          m.Chat.ID,
+		Text:            textOnlyReply,
+		ReplyParameters: &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true},
+	}
+	if t := topic(m); t != "" {
+		p.MessageThreadID = m.MessageThreadID
+	}
+	err := c.retry(ctx, func(ctx context.Context) error {
+		_, err := c.bot.SendMessage(ctx, p)
+		return err
+	})
+	if err != nil {
+		c.log.Warn("telegram could not answer a non-text message", "chat_id", m.Chat.ID, "error", c.redact(err))
+	}
+}

@@ -1,0 +1,154 @@
+package telegram_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+)
+
+func TestReceiveText(t *testing.T) {
+	h := newHarness(t, nil)
+	h.start(nil)
+	h.waitReady()
+
+	upd := h.fake.SendText(42, 42, "Ann", "hello *bot*")
+	in := h.next()
+	want := channels.Inbound{
+		Platform: "telegram", ChatID: "42", UserID: "42", UserName: "Ann", Text: "hello *bot*",
+		Direct: true, MessageID: "1", ExternalID: strconv.FormatInt(upd, 10),
+	}
+	if in != want {
+		t.Errorf("inbound = %+v\nwant      %+v", in, want)
+	}
+
+	upd = h.fake.SendTextInChat(-100, 7, 5, "Bo", "in a topic")
+	in = h.next()
+	if in.ChatID != "-100" || in.ThreadID != "7" || in.Direct || in.UserID != "5" || in.UserName != "Bo" ||
+		in.Text != "in a topic" || in.ExternalID != strconv.FormatInt(upd, 10) {
+		t.Errorf("topic inbound = %+v", in)
+	}
+	h.fake.SendTextInChat(-100, 0, 5, "Bo", "no topic")
+	if in := h.next(); in.ThreadID != "" || in.Text != "no topic" {
+		t.Errorf("group inbound = %+v", in)
+	}
+}
+
+func TestButtonPress(t *testing.T) {
+	h := newHarness(t, nil)
+	h.start(nil)
+	h.waitReady()
+	ctx := h.ctx()
+	to := channels.Address{Platform: "telegram", ChatID: "-200"}
+	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: "Allow `rm -rf /tmp/x`?",
+		Buttons: [][]channels.Button{{{Label: "Allow once", Data: "ap:1:once"}, {Label: "Deny", Data: "ap:1:deny"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid, _ := strconv.Atoi(id)
+	upd := h.fake.PressButton(-200, 9, mid, "ap:1:deny")
+	in := h.next()
+	if in.Press == nil || in.Press.Data != "ap:1:deny" || in.Press.MessageID != id || in.Press.ID == "" {
+		t.Fatalf("press = %+v", in.Press)
+	}
+	if in.ChatID != "-200" || in.UserID != "9" || in.MessageID != id || in.Text != "" ||
+		in.ExternalID != strconv.FormatInt(upd, 10) || in.Direct {
+		t.Errorf("press inbound = %+v", in)
+	}
+	if err := h.ch.AnswerPress(ctx, *in.Press, "Denied"); err != nil {
+		t.Fatalf("AnswerPress: %v", err)
+	}
+	answers := h.fake.CallbackAnswers()
+	if len(answers) != 1 || answers[0] != (telegramtest.CallbackAnswer{ID: in.Press.ID, Text: "Denied"}) {
+		t.Errorf("answers = %+v", answers)
+	}
+}
+
+func TestRedeliveredUpdateReachesHandlerAgain(t *testing.T) {
+	h := newHarness(t, nil)
+	h.start(nil)
+	h.waitReady()
+	upd := h.fake.SendText(3, 3, "Cy", "once")
+	first := h.next()
+	if err := h.fake.Redeliver(upd); err != nil {
+		t.Fatal(err)
+	}
+	second := h.next()
+	if second != first || second.ExternalID != strconv.FormatInt(upd, 10) {
+		t.Errorf("redelivered = %+v, want %+v", second, first)
+	}
+}
+
+func TestUpdateConfirmedOnlyAfterHandling(t *testing.T) {
+	h := newHarness(t, nil)
+	entered := make(chan channels.Inbound, 10)
+	release := make(chan struct{})
+	h.start(func(ctx context.Context, in channels.Inbound) {
+		entered <- in
+		select {
+		case <-release:
+		case <-ctx.Done(): // the process "crashes" mid-handling
+		}
+	})
+	h.waitReady()
+	upd := h.fake.SendText(4, 4, "Di", "important")
+	<-entered
+	polls := h.fake.Requests("getUpdates")
+	time.Sleep(300 * time.Millisecond) // give a confirming poll the chance to happen
+	if got := h.fake.Pending(); len(got) != 1 || got[0] != upd {
+		t.Fatalf("update confirmed before its handler returned: pending %v", got)
+	}
+	if got := h.fake.Requests("getUpdates"); got != polls {
+		t.Errorf("polled %d more times while the handler ran", got-polls)
+	}
+
+	// Crash before the handler finishes: a new instance gets the update again.
+	h.stop()
+	restarted := newHarnessOn(t, h.fake, nil)
+	restarted.start(nil)
+	in := restarted.next()
+	if in.ExternalID != strconv.FormatInt(upd, 10) || in.Text != "important" {
+		t.Errorf("after restart got %+v", in)
+	}
+	close(release)
+}
+
+func TestNonTextMessages(t *testing.T) {
+	h := newHarness(t, nil)
+	h.start(nil)
+	h.waitReady()
+	ctx := h.ctx()
+	sticker := map[string]any{"sticker": map[string]any{"file_id": "s1", "file_unique_id": "u1", "type": "regular", "width": 512, "height": 512}}
+	_, stickerID := h.fake.PushMessage(telegramtest.Incoming{ChatID: 9, UserID: 9, Extra: sticker})
+	msgs, err := h.fake.WaitMessages(ctx, 9, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs[0].Text != "I can only read text messages for now." || msgs[0].ReplyTo != stickerID {
+		t.Errorf("reply to a sticker = %+v", msgs[0])
+	}
+
+	photo := func(group string) map[string]any {
+		return map[string]any{"media_group_id": group, "photo": []any{map[string]any{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}}}
+	}
+	h.fake.PushMessage(telegramtest.Incoming{ChatID: 9, UserID: 9, Extra: photo("album")})
+	h.fake.PushMessage(telegramtest.Incoming{ChatID: 9, UserID: 9, Extra: photo("album")})
+	h.fake.PushMessage(telegramtest.Incoming{ChatID: -9, UserID: 9, Extra: sticker})          // group: ignored
+	h.fake.PushMessage(telegramtest.Incoming{ChatID: 9, UserID: 8, IsBot: true, Text: "bot"}) // bots: ignored
+	h.fake.PushMessage(telegramtest.Incoming{ChatID: 9, UserID: 9, Text: "edit", Edited: true})
+	h.fake.SendText(9, 9, "Ed", "real text")
+
+	// Updates are handled in order, so once the text arrives the others are done.
+	if in := h.next(); in.Text != "real text" {
+		t.Errorf("first event reaching the handler = %+v, want the text message", in)
+	}
+	if got := len(h.fake.Messages(9)); got != 2 {
+		t.Errorf("%d replies in the private chat, want 2 (sticker, album)", got)
+	}
+	if got := h.fake.Messages(-9); len(got) != 0 {
+		t.Errorf("replied in a group: %+v", got)
+	}
+}

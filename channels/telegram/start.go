@@ -1,0 +1,275 @@
+package telegram
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+var errStopped = errors.New("telegram: stopped")
+
+// Start connects to Telegram and delivers messages and button presses to h
+// until ctx ends, then returns nil. While the Bot API is unreachable it
+// retries with capped backoff, logging once per failure streak, and Ready
+// reports the last error. It returns an error only when Telegram rejects
+// the token.
+//
+// Updates are handled one at a time, in order. Telegram learns that an
+// update was handled only through the offset of the next getUpdates call,
+// and that call waits until h has returned for every update of the previous
+// batch: an update whose handling a crash cut short is delivered again.
+func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
+	if h == nil {
+		return errors.New("telegram: Start needs a handler")
+	}
+	if !c.running.CompareAndSwap(false, true) {
+		return errors.New("telegram: Start called while already running")
+	}
+	defer c.running.Store(false)
+	c.handler.Store(&h)
+	c.inflight.reset()
+	defer func() {
+		c.setState(errStopped)
+		c.transport.CloseIdleConnections()
+	}()
+
+	if err := c.connect(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	c.bot.Start(ctx) // polls until ctx ends
+	return nil
+}
+
+// connect calls getMe and deleteWebhook until they succeed, backing off
+// between attempts.
+func (c *Channel) connect(ctx context.Context) error {
+	wait := c.opts.RetryMin
+	for {
+		err := c.handshake(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errors.Is(err, bot.ErrorUnauthorized) {
+			c.setState(err)
+			return fmt.Errorf("telegram: the bot token was rejected (401 Unauthorized); check telegram.token: %w", err)
+		}
+		c.failed("connect", err, wait)
+		// Up to 20% jitter, so replicas do not retry in step.
+		d := wait + time.Duration(rand.Int64N(int64(wait)/5+1))
+		timer := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+		wait = min(2*wait, c.opts.RetryMax)
+	}
+}
+
+// handshake checks the token with getMe, removes any webhook (which would
+// make getUpdates fail with 409) and registers the commands.
+func (c *Channel) handshake(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	me, err := c.bot.GetMe(ctx)
+	if err != nil {
+		return fmt.Errorf("getMe: %w", c.redact(err))
+	}
+	if _, err := c.bot.DeleteWebhook(ctx, &bot.DeleteWebhookParams{}); err != nil {
+		return fmt.Errorf("deleteWebhook: %w", c.redact(err))
+	}
+	if len(c.opts.Commands) > 0 {
+		cmds := make([]models.BotCommand, 0, len(c.opts.Commands))
+		for _, cmd := range c.opts.Commands {
+			cmds = append(cmds, models.BotCommand{Command: cmd.Name, Description: cmd.Description})
+		}
+		if _, err := c.bot.SetMyCommands(ctx, &bot.SetMyCommandsParams{Commands: cmds}); err != nil {
+			c.log.Warn("telegram refused the command menu; commands still work when typed",
+				"error", c.redact(err))
+		}
+	}
+	c.succeeded("connect")
+	c.log.Info("telegram connected", "bot_username", me.Username, "bot_id", me.ID)
+	return nil
+}
+
+// Ready returns nil while the channel is connected and polling works, else
+// the reason it is not.
+func (c *Channel) Ready(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.readyErr
+}
+
+func (c *Channel) setState(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readyErr = c.redact(err)
+}
+
+// failed records a failed call to the API. The first failure of a streak
+// is logged as a warning, the rest only at debug level.
+func (c *Channel) failed(op string, err error, retryIn time.Duration) {
+	err = c.redact(err)
+	c.mu.Lock()
+	c.readyErr = fmt.Errorf("telegram %s: %w", op, err)
+	c.failures++
+	first := c.failures == 1
+	c.mu.Unlock()
+	if first {
+		attrs := []any{"op", op, "error", err}
+		if retryIn > 0 {
+			attrs = append(attrs, "retry_in", retryIn)
+		}
+		c.log.Warn("telegram unreachable, retrying until it answers", attrs...)
+	} else {
+		c.log.Debug("telegram still unreachable", "op", op, "error", err)
+	}
+}
+
+// succeeded records a successful call, ending any failure streak.
+func (c *Channel) succeeded(op string) {
+	c.mu.Lock()
+	c.readyErr = nil
+	n := c.failures
+	c.failures = 0
+	c.mu.Unlock()
+	if n > 0 {
+		c.log.Info("telegram reachable again", "op", op, "failed_attempts", n)
+	}
+}
+
+// pollClient is the HTTP client the library uses. It watches getUpdates:
+// each call waits until the updates of the previous call are handled, so
+// its offset confirms only handled updates, and its outcome tells Ready
+// whether polling works.
+type pollClient struct {
+	http *http.Client
+	ch   *Channel
+}
+
+// Do implements bot.HttpClient.
+func (p *pollClient) Do(req *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(req.URL.Path, "/getUpdates") {
+		return p.http.Do(req)
+	}
+	if err := p.ch.inflight.wait(req.Context()); err != nil {
+		return nil, err
+	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err // stopping: do not confirm anything more
+	}
+	resp, err := p.http.Do(req)
+	if err != nil {
+		if req.Context().Err() == nil {
+			p.ch.failed("poll", err, 0)
+		}
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		p.ch.failed("poll", err, 0)
+		return nil, fmt.Errorf("read getUpdates response: %w", err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+
+	var r struct {
+		OK          bool            `json:"ok"`
+		Result      json.RawMessage `json:"result"`
+		ErrorCode   int             `json:"error_code"`
+		Description string          `json:"description"`
+	}
+	switch {
+	case json.Unmarshal(body, &r) != nil:
+		p.ch.failed("poll", fmt.Errorf("getUpdates answered HTTP %d with an undecodable body", resp.StatusCode), 0)
+	case !r.OK:
+		p.ch.failed("poll", fmt.Errorf("getUpdates: %d %s", r.ErrorCode, r.Description), 0)
+	default:
+		// The library decodes the result the same way; it dispatches
+		// these updates only if this succeeds.
+		var updates []*models.Update
+		if json.Unmarshal(r.Result, &updates) == nil {
+			p.ch.inflight.add(len(updates))
+		}
+		p.ch.succeeded("poll")
+	}
+	return resp, nil
+}
+
+// inflight counts updates fetched but not yet handled.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to zero
+}
+
+func (f *inflight) reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n > 0 {
+		close(f.idle)
+	}
+	f.n = 0
+}
+
+func (f *inflight) add(n int) {
+	if n <= 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
+	f.n += n
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		return
+	}
+	f.n--
+	if f.n == 0 {
+		close(f.idle)
+	}
+}
+
+// wait blocks until every counted update is handled or ctx ends.
+func (f *inflight) wait(ctx context.Context) error {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

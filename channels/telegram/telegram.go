@@ -1,0 +1,154 @@
+// Package telegram connects switchboard to Telegram with go-telegram/bot: it
+// long-polls for messages and button presses, and sends, edits and
+// acknowledges messages, rendering Markdown as Telegram HTML.
+package telegram
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// Platform is the platform name in addresses and identities.
+const Platform = "telegram"
+
+// Command is a bot command shown in Telegram's command menu.
+type Command struct {
+	Name        string // without the slash: "help"
+	Description string
+}
+
+// Options configures a Channel. Only Token is required.
+type Options struct {
+	Token       string        // bot token from @BotFather
+	APIURL      string        // Bot API base URL; default https://api.telegram.org
+	Logger      *slog.Logger  // default slog.Default()
+	PollTimeout time.Duration // long-poll duration of getUpdates; default 30s
+	Commands    []Command     // registered with setMyCommands on connect, when set
+
+	// RetryMin and RetryMax bound the backoff between connection attempts
+	// while the API is unreachable; defaults 1s and 30s.
+	RetryMin, RetryMax time.Duration
+	// MaxRetries and MaxRetryWait bound how often and how long a send waits
+	// out 429 Too Many Requests before returning a
+	// *channels.RetryAfterError; defaults 3 and 60s.
+	MaxRetries   int
+	MaxRetryWait time.Duration
+}
+
+// Channel is a Telegram bot connection. It implements channels.Channel,
+// Editor, Typer, PressAnswerer and ReadyChecker.
+type Channel struct {
+	opts      Options
+	log       *slog.Logger
+	bot       *bot.Bot
+	transport *http.Transport
+	inflight  inflight
+
+	running atomic.Bool
+	handler atomic.Pointer[channels.Handler]
+
+	mu       sync.Mutex
+	readyErr error // nil while connected and polling works
+	failures int   // length of the current failure streak
+	album    albumKey
+}
+
+var (
+	_ channels.Channel       = (*Channel)(nil)
+	_ channels.Editor        = (*Channel)(nil)
+	_ channels.Typer         = (*Channel)(nil)
+	_ channels.PressAnswerer = (*Channel)(nil)
+	_ channels.ReadyChecker  = (*Channel)(nil)
+)
+
+var errNotStarted = errors.New("telegram: not started")
+
+// New builds a Channel. It does not touch the network: Start connects.
+func New(opts Options) (*Channel, error) {
+	if strings.TrimSpace(opts.Token) == "" {
+		return nil, errors.New("telegram: no bot token; set telegram.token to the token @BotFather gave you")
+	}
+	if opts.APIURL == "" {
+		opts.APIURL = "https://api.telegram.org"
+	}
+	opts.APIURL = strings.TrimRight(opts.APIURL, "/")
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.PollTimeout <= 0 {
+		opts.PollTimeout = 30 * time.Second
+	}
+	opts.PollTimeout = max(opts.PollTimeout, 2*time.Second) // getUpdates takes whole seconds
+	if opts.RetryMin <= 0 {
+		opts.RetryMin = time.Second
+	}
+	if opts.RetryMax <= 0 {
+		opts.RetryMax = 30 * time.Second
+	}
+	opts.RetryMax = max(opts.RetryMax, opts.RetryMin)
+	if opts.MaxRetries <= 0 {
+		opts.MaxRetries = 3
+	}
+	if opts.MaxRetryWait <= 0 {
+		opts.MaxRetryWait = 60 * time.Second
+	}
+	c := &Channel{
+		opts:      opts,
+		log:       opts.Logger.With("platform", Platform),
+		transport: http.DefaultTransport.(*http.Transport).Clone(),
+		readyErr:  errNotStarted,
+	}
+	client := &pollClient{
+		http: &http.Client{Transport: c.transport, Timeout: opts.PollTimeout + 15*time.Second},
+		ch:   c,
+	}
+	b, err := bot.New(opts.Token,
+		bot.WithServerURL(opts.APIURL),
+		bot.WithSkipGetMe(),
+		bot.WithHTTPClient(opts.PollTimeout, client),
+		bot.WithDefaultHandler(c.dispatch),
+		bot.WithNotAsyncHandlers(),
+		bot.WithWorkers(1),
+		bot.WithAllowedUpdates(bot.AllowedUpdates{models.AllowedUpdateMessage, models.AllowedUpdateCallbackQuery}),
+		bot.WithErrorsHandler(func(err error) {
+			c.log.Debug("telegram client error", "error", c.redact(err))
+		}),
+		bot.WithDebugHandler(func(string, ...any) {}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: %w", c.redact(err))
+	}
+	c.bot = b
+	return c, nil
+}
+
+// Platform returns "telegram".
+func (c *Channel) Platform() string { return Platform }
+
+// redact hides the bot token in err's message, keeping err in the chain.
+func (c *Channel) redact(err error) error {
+	if err == nil || !strings.Contains(err.Error(), c.opts.Token) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(err.Error(), c.opts.Token, "***"), err: err}
+}
+
+// redactedError is an error whose message had a secret removed.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }

@@ -1,0 +1,303 @@
+// Package telegramtest provides a fake Telegram Bot API server for tests: an
+// in-process httptest server that the real github.com/go-telegram/bot client
+// works against unchanged. It long-polls getUpdates with Telegram's offset
+// semantics, records what the bot sends, validates requests the way Telegram
+// does where that is cheap (message length, HTML entities, callback data) and
+// can inject failures such as 429 Too Many Requests.
+package telegramtest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is a fake Telegram Bot API. All methods are safe for concurrent use.
+type Server struct {
+	token string
+	botID int64
+	srv   *httptest.Server
+	done  chan struct{}
+	once  sync.Once
+
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced on every state change
+	nextUpd   int64
+	queue     []update // unconfirmed updates, by id
+	forced    []update // redeliveries, returned by the next getUpdates
+	history   map[int64]update
+	poller    int64 // generation of the newest getUpdates call
+	chats     map[int64]*chat
+	users     map[int64]string
+	callbacks map[string]*callbackQuery
+	nextCB    int
+	answers   []CallbackAnswer
+	commands  []Command
+	failures  map[string][]Failure
+	requests  map[string]int
+	offline   bool
+}
+
+// NewServer starts a fake Bot API that accepts token. The bot's user id is
+// the number before the colon in token, as with real tokens.
+func NewServer(token string) *Server {
+	s := &Server{
+		token:     token,
+		botID:     botIDFromToken(token),
+		done:      make(chan struct{}),
+		changed:   make(chan struct{}),
+		history:   map[int64]update{},
+		chats:     map[int64]*chat{},
+		users:     map[int64]string{},
+		callbacks: map[string]*callbackQuery{},
+		failures:  map[string][]Failure{},
+		requests:  map[string]int{},
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	return s
+}
+
+func botIDFromToken(token string) int64 {
+	id, err := strconv.ParseInt(strings.SplitN(token, ":", 2)[0], 10, 64)
+	if err != nil || id <= 0 {
+		return 1000
+	}
+	return id
+}
+
+// URL returns the server's base URL, for bot.WithServerURL.
+func (s *Server) URL() string { return s.srv.URL }
+
+// BotID returns the bot's user id.
+func (s *Server) BotID() int64 { return s.botID }
+
+// Close stops the server, ending pending long polls first.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.done) })
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// notifyLocked wakes everyone waiting for a change. s.mu must be held.
+func (s *Server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Failure is an error the server returns instead of handling a call.
+type Failure struct {
+	Status      int    // HTTP status and error_code, e.g. 429, 400, 403, 500
+	RetryAfter  int    // seconds, sent as parameters.retry_after (429)
+	Times       int    // how many calls fail; at least 1
+	Description string // defaults to Telegram's text for Status
+}
+
+// Fail makes the next times calls of method fail with status; for 429 the
+// response carries parameters.retry_after = retryAfter.
+func (s *Server) Fail(method string, status, retryAfter, times int) {
+	s.FailWith(method, Failure{Status: status, RetryAfter: retryAfter, Times: times})
+}
+
+// FailWith makes the next f.Times calls of method fail as f describes.
+func (s *Server) FailWith(method string, f Failure) {
+	f.Times = max(f.Times, 1)
+	if f.Description == "" {
+		f.Description = defaultDescription(f.Status, f.RetryAfter)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := strings.ToLower(method)
+	s.failures[m] = append(s.failures[m], f)
+}
+
+func defaultDescription(status, retryAfter int) string {
+	switch status {
+	case http.StatusTooManyRequests:
+		return "Too Many Requests: retry after " + strconv.Itoa(retryAfter)
+	case http.StatusBadRequest:
+		return "Bad Request: injected failure"
+	case http.StatusUnauthorized:
+		return "Unauthorized"
+	case http.StatusForbidden:
+		return "Forbidden: bot was blocked by the user"
+	case http.StatusNotFound:
+		return "Not Found"
+	case http.StatusConflict:
+		return "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
+	}
+	return "Internal Server Error"
+}
+
+// SetOffline makes the server drop every connection without an answer (as
+// an unreachable network does) while offline is true.
+func (s *Server) SetOffline(offline bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offline = offline
+}
+
+// Requests returns how many calls of method (any case) the server received.
+func (s *Server) Requests(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[strings.ToLower(method)]
+}
+
+// WaitRequests waits until the server received at least n calls of method.
+func (s *Server) WaitRequests(ctx context.Context, method string, n int) error {
+	m := strings.ToLower(method)
+	for {
+		s.mu.Lock()
+		got, ch := s.requests[m], s.changed
+		s.mu.Unlock()
+		if got >= n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// handler serves one Bot API method.
+type handler func(s *Server, p params) (result any, err *apiError)
+
+var handlers = map[string]handler{
+	"getme":                  (*Server).getMe,
+	"getupdates":             nil, // long poll, served by serveGetUpdates
+	"deletewebhook":          (*Server).deleteWebhook,
+	"sendmessage":            (*Server).sendMessage,
+	"editmessagetext":        (*Server).editMessageText,
+	"editmessagereplymarkup": (*Server).editMessageReplyMarkup,
+	"answercallbackquery":    (*Server).answerCallbackQuery,
+	"sendchataction":         (*Server).sendChatAction,
+	"setmycommands":          (*Server).setMyCommands,
+	"getmycommands":          (*Server).getMyCommands,
+}
+
+// apiError is a Bot API error response.
+type apiError struct {
+	status     int
+	desc       string
+	retryAfter int
+}
+
+func badRequest(desc string) *apiError {
+	return &apiError{status: http.StatusBadRequest, desc: "Bad Request: " + desc}
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
+	if !ok {
+		writeError(w, &apiError{status: http.StatusNotFound, desc: "Not Found"})
+		return
+	}
+	token, method, ok := strings.Cut(rest, "/")
+	method = strings.ToLower(method)
+
+	s.mu.Lock()
+	s.requests[method]++
+	offline := s.offline
+	s.notifyLocked()
+	s.mu.Unlock()
+
+	if offline {
+		dropConnection(w)
+		return
+	}
+	if !ok || token != s.token {
+		writeError(w, &apiError{status: http.StatusUnauthorized, desc: "Unauthorized"})
+		return
+	}
+	h, known := handlers[method]
+	if !known {
+		writeError(w, &apiError{status: http.StatusNotFound, desc: "Not Found"})
+		return
+	}
+	p, err := parseParams(r)
+	if err != nil {
+		writeError(w, badRequest(err.Error()))
+		return
+	}
+	if f := s.takeFailure(method); f != nil {
+		writeError(w, f)
+		return
+	}
+	if method == "getupdates" {
+		s.serveGetUpdates(w, r, p)
+		return
+	}
+	result, apiErr := h(s, p)
+	if apiErr != nil {
+		writeError(w, apiErr)
+		return
+	}
+	writeResult(w, result)
+}
+
+// takeFailure consumes one injected failure for method, if any.
+func (s *Server) takeFailure(method string) *apiError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fs := s.failures[method]
+	if len(fs) == 0 {
+		return nil
+	}
+	f := fs[0]
+	if fs[0].Times--; fs[0].Times <= 0 {
+		s.failures[method] = fs[1:]
+	}
+	return &apiError{status: f.Status, desc: f.Description, retryAfter: f.RetryAfter}
+}
+
+// dropConnection closes the client's connection without a response.
+func dropConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("telegramtest: response writer cannot hijack")
+	}
+	conn, _, err := hj.Hijack()
+	if err == nil {
+		_ = conn.Close()
+	}
+}
+
+func writeResult(w http.ResponseWriter, result any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "result": result})
+}
+
+func writeError(w http.ResponseWriter, e *apiError) {
+	body := map[string]any{"ok": false, "error_code": e.status, "description": e.desc}
+	if e.retryAfter > 0 {
+		body["parameters"] = map[string]any{"retry_after": e.retryAfter}
+		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func (s *Server) getMe(params) (any, *apiError) {
+	return map[string]any{
+		"id":                          s.botID,
+		"is_bot":                      true,
+		"first_name":                  "Switchboard Test",
+		"username":                    "switchboard_test_bot",
+		"can_join_groups":             true,
+		"can_read_all_group_messages": false,
+		"supports_inline_queries":     false,
+	}, nil
+}
+
+func (s *Server) deleteWebhook(params) (any, *apiError) { return true, nil }
+
+// now is the Unix time for message dates.
+func now() int64 { return time.Now().Unix() }

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/telegram"
+	"github.com/switchboard-chat/switchboard/config"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/redis"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// errConfig marks an invalid configuration (exit 2).
+var errConfig = errors.New("invalid configuration")
+
+// loadConfig reads and validates the configuration.
+func loadConfig(file string) (*config.Config, error) {
+	cfg, err := config.Load(config.LoadOptions{File: file})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errConfig, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w:\n%v", errConfig, err)
+	}
+	return cfg, nil
+}
+
+// daemon is one wired switchboard process.
+type daemon struct {
+	cfg      *config.Config
+	log      *slog.Logger
+	scrubber *tools.Scrubber
+	st       *stores
+	reg      *prometheus.Registry
+	metrics  *bot.Metrics
+	channels map[string]channels.Channel
+	router   *bot.Router
+	disp     *bot.Dispatcher
+	migrated atomic.Bool
+	readyAt  time.Time
+}
+
+// daemonOptions says what to run besides the configured platforms.
+type daemonOptions struct {
+	logOut io.Writer
+	// only, when set, replaces the configured channels (switchboard chat).
+	only []channels.Channel
+	// allow adds identities allowed regardless of access mode.
+	allow []string
+}
+
+// newDaemon wires everything from cfg; nothing runs until run is called.
+func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemon, error) {
+	scrubber := newScrubber(cfg)
+	d := &daemon{
+		cfg:      cfg,
+		scrubber: scrubber,
+		log:      newLogger(o.logOut, cfg.Log.Level, cfg.Log.Format, scrubber),
+		reg:      prometheus.NewRegistry(),
+		channels: map[string]channels.Channel{},
+	}
+	redis.RouteLibraryLogs(d.log)
+	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	d.metrics = bot.NewMetrics(d.reg)
+
+	st, err := openStores(ctx, cfg, d.log)
+	if err != nil {
+		return nil, err
+	}
+	d.st = st
+
+	if o.only != nil {
+		for _, ch := range o.only {
+			d.channels[ch.Platform()] = ch
+		}
+	} else if err := d.openChannels(); err != nil {
+		st.close(ctx)
+		return nil, err
+	}
+
+	agent, err := d.newAgent()
+	if err != nil {
+		st.close(ctx)
+		return nil, err
+	}
+	userRate, _ := rateOf(cfg.RateLimit.User)
+	chatRate, _ := rateOf(cfg.RateLimit.Chat)
+	hostname, _ := os.Hostname()
+	d.disp = bot.NewDispatcher(bot.DispatcherOptions{
+		Outbox: st.db, Channels: d.channels, Owner: fmt.Sprintf("%s-%d", hostname, os.Getpid()),
+		Metrics: d.metrics, Logger: d.log,
+	})
+	d.router = bot.NewRouter(bot.Options{
+		Agent: agent, AgentName: cfg.Agent.Name,
+		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
+		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
+		Channels: d.channels,
+		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, o.allow...)},
+		Limits:   bot.Limits{User: userRate, Chat: chatRate},
+		Metrics:  d.metrics, Logger: d.log, Nudge: d.disp.Nudge,
+		Status: func(ctx context.Context) []string { return bot.StatusLines(ctx, d.checks()) },
+		Scrub:  scrubber.Scrub,
+	})
+	return d, nil
+}
+
+// openChannels creates the platform channels the config enables.
+func (d *daemon) openChannels() error {
+	if d.cfg.Telegram.Token != "" {
+		tg, err := telegram.New(telegram.Options{Token: d.cfg.Telegram.Token, APIURL: d.cfg.Telegram.APIURL, Logger: d.log})
+		if err != nil {
+			return fmt.Errorf("telegram: %w", err)
+		}
+		d.channels[tg.Platform()] = tg
+	}
+	if len(d.channels) == 0 {
+		d.log.Warn("no chat platform configured: set telegram.token (SWITCHBOARD_TELEGRAM_TOKEN), or try `switchboard chat`")
+	}
+	return nil
+}
+
+// newAgent builds the default agent with its provider and tools.
+func (d *daemon) newAgent() (*agentcore.Agent, error) {
+	provider, err := newProvider(d.cfg)
+	if err != nil {
+		return nil, err
+	}
+	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: d.scrubber, Logger: d.log, Observe: d.metrics.ObserveTool})
+	for _, t := range []tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}} {
+		if err := reg.Register(t); err != nil {
+			return nil, err
+		}
+	}
+	return &agentcore.Agent{
+		Name: d.cfg.Agent.Name, Model: d.cfg.LLM.Model, SystemPrompt: d.cfg.Agent.SystemPrompt,
+		Provider: provider, Tools: reg, History: d.st.db,
+		MaxIterations: d.cfg.Agent.MaxIterations, HistoryLimit: d.cfg.Agent.HistoryLimit,
+		MaxTokens: d.cfg.LLM.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM,
+	}, nil
+}
+
+// newProvider picks the LLM provider from config, with bounded retries.
+func newProvider(cfg *config.Config) (agentcore.Provider, error) {
+	var p agentcore.Provider
+	switch cfg.LLM.Provider {
+	case "anthropic":
+		p = agentcore.NewAnthropic(agentcore.AnthropicOptions{
+			BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model, Timeout: cfg.LLM.Timeout,
+		})
+	case "openai", "":
+		p = agentcore.NewOpenAI(agentcore.OpenAIOptions{
+			BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model, Timeout: cfg.LLM.Timeout,
+		})
+	default:
+		return nil, fmt.Errorf("%w: llm.provider %q", errConfig, cfg.LLM.Provider)
+	}
+	return agentcore.WithRetry(p, agentcore.RetryOptions{}), nil
+}
+
+// rateOf converts a config rate ("20/m", "off") to a bot.Rate.
+func rateOf(s string) (bot.Rate, error) {
+	n, per, off, err := config.ParseRate(s)
+	if err != nil || off {
+		return bot.Rate{}, err
+	}
+	return bot.Rate{Count: n, Per: per}, nil
+}
+
+// checks are the readiness checks: storage, migrations and every channel.
+func (d *daemon) checks() map[string]bot.Check {
+	c := map[string]bot.Check{
+		"postgres": d.st.db.Ping,
+		"redis":    d.st.rdb.Ping,
+		"migrations": func(context.Context) error {
+			if !d.migrated.Load() {
+				return errors.New("not applied yet (waiting for PostgreSQL)")
+			}
+			return nil
+		},
+	}
+	for name, ch := range d.channels {
+		if rc, ok := ch.(channels.ReadyChecker); ok {
+			c[name] = rc.Ready
+		}
+	}
+	return c
+}
+
+// migrateUntilDone applies migrations, retrying while Postgres is down.
+func (d *daemon) migrateUntilDone(ctx context.Context) {
+	delay := 500 * time.Millisecond
+	for failures := 0; ctx.Err() == nil; failures++ {
+		err := postgres.Migrate(ctx, d.st.db)
+		if err == nil {
+			d.migrated.Store(true)
+			if failures > 0 {
+				d.log.Info("database migrations applied after retrying")
+			}
+			return
+		}
+		if failures == 0 {
+			d.log.Error("database not usable yet; retrying in the background (check database.url)", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		if delay < 10*time.Second {
+			delay *= 2
+		}
+	}
+}
+
+// run serves until ctx is cancelled, then shuts down in order.
+func (d *daemon) run(ctx context.Context, listen string) error {
+	defer d.st.close(ctx)
+	start := time.Now()
+	var srv *http.Server
+	if listen != "" {
+		ln, err := net.Listen("tcp", listen)
+		if err != nil {
+			return fmt.Errorf("http.listen %s: %w (is another switchboard running? change http.listen)", listen, err)
+		}
+		srv = &http.Server{
+			Handler:           bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Gatherer: d.reg}),
+			ReadHeaderTimeout: 10 * time.Second,
+		}
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				d.log.Error("http server stopped", "err", err)
+			}
+		}()
+		d.log.Info("http listening", "addr", ln.Addr().String())
+	}
+
+	d.migrateUntilDone(ctx)
+	if ctx.Err() != nil {
+		return nil
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); d.disp.Run(runCtx) }()
+	go func() { defer wg.Done(); d.router.RunRecovery(runCtx, 30*time.Second) }()
+	for name, ch := range d.channels {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ch.Start(runCtx, d.router.Handle); err != nil {
+				d.log.Error("channel stopped", "channel", name, "err", err)
+			}
+		}()
+	}
+	d.log.Info("switchboard started", "version", version, "channels", len(d.channels), "startup_ms", time.Since(start).Milliseconds())
+
+	<-ctx.Done()
+	d.log.Info("shutting down")
+	shutdownCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer stop()
+	if srv != nil {
+		_ = srv.Shutdown(shutdownCtx)
+	}
+	// Let running agent runs finish (or be cancelled and resumed later),
+	// then stop channels and the dispatcher.
+	_ = d.router.Close(shutdownCtx)
+	cancel()
+	wg.Wait()
+	return nil
+}

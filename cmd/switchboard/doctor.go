@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/config"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/redis"
+)
+
+// doctorCheck is one line of the doctor's report.
+type doctorCheck struct {
+	name string
+	run  func(ctx context.Context) (detail string, err error)
+}
+
+// doctor explains what is wrong with a setup, one line per dependency, and
+// fails (exit 1) when anything is.
+func doctor(ctx context.Context, cfgFile string, out io.Writer) error {
+	cfg, err := config.Load(config.LoadOptions{File: cfgFile})
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		fmt.Fprintf(out, "FAIL config\n%s\n", indent(err.Error()))
+		return errors.New("configuration is invalid; fix the lines above")
+	}
+	fmt.Fprintln(out, "ok   config")
+	scrub := newScrubber(cfg)
+	failed := 0
+	for _, c := range doctorChecks(cfg) {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		detail, err := c.run(cctx)
+		cancel()
+		if err != nil {
+			failed++
+			fmt.Fprintf(out, "FAIL %s: %s\n", c.name, scrub.Scrub(err.Error()))
+			continue
+		}
+		fmt.Fprintf(out, "ok   %s: %s\n", c.name, scrub.Scrub(detail))
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d check(s) failed; see the lines above", failed)
+	}
+	fmt.Fprintln(out, "all checks passed")
+	return nil
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
+}
+
+func doctorChecks(cfg *config.Config) []doctorCheck {
+	checks := []doctorCheck{
+		{"postgres", func(ctx context.Context) (string, error) { return checkPostgres(ctx, cfg) }},
+		{"redis", func(ctx context.Context) (string, error) { return checkRedis(ctx, cfg) }},
+		{"llm", func(ctx context.Context) (string, error) { return checkLLM(ctx, cfg) }},
+	}
+	if cfg.Telegram.Token != "" {
+		checks = append(checks, doctorCheck{"telegram", func(ctx context.Context) (string, error) { return checkTelegram(ctx, cfg) }})
+	}
+	return checks
+}
+
+func checkPostgres(ctx context.Context, cfg *config.Config) (string, error) {
+	if cfg.Database.URL == "" {
+		bin, err := postgres.FindBinaries()
+		if err != nil {
+			return "", err
+		}
+		return "embedded (no database.url): server binaries in " + bin, nil
+	}
+	db, err := postgres.Open(ctx, cfg.Database.URL, postgres.Options{})
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if err := db.Ping(ctx); err != nil {
+		return "", fmt.Errorf("%w (is PostgreSQL running and database.url right?)", err)
+	}
+	return "connected", nil
+}
+
+func checkRedis(ctx context.Context, cfg *config.Config) (string, error) {
+	if cfg.Redis.URL == "" {
+		return "in-process (no redis.url): single replica only, not durable", nil
+	}
+	st, err := redis.Open(ctx, cfg.Redis.URL, redis.Options{})
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	if err := st.Ping(ctx); err != nil {
+		return "", fmt.Errorf("%w (is Redis running and redis.url right?)", err)
+	}
+	return "connected", nil
+}
+
+// checkLLM asks the provider for its model list: it proves the URL, the key
+// and the network in one request without spending tokens.
+func checkLLM(ctx context.Context, cfg *config.Config) (string, error) {
+	base := strings.TrimRight(cfg.LLM.BaseURL, "/")
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "", nil)
+	if err != nil {
+		return "", err
+	}
+	switch cfg.LLM.Provider {
+	case "anthropic":
+		if base == "" {
+			base = "https://api.anthropic.com"
+		}
+		req.URL, err = req.URL.Parse(base + "/v1/models")
+		req.Header.Set("x-api-key", cfg.LLM.APIKey)
+		req.Header.Set("anthropic-version", "2023-06-01")
+	default:
+		if base == "" {
+			base = "https://api.openai.com/v1"
+		}
+		req.URL, err = req.URL.Parse(base + "/models")
+		if cfg.LLM.APIKey != "" {
+			req.Header.Set("Authorization", "Bearer "+cfg.LLM.APIKey)
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("llm.base_url %q: %w", base, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("cannot reach %s: %w (check llm.base_url and the network)", base, err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return "", fmt.Errorf("%s refused the API key (HTTP %d): set llm.api_key", base, resp.StatusCode)
+	case resp.StatusCode >= 400:
+		return "", fmt.Errorf("%s answered HTTP %d to GET models", base, resp.StatusCode)
+	}
+	model := cfg.LLM.Model
+	if model == "" {
+		model = "(llm.model not set: the server's default)"
+	}
+	return fmt.Sprintf("%s reachable (%s), model %s", base, cfg.LLM.Provider, model), nil
+}
+
+func checkTelegram(ctx context.Context, cfg *config.Config) (string, error) {
+	url := strings.TrimRight(cfg.Telegram.APIURL, "/") + "/bot" + cfg.Telegram.Token + "/getMe"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", fmt.Errorf("telegram.api_url: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("cannot reach the Telegram Bot API at %s: %w", cfg.Telegram.APIURL, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	var body struct {
+		OK          bool   `json:"ok"`
+		Description string `json:"description"`
+		Result      struct {
+			Username string `json:"username"`
+		} `json:"result"`
+	}
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&body)
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusNotFound {
+		return "", errors.New("Telegram rejected the token: check telegram.token (from @BotFather)")
+	}
+	if !body.OK {
+		return "", fmt.Errorf("getMe failed: HTTP %d %s", resp.StatusCode, body.Description)
+	}
+	return "bot @" + body.Result.Username, nil
+}

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binPath is the switchboard binary built once for the end-to-end tests.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "switchboard-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "temp dir:", err)
+		os.Exit(1)
+	}
+	// The embedded PostgreSQL runs as a non-root user when tests run as
+	// root: it must be able to reach the binary's folder.
+	_ = os.Chmod(dir, 0o755)
+	binPath = filepath.Join(dir, "switchboard")
+	out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build switchboard: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// syncBuffer collects a child's output safely across goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// daemonProc is one running switchboard process.
+type daemonProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	http   string // host:port of its HTTP server
+	done   chan struct{}
+	exitCd int
+}
+
+// baseEnv is the test process environment without any SWITCHBOARD_* (so
+// a developer's settings never leak into a test).
+func baseEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SWITCHBOARD_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// freeAddr returns a loopback host:port nothing listens on right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// startDaemon runs `switchboard args…` in dir with env added to baseEnv.
+// httpAddr is where its HTTP server listens ("" when not needed).
+func startDaemon(t *testing.T, dir, httpAddr string, env map[string]string, args ...string) *daemonProc {
+	t.Helper()
+	if len(args) == 0 {
+		args = []string{"serve"}
+	}
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = dir
+	cmd.Env = baseEnv()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	p := &daemonProc{t: t, cmd: cmd, out: &syncBuffer{}, http: httpAddr, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start switchboard: %v", err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		p.exitCd = cmd.ProcessState.ExitCode()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.stop()
+		if t.Failed() {
+			t.Logf("switchboard output:\n%s", p.out.String())
+		}
+	})
+	return p
+}
+
+// stop sends SIGTERM and waits (then SIGKILL after 20s).
+func (p *daemonProc) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// kill9 kills the process without any chance to clean up.
+func (p *daemonProc) kill9() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+// wait waits for the process to exit and returns its exit code.
+func (p *daemonProc) wait(ctx context.Context) (int, error) {
+	select {
+	case <-p.done:
+		return p.exitCd, nil
+	case <-ctx.Done():
+		return -1, ctx.Err()
+	}
+}
+
+// readyz returns the status code and body of GET /readyz ("" on error).
+func (p *daemonProc) get(path string) (int, string) {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + p.http + path)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// waitReady polls /readyz until 200, failing the test with the last body
+// when ctx ends or the process exits.
+func (p *daemonProc) waitReady(ctx context.Context) {
+	p.t.Helper()
+	p.waitStatus(ctx, "/readyz", http.StatusOK)
+}
+
+func (p *daemonProc) waitStatus(ctx context.Context, path string, want int) string {
+	p.t.Helper()
+	var code int
+	var body string
+	for {
+		code, body = p.get(path)
+		if code == want {
+			return body
+		}
+		select {
+		case <-p.done:
+			p.t.Fatalf("switchboard exited (code %d) before %s was %d", p.exitCd, path, want)
+		case <-ctx.Done():
+			p.t.Fatalf("%s never answered %d; last %d %s", path, want, code, body)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// notReady decodes a /readyz 503 body.
+func notReady(t *testing.T, body string) map[string]string {
+	t.Helper()
+	var v struct {
+		Status   string            `json:"status"`
+		NotReady map[string]string `json:"not_ready"`
+	}
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatalf("readyz body %q: %v", body, err)
+	}
+	return v.NotReady
+}
+
+// proxy is a TCP forwarder that can be switched on later, to make a
+// dependency "come back" on the same address.
+type proxy struct {
+	addr, target string
+	ln           net.Listener
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	p := &proxy{addr: freeAddr(t), target: target}
+	t.Cleanup(func() {
+		if p.ln != nil {
+			_ = p.ln.Close()
+		}
+	})
+	return p
+}
+
+// start begins forwarding connections.
+func (p *proxy) start(t *testing.T) {
+	t.Helper()
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		t.Fatalf("proxy listen %s: %v", p.addr, err)
+	}
+	p.ln = ln
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				u, err := net.Dial("tcp", p.target)
+				if err != nil {
+					return
+				}
+				defer u.Close()
+				go func() { _, _ = io.Copy(u, c) }()
+				_, _ = io.Copy(c, u)
+			}()
+		}
+	}()
+}
+
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// hostPort returns the host:port of a URL.
+func hostPort(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("parse %q: %v", raw, err)
+	}
+	return u.Host
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/switchboard-chat/switchboard/config"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/redis"
+)
+
+// stores are the opened Postgres and Redis, embedded or external.
+type stores struct {
+	db          *postgres.DB
+	rdb         *redis.Store
+	embeddedPG  *postgres.Embedded
+	embeddedRDB *redis.Embedded
+}
+
+// openStores connects to Postgres and Redis, starting the embedded ones
+// when no URL is configured. Connections are lazy: a server that is down
+// now is retried later, and readiness says so meanwhile.
+func openStores(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stores, error) {
+	s, err := openPostgres(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	rURL := cfg.Redis.URL
+	if rURL == "" {
+		emb, err := redis.StartEmbedded(log)
+		if err != nil {
+			s.close(ctx)
+			return nil, err
+		}
+		s.embeddedRDB = emb
+		rURL = emb.URL()
+	}
+	rdb, err := redis.Open(ctx, rURL, redis.Options{Prefix: cfg.Redis.Prefix, Logger: log})
+	if err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	s.rdb = rdb
+	return s, nil
+}
+
+// openPostgres opens only the database (migrate needs no Redis).
+func openPostgres(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stores, error) {
+	s := &stores{}
+	dbURL := cfg.Database.URL
+	if dbURL == "" {
+		dir, err := filepath.Abs(cfg.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("data_dir %q: %w", cfg.DataDir, err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create data_dir %s: %w (set data_dir to a writable folder)", dir, err)
+		}
+		log.Info("no database.url set: starting embedded PostgreSQL", "data_dir", dir)
+		emb, err := postgres.StartEmbedded(ctx, postgres.EmbeddedOptions{DataDir: dir, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		s.embeddedPG = emb
+		dbURL = emb.URL()
+	}
+	db, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: log})
+	if err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	s.db = db
+	return s, nil
+}
+
+// close releases everything, stopping embedded servers last.
+func (s *stores) close(ctx context.Context) {
+	if s.rdb != nil {
+		_ = s.rdb.Close()
+	}
+	if s.db != nil {
+		s.db.Close()
+	}
+	if s.embeddedRDB != nil {
+		s.embeddedRDB.Close()
+	}
+	if s.embeddedPG != nil {
+		if err := s.embeddedPG.Stop(context.WithoutCancel(ctx)); err != nil {
+			slog.Default().Warn("stop embedded PostgreSQL", "err", err)
+		}
+	}
+}
