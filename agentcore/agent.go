@@ -171,6 +171,7 @@ func (a *Agent) execute(ctx context.Context, call tools.Call, c ToolCall) tools.
 		return tools.ErrorResult("arguments are not valid JSON; send a JSON object matching the tool's schema")
 	}
 	call.Agent = a.Name
+	call.ToolCallID = c.ID
 	return a.Tools.Execute(ctx, call, c.Name, args)
 }
 

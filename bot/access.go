@@ -9,9 +9,9 @@ import (
 
 // Access modes (config access.mode).
 const (
-	AccessOpen      = "open"
-	AccessAllowlist = "allowlist"
-	AccessRequest   = "request"
+	AccessModeOpen      = "open"
+	AccessModeAllowlist = "allowlist"
+	AccessModeRequest   = "request"
 )
 
 // AccessOptions says who may talk to agents.
@@ -46,7 +46,7 @@ func (o AccessOptions) IsAdmin(identity string) bool {
 // only open mode lets unknown people in.
 func (r *Router) allowed(ctx context.Context, in channels.Inbound) (bool, error) {
 	a := r.opts.Access
-	if a.Mode == AccessOpen {
+	if a.Mode == AccessModeOpen {
 		return true, nil
 	}
 	id := in.Identity()

@@ -112,7 +112,7 @@ func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pip
 	chans := map[string]channels.Channel{"test": ch}
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "t", Poll: 20 * time.Millisecond})
 	if access.Mode == "" {
-		access.Mode = bot.AccessOpen
+		access.Mode = bot.AccessModeOpen
 	}
 	r := bot.NewRouter(bot.Options{
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
@@ -189,7 +189,7 @@ func TestRouterRateLimitNoticeOnce(t *testing.T) {
 }
 
 func TestRouterAllowlistDeniesStrangers(t *testing.T) {
-	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Mode: bot.AccessAllowlist, Allow: []string{"test:friend"}})
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Mode: bot.AccessModeAllowlist, Allow: []string{"test:friend"}})
 	ctx := context.Background()
 	p.router.Handle(ctx, msg("c4", "stranger", "let me in"))
 	p.router.Handle(ctx, msg("c4", "stranger", "please"))

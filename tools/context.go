@@ -13,6 +13,9 @@ type Call struct {
 	UserID   string // platform:user_id of the person who started the run
 	Session  string // session key; also the rate-limit and sandbox key
 	Agent    string // agent name
+	// ToolCallID is the model's id of this call; with Session it names the
+	// call uniquely, so a call resumed after a restart is recognised.
+	ToolCallID string
 }
 
 type callKey struct{}
