@@ -152,7 +152,11 @@ func (a *Agent) runTools(ctx context.Context, in RunInput, calls []ToolCall, wan
 		if want != nil && !want[c.ID] {
 			continue
 		}
-		res := a.execute(ctx, in.Call, c)
+		call := in.Call
+		if call.Session == "" {
+			call.Session = in.Session
+		}
+		res := a.execute(ctx, call, c)
 		msg := Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: res.ForLLM, IsError: res.IsError}
 		if _, err := a.History.Append(ctx, in.Session, msg); err != nil {
 			return fmt.Errorf("record tool result: %w", err)
@@ -167,12 +171,19 @@ func (a *Agent) execute(ctx context.Context, call tools.Call, c ToolCall) tools.
 		return tools.ErrorResult(fmt.Sprintf("tool %q is not available to you", c.Name))
 	}
 	args := c.Arguments
-	if len(args) > 0 && !json.Valid(args) {
+	if len(args) > 0 && !isJSONObject(args) {
 		return tools.ErrorResult("arguments are not valid JSON; send a JSON object matching the tool's schema")
 	}
 	call.Agent = a.Name
 	call.ToolCallID = c.ID
 	return a.Tools.Execute(ctx, call, c.Name, args)
+}
+
+// isJSONObject reports whether b is one JSON object (providers pass
+// malformed arguments through as a JSON string).
+func isJSONObject(b json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(b, &m) == nil && m != nil
 }
 
 func (a *Agent) logger() *slog.Logger {

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/switchboard-chat/switchboard/channels"
 )
@@ -22,25 +23,11 @@ type AccessOptions struct {
 }
 
 func (o AccessOptions) listed(id string) bool {
-	for _, l := range [][]string{o.Admins, o.Allow} {
-		for _, a := range l {
-			if a == id {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.Contains(o.Admins, id) || slices.Contains(o.Allow, id)
 }
 
 // IsAdmin reports whether identity is a configured admin.
-func (o AccessOptions) IsAdmin(identity string) bool {
-	for _, a := range o.Admins {
-		if a == identity {
-			return true
-		}
-	}
-	return false
-}
+func (o AccessOptions) IsAdmin(identity string) bool { return slices.Contains(o.Admins, identity) }
 
 // allowed decides whether in's sender may talk to agents. Deny by default:
 // only open mode lets unknown people in.
@@ -63,16 +50,16 @@ func (r *Router) allowed(ctx context.Context, in channels.Inbound) (bool, error)
 	return ok, nil
 }
 
-// refuse tells an unknown sender how to get access, once per day at most,
-// so a stranger cannot make the bot spam a group.
+// refuse handles a message from someone not allowed: in request mode it
+// files an access request; otherwise it tells them how to get access, at
+// most twice a day, so a stranger cannot make the bot spam a group.
 func (r *Router) refuse(ctx context.Context, in channels.Inbound) {
 	id := in.Identity()
 	r.log.Info("access refused", "user", id, "mode", r.opts.Access.Mode)
-	if r.opts.Notice != nil {
-		first, err := r.opts.Notice.FirstSeen(ctx, "notice:access:"+id, DedupeTTL/2)
-		if err == nil && !first {
-			return
-		}
+	if r.opts.Access.Mode == AccessModeRequest {
+		r.requestAccess(ctx, in)
+		return
 	}
-	r.notify(ctx, in, fmt.Sprintf("Sorry, you don't have access to this bot yet. Ask an admin to allow `%s`.", id))
+	r.noticeOnce(ctx, in, "notice:access:"+id,
+		fmt.Sprintf("Sorry, you don't have access to this bot. Ask an admin to allow `%s`.", id))
 }

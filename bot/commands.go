@@ -21,6 +21,8 @@ func commands() []command {
 		{"help", "what I can do", (*Router).cmdHelp},
 		{"whoami", "your identity as the bot sees it", (*Router).cmdWhoami},
 		{"status", "agent and service status", (*Router).cmdStatus},
+		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},
+		{"revoke", "revoke someone's access: /revoke platform:user_id (admins only)", (*Router).cmdRevoke},
 	}
 }
 
@@ -79,6 +81,28 @@ func (r *Router) cmdStatus(ctx context.Context, in channels.Inbound, _ string) s
 		for _, line := range r.opts.Status(ctx) {
 			b.WriteString(line + "\n")
 		}
+	}
+	return b.String()
+}
+
+func (r *Router) cmdApprovals(ctx context.Context, in channels.Inbound, _ string) string {
+	ap := r.opts.Approvals
+	if ap == nil || !ap.IsApprover(in.Identity()) {
+		return "Only approvers can list approvals."
+	}
+	list, err := ap.Pending(ctx)
+	if err != nil {
+		r.log.Error("list approvals", "err", err)
+		return "Could not list approvals right now (storage unavailable)."
+	}
+	if len(list) == 0 {
+		return "No approvals are waiting."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d waiting:\n", len(list))
+	for _, a := range list {
+		fmt.Fprintf(&b, "- %s by %s in %s, expires %s UTC: `%s`\n", a.Tool, a.Requester, a.Chat.String(),
+			a.ExpiresAt.UTC().Format("15:04:05"), strings.ReplaceAll(a.Command, "`", "'"))
 	}
 	return b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
@@ -25,6 +24,14 @@ type Options struct {
 	Outbox     Outbox
 	Recovery   Recovery
 	Identities Identities
+	// AccessRequests and DecisionMessages serve access.mode=request.
+	AccessRequests   AccessRequestStore
+	DecisionMessages DecisionMessages
+	// AdminChat (platform:chat_id), when set, receives access requests
+	// instead of each admin's direct messages.
+	AdminChat string
+	// Approvals decides presses on approval buttons; nil: none.
+	Approvals *Approvals
 	Dedupe     Deduper
 	Notice     Notice
 	Limiter    Limiter
@@ -59,7 +66,7 @@ type Router struct {
 	opts  Options
 	log   *slog.Logger
 	lanes *lanes
-	wg    sync.WaitGroup
+	post  *poster
 }
 
 // NewRouter returns a Router; call Close to wait for running work.
@@ -76,7 +83,9 @@ func NewRouter(opts Options) *Router {
 	if opts.Scrub == nil {
 		opts.Scrub = func(s string) string { return s }
 	}
-	r := &Router{opts: opts, log: opts.Logger}
+	r := &Router{opts: opts, log: opts.Logger, post: &poster{
+		outbox: opts.Outbox, channels: opts.Channels, nudge: opts.Nudge, scrub: opts.Scrub, log: opts.Logger,
+	}}
 	r.lanes = newLanes(opts.Lanes, r.runSession, opts.Logger)
 	return r
 }
@@ -162,31 +171,24 @@ func (r *Router) notify(ctx context.Context, in channels.Inbound, text string) {
 	r.send(ctx, OutboxMessage{To: in.Address(), Text: text, ReplyTo: in.MessageID})
 }
 
-func (r *Router) send(ctx context.Context, m OutboxMessage) {
-	m.Text = r.opts.Scrub(m.Text)
-	if _, err := r.opts.Outbox.Enqueue(ctx, m); err != nil {
-		r.log.Error("outbox enqueue failed", "to", m.To.String(), "err", err)
-		return
-	}
-	if r.opts.Nudge != nil {
-		r.opts.Nudge()
-	}
-}
+func (r *Router) send(ctx context.Context, m OutboxMessage) { r.post.send(ctx, m) }
 
-// handlePress answers presses on buttons. Approvals and access requests
-// plug in here; an unknown button is answered so the client stops spinning.
+// handlePress routes a button press to the service that owns the button.
+// Every press is answered, so the client stops spinning; malformed or
+// forged data changes nothing.
 func (r *Router) handlePress(ctx context.Context, in channels.Inbound) {
-	r.answerPress(ctx, in, "This button is no longer active.")
+	kind, id, choice, ok := parseButton(in.Press.Data)
+	switch {
+	case ok && kind == buttonApproval && r.opts.Approvals != nil:
+		r.opts.Approvals.Decide(ctx, in, id, choice)
+	case ok && kind == buttonAccess:
+		r.decideAccess(ctx, in, id, choice)
+	default:
+		r.log.Info("press on unknown button", "user", in.Identity())
+		r.answerPress(ctx, in, "This button is no longer active.")
+	}
 }
 
 func (r *Router) answerPress(ctx context.Context, in channels.Inbound, text string) {
-	ch, ok := r.opts.Channels[in.Platform]
-	if !ok {
-		return
-	}
-	if pa, ok := ch.(channels.PressAnswerer); ok {
-		if err := pa.AnswerPress(ctx, *in.Press, text); err != nil {
-			r.log.Warn("answer press failed", "platform", in.Platform, "err", err)
-		}
-	}
+	r.post.answer(ctx, in, text)
 }

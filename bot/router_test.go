@@ -19,15 +19,18 @@ import (
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// recorder is a channel that records what is sent to it.
+// recorder is a channel that records what is sent to it, edits and press
+// answers.
 type recorder struct {
-	mu   sync.Mutex
-	sent []channels.Outbound
-	cond *sync.Cond
+	mu      sync.Mutex
+	sent    []channels.Outbound
+	edits   map[string]string // message id → latest text
+	answers []string
+	cond    *sync.Cond
 }
 
 func newRecorder() *recorder {
-	r := &recorder{}
+	r := &recorder{edits: map[string]string{}}
 	r.cond = sync.NewCond(&r.mu)
 	return r
 }
@@ -45,6 +48,23 @@ func (r *recorder) Send(_ context.Context, m channels.Outbound) (string, error) 
 	r.sent = append(r.sent, m)
 	r.cond.Broadcast()
 	return fmt.Sprint(len(r.sent)), nil
+}
+
+// idOf returns the platform message id given to the i-th message (0-based)
+// sent to chat.
+func (r *recorder) idOf(chat string, i int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for k, m := range r.sent {
+		if m.To.ChatID == chat {
+			if n == i {
+				return fmt.Sprint(k + 1)
+			}
+			n++
+		}
+	}
+	return ""
 }
 
 // waitFor waits until n messages were sent to chat and returns them.
@@ -71,6 +91,54 @@ func (r *recorder) waitFor(t *testing.T, chat string, n int) []channels.Outbound
 	}
 }
 
+func (r *recorder) Edit(_ context.Context, _ channels.Address, id string, m channels.Outbound) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(m.Buttons) != 0 {
+		return fmt.Errorf("edits here always remove buttons")
+	}
+	r.edits[id] = m.Text
+	r.cond.Broadcast()
+	return nil
+}
+
+func (r *recorder) AnswerPress(_ context.Context, _ channels.ButtonPress, text string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.answers = append(r.answers, text)
+	r.cond.Broadcast()
+	return nil
+}
+
+func (r *recorder) lastAnswer() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.answers) == 0 {
+		return ""
+	}
+	return r.answers[len(r.answers)-1]
+}
+
+func (r *recorder) edit(id string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.edits[id]
+}
+
+// waitEdit waits until message id (1-based send order) was edited.
+func (r *recorder) waitEdit(t *testing.T, id string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if e := r.edit(id); e != "" {
+			return e
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("message %s was never edited", id)
+	return ""
+}
+
 func (r *recorder) count(chat string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -86,10 +154,13 @@ func (r *recorder) count(chat string) int {
 // pipeline is a Router and Dispatcher on real PostgreSQL and Redis, with
 // the real OpenAI provider talking to the scripted LLM server.
 type pipeline struct {
-	router *bot.Router
-	ch     *recorder
-	llm    *llmtest.Server
-	db     *postgres.DB
+	router    *bot.Router
+	ch        *recorder
+	llm       *llmtest.Server
+	db        *postgres.DB
+	rdb       *redis.Store
+	nudge     func()
+	approvals *bot.Approvals
 }
 
 func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pipeline {
@@ -114,8 +185,13 @@ func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pip
 	if access.Mode == "" {
 		access.Mode = bot.AccessModeOpen
 	}
+	approvals := bot.NewApprovals(bot.ApprovalOptions{
+		Store: db, Messages: db, Waker: rdb, Outbox: db, Channels: chans,
+		Approvers: access.Admins, Timeout: time.Minute, Nudge: disp.Nudge,
+	})
 	r := bot.NewRouter(bot.Options{
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
+		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
 		Access: access, Limits: limits, Nudge: disp.Nudge,
 	})
@@ -128,7 +204,7 @@ func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pip
 		llm.Close()
 		_ = rdb.Close()
 	})
-	return &pipeline{router: r, ch: ch, llm: llm, db: db}
+	return &pipeline{router: r, ch: ch, llm: llm, db: db, rdb: rdb, nudge: disp.Nudge, approvals: approvals}
 }
 
 var extID int

@@ -1,0 +1,265 @@
+package bot_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// press builds a button press by user on the i-th message sent to chat.
+func press(p *pipeline, chat, user, data string, i int) channels.Inbound {
+	extID++
+	return channels.Inbound{Platform: "test", ChatID: chat, UserID: user, UserName: "U" + user,
+		ExternalID: "press-" + data + "-" + user + "-" + time.Now().Format("150405.000000000"),
+		Press:      &channels.ButtonPress{ID: "cb", Data: data, MessageID: p.ch.idOf(chat, i)}}
+}
+
+func approvalRequest(session, callID, cmd string) tools.ApprovalRequest {
+	return tools.ApprovalRequest{Tool: "exec", Command: cmd, Cwd: ".", Pattern: cmd, Call: tools.Call{
+		Channel: "test", ChatID: "work", UserID: "test:dev", Session: session, Agent: "default", ToolCallID: callID}}
+}
+
+type outcome struct {
+	d   tools.Decision
+	err error
+}
+
+func approveAsync(ctx context.Context, ap *bot.Approvals, req tools.ApprovalRequest) chan outcome {
+	out := make(chan outcome, 1)
+	go func() {
+		d, err := ap.Approve(ctx, req)
+		out <- outcome{d, err}
+	}()
+	return out
+}
+
+func buttonData(t *testing.T, m channels.Outbound, label string) string {
+	t.Helper()
+	for _, row := range m.Buttons {
+		for _, b := range row {
+			if b.Label == label {
+				return b.Data
+			}
+		}
+	}
+	t.Fatalf("no %q button on %q", label, m.Text)
+	return ""
+}
+
+func TestApprovalAllowOnceByApproverOnly(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
+	ctx := context.Background()
+	res := approveAsync(ctx, p.approvals, approvalRequest("default/test:work", "call-1", "echo hi; ls -la"))
+
+	ask := p.ch.waitFor(t, "boss", 1)[0]
+	if !strings.Contains(ask.Text, "echo hi; ls -la") || !strings.Contains(ask.Text, "test:dev") {
+		t.Fatalf("approver message lacks the exact command or the requester: %q", ask.Text)
+	}
+	wait := p.ch.waitFor(t, "work", 1)[0]
+	if !strings.Contains(wait.Text, "Waiting") {
+		t.Fatalf("requester chat note = %q", wait.Text)
+	}
+	once := buttonData(t, ask, "Allow once")
+
+	// A forged press by someone else changes nothing.
+	p.router.Handle(ctx, press(p, "boss", "mallory", once, 0))
+	if a := p.ch.lastAnswer(); a != "You may not decide this." {
+		t.Fatalf("non-approver answer = %q", a)
+	}
+	select {
+	case o := <-res:
+		t.Fatalf("a non-approver's press decided: %+v", o)
+	case <-time.After(300 * time.Millisecond):
+	}
+
+	p.router.Handle(ctx, press(p, "boss", "boss", once, 0))
+	select {
+	case o := <-res:
+		if o.err != nil || o.d != tools.AllowedOnce {
+			t.Fatalf("decision = %+v", o)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting call was not woken")
+	}
+	edited := p.ch.waitEdit(t, p.ch.idOf("boss", 0))
+	if !strings.Contains(edited, "Allowed once by test:boss") {
+		t.Fatalf("approver message after decision = %q", edited)
+	}
+	if e := p.ch.waitEdit(t, p.ch.idOf("work", 0)); !strings.Contains(e, "Allowed once by test:boss") {
+		t.Fatalf("requester note after decision = %q", e)
+	}
+	// A replayed press changes nothing and says so.
+	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Deny"), 0))
+	if a := p.ch.lastAnswer(); !strings.Contains(a, "Already decided") {
+		t.Fatalf("replayed press answer = %q", a)
+	}
+}
+
+func TestApprovalRaceTwoApprovers(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:a1", "test:a2"}})
+	ctx := context.Background()
+	res := approveAsync(ctx, p.approvals, approvalRequest("default/test:work", "call-race", "make deploy"))
+	m1 := p.ch.waitFor(t, "a1", 1)[0]
+	m2 := p.ch.waitFor(t, "a2", 1)[0]
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); p.router.Handle(ctx, press(p, "a1", "a1", buttonData(t, m1, "Allow once"), 0)) }()
+	go func() { defer wg.Done(); p.router.Handle(ctx, press(p, "a2", "a2", buttonData(t, m2, "Deny"), 0)) }()
+	wg.Wait()
+	o := <-res
+	done, already := 0, 0
+	p.ch.mu.Lock()
+	for _, a := range p.ch.answers {
+		switch {
+		case strings.HasPrefix(a, "Done"):
+			done++
+		case strings.HasPrefix(a, "Already decided"):
+			already++
+		}
+	}
+	p.ch.mu.Unlock()
+	if done != 1 || already != 1 {
+		t.Fatalf("want one winner and one 'already decided', got %d/%d", done, already)
+	}
+	if o.d != tools.AllowedOnce && o.d != tools.Denied {
+		t.Fatalf("decision = %+v", o)
+	}
+}
+
+func TestApprovalAlwaysAllowStoresFullPattern(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
+	ctx := context.Background()
+	res := approveAsync(ctx, p.approvals, approvalRequest("default/test:work", "call-aa", "echo a"))
+	ask := p.ch.waitFor(t, "boss", 1)[0]
+	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Always allow"), 0))
+	if o := <-res; o.d != tools.AllowedAlways {
+		t.Fatalf("decision = %+v", o)
+	}
+	for pattern, want := range map[string]bool{"echo a": true, "echo a; id": false, "echo b": false, "echo": false} {
+		got, err := p.approvals.AlwaysAllowed(ctx, "exec", pattern)
+		if err != nil || got != want {
+			t.Errorf("AlwaysAllowed(%q) = %v, %v; want %v", pattern, got, err, want)
+		}
+	}
+}
+
+func TestApprovalExpires(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
+	ap := bot.NewApprovals(bot.ApprovalOptions{
+		Store: p.db, Messages: p.db, Outbox: p.db, Channels: map[string]channels.Channel{"test": p.ch},
+		Approvers: []string{"test:boss"}, Timeout: 400 * time.Millisecond, Poll: 50 * time.Millisecond, Nudge: p.nudge,
+	})
+	o := <-approveAsync(context.Background(), ap, approvalRequest("default/test:work", "call-exp", "sleep 1"))
+	if o.err != nil || o.d != tools.Expired {
+		t.Fatalf("decision = %+v", o)
+	}
+	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "Expired") {
+		t.Fatalf("expired message = %q", e)
+	}
+	// A press after expiry changes nothing.
+	ask := p.ch.waitFor(t, "boss", 1)[0]
+	p.router.Handle(context.Background(), press(p, "boss", "boss", buttonData(t, ask, "Allow once"), 0))
+	if a := p.ch.lastAnswer(); !strings.Contains(a, "Already decided") && !strings.Contains(a, "no longer") {
+		t.Fatalf("late press answer = %q", a)
+	}
+}
+
+// TestApprovalSurvivesRestart: the waiting call dies (a crash); a new
+// service instance asked again for the same call waits on the same request
+// without posting it again, and a press decides it.
+func TestApprovalSurvivesRestart(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
+	ctx, crash := context.WithCancel(context.Background())
+	first := approveAsync(ctx, p.approvals, approvalRequest("default/test:work", "call-dur", "uptime"))
+	ask := p.ch.waitFor(t, "boss", 1)[0]
+	crash()
+	if o := <-first; o.err == nil {
+		t.Fatalf("cancelled wait returned %+v", o)
+	}
+	restarted := bot.NewApprovals(bot.ApprovalOptions{
+		Store: p.db, Messages: p.db, Waker: p.rdb, Outbox: p.db, Channels: map[string]channels.Channel{"test": p.ch},
+		Approvers: []string{"test:boss"}, Timeout: time.Minute, Nudge: p.nudge,
+	})
+	again := approveAsync(context.Background(), restarted, approvalRequest("default/test:work", "call-dur", "uptime"))
+	time.Sleep(300 * time.Millisecond)
+	if n := p.ch.count("boss"); n != 1 {
+		t.Fatalf("approvers got %d requests, want the original one only", n)
+	}
+	p.router.Handle(context.Background(), press(p, "boss", "boss", buttonData(t, ask, "Allow once"), 0))
+	select {
+	case o := <-again:
+		if o.d != tools.AllowedOnce {
+			t.Fatalf("decision after restart = %+v", o)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the resumed wait was not decided by the press")
+	}
+}
+
+func TestAccessRequestFlow(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Mode: bot.AccessModeRequest, Admins: []string{"test:boss"}})
+	ctx := context.Background()
+	p.router.Handle(ctx, msg("dm-new", "new", "hello?"))
+	ask := p.ch.waitFor(t, "boss", 1)[0]
+	if !strings.Contains(ask.Text, "test:new") || !strings.Contains(ask.Text, "Unew") {
+		t.Fatalf("admin message should name the identity and display name: %q", ask.Text)
+	}
+	if told := p.ch.waitFor(t, "dm-new", 1)[0]; !strings.Contains(told.Text, "asked an admin") {
+		t.Fatalf("user told %q", told.Text)
+	}
+	// Writing again does not spam the admins.
+	p.router.Handle(ctx, msg("dm-new", "new", "hello??"))
+	time.Sleep(300 * time.Millisecond)
+	if n := p.ch.count("boss"); n != 1 {
+		t.Fatalf("admins got %d requests", n)
+	}
+	// A forged press by the requester changes nothing.
+	p.router.Handle(ctx, press(p, "boss", "new", buttonData(t, ask, "Approve"), 0))
+	if a := p.ch.lastAnswer(); a != "You may not decide this." {
+		t.Fatalf("forged press answer = %q", a)
+	}
+	if ok, _ := p.db.IsAllowed(ctx, "test:new"); ok {
+		t.Fatal("a forged press allowed the user")
+	}
+	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Approve"), 0))
+	if told := p.ch.waitFor(t, "dm-new", 2)[1]; !strings.Contains(told.Text, "let you in") {
+		t.Fatalf("approved user told %q", told.Text)
+	}
+	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "Approved") || !strings.Contains(e, "test:boss") {
+		t.Fatalf("admin message after decision = %q", e)
+	}
+	p.router.Handle(ctx, msg("dm-new", "new", "now I'm in"))
+	if r := p.ch.waitFor(t, "dm-new", 3)[2]; !strings.Contains(r.Text, "echo: now I'm in") {
+		t.Fatalf("approved user's message not answered by the agent: %q", r.Text)
+	}
+	// Revoke shuts them out again.
+	p.router.Handle(ctx, msg("boss-dm", "boss", "/revoke test:new"))
+	if r := p.ch.waitFor(t, "boss-dm", 1)[0]; !strings.Contains(r.Text, "Revoked") {
+		t.Fatalf("/revoke answer = %q", r.Text)
+	}
+	if ok, _ := p.db.IsAllowed(ctx, "test:new"); ok {
+		t.Fatal("revoked user still allowed")
+	}
+}
+
+func TestAccessRequestDeniedToldOnce(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Mode: bot.AccessModeRequest, Admins: []string{"test:boss"}})
+	ctx := context.Background()
+	p.router.Handle(ctx, msg("dm-x", "x", "let me in"))
+	ask := p.ch.waitFor(t, "boss", 1)[0]
+	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Deny"), 0))
+	if told := p.ch.waitFor(t, "dm-x", 2)[1]; !strings.Contains(told.Text, "declined") {
+		t.Fatalf("denied user told %q", told.Text)
+	}
+	p.router.Handle(ctx, msg("dm-x", "x", "pretty please"))
+	time.Sleep(300 * time.Millisecond)
+	if n, m := p.ch.count("dm-x"), p.ch.count("boss"); n != 2 || m != 1 {
+		t.Fatalf("after denial: user got %d messages (want 2), admins %d (want 1)", n, m)
+	}
+}

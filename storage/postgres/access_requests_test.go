@@ -1,0 +1,335 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+// newAccessRequest returns a request of telegram user uid from a private
+// chat.
+func newAccessRequest(id, uid string) bot.AccessRequest {
+	return bot.AccessRequest{
+		ID:          id,
+		Identity:    "telegram:" + uid,
+		DisplayName: "User " + uid,
+		Chat:        channels.Address{Platform: "telegram", ChatID: uid},
+		CreatedAt:   time.Now().Truncate(time.Microsecond),
+	}
+}
+
+func TestAccessRequestRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	r := newAccessRequest("ar-1", "42")
+	r.Chat.ThreadID = "9"
+	r.Status = bot.StatusApproved // ignored: a new request is pending
+	stored, created, err := db.OpenAccessRequest(ctx, r, 10, time.Hour)
+	if err != nil || !created {
+		t.Fatalf("OpenAccessRequest = %v, %v; want created", created, err)
+	}
+	if stored.ID != "ar-1" || stored.Identity != "telegram:42" || stored.DisplayName != "User 42" ||
+		stored.Chat != r.Chat || stored.Status != bot.StatusPending || !stored.CreatedAt.Equal(r.CreatedAt) ||
+		stored.DecidedBy != "" || !stored.DecidedAt.IsZero() {
+		t.Errorf("stored = %+v, from %+v", stored, r)
+	}
+	got, err := db.GetAccessRequest(ctx, "ar-1")
+	if err != nil || got.ID != stored.ID || got.Chat != stored.Chat || got.Status != bot.StatusPending {
+		t.Errorf("GetAccessRequest = %+v, %v; want %+v", got, err, stored)
+	}
+	if _, err := db.GetAccessRequest(ctx, "nope"); !errors.Is(err, bot.ErrNotFound) {
+		t.Errorf("GetAccessRequest(unknown) error = %v, want ErrNotFound", err)
+	}
+	entries := auditOf(t, db, bot.KindAccessRequest, "ar-1")
+	if len(entries) != 1 || entries[0].Action != postgres.ActionAccessRequested || entries[0].Actor != "telegram:42" {
+		t.Errorf("audit = %+v, want one access.requested by telegram:42", entries)
+	}
+
+	for name, mutate := range map[string]func(*bot.AccessRequest){
+		"no id":       func(r *bot.AccessRequest) { r.ID = "" },
+		"no identity": func(r *bot.AccessRequest) { r.Identity = "" },
+		"no platform": func(r *bot.AccessRequest) { r.Chat.Platform = "" },
+	} {
+		r := newAccessRequest("ar-"+name, "77")
+		mutate(&r)
+		if _, _, err := db.OpenAccessRequest(ctx, r, 10, time.Hour); err == nil {
+			t.Errorf("%s: OpenAccessRequest succeeded", name)
+		}
+	}
+}
+
+func TestOpenAccessRequestOnePendingPerIdentity(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const n = 10
+	type result struct {
+		r       bot.AccessRequest
+		created bool
+		err     error
+	}
+	results := make([]result, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			r, created, err := db.OpenAccessRequest(ctx, newAccessRequest(fmt.Sprintf("ar-%d", i), "42"), 100, time.Hour)
+			results[i] = result{r, created, err}
+		})
+	}
+	close(start)
+	wg.Wait()
+	created := 0
+	var winner string
+	for i, r := range results {
+		if r.err != nil {
+			t.Fatalf("open %d: %v", i, r.err)
+		}
+		if r.created {
+			created++
+			winner = r.r.ID
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d opens created a request, want exactly 1", created)
+	}
+	for i, r := range results {
+		if r.r.ID != winner || r.r.Status != bot.StatusPending {
+			t.Errorf("open %d returned %s (%s), want pending %s", i, r.r.ID, r.r.Status, winner)
+		}
+	}
+	var rows int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM access_requests`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1 {
+		t.Errorf("%d access request rows, want 1", rows)
+	}
+}
+
+func TestOpenAccessRequestCooldownAfterDenial(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	if _, _, err := db.OpenAccessRequest(ctx, newAccessRequest("ar-1", "42"), 10, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.DecideAccessRequest(ctx, "ar-1", bot.StatusDenied, "telegram:1"); err != nil || !ok {
+		t.Fatalf("deny = %v, %v", ok, err)
+	}
+	got, created, err := db.OpenAccessRequest(ctx, newAccessRequest("ar-2", "42"), 10, time.Hour)
+	if err != nil || created || got.ID != "ar-1" || got.Status != bot.StatusDenied {
+		t.Fatalf("open within cooldown = %s (%s), %v, %v; want the denied ar-1", got.ID, got.Status, created, err)
+	}
+	// Once the cooldown has passed they may ask again.
+	if _, err := db.Pool().Exec(ctx, `UPDATE access_requests SET decided_at = now() - interval '2 hours' WHERE id = 'ar-1'`); err != nil {
+		t.Fatal(err)
+	}
+	got, created, err = db.OpenAccessRequest(ctx, newAccessRequest("ar-3", "42"), 10, time.Hour)
+	if err != nil || !created || got.ID != "ar-3" || got.Status != bot.StatusPending {
+		t.Errorf("open after cooldown = %s (%s), %v, %v; want new pending ar-3", got.ID, got.Status, created, err)
+	}
+	// An approved request does not block a new one (e.g. after a revoke).
+	if _, _, err := db.DecideAccessRequest(ctx, "ar-3", bot.StatusApproved, "telegram:1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, created, err := db.OpenAccessRequest(ctx, newAccessRequest("ar-4", "42"), 10, time.Hour); err != nil || !created {
+		t.Errorf("open after approval = %v, %v; want created", created, err)
+	}
+}
+
+func TestOpenAccessRequestCapPerPlatform(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const maxPending, n = 3, 10
+	errs := make([]error, n)
+	created := make([]bool, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			_, created[i], errs[i] = db.OpenAccessRequest(ctx, newAccessRequest(fmt.Sprintf("ar-%d", i), fmt.Sprint(100+i)), maxPending, time.Hour)
+		})
+	}
+	close(start)
+	wg.Wait()
+	made, refused := 0, 0
+	for i, err := range errs {
+		switch {
+		case err == nil && created[i]:
+			made++
+		case errors.Is(err, bot.ErrTooManyPending):
+			refused++
+		default:
+			t.Errorf("open %d = %v, %v; want created or ErrTooManyPending", i, created[i], err)
+		}
+	}
+	if made != maxPending || refused != n-maxPending {
+		t.Fatalf("%d created, %d refused; want %d and %d", made, refused, maxPending, n-maxPending)
+	}
+
+	// Someone already pending gets their request back even at the cap.
+	var pendingID string
+	if err := db.Pool().QueryRow(ctx, `SELECT id FROM access_requests WHERE status = 'pending' LIMIT 1`).Scan(&pendingID); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := db.GetAccessRequest(ctx, pendingID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := newAccessRequest("ar-again", pending.Identity[len("telegram:"):])
+	if got, created, err := db.OpenAccessRequest(ctx, again, maxPending, time.Hour); err != nil || created || got.ID != pendingID {
+		t.Errorf("reopen at the cap = %s, %v, %v; want %s", got.ID, created, err, pendingID)
+	}
+	// The cap is per platform.
+	slack := newAccessRequest("ar-slack", "U1")
+	slack.Identity, slack.Chat.Platform = "slack:U1", "slack"
+	if _, created, err := db.OpenAccessRequest(ctx, slack, maxPending, time.Hour); err != nil || !created {
+		t.Errorf("open on another platform = %v, %v; want created", created, err)
+	}
+	// Deciding one frees a place.
+	if _, _, err := db.DecideAccessRequest(ctx, pendingID, bot.StatusApproved, "telegram:1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, created, err := db.OpenAccessRequest(ctx, newAccessRequest("ar-late", "999"), maxPending, time.Hour); err != nil || !created {
+		t.Errorf("open after a decision = %v, %v; want created", created, err)
+	}
+}
+
+func TestDecideAccessRequest(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	for _, r := range []bot.AccessRequest{newAccessRequest("ar-yes", "1"), newAccessRequest("ar-no", "2")} {
+		if _, _, err := db.OpenAccessRequest(ctx, r, 10, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, ok, err := db.DecideAccessRequest(ctx, "ar-yes", bot.StatusApproved, "telegram:99")
+	if err != nil || !ok || got.Status != bot.StatusApproved || got.DecidedBy != "telegram:99" || got.DecidedAt.IsZero() {
+		t.Fatalf("approve = %+v, %v, %v", got, ok, err)
+	}
+	if allowed, err := db.IsAllowed(ctx, "telegram:1"); err != nil || !allowed {
+		t.Errorf("IsAllowed after approval = %v, %v; want true", allowed, err)
+	}
+	var name, by string
+	if err := db.Pool().QueryRow(ctx, `SELECT display_name, allowed_by FROM identities WHERE identity = 'telegram:1'`).Scan(&name, &by); err != nil {
+		t.Fatal(err)
+	}
+	if name != "User 1" || by != "telegram:99" {
+		t.Errorf("identity row: name %q by %q, want User 1 by telegram:99", name, by)
+	}
+
+	got, ok, err = db.DecideAccessRequest(ctx, "ar-no", bot.StatusDenied, "telegram:99")
+	if err != nil || !ok || got.Status != bot.StatusDenied {
+		t.Fatalf("deny = %+v, %v, %v", got, ok, err)
+	}
+	if allowed, err := db.IsAllowed(ctx, "telegram:2"); err != nil || allowed {
+		t.Errorf("IsAllowed after denial = %v, %v; want false", allowed, err)
+	}
+
+	// Deciding twice: the second changes nothing.
+	got, ok, err = db.DecideAccessRequest(ctx, "ar-no", bot.StatusApproved, "telegram:98")
+	if err != nil || ok || got.Status != bot.StatusDenied || got.DecidedBy != "telegram:99" {
+		t.Errorf("second decision = %s by %s, %v, %v; want refused, still denied by telegram:99", got.Status, got.DecidedBy, ok, err)
+	}
+	if allowed, _ := db.IsAllowed(ctx, "telegram:2"); allowed {
+		t.Error("a refused second decision allowed the identity")
+	}
+	if c := countAction(auditOf(t, db, bot.KindAccessRequest, "ar-no"), postgres.ActionAccessDecided); c != 1 {
+		t.Errorf("ar-no has %d access.decided records, want 1", c)
+	}
+
+	if _, _, err := db.DecideAccessRequest(ctx, "nope", bot.StatusDenied, "telegram:99"); !errors.Is(err, bot.ErrNotFound) {
+		t.Errorf("DecideAccessRequest(unknown) error = %v, want ErrNotFound", err)
+	}
+	for _, bad := range []string{bot.StatusPending, bot.StatusAllowedOnce, ""} {
+		if _, _, err := db.DecideAccessRequest(ctx, "ar-yes", bad, "telegram:99"); err == nil {
+			t.Errorf("DecideAccessRequest with status %q succeeded", bad)
+		}
+	}
+}
+
+func TestDecideAccessRequestRace(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	for round := range 5 {
+		id, uid := fmt.Sprintf("ar-%d", round), fmt.Sprint(round)
+		if _, _, err := db.OpenAccessRequest(ctx, newAccessRequest(id, uid), 10, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		const n = 6
+		oks := make([]bool, n)
+		errs := make([]error, n)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range n {
+			status := bot.StatusApproved
+			if i%2 == 1 {
+				status = bot.StatusDenied
+			}
+			wg.Go(func() {
+				<-start
+				_, oks[i], errs[i] = db.DecideAccessRequest(ctx, id, status, fmt.Sprintf("telegram:%d", 100+i))
+			})
+		}
+		close(start)
+		wg.Wait()
+		winners := 0
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatalf("%s: decision %d: %v", id, i, errs[i])
+			}
+			if oks[i] {
+				winners++
+			}
+		}
+		if winners != 1 {
+			t.Fatalf("%s: %d decisions won, want 1", id, winners)
+		}
+		final, err := db.GetAccessRequest(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allowed, err := db.IsAllowed(ctx, "telegram:"+uid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if allowed != (final.Status == bot.StatusApproved) {
+			t.Errorf("%s: final status %s but IsAllowed = %v", id, final.Status, allowed)
+		}
+	}
+}
+
+func TestRevoke(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	if err := db.Allow(ctx, "telegram:42", "Ada", "config"); err != nil {
+		t.Fatal(err)
+	}
+	was, err := db.Revoke(ctx, "telegram:42", "telegram:1")
+	if err != nil || !was {
+		t.Fatalf("Revoke = %v, %v; want it was allowed", was, err)
+	}
+	if allowed, err := db.IsAllowed(ctx, "telegram:42"); err != nil || allowed {
+		t.Errorf("IsAllowed after Revoke = %v, %v; want false", allowed, err)
+	}
+	if was, err := db.Revoke(ctx, "telegram:42", "telegram:1"); err != nil || was {
+		t.Errorf("second Revoke = %v, %v; want it was not allowed", was, err)
+	}
+	if was, err := db.Revoke(ctx, "telegram:unknown", "telegram:1"); err != nil || was {
+		t.Errorf("Revoke(unknown) = %v, %v; want false", was, err)
+	}
+	entries := auditOf(t, db, postgres.SubjectIdentity, "telegram:42")
+	if len(entries) != 2 || countAction(entries, postgres.ActionAccessRevoked) != 2 ||
+		entries[1].Detail["was_allowed"] != true || entries[0].Detail["was_allowed"] != false || entries[1].Actor != "telegram:1" {
+		t.Errorf("revoke audit = %+v, want two access.revoked, the older with was_allowed", entries)
+	}
+}

@@ -1,0 +1,222 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+var _ bot.ApprovalStore = (*DB)(nil)
+
+// maxPendingApprovals bounds one PendingApprovals call.
+const maxPendingApprovals = 200
+
+// approvalCols are the columns scanApproval reads, in order.
+const approvalCols = `id, tool, command, cwd, pattern, agent, coalesce(session_key, ''),
+	coalesce(tool_call_id, ''), requester, platform, chat_id, thread_id, status, decided_by,
+	created_at, expires_at, decided_at`
+
+// CreateApproval stores a as pending (a.Status is ignored) and audits the
+// request. ID and ExpiresAt must be set; a zero CreatedAt means now. When an
+// approval for the same (Session, ToolCallID) exists, nothing is stored and
+// that approval is returned with created=false, unless it is for another
+// tool, command or directory: then CreateApproval fails rather than hand out
+// a decision about a different command. An approval with an empty Session or
+// ToolCallID is never merged with another.
+func (db *DB) CreateApproval(ctx context.Context, a bot.Approval) (bot.Approval, bool, error) {
+	switch {
+	case a.ID == "":
+		return bot.Approval{}, false, errors.New("create approval: empty id; set a random unguessable id")
+	case a.Tool == "":
+		return bot.Approval{}, false, fmt.Errorf("create approval %s: empty tool name", a.ID)
+	case a.ExpiresAt.IsZero():
+		return bot.Approval{}, false, fmt.Errorf("create approval %s: no expiry time; set ExpiresAt", a.ID)
+	}
+	var createdAt *time.Time
+	if !a.CreatedAt.IsZero() {
+		createdAt = &a.CreatedAt
+	}
+	session, callID := nullIfEmpty(storable(a.Session)), nullIfEmpty(storable(a.ToolCallID))
+	var (
+		stored  bot.Approval
+		created bool
+	)
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		var err error
+		stored, err = scanApproval(tx.QueryRow(ctx, `INSERT INTO approvals
+				(id, tool, command, cwd, pattern, agent, session_key, tool_call_id, requester,
+				 platform, chat_id, thread_id, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()), $14)
+			ON CONFLICT (session_key, tool_call_id) DO NOTHING
+			RETURNING `+approvalCols,
+			storable(a.ID), storable(a.Tool), storable(a.Command), storable(a.Cwd), storable(a.Pattern),
+			storable(a.Agent), session, callID, storable(a.Requester), storable(a.Chat.Platform),
+			storable(a.Chat.ChatID), storable(a.Chat.ThreadID), createdAt, a.ExpiresAt))
+		if errors.Is(err, pgx.ErrNoRows) {
+			// An approval for (session, tool call) exists; the conflicting
+			// insert has committed by now, so a fresh statement sees it.
+			stored, err = scanApproval(tx.QueryRow(ctx, `SELECT `+approvalCols+` FROM approvals
+				WHERE session_key = $1 AND tool_call_id = $2`, session, callID))
+			if err != nil {
+				return err
+			}
+			if stored.Tool != storable(a.Tool) || stored.Command != storable(a.Command) || stored.Cwd != storable(a.Cwd) {
+				return fmt.Errorf("tool call %s of session %s already has approval %s for a different command; the model reused a tool call id, ask it to call the tool again",
+					a.ToolCallID, a.Session, stored.ID)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		created = true
+		return writeAudit(ctx, tx, AuditEntry{
+			Actor: a.Requester, Action: ActionApprovalRequested,
+			SubjectKind: bot.KindApproval, SubjectID: stored.ID,
+			Detail: map[string]any{"tool": stored.Tool, "agent": stored.Agent, "session": stored.Session},
+		})
+	})
+	if err != nil {
+		return bot.Approval{}, false, fmt.Errorf("create approval %s: %w", a.ID, err)
+	}
+	return stored, created, nil
+}
+
+// GetApproval returns approval id, or an error wrapping bot.ErrNotFound.
+func (db *DB) GetApproval(ctx context.Context, id string) (bot.Approval, error) {
+	a, err := scanApproval(db.pool.QueryRow(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return bot.Approval{}, fmt.Errorf("approval %s: %w", id, bot.ErrNotFound)
+	}
+	if err != nil {
+		return bot.Approval{}, fmt.Errorf("get approval %s: %w", id, err)
+	}
+	return a, nil
+}
+
+// DecideApproval moves pending approval id to status (allowed_once,
+// allowed_always, denied or expired), decided by `by`, in one statement and
+// one transaction with its audit record, so of concurrent decisions exactly
+// one wins. It returns the approval as it is afterwards and whether this call
+// decided it. A decision other than expiry loses once ExpiresAt has passed:
+// the approval is returned still pending with false, for the caller to
+// expire. An unknown id gives an error wrapping bot.ErrNotFound.
+func (db *DB) DecideApproval(ctx context.Context, id, status, by string) (bot.Approval, bool, error) {
+	switch status {
+	case bot.StatusAllowedOnce, bot.StatusAllowedAlways, bot.StatusDenied, bot.StatusExpired:
+	default:
+		return bot.Approval{}, false, fmt.Errorf("decide approval %s: %q is not a decision; use allowed_once, allowed_always, denied or expired", id, status)
+	}
+	if by == "" {
+		return bot.Approval{}, false, fmt.Errorf("decide approval %s: say who decided", id)
+	}
+	var (
+		a       bot.Approval
+		decided bool
+	)
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		var err error
+		a, err = scanApproval(tx.QueryRow(ctx, `UPDATE approvals
+			SET status = $2, decided_by = $3, decided_at = now()
+			WHERE id = $1 AND status = 'pending' AND ($2::text = 'expired' OR expires_at > now())
+			RETURNING `+approvalCols, id, status, storable(by)))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		decided = true
+		return writeAudit(ctx, tx, AuditEntry{
+			Actor: by, Action: ActionApprovalDecided,
+			SubjectKind: bot.KindApproval, SubjectID: id,
+			Detail: map[string]any{"status": status},
+		})
+	})
+	if err != nil {
+		return bot.Approval{}, false, fmt.Errorf("decide approval %s: %w", id, err)
+	}
+	if decided {
+		return a, true, nil
+	}
+	// Decided before, expired unnoticed, or missing. Any concurrent winner
+	// has committed by now (the update waited for its row lock).
+	a, err = db.GetApproval(ctx, id)
+	if err != nil {
+		return bot.Approval{}, false, fmt.Errorf("decide approval: %w", err)
+	}
+	return a, false, nil
+}
+
+// PendingApprovals lists pending approvals, oldest first, at most 200.
+func (db *DB) PendingApprovals(ctx context.Context) ([]bot.Approval, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+approvalCols+` FROM approvals
+		WHERE status = 'pending' ORDER BY created_at, id LIMIT $1`, maxPendingApprovals)
+	if err != nil {
+		return nil, fmt.Errorf("list pending approvals: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Approval, error) { return scanApproval(row) })
+	if err != nil {
+		return nil, fmt.Errorf("list pending approvals: %w", err)
+	}
+	return list, nil
+}
+
+// AllowAlways records, with its audit record, that pattern may always run
+// for tool. Allowing a pattern again keeps the first record (who and when)
+// and audits the repeat.
+func (db *DB) AllowAlways(ctx context.Context, tool, pattern, by string) error {
+	if tool == "" || pattern == "" {
+		return fmt.Errorf("allow always: tool %q and pattern must not be empty", tool)
+	}
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO allow_always (tool, pattern, created_by) VALUES ($1, $2, $3)
+			ON CONFLICT (tool, pattern) DO NOTHING`, storable(tool), storable(pattern), storable(by)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, AuditEntry{
+			Actor: by, Action: ActionApprovalAllowAlways,
+			SubjectKind: SubjectAllowAlways, SubjectID: tool,
+			Detail: map[string]any{"pattern": pattern},
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("allow always for %s: %w", tool, err)
+	}
+	return nil
+}
+
+// IsAlwaysAllowed reports whether exactly pattern was always-allowed for
+// tool; there is no prefix or wildcard matching.
+func (db *DB) IsAlwaysAllowed(ctx context.Context, tool, pattern string) (bool, error) {
+	if tool == "" || pattern == "" {
+		return false, nil
+	}
+	var ok bool
+	err := db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM allow_always WHERE tool = $1 AND pattern = $2)`,
+		storable(tool), storable(pattern)).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("check allow-always for %s: %w", tool, err)
+	}
+	return ok, nil
+}
+
+// scanApproval reads one row of approvalCols.
+func scanApproval(row pgx.Row) (bot.Approval, error) {
+	var (
+		a         bot.Approval
+		decidedAt *time.Time
+	)
+	err := row.Scan(&a.ID, &a.Tool, &a.Command, &a.Cwd, &a.Pattern, &a.Agent, &a.Session, &a.ToolCallID,
+		&a.Requester, &a.Chat.Platform, &a.Chat.ChatID, &a.Chat.ThreadID, &a.Status, &a.DecidedBy,
+		&a.CreatedAt, &a.ExpiresAt, &decidedAt)
+	if decidedAt != nil {
+		a.DecidedAt = *decidedAt
+	}
+	return a, err
+}

@@ -1,0 +1,72 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestScrubberRedactsConfiguredValues(t *testing.T) {
+	s := NewScrubber("plain-words-not-a-pattern", "postgres://app:s3cr3t-pass@db:5432/x", "short")
+	cases := []struct{ in, leak string }{
+		{"the key is plain-words-not-a-pattern, ok?", "plain-words-not-a-pattern"},
+		{"dsn=postgres://app:s3cr3t-pass@db:5432/x", "s3cr3t-pass"},
+		{"password alone: s3cr3t-pass", "s3cr3t-pass"},
+		{"url-encoded: plain-words-not-a-pattern", "plain-words"},
+	}
+	for _, c := range cases {
+		got := s.Scrub(c.in)
+		if strings.Contains(got, c.leak) {
+			t.Errorf("Scrub(%q) = %q still contains %q", c.in, got, c.leak)
+		}
+		if !strings.Contains(got, Redacted) {
+			t.Errorf("Scrub(%q) = %q has no %s", c.in, got, Redacted)
+		}
+	}
+	// Values shorter than six characters would shred ordinary text.
+	if got := s.Scrub("a short note"); got != "a short note" {
+		t.Errorf("short value scrubbed: %q", got)
+	}
+}
+
+func TestScrubberStaticPatterns(t *testing.T) {
+	s := NewScrubber()
+	leaks := []string{
+		"sk-abcdefghijklmnopqrstuvwxyz123456",
+		"sk-ant-api03-abcdefghijklmnopqrstuvwx",
+		"ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+		"AKIAABCDEFGHIJKLMNOP",
+		"xoxb-1234567890-abcdefghij",
+		"7012345678:AAHk3vQ9xYz_TestTokenValue-abcdefghij12",
+		"redis://:pw@cache:6379/0",
+		"API_KEY=abc123def456",
+		"password=hunter2hunter2",
+		"Authorization: Bearer abcdef123456",
+		strings.Repeat("ab", 40),
+	}
+	for _, l := range leaks {
+		got := s.Scrub("value " + l + " end")
+		if strings.Contains(got, l) {
+			t.Errorf("pattern missed %q: %q", l, got)
+		}
+	}
+	// Ordinary words near the keywords survive.
+	for _, ok := range []string{"the token limit was exceeded", "reset your password in settings", "tokens: 1234"} {
+		if got := s.Scrub(ok); got != ok {
+			t.Errorf("Scrub(%q) = %q, changed harmless text", ok, got)
+		}
+	}
+	if got := s.Scrub("password=hunter2hunter2"); got != "password="+Redacted {
+		t.Errorf("key=value keeps the key: got %q", got)
+	}
+}
+
+func TestScrubberAddLater(t *testing.T) {
+	s := NewScrubber()
+	if got := s.Scrub("abcdefgh"); got != "abcdefgh" {
+		t.Fatalf("scrubbed before Add: %q", got)
+	}
+	s.Add("abcdefgh")
+	if got := s.Scrub("x abcdefgh y"); got != "x "+Redacted+" y" {
+		t.Fatalf("after Add: %q", got)
+	}
+}
