@@ -109,7 +109,10 @@ func TestApprovalRaceTwoApprovers(t *testing.T) {
 	m2 := p.ch.waitFor(t, "a2", 1)[0]
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); p.router.Handle(ctx, press(p, "a1", "a1", buttonData(t, m1, "Allow once"), 0)) }()
+	go func() {
+		defer wg.Done()
+		p.router.Handle(ctx, press(p, "a1", "a1", buttonData(t, m1, "Allow once"), 0))
+	}()
 	go func() { defer wg.Done(); p.router.Handle(ctx, press(p, "a2", "a2", buttonData(t, m2, "Deny"), 0)) }()
 	wg.Wait()
 	o := <-res
