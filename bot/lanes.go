@@ -10,7 +10,8 @@ import (
 
 // LaneOptions bounds the work the daemon takes on.
 type LaneOptions struct {
-	// Workers is how many sessions run at once across all chats (default 16).
+	// Workers is how many sessions run at once across all chats (default 64;
+	// a run waiting for an approval holds one).
 	Workers int
 	// QueueDepth is how many runs may wait per session (default 8).
 	QueueDepth int
@@ -23,6 +24,9 @@ type laneJob struct {
 	UserID  string
 	Direct  bool
 	ReplyTo string
+	// recovered jobs come from recovery: they skip the session when its
+	// lock is held (a live run elsewhere) instead of waiting.
+	recovered bool
 }
 
 // lanes runs jobs one at a time per session, different sessions in
@@ -43,7 +47,7 @@ type lanes struct {
 
 func newLanes(o LaneOptions, run func(context.Context, laneJob), log *slog.Logger) *lanes {
 	if o.Workers <= 0 {
-		o.Workers = 16
+		o.Workers = 64
 	}
 	if o.QueueDepth <= 0 {
 		o.QueueDepth = 8

@@ -8,19 +8,20 @@ import (
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
-// RecoverOlderThan is how old a session's last step must be before recovery
-// takes it over; live runs refresh their lock long before that matters.
+// RecoverOlderThan is how old a session's last step must be before a
+// periodic recovery pass takes it over. It only saves needless work: a live
+// run holds its session lock, and recovered runs never wait for a lock.
 const RecoverOlderThan = 3 * time.Second
 
 // Recover finds sessions a crash (of this or another replica) left
 // unfinished and completes them: runs the agent where a reply is missing,
 // queues delivery where the reply exists but was never queued. It returns
 // how many sessions it picked up.
-func (r *Router) Recover(ctx context.Context) (int, error) {
+func (r *Router) Recover(ctx context.Context, olderThan time.Duration) (int, error) {
 	if r.opts.Recovery == nil {
 		return 0, nil
 	}
-	list, err := r.opts.Recovery.Unfinished(ctx, RecoverOlderThan)
+	list, err := r.opts.Recovery.Unfinished(ctx, olderThan)
 	if err != nil {
 		return 0, err
 	}
@@ -35,7 +36,7 @@ func (r *Router) Recover(ctx context.Context) (int, error) {
 			continue // not a chat session, or its platform is off here
 		}
 		if u.NeedsRun {
-			if r.lanes.enqueue(laneJob{Session: u.Session, To: to}) {
+			if r.lanes.enqueue(laneJob{Session: u.Session, To: to, recovered: true}) {
 				n++
 			}
 			continue
@@ -49,12 +50,15 @@ func (r *Router) Recover(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// RunRecovery calls Recover now and then every interval until ctx ends.
+// RunRecovery calls Recover now, for everything (nothing of this process
+// runs yet), and then every interval until ctx ends.
 func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
+	olderThan := time.Duration(0)
 	for {
-		if _, err := r.Recover(ctx); err != nil && ctx.Err() == nil {
+		if _, err := r.Recover(ctx, olderThan); err != nil && ctx.Err() == nil {
 			r.log.Warn("recovery pass failed", "err", err)
 		}
+		olderThan = RecoverOlderThan
 		select {
 		case <-ctx.Done():
 			return

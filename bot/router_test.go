@@ -328,7 +328,7 @@ func TestRecoveryFinishesInterruptedSession(t *testing.T) {
 	// Only sessions idle for a moment are recovered (live runs are left alone).
 	deadline := time.Now().Add(15 * time.Second)
 	for p.ch.count("c8") == 0 && time.Now().Before(deadline) {
-		if _, err := p.router.Recover(ctx); err != nil {
+		if _, err := p.router.Recover(ctx, 0); err != nil {
 			t.Fatalf("recover: %v", err)
 		}
 		time.Sleep(500 * time.Millisecond)
@@ -337,7 +337,7 @@ func TestRecoveryFinishesInterruptedSession(t *testing.T) {
 	if !strings.Contains(got[0].Text, "echo: lost in a crash") {
 		t.Fatalf("recovered reply = %q", got[0].Text)
 	}
-	if _, err := p.router.Recover(ctx); err != nil {
+	if _, err := p.router.Recover(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)

@@ -28,9 +28,13 @@ const (
 // reply written to the outbox.
 func (r *Router) runSession(ctx context.Context, j laneJob) {
 	log := r.log.With("session", j.Session)
-	lock, err := r.obtainSessionLock(ctx, j.Session)
+	wait := lockWait
+	if j.recovered {
+		wait = 0
+	}
+	lock, err := r.obtainSessionLock(ctx, j.Session, wait)
 	if err != nil {
-		log.Warn("session busy elsewhere; recovery will pick it up", "err", err)
+		log.Info("session busy elsewhere; leaving it to the run that holds it", "err", err)
 		return
 	}
 	defer func() {
@@ -111,11 +115,11 @@ func errorID() string {
 
 // obtainSessionLock waits for the session's distributed lock. Without a
 // Locker (tests, single process) it returns a nil lock.
-func (r *Router) obtainSessionLock(ctx context.Context, session string) (Lock, error) {
+func (r *Router) obtainSessionLock(ctx context.Context, session string, wait time.Duration) (Lock, error) {
 	if r.opts.Locker == nil {
 		return nil, nil
 	}
-	deadline := time.Now().Add(lockWait)
+	deadline := time.Now().Add(wait)
 	backoff := 50 * time.Millisecond
 	for {
 		lock, err := r.opts.Locker.Obtain(ctx, "lock:session:"+session, sessionLockTTL)

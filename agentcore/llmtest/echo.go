@@ -8,7 +8,8 @@ import (
 // Markers in the last user message that steer Echo.
 const (
 	// CallToolMarker followed by a tool name ("CALL_TOOL:datetime") makes
-	// Echo call that tool with {} arguments.
+	// Echo call that tool with {} arguments, or with the JSON object that
+	// follows the name ("CALL_TOOL:exec {"command":"ls"}").
 	CallToolMarker = "CALL_TOOL:"
 	// SayMarker makes Echo reply with exactly the rest of the message after
 	// it, surrounding spaces trimmed ("SAY: hello" → "hello").
@@ -37,7 +38,11 @@ func Echo(req Request) Reply {
 	}
 	if _, rest, ok := strings.Cut(last, CallToolMarker); ok {
 		if f := strings.Fields(rest); len(f) > 0 {
-			return Reply{ToolCalls: []ToolCall{{Name: f[0], Arguments: "{}"}}}
+			args := "{}"
+			if i := strings.Index(rest, "{"); i >= 0 && strings.TrimSpace(rest[:i]) == f[0] {
+				args = rest[i:]
+			}
+			return Reply{ToolCalls: []ToolCall{{Name: f[0], Arguments: args}}}
 		}
 	}
 	if _, rest, ok := strings.Cut(last, SayMarker); ok {

@@ -51,3 +51,14 @@ func TestSplitBytesKeepsRunes(t *testing.T) {
 		t.Fatalf("joined = %q, want %q", joined, s)
 	}
 }
+
+func TestEchoCallToolWithArguments(t *testing.T) {
+	r := Echo(Request{Messages: []Message{{Role: "user", Content: `please CALL_TOOL:exec {"command":"echo hi"}`}}})
+	if len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "exec" || r.ToolCalls[0].Arguments != `{"command":"echo hi"}` {
+		t.Fatalf("reply = %+v", r)
+	}
+	r = Echo(Request{Messages: []Message{{Role: "user", Content: "CALL_TOOL:datetime now {x}"}}})
+	if len(r.ToolCalls) != 1 || r.ToolCalls[0].Arguments != "{}" {
+		t.Fatalf("text after other words is not arguments: %+v", r)
+	}
+}
