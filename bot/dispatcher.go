@@ -90,6 +90,17 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	}
 }
 
+// Drain delivers what is due until nothing is left or ctx ends; used at
+// shutdown so replies of the last runs go out before the process exits.
+func (d *Dispatcher) Drain(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := d.deliverBatch(ctx)
+		if err != nil || n == 0 {
+			return
+		}
+	}
+}
+
 // deliverBatch claims and delivers one batch, returning how many it claimed.
 func (d *Dispatcher) deliverBatch(ctx context.Context) (int, error) {
 	msgs, err := d.o.Outbox.Claim(ctx, d.o.Owner, d.o.Batch, d.o.Lease)

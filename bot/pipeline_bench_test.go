@@ -58,9 +58,25 @@ func BenchmarkPipeline(b *testing.B) {
 // is called directly, one message at a time as the Telegram adapter does,
 // and replies go to an in-memory channel. It isolates the cost of the
 // pipeline (Redis, Postgres, lanes, outbox) from HTTP and long polling.
+// "handlers=8" calls Handle from 8 goroutines at once (still one message
+// per chat at a time), to show what handling different chats in parallel
+// would give; "pool=24" raises the Postgres pool from pgx's default
+// (max(4, CPUs), what the daemon uses) to 24 connections.
 func BenchmarkRouterDirect(b *testing.B) {
-	for _, inflight := range []int{1, benchChats} {
-		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) { benchDirect(b, inflight) })
+	for _, c := range []struct {
+		inflight, handlers int
+		pool               int32
+	}{
+		{1, 1, 0}, {benchChats, 1, 0}, {benchChats, 8, 0}, {benchChats, 8, 24},
+	} {
+		name := fmt.Sprintf("inflight=%d", c.inflight)
+		if c.handlers > 1 {
+			name += fmt.Sprintf(",handlers=%d", c.handlers)
+		}
+		if c.pool > 0 {
+			name += fmt.Sprintf(",pool=%d", c.pool)
+		}
+		b.Run(name, func(b *testing.B) { benchDirect(b, c.inflight, c.handlers, c.pool) })
 	}
 }
 
@@ -73,13 +89,17 @@ func benchTelegram(b *testing.B, inflight int) {
 		b.Fatal(err)
 	}
 	ch := &timedTelegram{Channel: tg, env: env}
-	env.start(b, ch)
+	env.start(b, ch, 0)
 	env.spawn(func(ctx context.Context) {
 		if err := tg.Start(ctx, env.handle); err != nil {
 			b.Errorf("telegram stopped: %v", err)
 		}
 	})
-	waitReady(b, tg)
+	for deadline := time.Now().Add(15 * time.Second); tg.Ready(context.Background()) != nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatalf("telegram channel not ready: %v", tg.Ready(context.Background()))
+		}
+	}
 	total := env.measure(b, inflight, func(idx int, chat int64) {
 		fake.SendText(chat, chat, "User "+strconv.FormatInt(chat, 10), "m"+strconv.Itoa(idx))
 	})
@@ -92,18 +112,32 @@ func benchTelegram(b *testing.B, inflight int) {
 	}
 }
 
-func benchDirect(b *testing.B, inflight int) {
+func benchDirect(b *testing.B, inflight, handlers int, pool int32) {
 	env := newBenchEnv(b)
 	ch := &sinkChannel{env: env}
-	env.start(b, ch)
-	env.measure(b, inflight, func(idx int, chat int64) {
+	env.start(b, ch, pool)
+	send := func(idx int, chat int64) {
 		id := strconv.FormatInt(chat, 10)
 		env.handle(context.Background(), channels.Inbound{
 			Platform: ch.Platform(), ChatID: id, UserID: id, UserName: "User " + id,
 			Text: "m" + strconv.Itoa(idx), Direct: true, MessageID: strconv.Itoa(idx),
 			ExternalID: strconv.Itoa(idx),
 		})
-	})
+	}
+	if handlers > 1 {
+		work := make(chan func(), inflight)
+		b.Cleanup(func() { close(work) }) // runs before env's cleanup
+		for range handlers {
+			go func() {
+				for f := range work {
+					f()
+				}
+			}()
+		}
+		direct := send
+		send = func(idx int, chat int64) { work <- func() { direct(idx, chat) } }
+	}
+	env.measure(b, inflight, send)
 }
 
 // zeroProvider answers instantly with the newest user message, so the
@@ -169,9 +203,16 @@ func (e *benchEnv) spawn(f func(ctx context.Context)) {
 
 // start wires Router and Dispatcher as cmd/switchboard does (default lanes,
 // outbox batch and poll, rate limits off, open access) around ch, with every
-// store call on the message path timed.
-func (e *benchEnv) start(b *testing.B, ch channels.Channel) {
-	db := pgtest.Open(b, e.ctx)
+// store call on the message path timed. pool > 0 sets the Postgres pool size.
+func (e *benchEnv) start(b *testing.B, ch channels.Channel, pool int32) {
+	db, err := postgres.Open(e.ctx, pgtest.New(b), postgres.Options{MaxConns: pool})
+	if err != nil {
+		b.Fatalf("postgres: %v", err)
+	}
+	b.Cleanup(db.Close)
+	if err := postgres.Migrate(e.ctx, db); err != nil {
+		b.Fatalf("migrate: %v", err)
+	}
 	e.db = db
 	rdb, err := redis.Open(e.ctx, redistest.URL(b), redis.Options{Prefix: redistest.Prefix(b)})
 	if err != nil {
@@ -184,19 +225,19 @@ func (e *benchEnv) start(b *testing.B, ch channels.Channel) {
 	}
 	agent := &agentcore.Agent{
 		Name: "default", Model: "zero", Provider: zeroProvider{}, Tools: reg,
-		History:       timedHistory{h: db, ops: e.ops, who: "agent"},
+		History:       timedDB{DB: db, ops: e.ops, who: "agent"},
 		MaxIterations: agentcore.DefaultMaxIterations, HistoryLimit: 50, Logger: e.log,
 	}
 	metrics := bot.NewMetrics(prometheus.NewRegistry())
 	chans := map[string]channels.Channel{ch.Platform(): ch}
-	outbox := timedOutbox{o: db, ops: e.ops}
+	tdb, trdb := timedDB{DB: db, ops: e.ops, who: "router"}, timedRedis{Store: rdb, ops: e.ops}
 	disp := bot.NewDispatcher(bot.DispatcherOptions{
-		Outbox: outbox, Channels: chans, Owner: "bench", Metrics: metrics, Logger: e.log,
+		Outbox: tdb, Channels: chans, Owner: "bench", Metrics: metrics, Logger: e.log,
 	})
 	e.router = bot.NewRouter(bot.Options{
 		Agent: agent, AgentName: "default",
-		History: timedHistory{h: db, ops: e.ops, who: "router"}, Outbox: outbox, Recovery: db, Identities: db,
-		Dedupe: timedDedupe{d: rdb, ops: e.ops}, Notice: rdb, Limiter: rdb, Locker: timedLocker{l: rdb, ops: e.ops},
+		History: tdb, Outbox: tdb, Recovery: db, Identities: db,
+		Dedupe: trdb, Notice: rdb, Limiter: rdb, Locker: trdb,
 		Channels: chans, Access: bot.AccessOptions{Mode: bot.AccessModeOpen},
 		Metrics: metrics, Logger: e.log, Nudge: disp.Nudge,
 	})
@@ -363,20 +404,6 @@ func cpuTime(b *testing.B) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func waitReady(b *testing.B, rc channels.ReadyChecker) {
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		err := rc.Ready(context.Background())
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("telegram channel not ready: %v", err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // timedTelegram is the real Telegram channel with Send (which marks a reply
 // delivered) and Typing timed.
 type timedTelegram struct {
@@ -477,91 +504,65 @@ func (t *opTimer) report(b *testing.B, msgs int) {
 	b.ReportMetric(perMsg["redis"], "redis-ms/msg")
 }
 
-// timedHistory times the agentcore.History calls of who (router or agent).
-type timedHistory struct {
-	h   agentcore.History
+// timedDB is the Postgres store with the calls on the message path timed;
+// who tells the router's calls from the agent's.
+type timedDB struct {
+	*postgres.DB
 	ops *opTimer
 	who string
 }
 
-func (t timedHistory) Load(ctx context.Context, session string, limit int) ([]agentcore.Message, error) {
+func (t timedDB) Load(ctx context.Context, session string, limit int) ([]agentcore.Message, error) {
 	defer t.ops.since("postgres Load ("+t.who+")", time.Now())
-	return t.h.Load(ctx, session, limit)
+	return t.DB.Load(ctx, session, limit)
 }
 
-func (t timedHistory) Append(ctx context.Context, session string, msgs ...agentcore.Message) (int64, error) {
+func (t timedDB) Append(ctx context.Context, session string, msgs ...agentcore.Message) (int64, error) {
 	defer t.ops.since("postgres Append ("+t.who+")", time.Now())
-	return t.h.Append(ctx, session, msgs...)
+	return t.DB.Append(ctx, session, msgs...)
 }
 
-// timedOutbox times the bot.Outbox calls.
-type timedOutbox struct {
-	o   bot.Outbox
-	ops *opTimer
-}
-
-func (t timedOutbox) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
+func (t timedDB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 	defer t.ops.since("postgres Enqueue", time.Now())
-	return t.o.Enqueue(ctx, m)
+	return t.DB.Enqueue(ctx, m)
 }
 
-func (t timedOutbox) Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]bot.OutboxMessage, error) {
+func (t timedDB) Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]bot.OutboxMessage, error) {
 	defer t.ops.since("postgres Claim", time.Now())
-	return t.o.Claim(ctx, owner, limit, lease)
+	return t.DB.Claim(ctx, owner, limit, lease)
 }
 
-func (t timedOutbox) MarkSent(ctx context.Context, id int64, platformMessageID string) error {
+func (t timedDB) MarkSent(ctx context.Context, id int64, platformMessageID string) error {
 	defer t.ops.since("postgres MarkSent", time.Now())
-	return t.o.MarkSent(ctx, id, platformMessageID)
+	return t.DB.MarkSent(ctx, id, platformMessageID)
 }
 
-func (t timedOutbox) Retry(ctx context.Context, id int64, at time.Time, reason string) error {
-	defer t.ops.since("postgres Retry", time.Now())
-	return t.o.Retry(ctx, id, at, reason)
-}
-
-func (t timedOutbox) Fail(ctx context.Context, id int64, reason string) error {
-	defer t.ops.since("postgres Fail", time.Now())
-	return t.o.Fail(ctx, id, reason)
-}
-
-// timedDedupe times bot.Deduper calls (Redis SET NX).
-type timedDedupe struct {
-	d   bot.Deduper
+// timedRedis is the Redis store with dedupe and session locks timed.
+type timedRedis struct {
+	*redis.Store
 	ops *opTimer
 }
 
-func (t timedDedupe) FirstSeen(ctx context.Context, key string, ttl time.Duration) (bool, error) {
+func (t timedRedis) FirstSeen(ctx context.Context, key string, ttl time.Duration) (bool, error) {
 	defer t.ops.since("redis FirstSeen (dedupe)", time.Now())
-	return t.d.FirstSeen(ctx, key, ttl)
+	return t.Store.FirstSeen(ctx, key, ttl)
 }
 
-// timedLocker times taking and releasing session locks.
-type timedLocker struct {
-	l   bot.Locker
-	ops *opTimer
-}
-
-func (t timedLocker) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.Lock, error) {
+func (t timedRedis) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.Lock, error) {
 	defer t.ops.since("redis lock Obtain", time.Now())
-	l, err := t.l.Obtain(ctx, key, ttl)
+	l, err := t.Store.Obtain(ctx, key, ttl)
 	if err != nil {
 		return nil, err
 	}
-	return timedLock{l: l, ops: t.ops}, nil
+	return timedLock{Lock: l, ops: t.ops}, nil
 }
 
 type timedLock struct {
-	l   bot.Lock
+	bot.Lock
 	ops *opTimer
-}
-
-func (t timedLock) Refresh(ctx context.Context, ttl time.Duration) error {
-	defer t.ops.since("redis lock Refresh", time.Now())
-	return t.l.Refresh(ctx, ttl)
 }
 
 func (t timedLock) Release(ctx context.Context) error {
 	defer t.ops.since("redis lock Release", time.Now())
-	return t.l.Release(ctx)
+	return t.Lock.Release(ctx)
 }
