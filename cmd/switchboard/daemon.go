@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,21 +95,27 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		return nil, err
 	}
 
-	agent, err := d.newAgent()
+	hostname, _ := os.Hostname()
+	d.disp = bot.NewDispatcher(bot.DispatcherOptions{
+		Outbox: st.db, Channels: d.channels, Owner: fmt.Sprintf("%s-%d", hostname, os.Getpid()),
+		Metrics: d.metrics, Logger: d.log,
+	})
+	approvals := bot.NewApprovals(bot.ApprovalOptions{
+		Store: st.db, Messages: st.db, Waker: st.rdb, Outbox: st.db, Channels: d.channels,
+		Approvers: cfg.Approvals.Approvers, Chat: cfg.Approvals.Chat, Timeout: cfg.Approvals.Timeout,
+		Nudge: d.disp.Nudge, Scrub: scrubber.Scrub, Logger: d.log,
+	})
+	agent, err := d.newAgent(approvals)
 	if err != nil {
 		st.close(ctx)
 		return nil, err
 	}
 	userRate, _ := rateOf(cfg.RateLimit.User)
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
-	hostname, _ := os.Hostname()
-	d.disp = bot.NewDispatcher(bot.DispatcherOptions{
-		Outbox: st.db, Channels: d.channels, Owner: fmt.Sprintf("%s-%d", hostname, os.Getpid()),
-		Metrics: d.metrics, Logger: d.log,
-	})
 	d.router = bot.NewRouter(bot.Options{
 		Agent: agent, AgentName: cfg.Agent.Name,
 		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
+		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
 		Channels: d.channels,
 		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, o.allow...)},
@@ -136,13 +143,18 @@ func (d *daemon) openChannels() error {
 }
 
 // newAgent builds the default agent with its provider and tools.
-func (d *daemon) newAgent() (*agentcore.Agent, error) {
+func (d *daemon) newAgent(approver tools.Approver) (*agentcore.Agent, error) {
 	provider, err := newProvider(d.cfg)
 	if err != nil {
 		return nil, err
 	}
+	workspaces, err := filepath.Abs(filepath.Join(d.cfg.DataDir, "workspaces"))
+	if err != nil {
+		return nil, fmt.Errorf("data_dir: %w", err)
+	}
 	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: d.scrubber, Logger: d.log, Observe: d.metrics.ObserveTool})
-	for _, t := range []tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}} {
+	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: workspaces, Mode: d.cfg.Exec.Approval, Approver: approver})
+	for _, t := range []tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec} {
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}
@@ -254,17 +266,21 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); d.disp.Run(runCtx) }()
-	go func() { defer wg.Done(); d.router.RunRecovery(runCtx, 30*time.Second) }()
+	// Inbound stops first; the dispatcher and recovery outlive it so the
+	// replies of the last runs still go out.
+	chCtx, stopChannels := context.WithCancel(ctx)
+	defer stopChannels()
+	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBackground()
+	var bg, chans sync.WaitGroup
+	bg.Add(2)
+	go func() { defer bg.Done(); d.disp.Run(bgCtx) }()
+	go func() { defer bg.Done(); d.router.RunRecovery(bgCtx, 30*time.Second) }()
 	for name, ch := range d.channels {
-		wg.Add(1)
+		chans.Add(1)
 		go func() {
-			defer wg.Done()
-			if err := ch.Start(runCtx, d.router.Handle); err != nil {
+			defer chans.Done()
+			if err := ch.Start(chCtx, d.router.Handle); err != nil {
 				d.log.Error("channel stopped", "channel", name, "err", err)
 			}
 		}()
@@ -273,15 +289,23 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 
 	<-ctx.Done()
 	d.log.Info("shutting down")
-	shutdownCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-	defer stop()
+	stopChannels()
+	chans.Wait()
+	// Runs get a few seconds to finish (container runtimes kill after ~10s);
+	// those cut short resume from their saved session after the restart.
+	runsCtx, stopRuns := context.WithTimeout(context.WithoutCancel(ctx), 6*time.Second)
+	_ = d.router.Close(runsCtx)
+	stopRuns()
+	drainCtx, stopDrain := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	d.disp.Drain(drainCtx)
+	stopDrain()
+	stopBackground()
+	bg.Wait()
 	if srv != nil {
+		shutdownCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		_ = srv.Shutdown(shutdownCtx)
+		stop()
 	}
-	// Let running agent runs finish (or be cancelled and resumed later),
-	// then stop channels and the dispatcher.
-	_ = d.router.Close(shutdownCtx)
-	cancel()
-	wg.Wait()
+	d.log.Info("stopped")
 	return nil
 }

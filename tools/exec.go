@@ -1,0 +1,203 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"time"
+)
+
+// The exec approval modes (config exec.approval).
+const (
+	ExecModeAsk   = "ask"   // every command not always-allowed needs an approver's yes
+	ExecModeAllow = "allow" // commands run without asking (blocked ones still never run)
+	ExecModeDeny  = "deny"  // exec is disabled
+)
+
+// Exec limits and defaults.
+const (
+	DefaultExecTimeout   = 60 * time.Second
+	MaxExecTimeout       = 10 * time.Minute
+	DefaultExecMaxOutput = 64 << 10
+	DefaultExecShell     = "/bin/sh"
+)
+
+// ExecOptions configures the exec tool. Every field but WorkspaceRoot is
+// optional.
+type ExecOptions struct {
+	// WorkspaceRoot holds one directory per session (see WorkspaceDir);
+	// commands run there.
+	WorkspaceRoot string
+	// Mode is ExecModeAsk (default), ExecModeAllow or ExecModeDeny.
+	Mode string
+	// Approver decides commands in ask mode.
+	Approver Approver
+	// Timeout is the default run time limit (default 60s, at most 10m);
+	// a call may ask for another one up to 10m.
+	Timeout time.Duration
+	// MaxOutput caps the captured output in bytes (default 64 KiB).
+	MaxOutput int
+	// Shell runs the command as `Shell -c command` (default /bin/sh).
+	Shell string
+	// Env is the complete child environment. Default: PATH, LANG and
+	// HOME=<workspace> only; the daemon's own environment (and its secrets)
+	// is never passed on. HOME is added when missing.
+	Env []string
+	// Logger receives blocked and finished commands (never their text).
+	// Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Exec is the "exec" tool: it runs a shell command in the session's
+// workspace after the shell guard and, in ask mode, the approvers agreed.
+// It is not a sandbox: an approved command can do whatever the daemon's
+// user can.
+type Exec struct {
+	opts ExecOptions
+}
+
+// NewExec returns the exec tool with defaults filled in.
+func NewExec(o ExecOptions) *Exec {
+	if o.Mode == "" {
+		o.Mode = ExecModeAsk
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultExecTimeout
+	}
+	o.Timeout = min(o.Timeout, MaxExecTimeout)
+	if o.MaxOutput <= 0 {
+		o.MaxOutput = DefaultExecMaxOutput
+	}
+	if o.Shell == "" {
+		o.Shell = DefaultExecShell
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Exec{opts: o}
+}
+
+// Name implements Tool.
+func (*Exec) Name() string { return "exec" }
+
+// Description implements Tool.
+func (e *Exec) Description() string {
+	return "Run a shell command (" + e.opts.Shell + " -c) in this conversation's workspace directory and return its " +
+		"combined stdout/stderr and exit status. Stdin is empty, so interactive programs will not work. " +
+		"Commands may wait for a human's approval; destructive commands are refused."
+}
+
+// Parameters implements Tool.
+func (e *Exec) Parameters() json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
+		`"command":{"type":"string","description":"The shell command to run."},`+
+		`"cwd":{"type":"string","description":"Working directory relative to the workspace (default: the workspace itself)."},`+
+		`"timeout":{"type":"integer","minimum":1,"maximum":%d,"description":"Time limit in seconds (default %d)."}},`+
+		`"required":["command"],"additionalProperties":false}`,
+		int(MaxExecTimeout/time.Second), int(e.opts.Timeout/time.Second)))
+}
+
+// SideEffect implements Tool: exec runs arbitrary programs.
+func (*Exec) SideEffect() SideEffect { return SideEffectNetwork }
+
+// execArgs are the tool's arguments.
+type execArgs struct {
+	Command *string  `json:"command"`
+	Cwd     string   `json:"cwd"`
+	Timeout *float64 `json:"timeout"`
+}
+
+// Execute implements Tool.
+func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) Result {
+	var a execArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return ErrorResult(`invalid arguments: pass {"command": "...", "cwd"?: "...", "timeout"?: seconds}`)
+	}
+	if a.Command == nil || strings.TrimSpace(*a.Command) == "" {
+		return ErrorResult(`missing "command": pass the shell command to run`)
+	}
+	command := *a.Command
+	timeout := e.opts.Timeout
+	if a.Timeout != nil {
+		t := *a.Timeout
+		if math.IsNaN(t) || t < 1 {
+			return ErrorResult(fmt.Sprintf(`"timeout" must be a number of seconds between 1 and %d`, int(MaxExecTimeout/time.Second)))
+		}
+		timeout = min(time.Duration(math.Ceil(min(t, MaxExecTimeout.Seconds())))*time.Second, MaxExecTimeout)
+	}
+	call, _ := CallFrom(ctx)
+	log := e.opts.Logger.With("tool", "exec", "session", call.Session)
+
+	verdict, _ := CheckCommand(command)
+	if verdict.Blocked {
+		log.Warn("exec blocked", "category", verdict.Category, "reason", verdict.Reason)
+		return ErrorResult("blocked by safety policy: " + verdict.Category)
+	}
+	switch e.opts.Mode {
+	case ExecModeDeny:
+		return ErrorResult("exec is disabled (exec.approval=deny)")
+	case ExecModeAsk, ExecModeAllow:
+	default:
+		return ErrorResult("exec is misconfigured: exec.approval must be ask, allow or deny; ask an admin to fix it")
+	}
+
+	ws, err := e.workspace(call.Session)
+	if err != nil {
+		log.Error("exec workspace", "error", err)
+		return ErrorResult("the workspace is not available: " + err.Error())
+	}
+	dir, rel, err := resolveCwd(ws, a.Cwd)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+
+	if e.opts.Mode == ExecModeAsk {
+		if res, ok := e.approve(ctx, log, call, command, rel); !ok {
+			return res
+		}
+	}
+	return e.run(ctx, log, command, dir, ws, timeout)
+}
+
+// approve asks the approvers unless the command is always-allowed. ok is
+// false when the command must not run; res then says why.
+func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command, cwd string) (res Result, ok bool) {
+	if e.opts.Approver == nil {
+		return ErrorResult(ErrNoApprover.Error() + "; ask an admin to configure approvers or change exec.approval"), false
+	}
+	pattern, err := NormalizeCommand(command)
+	if err != nil {
+		// CheckCommand already parsed it; this is not expected.
+		return ErrorResult("blocked by safety policy: " + CategoryUnparseable), false
+	}
+	always, err := e.opts.Approver.AlwaysAllowed(ctx, "exec", pattern)
+	if err != nil {
+		log.Error("exec always-allowed lookup", "error", err)
+		always = false // fall back to asking
+	}
+	if always {
+		return Result{}, true
+	}
+	dec, err := e.opts.Approver.Approve(ctx, ApprovalRequest{
+		Tool: "exec", Command: command, Cwd: cwd, Pattern: pattern, Call: call,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ErrorResult("cancelled while waiting for approval"), false
+		}
+		log.Error("exec approval", "error", err)
+		return ErrorResult("could not ask the approvers right now; try again later"), false
+	}
+	log.Info("exec decision", "decision", dec.String())
+	switch {
+	case dec.Allowed():
+		return Result{}, true
+	case dec == Expired:
+		return ErrorResult("no approver answered in time; ask again if still needed"), false
+	default:
+		return ErrorResult("the approvers denied this command"), false
+	}
+}

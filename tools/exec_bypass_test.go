@@ -1,0 +1,84 @@
+package tools_test
+
+import (
+	"testing"
+
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// TestExecNeverRunsBypassesUnasked sends every bypass attempt through the
+// exec tool in ask mode with approvers who deny everything. Each must be
+// blocked without reaching the approvers, or reach them and be denied;
+// none may start the (fake, recording) shell.
+func TestExecNeverRunsBypassesUnasked(t *testing.T) {
+	shell, canary := fakeShell(t)
+	root := t.TempDir()
+	for _, tc := range bypassCases {
+		approver := &recordingApprover{decision: tools.Denied}
+		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
+		res := e.Execute(callCtx(), execArgs(t, tc.cmd, nil))
+		asked, requests := approver.calls()
+		if !res.IsError {
+			t.Errorf("%q: result is not an error: %q", tc.cmd, res.ForLLM)
+		}
+		if tc.want != askHuman {
+			if res.ForLLM != "blocked by safety policy: "+tc.want {
+				t.Errorf("%q: got %q, want blocked as %q", tc.cmd, res.ForLLM, tc.want)
+			}
+			if asked != 0 || len(requests) != 0 {
+				t.Errorf("%q: blocked command reached the approver (%d lookups, %d requests)", tc.cmd, asked, len(requests))
+			}
+			continue
+		}
+		if len(requests) != 1 || requests[0].Command != tc.cmd {
+			t.Errorf("%q: approver requests %+v, want exactly one for the command", tc.cmd, requests)
+		}
+		if res.ForLLM != "the approvers denied this command" {
+			t.Errorf("%q: got %q, want the denial", tc.cmd, res.ForLLM)
+		}
+	}
+	if ran := ranCommands(t, canary); len(ran) > 0 {
+		t.Fatalf("the shell was started for %d commands without approval: %q", len(ran), ran)
+	}
+}
+
+// TestExecRunsBenignAfterApproval checks the other side: benign commands
+// reach the approvers and, once allowed, are handed to the shell verbatim.
+func TestExecRunsBenignAfterApproval(t *testing.T) {
+	shell, canary := fakeShell(t)
+	root := t.TempDir()
+	var want []string
+	for _, cmd := range benignCommands {
+		if containsNewline(cmd) {
+			continue // the fake shell's log is line-based
+		}
+		approver := &recordingApprover{decision: tools.AllowedOnce}
+		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
+		res := e.Execute(callCtx(), execArgs(t, cmd, nil))
+		if res.IsError {
+			t.Errorf("%q: %q", cmd, res.ForLLM)
+		}
+		if _, requests := approver.calls(); len(requests) != 1 {
+			t.Errorf("%q: %d approval requests, want 1", cmd, len(requests))
+		}
+		want = append(want, cmd)
+	}
+	ran := ranCommands(t, canary)
+	if len(ran) != len(want) {
+		t.Fatalf("shell ran %d commands, want %d", len(ran), len(want))
+	}
+	for i := range want {
+		if ran[i] != want[i] {
+			t.Errorf("shell got %q, want %q", ran[i], want[i])
+		}
+	}
+}
+
+func containsNewline(s string) bool {
+	for _, r := range s {
+		if r == '\n' {
+			return true
+		}
+	}
+	return false
+}

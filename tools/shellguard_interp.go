@@ -1,0 +1,259 @@
+package tools
+
+import (
+	"strings"
+)
+
+// interpSpec describes an interpreter's command-line flags.
+type interpSpec struct {
+	code      string   // short options whose value is program text (-c, -e)
+	longCode  []string // long options whose value is program text (--eval)
+	argOpts   string   // short options that take a value
+	attached  string   // short options whose value is the rest of the cluster
+	fileOpts  string   // short options whose value is the program file
+	stop      string   // short options after which no inline program follows (python -m)
+	noStdin   bool     // never reads its program from stdin
+	firstCode bool     // the first operand is the program (awk)
+}
+
+var interpSpecs = map[string]interpSpec{
+	"python": {code: "c", argOpts: "WXQ", stop: "m"},
+	"perl":   {code: "eE", attached: "MmIxl0idDCV"},
+	"ruby":   {code: "e", argOpts: "rICEF", attached: "0lxTWKd"},
+	"node":   {code: "ep", longCode: []string{"eval", "print"}, argOpts: "r", attached: ""},
+	"php":    {code: "rRBE", argOpts: "cdz", fileOpts: "fF"},
+	"lua":    {code: "e", argOpts: "l"},
+	"r":      {code: "e"},
+	"tcl":    {},
+	"awk":    {code: "e", longCode: []string{"source"}, argOpts: "vF", fileOpts: "f", noStdin: true, firstCode: true},
+	"pwsh":   {code: "c", longCode: []string{"command"}, fileOpts: "f"},
+}
+
+// interpreter checks python, perl, ruby, node, php, awk… Inline programs are
+// scanned for reverse shells, fork bombs and the shell commands they run;
+// a program only known at run time or read from a computed stdin is blocked.
+func (c *checker) interpreter(prog, family string, args []arg, in stdin, depth int) {
+	spec := interpSpecs[family]
+	if family == "pwsh" {
+		for _, a := range args {
+			if low := strings.ToLower(a.val); a.lit && strings.HasPrefix(low, "-e") {
+				c.block(CategoryEvalInjection, prog+" runs an encoded command")
+				return
+			}
+		}
+	}
+	var codes []arg
+	hasFile := false
+	i := 0
+scan:
+	for i < len(args) {
+		a := args[i]
+		if !a.lit {
+			break
+		}
+		v := a.val
+		switch {
+		case v == "-":
+			if len(codes) == 0 && !spec.noStdin {
+				c.stdinProgram(prog, family, in, depth)
+				return
+			}
+			break scan
+		case v == "--":
+			i++
+			break scan
+		case strings.HasPrefix(v, "--") || (family == "pwsh" && len(v) > 2 && v[0] == '-'):
+			name, val, hasValue := strings.Cut(strings.TrimLeft(v, "-"), "=")
+			i++
+			if containsFold(spec.longCode, name) {
+				switch {
+				case hasValue:
+					codes = append(codes, withVal(a, val))
+				case i < len(args):
+					codes = append(codes, args[i])
+					i++
+				}
+			}
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			i++
+			for j := 1; j < len(v); j++ {
+				ch := v[j]
+				switch {
+				case strings.IndexByte(spec.stop, ch) >= 0:
+					return
+				case strings.IndexByte(spec.code, ch) >= 0:
+					if j+1 < len(v) {
+						codes = append(codes, withVal(a, v[j+1:]))
+					} else if i < len(args) {
+						codes = append(codes, args[i])
+						i++
+					}
+				case strings.IndexByte(spec.fileOpts, ch) >= 0:
+					hasFile = true
+					if j == len(v)-1 {
+						i++
+					}
+				case strings.IndexByte(spec.argOpts, ch) >= 0:
+					if j == len(v)-1 {
+						i++
+					}
+				case strings.IndexByte(spec.attached, ch) >= 0:
+				default:
+					continue
+				}
+				break
+			}
+			if family == "python" && len(codes) > 0 {
+				break scan // python -c ends option parsing
+			}
+		default:
+			break scan
+		}
+	}
+	rest := args[min(i, len(args)):]
+	if spec.firstCode && !hasFile && len(codes) == 0 && len(rest) > 0 {
+		codes = append(codes, rest[0])
+	}
+	if len(codes) > 0 {
+		for _, code := range codes {
+			if !code.lit {
+				c.dynamicCode(prog, code)
+				return
+			}
+		}
+		c.inlineCode(prog, family, codes, args, depth)
+		return
+	}
+	if hasFile || spec.noStdin {
+		return
+	}
+	if len(rest) == 0 {
+		c.stdinProgram(prog, family, in, depth)
+		return
+	}
+	if file := rest[0]; file.lit && (stdinPaths[file.val] || file.val == "-") {
+		c.stdinProgram(prog, family, in, depth)
+		return
+	}
+	c.scriptFile(prog, rest[0], in, depth)
+}
+
+// withVal returns a copy of a with another value.
+func withVal(a arg, val string) arg {
+	a.val = val
+	return a
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Words that, found together in an inline program, make a reverse shell or
+// a fork bomb, or mean it runs shell commands.
+var (
+	socketWords = []string{"socket", "fsockopen", "net.connect", "createconnection", "/dev/tcp/", "/dev/udp/",
+		"/inet/tcp", "/inet/udp", "stream_socket_client"}
+	spawnWords = []string{"subprocess", "spawn", "exec", "system", "popen", "dup2", "/bin/sh", "/bin/bash",
+		"cmd.exe", "child_process", "proc_open", "passthru", "pty", "`"}
+	loopWords     = []string{"while", "for ", "for(", "loop", "until", "forever", "repeat"}
+	shellOutWords = []string{"system", "popen", "exec", "spawn", "subprocess", "`", "%x", "qx", "passthru",
+		"proc_open", "child_process", "check_output", "getline", "| \"", "|\"", "os.run", "io.popen"}
+)
+
+func containsAnyOf(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// inlineCode checks the program text given to an interpreter.
+func (c *checker) inlineCode(prog, family string, codes, args []arg, depth int) {
+	var all strings.Builder
+	for _, a := range args {
+		all.WriteString(a.val)
+		all.WriteByte(' ')
+	}
+	low := strings.ToLower(all.String())
+	switch {
+	case containsAnyOf(low, socketWords) && (containsAnyOf(low, spawnWords) || family == "awk"):
+		c.block(CategoryReverseShell, prog+" code connects a socket to a process")
+		return
+	case strings.Contains(low, "fork") && containsAnyOf(low, loopWords):
+		c.block(CategoryForkBomb, prog+" code forks in a loop")
+		return
+	}
+	if !containsAnyOf(low, shellOutWords) {
+		return
+	}
+	for _, code := range codes {
+		c.embeddedCommands(prog, code.val, depth)
+	}
+}
+
+// embeddedCommands checks the string literals of an inline program that
+// runs shell commands: os.system("rm -rf /"), ["rm", "-rf", "/"].
+func (c *checker) embeddedCommands(prog, code string, depth int) {
+	lits := stringLiterals(code)
+	var candidates []string
+	for i := range lits {
+		candidates = append(candidates, lits[i])
+		if i+1 < len(lits) {
+			candidates = append(candidates, strings.Join(lits[i:min(i+8, len(lits))], " "))
+		}
+	}
+	for _, cand := range candidates {
+		if strings.TrimSpace(cand) == "" {
+			continue
+		}
+		sub := &checker{work: c.work}
+		sub.script(cand, depth+1, stdin{kind: stdinUnknown})
+		c.work = sub.work
+		v := sub.verdict
+		if v == nil || v.Category == CategoryUnparseable ||
+			(v.Category == CategoryEvalInjection && strings.HasPrefix(v.Reason, "obfuscated")) {
+			if c.work > maxWork {
+				c.block(CategoryUnparseable, "the command is too large to analyse")
+				return
+			}
+			continue
+		}
+		c.block(v.Category, v.Reason+" (inside "+prog+" code)")
+		return
+	}
+}
+
+// stringLiterals returns the quoted strings in program text, bounded in
+// number and size.
+func stringLiterals(code string) []string {
+	var out []string
+	for i := 0; i < len(code) && len(out) < 64; i++ {
+		q := code[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		var b strings.Builder
+		j := i + 1
+		for ; j < len(code) && code[j] != q; j++ {
+			if code[j] == '\\' && j+1 < len(code) {
+				j++
+			}
+			b.WriteByte(code[j])
+		}
+		if j >= len(code) {
+			break
+		}
+		if b.Len() <= 4096 {
+			out = append(out, b.String())
+		}
+		i = j
+	}
+	return out
+}
