@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
+)
+
+// TestE2EChatInTerminal talks to the agent through `switchboard chat`.
+func TestE2EChatInTerminal(t *testing.T) {
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	cmd := exec.Command(binPath, "chat")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(baseEnv(),
+		"SWITCHBOARD_LLM_BASE_URL="+llm.URL(),
+		"SWITCHBOARD_DATABASE_URL="+pgtest.New(t),
+		"SWITCHBOARD_REDIS_URL="+redistest.URL(t),
+		"SWITCHBOARD_REDIS_PREFIX="+redistest.Prefix(t),
+	)
+	// The second line waits for the first answer: the pipe closes when the
+	// reply shows up, ending the session.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = stdin.Write([]byte("hello terminal\n"))
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "echo: hello terminal") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chat exited with %v:\n%s", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("chat did not exit at end of input:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "echo: hello terminal") {
+		t.Fatalf("no answer in the terminal:\n%s", out.String())
+	}
+}
+
+func TestE2EMigrateAndVersion(t *testing.T) {
+	url := pgtest.New(t)
+	for i := 0; i < 2; i++ { // twice: the second run has nothing to do
+		cmd := exec.Command(binPath, "migrate")
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(baseEnv(), "SWITCHBOARD_DATABASE_URL="+url)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "up to date") {
+			t.Fatalf("migrate run %d: %v\n%s", i+1, err, out)
+		}
+	}
+	out, err := exec.Command(binPath, "version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "switchboard ") {
+		t.Fatalf("version: %v %q", err, out)
+	}
+	out, err = exec.Command(binPath, "frobnicate").CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "unknown command") {
+		t.Fatalf("unknown command: exit %d %q", code, out)
+	}
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
