@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"github.com/switchboard-chat/switchboard/tools/shellguard"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -131,7 +133,7 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) Result {
 	call, _ := CallFrom(ctx)
 	log := e.opts.Logger.With("tool", "exec", "session", call.Session)
 
-	verdict, _ := CheckCommand(command)
+	verdict, _ := shellguard.CheckCommand(command)
 	if verdict.Blocked {
 		log.Warn("exec blocked", "category", verdict.Category, "reason", verdict.Reason)
 		return ErrorResult("blocked by safety policy: " + verdict.Category)
@@ -168,10 +170,10 @@ func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command
 	if e.opts.Approver == nil {
 		return ErrorResult(ErrNoApprover.Error() + "; ask an admin to configure approvers or change exec.approval"), false
 	}
-	pattern, err := NormalizeCommand(command)
+	pattern, err := shellguard.NormalizeCommand(command)
 	if err != nil {
 		// CheckCommand already parsed it; this is not expected.
-		return ErrorResult("blocked by safety policy: " + CategoryUnparseable), false
+		return ErrorResult("blocked by safety policy: " + shellguard.CategoryUnparseable), false
 	}
 	always, err := e.opts.Approver.AlwaysAllowed(ctx, "exec", pattern)
 	if err != nil {

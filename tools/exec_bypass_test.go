@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/shellguard/shellguardtest"
 )
 
 // TestExecNeverRunsBypassesUnasked sends every bypass attempt through the
@@ -13,28 +14,28 @@ import (
 func TestExecNeverRunsBypassesUnasked(t *testing.T) {
 	shell, canary := fakeShell(t)
 	root := t.TempDir()
-	for _, tc := range bypassCases {
+	for _, tc := range shellguardtest.BypassCases {
 		approver := &recordingApprover{decision: tools.Denied}
 		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
-		res := e.Execute(callCtx(), execArgs(t, tc.cmd, nil))
+		res := e.Execute(callCtx(), execArgs(t, tc.Cmd, nil))
 		asked, requests := approver.calls()
 		if !res.IsError {
-			t.Errorf("%q: result is not an error: %q", tc.cmd, res.ForLLM)
+			t.Errorf("%q: result is not an error: %q", tc.Cmd, res.ForLLM)
 		}
-		if tc.want != askHuman {
-			if res.ForLLM != "blocked by safety policy: "+tc.want {
-				t.Errorf("%q: got %q, want blocked as %q", tc.cmd, res.ForLLM, tc.want)
+		if tc.Want != shellguardtest.AskHuman {
+			if res.ForLLM != "blocked by safety policy: "+tc.Want {
+				t.Errorf("%q: got %q, want blocked as %q", tc.Cmd, res.ForLLM, tc.Want)
 			}
 			if asked != 0 || len(requests) != 0 {
-				t.Errorf("%q: blocked command reached the approver (%d lookups, %d requests)", tc.cmd, asked, len(requests))
+				t.Errorf("%q: blocked command reached the approver (%d lookups, %d requests)", tc.Cmd, asked, len(requests))
 			}
 			continue
 		}
-		if len(requests) != 1 || requests[0].Command != tc.cmd {
-			t.Errorf("%q: approver requests %+v, want exactly one for the command", tc.cmd, requests)
+		if len(requests) != 1 || requests[0].Command != tc.Cmd {
+			t.Errorf("%q: approver requests %+v, want exactly one for the command", tc.Cmd, requests)
 		}
 		if res.ForLLM != "the approvers denied this command" {
-			t.Errorf("%q: got %q, want the denial", tc.cmd, res.ForLLM)
+			t.Errorf("%q: got %q, want the denial", tc.Cmd, res.ForLLM)
 		}
 	}
 	if ran := ranCommands(t, canary); len(ran) > 0 {
@@ -48,7 +49,7 @@ func TestExecRunsBenignAfterApproval(t *testing.T) {
 	shell, canary := fakeShell(t)
 	root := t.TempDir()
 	var want []string
-	for _, cmd := range benignCommands {
+	for _, cmd := range shellguardtest.Benign {
 		if containsNewline(cmd) {
 			continue // the fake shell's log is line-based
 		}

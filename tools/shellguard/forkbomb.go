@@ -1,4 +1,4 @@
-package tools
+package shellguard
 
 import "mvdan.cc/sh/v3/syntax"
 

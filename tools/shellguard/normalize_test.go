@@ -1,14 +1,15 @@
-package tools_test
+package shellguard_test
 
 import (
 	"testing"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/shellguard"
+	"github.com/switchboard-chat/switchboard/tools/shellguard/shellguardtest"
 )
 
 func mustNormalize(t *testing.T, cmd string) string {
 	t.Helper()
-	n, err := tools.NormalizeCommand(cmd)
+	n, err := shellguard.NormalizeCommand(cmd)
 	if err != nil {
 		t.Fatalf("NormalizeCommand(%q): %v", cmd, err)
 	}
@@ -54,7 +55,7 @@ func TestNormalizeCommandDifferentMeaning(t *testing.T) {
 }
 
 func TestNormalizeCommandIsStable(t *testing.T) {
-	for _, tc := range append(benignCommands, "echo 'it''s'", "echo $'\\x01'", "printf '%s\\n' \"a'b\"") {
+	for _, tc := range append(shellguardtest.Benign, "echo 'it''s'", "echo $'\\x01'", "printf '%s\\n' \"a'b\"") {
 		n := mustNormalize(t, tc)
 		if again := mustNormalize(t, n); again != n {
 			t.Errorf("NormalizeCommand not stable for %q: %q then %q", tc, n, again)
@@ -64,7 +65,7 @@ func TestNormalizeCommandIsStable(t *testing.T) {
 
 func TestNormalizeCommandRejectsUnparseable(t *testing.T) {
 	for _, cmd := range []string{"echo 'x", "if then", "", "a\x00b"} {
-		if _, err := tools.NormalizeCommand(cmd); err == nil {
+		if _, err := shellguard.NormalizeCommand(cmd); err == nil {
 			t.Errorf("NormalizeCommand(%q) accepted", cmd)
 		}
 	}

@@ -1,4 +1,8 @@
-package tools
+// Package shellguard decides whether a shell command is too dangerous to
+// even ask a human about. It parses the command with a real shell parser
+// (bash and dash readings), looks through wrappers and tricks, and gives the
+// normalized form that "Always allow" stores.
+package shellguard
 
 import (
 	"errors"
