@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -144,3 +145,10 @@ func (e *RetryAfterError) Unwrap() error { return e.Err }
 // ErrPermanent marks a send failure that retrying cannot fix (chat not found,
 // bot blocked, message malformed). Wrap it with %w.
 var ErrPermanent = errors.New("permanent delivery failure")
+
+// WebhookProvider is implemented by channels that receive events over
+// HTTP (Slack's Events API, Telegram webhooks). The daemon mounts the
+// handler at /webhooks/<platform>.
+type WebhookProvider interface {
+	Webhook() http.Handler
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/slack"
 	"github.com/switchboard-chat/switchboard/channels/telegram"
 	"github.com/switchboard-chat/switchboard/config"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
@@ -136,8 +137,18 @@ func (d *daemon) openChannels() error {
 		}
 		d.channels[tg.Platform()] = tg
 	}
+	if d.cfg.Slack.BotToken != "" {
+		sl, err := slack.New(slack.Options{
+			BotToken: d.cfg.Slack.BotToken, AppToken: d.cfg.Slack.AppToken,
+			SigningSecret: d.cfg.Slack.SigningSecret, APIURL: d.cfg.Slack.APIURL, Logger: d.log,
+		})
+		if err != nil {
+			return fmt.Errorf("slack: %w", err)
+		}
+		d.channels[sl.Platform()] = sl
+	}
 	if len(d.channels) == 0 {
-		d.log.Warn("no chat platform configured: set telegram.token (SWITCHBOARD_TELEGRAM_TOKEN), or try `switchboard chat`")
+		d.log.Warn("no chat platform configured: set telegram.token, slack.bot_token or discord.token, or try `switchboard chat`")
 	}
 	return nil
 }
@@ -214,6 +225,19 @@ func (d *daemon) checks() map[string]bot.Check {
 	return c
 }
 
+// webhooks are the HTTP handlers of channels that receive events over HTTP.
+func (d *daemon) webhooks() map[string]http.Handler {
+	hooks := map[string]http.Handler{}
+	for name, ch := range d.channels {
+		if wp, ok := ch.(channels.WebhookProvider); ok {
+			if h := wp.Webhook(); h != nil {
+				hooks[name] = h
+			}
+		}
+	}
+	return hooks
+}
+
 // migrateUntilDone applies migrations, retrying while Postgres is down.
 func (d *daemon) migrateUntilDone(ctx context.Context) {
 	delay := 500 * time.Millisecond
@@ -251,7 +275,7 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 			return fmt.Errorf("http.listen %s: %w (is another switchboard running? change http.listen)", listen, err)
 		}
 		srv = &http.Server{
-			Handler:           bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Gatherer: d.reg}),
+			Handler:           bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Gatherer: d.reg, Webhooks: d.webhooks()}),
 			ReadHeaderTimeout: 10 * time.Second,
 		}
 		go func() {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/channels/slack"
 	"github.com/switchboard-chat/switchboard/config"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/redis"
@@ -65,6 +66,16 @@ func doctorChecks(cfg *config.Config) []doctorCheck {
 	}
 	if cfg.Telegram.Token != "" {
 		checks = append(checks, doctorCheck{"telegram", func(ctx context.Context) (string, error) { return checkTelegram(ctx, cfg) }})
+	}
+	if cfg.Slack.BotToken != "" {
+		checks = append(checks, doctorCheck{"slack", func(ctx context.Context) (string, error) {
+			ch, err := slack.New(slack.Options{BotToken: cfg.Slack.BotToken, AppToken: cfg.Slack.AppToken,
+				SigningSecret: cfg.Slack.SigningSecret, APIURL: cfg.Slack.APIURL})
+			if err != nil {
+				return "", err
+			}
+			return ch.Check(ctx)
+		}})
 	}
 	return checks
 }

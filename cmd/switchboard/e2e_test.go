@@ -22,19 +22,22 @@ const testToken = "7012345678:AAHk3vQ9xYz_TestTokenValue-abcdefghij12"
 // externalEnv is the environment of a daemon on the real PostgreSQL and
 // Redis with fakes for Telegram and the LLM.
 func externalEnv(t *testing.T, tg *telegramtest.Server, llm *llmtest.Server, httpAddr string) map[string]string {
-	return map[string]string{
-		"SWITCHBOARD_TELEGRAM_TOKEN":   testToken,
-		"SWITCHBOARD_TELEGRAM_API_URL": tg.URL(),
-		"SWITCHBOARD_LLM_BASE_URL":     llm.URL(),
-		"SWITCHBOARD_LLM_MODEL":        "test-model",
-		"SWITCHBOARD_DATABASE_URL":     pgtest.New(t),
-		"SWITCHBOARD_REDIS_URL":        redistest.URL(t),
-		"SWITCHBOARD_REDIS_PREFIX":     redistest.Prefix(t),
-		"SWITCHBOARD_ACCESS_MODE":      "open",
-		"SWITCHBOARD_HTTP_LISTEN":      httpAddr,
-		"SWITCHBOARD_DATA_DIR":         t.TempDir(),
-		"SWITCHBOARD_LOG_LEVEL":        "debug",
+	env := map[string]string{
+		"SWITCHBOARD_LLM_BASE_URL": llm.URL(),
+		"SWITCHBOARD_LLM_MODEL":    "test-model",
+		"SWITCHBOARD_DATABASE_URL": pgtest.New(t),
+		"SWITCHBOARD_REDIS_URL":    redistest.URL(t),
+		"SWITCHBOARD_REDIS_PREFIX": redistest.Prefix(t),
+		"SWITCHBOARD_ACCESS_MODE":  "open",
+		"SWITCHBOARD_HTTP_LISTEN":  httpAddr,
+		"SWITCHBOARD_DATA_DIR":     t.TempDir(),
+		"SWITCHBOARD_LOG_LEVEL":    "debug",
 	}
+	if tg != nil {
+		env["SWITCHBOARD_TELEGRAM_TOKEN"] = testToken
+		env["SWITCHBOARD_TELEGRAM_API_URL"] = tg.URL()
+	}
+	return env
 }
 
 func TestE2EConversationSurvivesKill9(t *testing.T) {

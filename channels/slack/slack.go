@@ -1,0 +1,189 @@
+// Package slack connects switchboard to Slack with slack-go: it receives
+// direct messages, mentions, messages in chosen channels and button presses
+// over Socket Mode or the HTTP Events API, and sends, edits and answers
+// messages, rendering Markdown as Slack mrkdwn in Block Kit sections.
+package slack
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// Platform is the platform name in addresses and identities.
+const Platform = "slack"
+
+// Options configures a Channel. BotToken is required, and at least one of
+// AppToken (Socket Mode) and SigningSecret (HTTP Events API).
+type Options struct {
+	BotToken      string // xoxb-… token from OAuth & Permissions
+	AppToken      string // xapp-… app-level token with connections:write; set → Socket Mode
+	SigningSecret string // from Basic Information; set → Webhook serves events and interactivity
+	APIURL        string // Web API base URL; default https://slack.com/api/
+	Logger        *slog.Logger
+	// Channels lists channel ids whose every message is delivered, besides
+	// direct messages and mentions of the bot anywhere it is a member.
+	Channels []string
+	// ThreadDirect makes replies to a top-level direct message go into a
+	// thread under it, one session per thread, as in channels. By default a
+	// direct-message conversation is one session and replies stay in the
+	// conversation (a message written in a thread is still answered there).
+	ThreadDirect bool
+
+	// RetryMin and RetryMax bound the backoff between auth.test attempts
+	// while Slack is unreachable; defaults 1s and 30s. Socket Mode
+	// reconnects with slack-go's own backoff.
+	RetryMin, RetryMax time.Duration
+	// MaxRetries and MaxRetryWait bound how often and how long a call waits
+	// out 429 Too Many Requests before returning a
+	// *channels.RetryAfterError; defaults 3 and 60s.
+	MaxRetries   int
+	MaxRetryWait time.Duration
+}
+
+// Channel is a Slack app connection. It implements channels.Channel,
+// Editor, Typer, PressAnswerer and ReadyChecker; Webhook serves the HTTP
+// Events API.
+type Channel struct {
+	opts      Options
+	log       *slog.Logger
+	api       *slack.Client
+	transport *http.Transport
+	listen    map[string]bool // Options.Channels
+	inbox     chan channels.Inbound
+
+	running atomic.Bool
+	health  *channels.Health
+
+	mu    sync.Mutex
+	bot   identity
+	users map[string]cachedName // user id → display name
+	ims   map[string]string     // user id → IM channel id
+
+	hook webhookState
+}
+
+// identity is who the bot is, learned from auth.test.
+type identity struct {
+	userID string // U…: the bot user, as mentioned in <@U…>
+	botID  string // B…: set on the bot's own messages
+}
+
+var (
+	_ channels.Channel       = (*Channel)(nil)
+	_ channels.Editor        = (*Channel)(nil)
+	_ channels.Typer         = (*Channel)(nil)
+	_ channels.PressAnswerer = (*Channel)(nil)
+	_ channels.ReadyChecker  = (*Channel)(nil)
+)
+
+var (
+	errNotStarted = errors.New("slack: not started")
+	errStopped    = errors.New("slack: stopped")
+)
+
+// inboxSize bounds the events received but not yet handled.
+const inboxSize = 256
+
+// New builds a Channel. It does not touch the network: Start connects.
+func New(opts Options) (*Channel, error) {
+	if strings.TrimSpace(opts.BotToken) == "" {
+		return nil, errors.New("slack: no bot token; set slack.bot_token to the xoxb- token under OAuth & Permissions of your Slack app")
+	}
+	if opts.AppToken == "" && opts.SigningSecret == "" {
+		return nil, errors.New("slack: no way to receive events; set slack.app_token (Socket Mode) or slack.signing_secret (HTTP Events API at /webhooks/slack)")
+	}
+	if opts.APIURL == "" {
+		opts.APIURL = slack.APIURL
+	}
+	if !strings.HasSuffix(opts.APIURL, "/") {
+		opts.APIURL += "/"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.RetryMin <= 0 {
+		opts.RetryMin = time.Second
+	}
+	if opts.RetryMax <= 0 {
+		opts.RetryMax = 30 * time.Second
+	}
+	opts.RetryMax = max(opts.RetryMax, opts.RetryMin)
+	if opts.MaxRetries <= 0 {
+		opts.MaxRetries = 3
+	}
+	if opts.MaxRetryWait <= 0 {
+		opts.MaxRetryWait = 60 * time.Second
+	}
+	c := &Channel{
+		opts:      opts,
+		log:       opts.Logger.With("platform", Platform),
+		transport: http.DefaultTransport.(*http.Transport).Clone(),
+		listen:    map[string]bool{},
+		inbox:     make(chan channels.Inbound, inboxSize),
+		users:     map[string]cachedName{},
+		ims:       map[string]string{},
+	}
+	for _, id := range opts.Channels {
+		if id = strings.TrimSpace(id); id != "" {
+			c.listen[id] = true
+		}
+	}
+	c.health = channels.NewHealth(Platform, c.log, c.redact)
+	c.health.Set(errNotStarted)
+	c.hook.seen = map[string]time.Time{}
+	c.api = slack.New(opts.BotToken,
+		slack.OptionAPIURL(opts.APIURL),
+		slack.OptionAppLevelToken(opts.AppToken),
+		slack.OptionHTTPClient(&http.Client{Transport: c.transport, Timeout: 30 * time.Second}),
+		slack.OptionLog(libLog{c.log}),
+	)
+	return c, nil
+}
+
+// Platform returns "slack".
+func (c *Channel) Platform() string { return Platform }
+
+// libLog sends slack-go's own (debug) output to slog.
+type libLog struct{ log *slog.Logger }
+
+// Output implements slack-go's logger.
+func (l libLog) Output(_ int, s string) error {
+	l.log.Debug("slack library", "detail", strings.TrimSpace(s))
+	return nil
+}
+
+// redact hides the tokens and the signing secret in err's message, keeping
+// err in the chain.
+func (c *Channel) redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, secret := range []string{c.opts.BotToken, c.opts.AppToken, c.opts.SigningSecret} {
+		if secret != "" {
+			msg = strings.ReplaceAll(msg, secret, "***")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+// redactedError is an error whose message had a secret removed.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }

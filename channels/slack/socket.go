@@ -1,0 +1,119 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+)
+
+// ackTimeout bounds how long an acknowledgement may wait to be written.
+const ackTimeout = 5 * time.Second
+
+var errReconnecting = errors.New("slack socket mode: reconnecting")
+
+// runSocket holds a Socket Mode connection until ctx ends. slack-go's
+// client reconnects on its own (with backoff) when the connection drops or
+// Slack asks it to; this loop acknowledges every envelope, tracks the
+// connection state for Ready and queues events for the handler. It returns
+// nil when ctx ends and an error when Slack rejects the app token.
+func (c *Channel) runSocket(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	smc := socketmode.New(c.api, socketmode.OptionLog(libLog{c.log}))
+	done := make(chan error, 1)
+	go func() { done <- smc.RunContext(ctx) }()
+	var fatal error
+	for {
+		select {
+		case err := <-done:
+			switch {
+			case fatal != nil:
+				return fatal
+			case ctx.Err() != nil:
+				return nil
+			}
+			err = c.redact(err)
+			c.health.Set(err)
+			return fmt.Errorf("slack: Socket Mode refused the app token (%w); check slack.app_token: an xapp- app-level token with the connections:write scope, from Basic Information of your Slack app", err)
+		case ev := <-smc.Events:
+			if err := c.onSocketEvent(ctx, smc, ev); err != nil && fatal == nil {
+				fatal = err
+				cancel() // RunContext returns, and so do we
+			}
+		}
+	}
+}
+
+// onSocketEvent handles one event of the Socket Mode client. It returns an
+// error when the connection cannot succeed (a rejected app token).
+func (c *Channel) onSocketEvent(ctx context.Context, smc *socketmode.Client, ev socketmode.Event) error {
+	if ev.Request != nil && ev.Request.EnvelopeID != "" {
+		c.ack(ctx, smc, ev.Request.EnvelopeID)
+	}
+	switch ev.Type {
+	case socketmode.EventTypeConnecting:
+		if e, ok := ev.Data.(*slack.ConnectingEvent); ok && e.ConnectionCount > 0 && e.Attempt == 1 {
+			c.log.Info("slack socket mode connection closed, reconnecting", "connection", e.ConnectionCount)
+			c.health.Set(errReconnecting)
+		}
+	case socketmode.EventTypeConnectionError:
+		e, _ := ev.Data.(*slack.ConnectionErrorEvent)
+		if e == nil {
+			return nil
+		}
+		if isAuthError(e.ErrorObj) {
+			err := c.redact(e.ErrorObj)
+			c.health.Set(err)
+			return fmt.Errorf("slack: Socket Mode refused the app token (%w); check slack.app_token: an xapp- app-level token with the connections:write scope, from Basic Information of your Slack app", err)
+		}
+		c.health.Failed("socket_mode", e.ErrorObj, e.Backoff)
+	case socketmode.EventTypeInvalidAuth:
+		c.health.Set(errors.New("slack socket mode: invalid auth"))
+	case socketmode.EventTypeHello:
+		c.health.Succeeded("socket_mode")
+		c.log.Debug("slack socket mode connected")
+	case socketmode.EventTypeEventsAPI:
+		if e, ok := ev.Data.(slackevents.EventsAPIEvent); ok {
+			if in, ok := c.fromEvent(e); ok {
+				c.enqueue(ctx, in)
+			}
+		}
+	case socketmode.EventTypeInteractive:
+		if cb, ok := ev.Data.(slack.InteractionCallback); ok {
+			if in, ok := c.fromPress(cb); ok {
+				c.enqueue(ctx, in)
+			} else {
+				c.log.Debug("slack interaction ignored", "type", string(cb.Type))
+			}
+		}
+	case socketmode.EventTypeErrorBadMessage:
+		// An envelope slack-go could not parse (an event type it does not
+		// know): acknowledge it anyway, or Slack keeps resending it.
+		if e, ok := ev.Data.(*socketmode.ErrorBadMessage); ok {
+			var req socketmode.Request
+			if json.Unmarshal(e.Message, &req) == nil && req.EnvelopeID != "" {
+				c.ack(ctx, smc, req.EnvelopeID)
+			}
+			c.log.Debug("slack envelope not understood; acknowledged and ignored", "envelope_id", req.EnvelopeID, "error", e.Cause)
+		}
+	case socketmode.EventTypeIncomingError, socketmode.EventTypeErrorWriteFailed:
+		c.log.Debug("slack socket mode error", "type", string(ev.Type), "data", fmt.Sprint(ev.Data))
+	}
+	return nil
+}
+
+// ack acknowledges an envelope. Acknowledgements are queued to the
+// connection's writer, so this returns at once unless the writer is stuck.
+func (c *Channel) ack(ctx context.Context, smc *socketmode.Client, envelopeID string) {
+	ctx, cancel := context.WithTimeout(ctx, ackTimeout)
+	defer cancel()
+	if err := smc.AckCtx(ctx, envelopeID, nil); err != nil {
+		c.log.Warn("slack envelope not acknowledged; Slack will resend it", "envelope_id", envelopeID, "error", err)
+	}
+}

@@ -1,0 +1,166 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// Start checks the bot token with auth.test and delivers events to h until
+// ctx ends, then returns nil. With an app token it holds a Socket Mode
+// connection, acknowledging every envelope as soon as it arrives and
+// reconnecting with backoff when the connection drops; with only a signing
+// secret it serves Webhook. While Slack is unreachable it retries, logging
+// once per failure streak, and Ready reports the last error. It returns an
+// error only when Slack rejects a token.
+//
+// Events are handled one at a time, in order, after they were
+// acknowledged: an event still queued when the channel stops is lost, as
+// Slack does not redeliver acknowledged events. Up to 256 events wait for
+// the handler; beyond that Socket Mode acknowledgements wait too (and
+// Slack resends what stays unacknowledged), and webhooks answer 503.
+func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
+	if h == nil {
+		return errors.New("slack: Start needs a handler")
+	}
+	if !c.running.CompareAndSwap(false, true) {
+		return errors.New("slack: Start called while already running")
+	}
+	defer c.running.Store(false)
+	defer func() {
+		c.health.Set(errStopped)
+		c.transport.CloseIdleConnections()
+	}()
+	c.health.Set(errors.New("slack: connecting"))
+
+	if err := c.connect(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { c.work(ctx, h) })
+	var err error
+	if c.opts.AppToken != "" {
+		err = c.runSocket(ctx)
+	} else {
+		c.health.Succeeded("connect")
+		<-ctx.Done()
+	}
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// connect calls auth.test until it succeeds, backing off between attempts,
+// and remembers who the bot is.
+func (c *Channel) connect(ctx context.Context) error {
+	for attempt := 1; ; attempt++ {
+		err := c.authTest(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if isAuthError(err) {
+			c.health.Set(err)
+			return fmt.Errorf("slack: the bot token was rejected (%w); check slack.bot_token (the xoxb- token under OAuth & Permissions)", err)
+		}
+		wait := channels.Backoff(attempt, c.opts.RetryMin, c.opts.RetryMax)
+		c.health.Failed("auth.test", err, wait)
+		// Up to 20% jitter, so replicas do not retry in step.
+		d := wait + time.Duration(rand.Int64N(int64(wait)/5+1))
+		timer := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// authTest asks Slack who the bot is.
+func (c *Channel) authTest(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	r, err := c.api.AuthTestContext(ctx)
+	if err != nil {
+		return c.redact(err)
+	}
+	if r.UserID == "" {
+		return errors.New("auth.test named no bot user; use the bot token (xoxb-), not a user token")
+	}
+	c.mu.Lock()
+	c.bot = identity{userID: r.UserID, botID: r.BotID}
+	c.mu.Unlock()
+	c.log.Info("slack authenticated", "bot_user_id", r.UserID, "bot_id", r.BotID, "team_id", r.TeamID)
+	return nil
+}
+
+// whoami returns the bot's identity.
+func (c *Channel) whoami() identity {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bot
+}
+
+// work hands queued events to h, one at a time, until ctx ends.
+func (c *Channel) work(ctx context.Context, h channels.Handler) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case in := <-c.inbox:
+			c.deliver(ctx, h, in)
+		}
+	}
+}
+
+// deliver names the sender and calls h, surviving its panics.
+func (c *Channel) deliver(ctx context.Context, h channels.Handler, in channels.Inbound) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("slack event handler panicked; event dropped", "external_id", in.ExternalID, "panic", r)
+		}
+	}()
+	in.UserName = c.userName(ctx, in.UserID)
+	h(ctx, in)
+}
+
+// enqueue queues an event for the handler, waiting while the queue is
+// full until ctx ends.
+func (c *Channel) enqueue(ctx context.Context, in channels.Inbound) bool {
+	select {
+	case c.inbox <- in:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Ready returns nil while the channel is connected (Socket Mode) or
+// authenticated (Events API), else the reason it is not.
+func (c *Channel) Ready(ctx context.Context) error { return c.health.Ready(ctx) }
+
+// authErrors are the Slack errors that mean a token is wrong for good.
+var authErrors = map[string]bool{
+	"invalid_auth": true, "not_authed": true, "account_inactive": true, "token_revoked": true,
+	"token_expired": true, "not_allowed_token_type": true, "missing_scope": true, "team_access_not_granted": true,
+}
+
+// isAuthError reports whether err says a token is not accepted.
+func isAuthError(err error) bool {
+	var se slack.SlackErrorResponse
+	return errors.As(err, &se) && authErrors[se.Err]
+}
