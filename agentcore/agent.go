@@ -85,29 +85,22 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 				return res, fmt.Errorf("load history: %w", err)
 			}
 		}
-		msgs = trimToUserTurn(msgs)
+		msgs = trimToUserTurn(orderToolResults(msgs))
 		if len(msgs) == 0 {
 			res.Idle = true
 			return res, nil
 		}
-		last := msgs[len(msgs)-1]
-		switch {
-		case last.Role == RoleAssistant && len(last.ToolCalls) == 0:
+		if call, missing := pendingToolCalls(msgs); missing != nil {
+			// A run stopped mid-way (crash, restart): run what is missing.
+			if err := a.runTools(ctx, in, call.ToolCalls, missing); err != nil {
+				return res, err
+			}
+			continue
+		}
+		if last := msgs[len(msgs)-1]; last.Role == RoleAssistant {
 			// Already answered: nothing to do (a duplicate run, or resume).
 			res.Idle = true
 			return res, nil
-		case last.Role == RoleAssistant:
-			// Tool calls without results: a run stopped mid-way. Run them.
-			if err := a.runTools(ctx, in, last.ToolCalls, nil); err != nil {
-				return res, err
-			}
-			continue
-		case last.Role == RoleTool && missingResults(msgs) != nil:
-			call := msgs[lastAssistantIndex(msgs)]
-			if err := a.runTools(ctx, in, call.ToolCalls, missingResults(msgs)); err != nil {
-				return res, err
-			}
-			continue
 		}
 		res.Iterations++
 		start := time.Now()
@@ -204,33 +197,60 @@ func trimToUserTurn(msgs []Message) []Message {
 	return nil
 }
 
-func lastAssistantIndex(msgs []Message) int {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == RoleAssistant {
-			return i
+// orderToolResults returns msgs with every tool result right after the
+// assistant message that asked for it. People may write while a run waits
+// on a tool (an approval, say); their messages are stored as they arrive,
+// between the call and its result, but providers require the results to
+// follow the call, so such messages move after the results.
+func orderToolResults(msgs []Message) []Message {
+	out := make([]Message, 0, len(msgs))
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		out = append(out, m)
+		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
 		}
+		open := map[string]bool{}
+		for _, c := range m.ToolCalls {
+			open[c.ID] = true
+		}
+		var deferred []Message
+		j := i + 1
+		for ; j < len(msgs) && len(open) > 0; j++ {
+			if n := msgs[j]; n.Role == RoleTool && open[n.ToolCallID] {
+				out = append(out, n)
+				delete(open, n.ToolCallID)
+			} else {
+				deferred = append(deferred, n)
+			}
+		}
+		out = append(out, deferred...)
+		i = j - 1
 	}
-	return -1
+	return out
 }
 
-// missingResults returns the ids of tool calls of the last assistant message
-// that have no result yet, or nil when all are answered.
-func missingResults(msgs []Message) map[string]bool {
-	i := lastAssistantIndex(msgs)
-	if i < 0 || len(msgs[i].ToolCalls) == 0 {
-		return nil
-	}
-	missing := map[string]bool{}
-	for _, c := range msgs[i].ToolCalls {
-		missing[c.ID] = true
-	}
-	for _, m := range msgs[i+1:] {
-		if m.Role == RoleTool {
-			delete(missing, m.ToolCallID)
+// pendingToolCalls finds the newest assistant message whose tool calls
+// lack results, and the ids of those calls; nil when none lacks one.
+func pendingToolCalls(msgs []Message) (Message, map[string]bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
 		}
+		missing := map[string]bool{}
+		for _, c := range m.ToolCalls {
+			missing[c.ID] = true
+		}
+		for _, n := range msgs[i+1:] {
+			if n.Role == RoleTool {
+				delete(missing, n.ToolCallID)
+			}
+		}
+		if len(missing) == 0 {
+			return Message{}, nil
+		}
+		return m, missing
 	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return missing
+	return Message{}, nil
 }

@@ -23,6 +23,7 @@ func commands() []command {
 		{"status", "agent and service status", (*Router).cmdStatus},
 		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},
 		{"revoke", "revoke someone's access: /revoke platform:user_id (admins only)", (*Router).cmdRevoke},
+		{"jobs", "scheduled jobs: /jobs, /jobs add <schedule> | <prompt>, /jobs pause|resume|delete|run <name> (admins only)", (*Router).cmdJobs},
 	}
 }
 

@@ -32,16 +32,18 @@ type Options struct {
 	AdminChat string
 	// Approvals decides presses on approval buttons; nil: none.
 	Approvals *Approvals
-	Dedupe    Deduper
-	Notice    Notice
-	Limiter   Limiter
-	Locker    Locker
-	Channels  map[string]channels.Channel // by platform
-	Access    AccessOptions
-	Limits    Limits
-	Lanes     LaneOptions
-	Metrics   *Metrics
-	Logger    *slog.Logger
+	// Jobs stores cron jobs for /jobs; nil: jobs are off.
+	Jobs     JobStore
+	Dedupe   Deduper
+	Notice   Notice
+	Limiter  Limiter
+	Locker   Locker
+	Channels map[string]channels.Channel // by platform
+	Access   AccessOptions
+	Limits   Limits
+	Lanes    LaneOptions
+	Metrics  *Metrics
+	Logger   *slog.Logger
 	// Nudge, when set, is called after an outbox row is written so the
 	// dispatcher delivers without waiting for its next poll.
 	Nudge func()

@@ -51,6 +51,8 @@ type Config struct {
 type Database struct {
 	// URL is a postgres:// URL; empty means the embedded Postgres.
 	URL string `mapstructure:"url" secret:"true"`
+	// MaxConns is the size of the connection pool (1..500).
+	MaxConns int `mapstructure:"max_conns"`
 }
 
 // Redis configures Redis.
@@ -174,9 +176,10 @@ const DefaultSystemPrompt = "You are a helpful assistant that lives in a team ch
 // Defaults returns the configuration used for every key nothing sets.
 func Defaults() Config {
 	return Config{
-		DataDir: "./data",
-		Redis:   Redis{Prefix: "sb:"},
-		HTTP:    HTTP{Listen: "127.0.0.1:8080"},
+		DataDir:  "./data",
+		Database: Database{MaxConns: 16},
+		Redis:    Redis{Prefix: "sb:"},
+		HTTP:     HTTP{Listen: "127.0.0.1:8080"},
 		LLM: LLM{
 			Provider: "openai",
 			Timeout:  120 * time.Second,

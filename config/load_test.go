@@ -46,6 +46,7 @@ func TestLoadDefaults(t *testing.T) {
 	}{
 		{"data_dir", c.DataDir, "./data"},
 		{"database.url", c.Database.URL, ""},
+		{"database.max_conns", c.Database.MaxConns, 16},
 		{"redis.url", c.Redis.URL, ""},
 		{"http.listen", c.HTTP.Listen, "127.0.0.1:8080"},
 		{"llm.provider", c.LLM.Provider, "openai"},
@@ -124,6 +125,7 @@ agent:
 		{"env duration", []string{"SWITCHBOARD_APPROVALS_TIMEOUT=90s"}, func(c *Config) (any, any) { return c.Approvals.Timeout, 90 * time.Second }},
 		{"file duration", nil, func(c *Config) (any, any) { return c.Approvals.Timeout, 5 * time.Minute }},
 		{"env int", []string{"SWITCHBOARD_AGENT_MAX_ITERATIONS=9"}, func(c *Config) (any, any) { return c.Agent.MaxIterations, 9 }},
+		{"env pool size", []string{"SWITCHBOARD_DATABASE_MAX_CONNS=40"}, func(c *Config) (any, any) { return c.Database.MaxConns, 40 }},
 		{"env list over file", []string{"SWITCHBOARD_ADMINS=slack:U1,discord:2"}, func(c *Config) (any, any) { return c.Admins, []string{"slack:U1", "discord:2"} }},
 		{"underscored key", []string{"SWITCHBOARD_SLACK_BOT_TOKEN=xoxb-1"}, func(c *Config) (any, any) { return c.Slack.BotToken, "xoxb-1" }},
 		{"other env ignored", []string{"HOME=/root", "PATH=/bin"}, func(c *Config) (any, any) { return c.LLM.Model, "file-model" }},
@@ -198,7 +200,8 @@ func sample(f field) (text string, want any) {
 		return "telegram:1,slack:" + f.key, []string{"telegram:1", "slack:" + f.key}
 	case strings.HasSuffix(f.key, "timeout"):
 		return "7s", 7 * time.Second
-	case strings.HasSuffix(f.key, "max_tokens"), strings.HasSuffix(f.key, "max_iterations"), strings.HasSuffix(f.key, "history_limit"):
+	case strings.HasSuffix(f.key, "max_tokens"), strings.HasSuffix(f.key, "max_iterations"), strings.HasSuffix(f.key, "history_limit"),
+		strings.HasSuffix(f.key, "max_conns"):
 		return "7", 7
 	}
 	return "v-" + f.key, "v-" + f.key

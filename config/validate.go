@@ -37,6 +37,9 @@ func (c *Config) Validate() error {
 		add("data_dir must not be empty (e.g. ./data)")
 	}
 	checkServiceURL(add, "database.url", c.Database.URL, "postgres://user:password@host:5432/db", "postgres", "postgresql")
+	if c.Database.MaxConns < 1 || c.Database.MaxConns > 500 {
+		add("database.max_conns must be between 1 and 500 (got %d); 16 suits most deployments", c.Database.MaxConns)
+	}
 	checkServiceURL(add, "redis.url", c.Redis.URL, "redis://:password@host:6379/0", "redis", "rediss", "unix")
 	checkListen(add, c.HTTP.Listen)
 

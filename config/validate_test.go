@@ -43,6 +43,8 @@ func TestValidateMessages(t *testing.T) {
 		{"data_dir", func(c *Config) { c.DataDir = " " }, "data_dir must not be empty"},
 		{"database scheme", func(c *Config) { c.Database.URL = "mysql://u:pw-db-123@h/db" }, `database.url must be a postgres:// or postgresql:// URL like postgres://user:password@host:5432/db (got scheme "mysql")`},
 		{"database unparseable", func(c *Config) { c.Database.URL = "postgres://u:pw-db-123@h:port/db" }, "database.url is not a valid URL"},
+		{"database.max_conns low", func(c *Config) { c.Database.MaxConns = 0 }, "database.max_conns must be between 1 and 500 (got 0)"},
+		{"database.max_conns high", func(c *Config) { c.Database.MaxConns = 501 }, "database.max_conns must be between 1 and 500 (got 501)"},
 		{"redis scheme", func(c *Config) { c.Redis.URL = "http://:pw-redis-123@h:6379" }, `redis.url must be a redis://, rediss:// or unix:// URL`},
 		{"redis host", func(c *Config) { c.Redis.URL = "redis:///0" }, "redis.url has no host"},
 		{"http.listen", func(c *Config) { c.HTTP.Listen = "x" }, `http.listen "x" is not host:port`},

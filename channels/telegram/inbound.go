@@ -15,21 +15,37 @@ import (
 // textOnlyReply answers media in a private chat.
 const textOnlyReply = "I can only read text messages for now."
 
-// albumKey names the last media group answered with textOnlyReply, so an
-// album of ten photos gets one answer.
+// albumKey names a media group answered with textOnlyReply, so an album of
+// ten photos gets one answer.
 type albumKey struct {
 	chatID  int64
 	groupID string
 }
 
-// dispatch is the library's handler for every update.
+// recentAlbums is how many answered media groups are remembered: chats are
+// handled concurrently, so the photos of albums in several chats interleave.
+const recentAlbums = 64
+
+// dispatch is the library's handler for every update. It queues the update
+// on its chat's lane and returns at once, so the updates of one getUpdates
+// batch are handled concurrently across chats and in order within a chat.
 func (c *Channel) dispatch(ctx context.Context, _ *bot.Bot, u *models.Update) {
+	c.lanes.submit(chatOf(u), func() { c.handle(ctx, u) })
+}
+
+// handle delivers one update to the handler. Once Start is stopping it
+// delivers nothing more: such updates are not confirmed to Telegram, which
+// sends them again.
+func (c *Channel) handle(ctx context.Context, u *models.Update) {
 	defer c.inflight.done()
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("telegram update handler panicked; update dropped", "update_id", u.ID, "panic", r)
 		}
 	}()
+	if ctx.Err() != nil {
+		return
+	}
 	hp := c.handler.Load()
 	if hp == nil {
 		return
@@ -128,7 +144,7 @@ func hasMedia(m *models.Message) bool {
 }
 
 // firstOfAlbum reports whether m is the first message of its media group
-// seen (or belongs to none).
+// seen lately (or belongs to none).
 func (c *Channel) firstOfAlbum(m *models.Message) bool {
 	if m.MediaGroupID == "" {
 		return true
@@ -136,10 +152,13 @@ func (c *Channel) firstOfAlbum(m *models.Message) bool {
 	key := albumKey{chatID: m.Chat.ID, groupID: m.MediaGroupID}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.album == key {
-		return false
+	for _, k := range c.albums {
+		if k == key {
+			return false
+		}
 	}
-	c.album = key
+	c.albums[c.albumAt] = key
+	c.albumAt = (c.albumAt + 1) % recentAlbums
 	return true
 }
 

@@ -152,3 +152,27 @@ func TestNonTextMessages(t *testing.T) {
 		t.Errorf("replied in a group: %+v", got)
 	}
 }
+
+func TestInterleavedAlbumsAnsweredOncePerChat(t *testing.T) {
+	h := newHarness(t, nil)
+	photo := func(group string) map[string]any {
+		return map[string]any{"media_group_id": group, "photo": []any{map[string]any{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}}}
+	}
+	// Two chats send albums at the same time; their photos interleave.
+	for range 3 {
+		h.fake.PushMessage(telegramtest.Incoming{ChatID: 11, UserID: 11, Extra: photo("g11")})
+		h.fake.PushMessage(telegramtest.Incoming{ChatID: 12, UserID: 12, Extra: photo("g12")})
+	}
+	h.fake.SendText(11, 11, "Ann", "done 11")
+	h.fake.SendText(12, 12, "Bo", "done 12")
+	h.start(nil)
+	// Each chat's updates are handled in order: its text comes after its photos.
+	for range 2 {
+		h.next()
+	}
+	for _, chat := range []int64{11, 12} {
+		if got := h.fake.Messages(chat); len(got) != 1 {
+			t.Errorf("chat %d got %d answers to one album, want 1: %+v", chat, len(got), got)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -245,5 +246,32 @@ func TestTyping(t *testing.T) {
 	var ra *channels.RetryAfterError
 	if err := h.ch.Typing(ctx, channels.Address{Platform: "telegram", ChatID: "-5"}); !errors.As(err, &ra) || ra.After != 5*time.Second {
 		t.Errorf("typing under a rate limit: %v, want RetryAfterError without waiting", err)
+	}
+}
+
+func TestConcurrentSendsReuseConnections(t *testing.T) {
+	h := newHarness(t, nil)
+	h.start(nil)
+	h.waitReady()
+	ctx := h.ctx()
+	const parallel, rounds = 20, 3
+	before := h.fake.Connections()
+	for round := range rounds {
+		var wg sync.WaitGroup
+		for i := range parallel {
+			wg.Go(func() {
+				to := channels.Address{Platform: "telegram", ChatID: strconv.Itoa(1000 + i)}
+				if _, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: "round " + strconv.Itoa(round)}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	// The first round may open a connection per send; later rounds find
+	// them idle. (The long poll holds its own connection.)
+	if opened := h.fake.Connections() - before; opened > parallel+1 {
+		t.Errorf("%d sends in %d rounds of %d opened %d connections, want at most %d",
+			parallel*rounds, rounds, parallel, opened, parallel+1)
 	}
 }

@@ -27,10 +27,13 @@ var errStopped = errors.New("telegram: stopped")
 // reports the last error. It returns an error only when Telegram rejects
 // the token.
 //
-// Updates are handled one at a time, in order. Telegram learns that an
-// update was handled only through the offset of the next getUpdates call,
-// and that call waits until h has returned for every update of the previous
-// batch: an update whose handling a crash cut short is delivered again.
+// The updates of one getUpdates batch are handled concurrently across chats
+// (at most Options.MaxParallelChats at once) and one at a time, in order,
+// within a chat, so h must be safe for concurrent use. Telegram learns that
+// an update was handled only through the offset of the next getUpdates
+// call, and that call waits until h has returned for every update of the
+// previous batch: an update whose handling a crash cut short is delivered
+// again. Start returns only after every call of h has returned.
 func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 	if h == nil {
 		return errors.New("telegram: Start needs a handler")
@@ -53,6 +56,7 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 		return err
 	}
 	c.bot.Start(ctx) // polls until ctx ends
+	c.lanes.wait()   // the library no longer dispatches; let the lanes drain
 	return nil
 }
 

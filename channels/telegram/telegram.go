@@ -44,6 +44,9 @@ type Options struct {
 	// *channels.RetryAfterError; defaults 3 and 60s.
 	MaxRetries   int
 	MaxRetryWait time.Duration
+	// MaxParallelChats bounds how many chats' updates are handled at once;
+	// default 32.
+	MaxParallelChats int
 }
 
 // Channel is a Telegram bot connection. It implements channels.Channel,
@@ -54,14 +57,16 @@ type Channel struct {
 	bot       *bot.Bot
 	transport *http.Transport
 	inflight  inflight
+	lanes     *chatLanes
 
 	running atomic.Bool
 	handler atomic.Pointer[channels.Handler]
 
 	mu       sync.Mutex
-	readyErr error // nil while connected and polling works
-	failures int   // length of the current failure streak
-	album    albumKey
+	readyErr error                  // nil while connected and polling works
+	failures int                    // length of the current failure streak
+	albums   [recentAlbums]albumKey // media groups answered lately, a ring
+	albumAt  int                    // next slot of albums to overwrite
 }
 
 var (
@@ -103,10 +108,14 @@ func New(opts Options) (*Channel, error) {
 	if opts.MaxRetryWait <= 0 {
 		opts.MaxRetryWait = 60 * time.Second
 	}
+	if opts.MaxParallelChats <= 0 {
+		opts.MaxParallelChats = 32
+	}
 	c := &Channel{
 		opts:      opts,
 		log:       opts.Logger.With("platform", Platform),
-		transport: http.DefaultTransport.(*http.Transport).Clone(),
+		transport: apiTransport(opts.MaxParallelChats),
+		lanes:     newChatLanes(opts.MaxParallelChats),
 		readyErr:  errNotStarted,
 	}
 	client := &pollClient{
@@ -131,6 +140,18 @@ func New(opts Options) (*Channel, error) {
 	}
 	c.bot = b
 	return c, nil
+}
+
+// apiTransport is the HTTP transport to the Bot API. Every call goes to one
+// host, from up to parallelChats handlers plus the poller and the senders at
+// once, so it keeps that many idle connections: Go's default keeps 2 per
+// host and would open (and TLS-handshake) a new one for most calls under
+// load.
+func apiTransport(parallelChats int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = max(parallelChats, 32) + 32
+	t.MaxIdleConns = max(t.MaxIdleConns, t.MaxIdleConnsPerHost)
+	return t
 }
 
 // Platform returns "telegram".

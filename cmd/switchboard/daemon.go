@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/discord"
 	"github.com/switchboard-chat/switchboard/channels/slack"
 	"github.com/switchboard-chat/switchboard/channels/telegram"
 	"github.com/switchboard-chat/switchboard/config"
@@ -54,6 +55,7 @@ type daemon struct {
 	channels map[string]channels.Channel
 	router   *bot.Router
 	disp     *bot.Dispatcher
+	sched    *bot.Scheduler
 	migrated atomic.Bool
 	readyAt  time.Time
 }
@@ -113,7 +115,14 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	}
 	userRate, _ := rateOf(cfg.RateLimit.User)
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
+	owner := fmt.Sprintf("%s-%d", hostname, os.Getpid())
+	d.sched = bot.NewScheduler(bot.SchedulerOptions{
+		Jobs: st.db, History: st.db, Outbox: st.db, Agent: agent, AgentName: cfg.Agent.Name,
+		Owner: owner, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
+		Metrics: bot.NewSchedulerMetrics(d.reg), Logger: d.log.With("component", "scheduler"),
+	})
 	d.router = bot.NewRouter(bot.Options{
+		Jobs:  st.db,
 		Agent: agent, AgentName: cfg.Agent.Name,
 		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
 		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: approvals,
@@ -146,6 +155,13 @@ func (d *daemon) openChannels() error {
 			return fmt.Errorf("slack: %w", err)
 		}
 		d.channels[sl.Platform()] = sl
+	}
+	if d.cfg.Discord.Token != "" {
+		dc, err := discord.New(discord.Options{Token: d.cfg.Discord.Token, APIURL: d.cfg.Discord.APIURL, Logger: d.log})
+		if err != nil {
+			return fmt.Errorf("discord: %w", err)
+		}
+		d.channels[dc.Platform()] = dc
 	}
 	if len(d.channels) == 0 {
 		d.log.Warn("no chat platform configured: set telegram.token, slack.bot_token or discord.token, or try `switchboard chat`")
@@ -297,8 +313,9 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBackground()
 	var bg, chans sync.WaitGroup
-	bg.Add(2)
+	bg.Add(3)
 	go func() { defer bg.Done(); d.disp.Run(bgCtx) }()
+	go func() { defer bg.Done(); d.sched.Run(chCtx) }()
 	go func() { defer bg.Done(); d.router.RunRecovery(bgCtx, 30*time.Second) }()
 	for name, ch := range d.channels {
 		chans.Add(1)

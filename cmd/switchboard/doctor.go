@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/channels/discord"
 	"github.com/switchboard-chat/switchboard/channels/slack"
 	"github.com/switchboard-chat/switchboard/config"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
@@ -71,6 +72,15 @@ func doctorChecks(cfg *config.Config) []doctorCheck {
 		checks = append(checks, doctorCheck{"slack", func(ctx context.Context) (string, error) {
 			ch, err := slack.New(slack.Options{BotToken: cfg.Slack.BotToken, AppToken: cfg.Slack.AppToken,
 				SigningSecret: cfg.Slack.SigningSecret, APIURL: cfg.Slack.APIURL})
+			if err != nil {
+				return "", err
+			}
+			return ch.Check(ctx)
+		}})
+	}
+	if cfg.Discord.Token != "" {
+		checks = append(checks, doctorCheck{"discord", func(ctx context.Context) (string, error) {
+			ch, err := discord.New(discord.Options{Token: cfg.Discord.Token, APIURL: cfg.Discord.APIURL})
 			if err != nil {
 				return "", err
 			}

@@ -67,7 +67,7 @@ func openPostgres(ctx context.Context, cfg *config.Config, log *slog.Logger) (*s
 		s.embeddedPG = emb
 		dbURL = emb.URL()
 	}
-	db, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: log})
+	db, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: log, MaxConns: int32(cfg.Database.MaxConns)})
 	if err != nil {
 		s.close(ctx)
 		return nil, err

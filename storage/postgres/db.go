@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,11 +24,17 @@ const connectTimeout = 5 * time.Second
 // deadline, so a server that is down never blocks start-up for long.
 const openTimeout = 10 * time.Second
 
+// DefaultMaxConns is the pool size when neither Options.MaxConns nor the
+// URL's pool_max_conns sets one. It is at least the router's lane workers
+// (16), so a busy lane never waits for a connection another one holds.
+const DefaultMaxConns = 16
+
 // Options configure Open.
 type Options struct {
 	// Logger receives the package's logs; nil discards them.
 	Logger *slog.Logger
-	// MaxConns caps the pool size; 0 keeps pgx's default.
+	// MaxConns caps the pool size (database.max_conns). 0 means the URL's
+	// pool_max_conns if it has one, else DefaultMaxConns.
 	MaxConns int32
 }
 
@@ -59,8 +66,11 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
-	if opts.MaxConns > 0 {
+	switch {
+	case opts.MaxConns > 0:
 		cfg.MaxConns = opts.MaxConns
+	case !strings.Contains(url, "pool_max_conns"):
+		cfg.MaxConns = DefaultMaxConns
 	}
 	logger := opts.Logger
 	if logger == nil {

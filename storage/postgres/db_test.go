@@ -78,3 +78,38 @@ func TestOpenPingPool(t *testing.T) {
 		t.Error("Ping after Close succeeded")
 	}
 }
+
+func TestOpenPoolSizeDefault(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.New(t)
+	db, err := postgres.Open(ctx, url, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := db.Pool().Config().MaxConns; got != postgres.DefaultMaxConns {
+		t.Errorf("MaxConns without a setting = %d, want %d", got, postgres.DefaultMaxConns)
+	}
+	// The URL's own pool_max_conns is kept when Options leave it open...
+	withParam := url + "&pool_max_conns=5"
+	if !strings.Contains(url, "?") {
+		withParam = url + "?pool_max_conns=5"
+	}
+	fromURL, err := postgres.Open(ctx, withParam, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromURL.Close()
+	if got := fromURL.Pool().Config().MaxConns; got != 5 {
+		t.Errorf("MaxConns from the URL = %d, want 5", got)
+	}
+	// ...and Options win over it.
+	both, err := postgres.Open(ctx, withParam, postgres.Options{MaxConns: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer both.Close()
+	if got := both.Pool().Config().MaxConns; got != 7 {
+		t.Errorf("MaxConns with both set = %d, want 7 (Options)", got)
+	}
+}

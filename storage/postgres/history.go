@@ -78,11 +78,34 @@ func scanMessage(row pgx.CollectableRow) (agentcore.Message, error) {
 	return m, nil
 }
 
-// Append adds msgs to the end of session in one transaction, creating the
-// session if needed, and returns the seq of the last one. A message whose
-// ExternalID the session already has fails the whole call with
-// agentcore.ErrDuplicate and stores nothing. Text PostgreSQL cannot hold (NUL
-// bytes, invalid UTF-8) is stored with U+FFFD in its place.
+// appendSQL appends a batch of messages in one statement, so in one round
+// trip and one commit. The upsert of the session row adds the batch size
+// ($4) to last_seq and holds the row lock until commit, which serialises
+// appends to one session: each sees the last_seq its predecessor committed,
+// so seqs have no gaps or duplicates however many writers there are. The
+// messages get seq last_seq-$4+1 … last_seq. A unique violation (an
+// ExternalID the session already has) aborts the whole statement, so neither
+// the messages nor the new last_seq are stored. (PostgreSQL runs a
+// data-modifying WITH clause to completion even when nothing reads it.)
+const appendSQL = `WITH s AS (
+		INSERT INTO sessions AS s (key, agent, scope, last_seq) VALUES ($1, $2, $3, $4::bigint)
+		ON CONFLICT (key) DO UPDATE SET last_seq = s.last_seq + excluded.last_seq, updated_at = now()
+		RETURNING s.last_seq
+	), ins AS (
+		INSERT INTO messages
+			(session_key, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, external_id)
+		SELECT $1, s.last_seq - $4::bigint + m.ord, m.role, m.content, m.tool_calls::jsonb,
+			m.tool_call_id, m.tool_name, m.is_error, m.external_id
+		FROM s, unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[], $11::text[])
+			WITH ORDINALITY AS m (role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, ord)
+	)
+	SELECT last_seq FROM s`
+
+// Append adds msgs to the end of session atomically, creating the session if
+// needed, and returns the seq of the last one. A message whose ExternalID the
+// session already has fails the whole call with agentcore.ErrDuplicate and
+// stores nothing. Text PostgreSQL cannot hold (NUL bytes, invalid UTF-8) is
+// stored with U+FFFD in its place. It takes one round trip and one commit.
 func (db *DB) Append(ctx context.Context, session string, msgs ...agentcore.Message) (int64, error) {
 	if len(msgs) == 0 {
 		var last int64
@@ -96,38 +119,29 @@ func (db *DB) Append(ctx context.Context, session string, msgs ...agentcore.Mess
 	if k, err := agentcore.ParseSessionKey(session); err == nil {
 		agent, scope = k.Agent, k.Scope
 	}
-	rows := make([][]any, len(msgs))
+	n := len(msgs)
+	var (
+		roles, contents, callIDs, toolNames = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		calls, externalIDs                  = make([]*string, n), make([]*string, n)
+		isErrors                            = make([]bool, n)
+	)
 	for i, m := range msgs {
-		calls, err := encodeToolCalls(m.ToolCalls)
+		encoded, err := encodeToolCalls(m.ToolCalls)
 		if err != nil {
 			return 0, fmt.Errorf("append to session %s: %w", session, err)
 		}
-		rows[i] = []any{string(m.Role), storable(m.Content), calls, storable(m.ToolCallID),
-			storable(m.ToolName), m.IsError, nullIfEmpty(storable(m.ExternalID))}
+		if encoded != nil {
+			s := string(encoded)
+			calls[i] = &s
+		}
+		roles[i], contents[i] = string(m.Role), storable(m.Content)
+		callIDs[i], toolNames[i] = storable(m.ToolCallID), storable(m.ToolName)
+		isErrors[i], externalIDs[i] = m.IsError, nullIfEmpty(storable(m.ExternalID))
 	}
 
 	var last int64
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO sessions (key, agent, scope) VALUES ($1, $2, $3)
-			ON CONFLICT (key) DO NOTHING`, session, agent, scope); err != nil {
-			return err
-		}
-		// The row lock serialises appends to one session, so seqs have no
-		// gaps or duplicates however many writers there are.
-		if err := tx.QueryRow(ctx, `SELECT last_seq FROM sessions WHERE key = $1 FOR UPDATE`, session).Scan(&last); err != nil {
-			return err
-		}
-		b := &pgx.Batch{}
-		for _, r := range rows {
-			last++
-			b.Queue(`INSERT INTO messages
-				(session_key, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, external_id)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-				append([]any{session, last}, r...)...)
-		}
-		b.Queue(`UPDATE sessions SET last_seq = $2, updated_at = now() WHERE key = $1`, session, last)
-		return tx.SendBatch(ctx, b).Close()
-	})
+	err := db.pool.QueryRow(ctx, appendSQL, session, agent, scope, int64(n),
+		roles, contents, calls, callIDs, toolNames, isErrors, externalIDs).Scan(&last)
 	if err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == externalIDConstraint {

@@ -136,6 +136,13 @@ func TestHistoryDuplicateExternalID(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].Content != "one" {
 		t.Errorf("after rejected append: %#v, want only the first message", msgs)
 	}
+	var lastSeq int64
+	if err := db.Pool().QueryRow(ctx, `SELECT last_seq FROM sessions WHERE key = $1`, s).Scan(&lastSeq); err != nil {
+		t.Fatal(err)
+	}
+	if lastSeq != 1 {
+		t.Errorf("sessions.last_seq = %d after the rejected append, want 1 (not bumped)", lastSeq)
+	}
 	// The same ExternalID in another session is fine, and so are messages without one.
 	if _, err := db.Append(ctx, "a/telegram:2", agentcore.Message{Role: agentcore.RoleUser, ExternalID: "u1"}); err != nil {
 		t.Errorf("same ExternalID in another session: %v", err)
@@ -220,5 +227,79 @@ func TestHistoryConcurrentDuplicateExternalID(t *testing.T) {
 	}
 	if len(msgs) != 1 {
 		t.Errorf("%d messages stored, want 1", len(msgs))
+	}
+}
+
+func TestHistoryConcurrentBatchesGetContiguousSeqs(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const writers, calls, batch = 12, 4, 3
+	s := "a/batches"
+	type call struct {
+		writer, call int
+		last         int64
+	}
+	results := make(chan call, writers*calls)
+	errs := make(chan error, writers)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for c := range calls {
+				msgs := make([]agentcore.Message, batch)
+				for k := range msgs {
+					msgs[k] = agentcore.Message{Role: agentcore.RoleUser, Content: fmt.Sprintf("%d-%d-%d", w, c, k),
+						ExternalID: fmt.Sprintf("ext-%d-%d-%d", w, c, k)}
+				}
+				last, err := db.Append(ctx, s, msgs...)
+				if err != nil {
+					errs <- err
+					return
+				}
+				results <- call{writer: w, call: c, last: last}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	close(results)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	seqOf := map[string]int64{}
+	rows, err := db.Pool().Query(ctx, `SELECT seq, content FROM messages WHERE session_key = $1`, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var (
+			seq     int64
+			content string
+		)
+		if err := rows.Scan(&seq, &content); err != nil {
+			t.Fatal(err)
+		}
+		seqOf[content] = seq
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(seqOf) != writers*calls*batch {
+		t.Fatalf("%d messages stored, want %d", len(seqOf), writers*calls*batch)
+	}
+	// Each call's messages sit together, in order, ending at the seq it returned.
+	for r := range results {
+		for k := range batch {
+			content := fmt.Sprintf("%d-%d-%d", r.writer, r.call, k)
+			if want := r.last - batch + 1 + int64(k); seqOf[content] != want {
+				t.Errorf("%q has seq %d, want %d (its call returned %d)", content, seqOf[content], want, r.last)
+			}
+		}
+	}
+	var lastSeq int64
+	if err := db.Pool().QueryRow(ctx, `SELECT last_seq FROM sessions WHERE key = $1`, s).Scan(&lastSeq); err != nil {
+		t.Fatal(err)
+	}
+	if lastSeq != writers*calls*batch {
+		t.Errorf("sessions.last_seq = %d, want %d", lastSeq, writers*calls*batch)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
@@ -59,45 +60,41 @@ func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 	return id, nil
 }
 
+// claimSQL leases due pending messages: $1 owner, $2 limit, $3 lease in
+// microseconds.
+const claimSQL = `WITH due AS MATERIALIZED (
+		SELECT id FROM outbox
+		WHERE status = 'pending' AND next_attempt_at <= now()
+		  AND (claimed_until IS NULL OR claimed_until < now())
+		ORDER BY id
+		LIMIT $2
+		FOR UPDATE SKIP LOCKED
+	)
+	UPDATE outbox o SET
+		attempts = o.attempts + 1,
+		claimed_by = $1,
+		claimed_until = now() + $3::float8 * interval '1 microsecond'
+	FROM due WHERE o.id = due.id
+	RETURNING o.id, coalesce(o.session_key, ''), coalesce(o.source_seq, 0), o.platform, o.chat_id,
+		o.thread_id, o.text, o.buttons, o.reply_to, o.attempts`
+
 // Claim leases up to limit due pending messages to owner for lease, oldest
 // first, and counts the attempt. Rows another claimer holds are skipped, so
 // two claimers never get the same message; a message whose lease expired can
-// be claimed again.
+// be claimed again. The lease is committed without waiting for its WAL
+// flush (see withoutFlush): a lease lost in a PostgreSQL crash can only
+// cause one more delivery, which at-least-once delivery allows anyway.
 func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]bot.OutboxMessage, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.pool.Query(ctx, `WITH due AS MATERIALIZED (
-			SELECT id FROM outbox
-			WHERE status = 'pending' AND next_attempt_at <= now()
-			  AND (claimed_until IS NULL OR claimed_until < now())
-			ORDER BY id
-			LIMIT $2
-			FOR UPDATE SKIP LOCKED
-		)
-		UPDATE outbox o SET
-			attempts = o.attempts + 1,
-			claimed_by = $1,
-			claimed_until = now() + $3::float8 * interval '1 microsecond'
-		FROM due WHERE o.id = due.id
-		RETURNING o.id, coalesce(o.session_key, ''), coalesce(o.source_seq, 0), o.platform, o.chat_id,
-			o.thread_id, o.text, o.buttons, o.reply_to, o.attempts`,
-		owner, limit, float64(lease.Microseconds()))
-	if err != nil {
-		return nil, fmt.Errorf("claim outbox: %w", err)
-	}
-	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.OutboxMessage, error) {
-		var (
-			m       bot.OutboxMessage
-			buttons []byte
-		)
-		if err := row.Scan(&m.ID, &m.Session, &m.SourceSeq, &m.To.Platform, &m.To.ChatID,
-			&m.To.ThreadID, &m.Text, &buttons, &m.ReplyTo, &m.Attempts); err != nil {
-			return m, err
-		}
-		b, err := decodeButtons(buttons)
-		m.Buttons = b
-		return m, err
+	var msgs []bot.OutboxMessage
+	err := db.withoutFlush(ctx, func(b *pgx.Batch) {
+		b.Queue(claimSQL, owner, limit, float64(lease.Microseconds())).Query(func(rows pgx.Rows) error {
+			var err error
+			msgs, err = pgx.CollectRows(rows, scanOutbox)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox: %w", err)
@@ -106,9 +103,27 @@ func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Dur
 	return msgs, nil
 }
 
-// MarkSent records that message id was delivered as platformMessageID.
+// scanOutbox reads one row RETURNed by claimSQL.
+func scanOutbox(row pgx.CollectableRow) (bot.OutboxMessage, error) {
+	var (
+		m       bot.OutboxMessage
+		buttons []byte
+	)
+	if err := row.Scan(&m.ID, &m.Session, &m.SourceSeq, &m.To.Platform, &m.To.ChatID,
+		&m.To.ThreadID, &m.Text, &buttons, &m.ReplyTo, &m.Attempts); err != nil {
+		return m, err
+	}
+	b, err := decodeButtons(buttons)
+	m.Buttons = b
+	return m, err
+}
+
+// MarkSent records that message id was delivered as platformMessageID. It
+// commits without waiting for the WAL flush: if a PostgreSQL crash loses the
+// mark, the message is sent once more after its lease, as when the process
+// crashes between sending and marking.
 func (db *DB) MarkSent(ctx context.Context, id int64, platformMessageID string) error {
-	tag, err := db.pool.Exec(ctx, `UPDATE outbox SET status = 'sent', platform_message_id = $2,
+	tag, err := db.execWithoutFlush(ctx, `UPDATE outbox SET status = 'sent', platform_message_id = $2,
 			sent_at = now(), claimed_by = NULL, claimed_until = NULL
 		WHERE id = $1`, id, storable(platformMessageID))
 	if err != nil {
@@ -136,9 +151,11 @@ func (db *DB) Fail(ctx context.Context, id int64, reason string) error {
 }
 
 // settle runs an update that applies only to a pending message and explains
-// why when it applied to none.
+// why when it applied to none. The update commits without waiting for the
+// WAL flush: if a PostgreSQL crash loses it, the message is tried once more
+// after its lease.
 func (db *DB) settle(ctx context.Context, what string, id int64, sql string, args ...any) error {
-	tag, err := db.pool.Exec(ctx, sql, args...)
+	tag, err := db.execWithoutFlush(ctx, sql, args...)
 	if err != nil {
 		return fmt.Errorf("%s outbox message %d: %w", what, id, err)
 	}
@@ -154,6 +171,38 @@ func (db *DB) settle(ctx context.Context, what string, id int64, sql string, arg
 		return fmt.Errorf("%s outbox message %d: %w", what, id, err)
 	}
 	return fmt.Errorf("%s outbox message %d: it is already %s", what, id, status)
+}
+
+// noFlushSQL turns off synchronous_commit for the rest of the current
+// transaction only. It is a function call rather than SET LOCAL because
+// PostgreSQL before 17 warns (in every client and in its log) about SET LOCAL
+// in a pipeline's implicit transaction, although it applies it.
+const noFlushSQL = `SELECT set_config('synchronous_commit', 'off', true)`
+
+// withoutFlush sends the statements queue adds as one pipelined batch after
+// noFlushSQL: one round trip and one implicit transaction (all or nothing),
+// whose commit is visible to every session at once but does not wait for its
+// WAL to reach disk. A PostgreSQL crash (not a crash of this process) can
+// lose the last such commits, so it is only for bookkeeping whose loss is
+// harmless; a later durable commit flushes them along with its own.
+func (db *DB) withoutFlush(ctx context.Context, queue func(b *pgx.Batch)) error {
+	b := &pgx.Batch{}
+	b.Queue(noFlushSQL)
+	queue(b)
+	return db.pool.SendBatch(ctx, b).Close()
+}
+
+// execWithoutFlush runs one statement through withoutFlush and returns its
+// command tag.
+func (db *DB) execWithoutFlush(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	var tag pgconn.CommandTag
+	err := db.withoutFlush(ctx, func(b *pgx.Batch) {
+		b.Queue(sql, args...).Exec(func(ct pgconn.CommandTag) error {
+			tag = ct
+			return nil
+		})
+	})
+	return tag, err
 }
 
 func encodeButtons(rows [][]channels.Button) ([]byte, error) {

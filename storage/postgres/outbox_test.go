@@ -258,3 +258,48 @@ func TestOutboxConcurrentClaimersNeverShare(t *testing.T) {
 		t.Errorf("%d messages claimed, want %d", len(seen), total)
 	}
 }
+
+func TestOutboxBookkeepingKeepsLaterCommitsDurable(t *testing.T) {
+	ctx := context.Background()
+	// One connection, so every call below runs on the one checked next.
+	db, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := postgres.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := db.Enqueue(ctx, reply("a/s", 1, "a"))
+	b, _ := db.Enqueue(ctx, reply("a/s", 2, "b"))
+	c, _ := db.Enqueue(ctx, reply("a/s", 3, "c"))
+	if got, err := db.Claim(ctx, "r", 10, time.Minute); err != nil || len(got) != 3 {
+		t.Fatalf("Claim = %v, %v", got, err)
+	}
+	if err := db.MarkSent(ctx, a, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Retry(ctx, b, time.Now(), "later"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Fail(ctx, c, "never"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Retry(ctx, a, time.Now(), "x"); err == nil {
+		t.Fatal("Retry of a sent message succeeded")
+	}
+	// The asynchronous commit is local to each bookkeeping transaction:
+	// the connection's next transactions (Enqueue, Append) still wait for
+	// their WAL flush.
+	var setting string
+	if err := db.Pool().QueryRow(ctx, `SELECT current_setting('synchronous_commit')`).Scan(&setting); err != nil {
+		t.Fatal(err)
+	}
+	if setting != "on" {
+		t.Errorf("synchronous_commit after outbox bookkeeping = %q, want on", setting)
+	}
+	var status string
+	if err := db.Pool().QueryRow(ctx, `SELECT status FROM outbox WHERE id = $1`, a).Scan(&status); err != nil || status != "sent" {
+		t.Errorf("status of the sent message = %q, %v", status, err)
+	}
+}

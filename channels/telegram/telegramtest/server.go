@@ -9,6 +9,7 @@ package telegramtest
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -41,6 +42,7 @@ type Server struct {
 	failures  map[string][]Failure
 	requests  map[string]int
 	offline   bool
+	conns     int // TCP connections accepted
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is
@@ -58,8 +60,24 @@ func NewServer(token string) *Server {
 		failures:  map[string][]Failure{},
 		requests:  map[string]int{},
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	s.srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		}
+	}
+	s.srv.Start()
 	return s
+}
+
+// Connections returns how many TCP connections clients have opened to the
+// server so far.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
 }
 
 func botIDFromToken(token string) int64 {

@@ -1,0 +1,194 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// JobSession returns the session key of job j's runs: agent/job:<name>.
+func JobSession(agent, job string) string {
+	return agentcore.SessionKey{Agent: agent, Scope: "job:" + job}.String()
+}
+
+// slotID identifies a slot's prompt in the job session (its ExternalID), so
+// a taken-over run finds it instead of asking again.
+func slotID(slot time.Time) string { return "slot:" + slot.UTC().Format(time.RFC3339Nano) }
+
+// execute runs one claimed attempt of a job slot and records the outcome.
+func (s *Scheduler) execute(ctx context.Context, j Job, run JobRun) {
+	log := s.log.With("job", j.Name, "slot", run.ScheduledAt, "run_id", run.ID, "attempt", run.Attempts)
+	if run.Attempts > s.o.MaxAttempts {
+		s.finish(ctx, log, run, RunOutcome{Status: RunFailed,
+			Error: fmt.Sprintf("gave up after %d attempts; %s", run.Attempts-1, run.Error)})
+		return
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := s.renewWhileRunning(runCtx, cancel, run, log)
+	defer stop()
+
+	agent, runner := s.runnerFor(j)
+	if runner == nil {
+		s.finish(ctx, log, run, RunOutcome{Status: RunFailed, Error: fmt.Sprintf("agent %q is not configured; fix the job's agent", j.Agent)})
+		return
+	}
+	session := JobSession(agent, j.Name)
+	prompt := agentcore.Message{Role: agentcore.RoleUser, ExternalID: slotID(run.ScheduledAt),
+		Content: fmt.Sprintf("[scheduled job %q, slot %s]\n%s", j.Name, run.ScheduledAt.UTC().Format(time.RFC3339), j.Prompt)}
+	if _, err := s.o.History.Append(runCtx, session, prompt); err != nil && !errors.Is(err, agentcore.ErrDuplicate) {
+		s.retryOrFail(ctx, log, run, RunOutcome{}, err)
+		return
+	}
+	call := tools.Call{Channel: j.Target.Platform, ChatID: j.Target.ChatID, ThreadID: j.Target.ThreadID,
+		PeerKind: "group", UserID: j.CreatedBy, Session: session, Agent: agent}
+	res, err := runner.Run(runCtx, agentcore.RunInput{Session: session, Call: call})
+	usage := RunOutcome{TokensIn: res.Usage.InputTokens, TokensOut: res.Usage.OutputTokens}
+	if ctx.Err() != nil {
+		return // shutting down (or crashed): the lease expires and the slot is taken over
+	}
+	if err != nil {
+		s.retryOrFail(ctx, log, run, usage, err)
+		return
+	}
+	text, seq := res.Text, res.Seq
+	if res.Idle {
+		// A previous attempt got the reply; deliver that one.
+		if text, seq, err = s.storedReply(ctx, session, prompt.ExternalID); err != nil {
+			s.retryOrFail(ctx, log, run, usage, err)
+			return
+		}
+	}
+	if strings.TrimSpace(text) != NoReply && strings.TrimSpace(text) != "" {
+		// Queue only while still the owner: after a lease loss the new
+		// owner delivers, and the (session, seq) key dedupes a race.
+		if err := s.o.Jobs.RenewLease(ctx, run.ID, s.o.Owner, s.o.Lease); err != nil {
+			log.Warn("job run lost its lease before delivery", "err", err)
+			return
+		}
+		if _, err := s.o.Outbox.Enqueue(ctx, OutboxMessage{Session: session, SourceSeq: seq, To: j.Target, Text: s.o.Scrub(text)}); err != nil {
+			s.retryOrFail(ctx, log, run, usage, err)
+			return
+		}
+		if s.o.Nudge != nil {
+			s.o.Nudge()
+		}
+	}
+	usage.Status = RunSucceeded
+	s.finish(ctx, log, run, usage)
+	if sched, err := ParseSchedule(j.Schedule, j.Timezone); err == nil && sched.OneShot() {
+		if err := s.o.Jobs.SetJobEnabled(ctx, j.Name, false); err != nil {
+			log.Warn("could not disable spent one-shot job", "err", err)
+		}
+	}
+}
+
+// runnerFor returns the agent name and runner of job j.
+func (s *Scheduler) runnerFor(j Job) (string, Runner) {
+	if j.Agent == "" || j.Agent == s.o.AgentName {
+		return s.o.AgentName, s.o.Agent
+	}
+	return j.Agent, s.o.Agents[j.Agent]
+}
+
+// storedReply returns the final reply the session holds for the slot whose
+// prompt has externalID, and its seq.
+func (s *Scheduler) storedReply(ctx context.Context, session, externalID string) (string, int64, error) {
+	msgs, err := s.o.History.Load(ctx, session, 50)
+	if err != nil {
+		return "", 0, err
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != agentcore.RoleUser {
+			continue
+		}
+		last := msgs[len(msgs)-1]
+		if msgs[i].ExternalID != externalID || i == len(msgs)-1 || last.Role != agentcore.RoleAssistant || len(last.ToolCalls) > 0 {
+			return "", 0, fmt.Errorf("session %s holds no final reply for %s", session, externalID)
+		}
+		// Append with no messages returns the session's last seq: the reply's.
+		seq, err := s.o.History.Append(ctx, session)
+		if err != nil || seq == 0 {
+			return "", 0, fmt.Errorf("seq of the reply in %s: %w", session, err)
+		}
+		return last.Content, seq, nil
+	}
+	return "", 0, fmt.Errorf("session %s holds no prompt for %s", session, externalID)
+}
+
+// retryOrFail schedules another attempt with backoff, or fails the run for
+// good after MaxAttempts.
+func (s *Scheduler) retryOrFail(ctx context.Context, log *slog.Logger, run JobRun, out RunOutcome, cause error) {
+	out.Error = s.o.Scrub(cause.Error())
+	if run.Attempts >= s.o.MaxAttempts {
+		out.Status = RunFailed
+	} else {
+		out.Status = RunPending
+		out.RetryAt = time.Now().Add(s.retryDelay(run.Attempts))
+	}
+	log.Warn("job run failed", "status", out.Status, "err", out.Error)
+	s.finishOutcome(ctx, run, out)
+}
+
+func (s *Scheduler) finish(ctx context.Context, log *slog.Logger, run JobRun, out RunOutcome) {
+	if out.Status == RunFailed {
+		log.Warn("job run failed for good", "err", out.Error)
+	}
+	s.finishOutcome(ctx, run, out)
+}
+
+func (s *Scheduler) finishOutcome(ctx context.Context, run JobRun, out RunOutcome) {
+	label := out.Status
+	if label == RunPending {
+		label = "retry"
+	}
+	if err := s.o.Jobs.FinishRun(context.WithoutCancel(ctx), run.ID, s.o.Owner, out); err != nil {
+		s.log.Warn("record job run outcome failed", "run_id", run.ID, "err", err)
+		return
+	}
+	s.o.Metrics.Runs.WithLabelValues(label).Inc()
+}
+
+// retryDelay is RetryBase doubled per attempt, capped at 5 minutes.
+func (s *Scheduler) retryDelay(attempts int) time.Duration {
+	d := s.o.RetryBase
+	for i := 1; i < attempts && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute)
+}
+
+// renewWhileRunning renews the run's lease every third of it; when the
+// lease is lost it cancels the run. The returned func stops it.
+func (s *Scheduler) renewWhileRunning(ctx context.Context, cancel context.CancelFunc, run JobRun, log *slog.Logger) func() {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(s.o.Lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if err := s.o.Jobs.RenewLease(ctx, run.ID, s.o.Owner, s.o.Lease); errors.Is(err, ErrLeaseLost) {
+				log.Warn("job run lost its lease; stopping", "err", err)
+				cancel()
+				return
+			} else if err != nil && ctx.Err() == nil {
+				log.Warn("renew job run lease failed", "err", err)
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}

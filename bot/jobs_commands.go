@@ -1,0 +1,147 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// jobsUsage is the /jobs help text.
+const jobsUsage = "Usage: /jobs — list; /jobs add <schedule> | <prompt>; /jobs pause|resume|delete|run <name>"
+
+// jobsCommand answers /jobs for the person in. Only admins may use it; a
+// nil store means jobs are not configured. Router.cmdJobs calls it.
+func jobsCommand(ctx context.Context, store JobStore, isAdmin bool, log *slog.Logger, in channels.Inbound, args string) string {
+	if store == nil {
+		return "Scheduled jobs are not enabled on this bot."
+	}
+	if !isAdmin {
+		return "Only admins can manage scheduled jobs."
+	}
+	verb, rest, _ := strings.Cut(strings.TrimSpace(args), " ")
+	rest = strings.TrimSpace(rest)
+	switch strings.ToLower(verb) {
+	case "", "list":
+		return listJobs(ctx, store, log)
+	case "add":
+		return addJob(ctx, store, log, in, rest)
+	case "pause", "resume":
+		if err := store.SetJobEnabled(ctx, rest, verb == "resume"); err != nil {
+			return jobError(log, rest, err)
+		}
+		return fmt.Sprintf("Job %s %sd.", rest, verb)
+	case "delete":
+		if err := store.DeleteJob(ctx, rest); err != nil {
+			return jobError(log, rest, err)
+		}
+		return fmt.Sprintf("Job %s deleted.", rest)
+	case "run":
+		j, err := store.GetJob(ctx, rest)
+		if err != nil {
+			return jobError(log, rest, err)
+		}
+		// A manual run is an extra slot at this second; the scheduler's
+		// take-over pass picks it up like a due retry.
+		slot := time.Now().Truncate(time.Second)
+		if _, _, err := store.ClaimSlot(ctx, j.ID, slot, "manual", 0, OverlapQueue); err != nil {
+			if errors.Is(err, ErrSlotBusy) {
+				return fmt.Sprintf("Job %s is running right now; try again when it is done.", j.Name)
+			}
+			return jobError(log, rest, err)
+		}
+		return fmt.Sprintf("Job %s will run in a moment.", j.Name)
+	}
+	return jobsUsage
+}
+
+func listJobs(ctx context.Context, store JobStore, log *slog.Logger) string {
+	jobs, err := store.ListJobs(ctx)
+	if err != nil {
+		log.Error("list jobs", "err", err)
+		return "Could not list jobs right now (storage unavailable). Try again in a minute."
+	}
+	if len(jobs) == 0 {
+		return "No scheduled jobs. Add one with /jobs add <schedule> | <prompt>."
+	}
+	var b strings.Builder
+	now := time.Now()
+	for _, j := range jobs {
+		next := "paused"
+		if j.Enabled {
+			next = "no next run"
+			if s, err := ParseSchedule(j.Schedule, j.Timezone); err != nil {
+				next = "invalid schedule: " + err.Error()
+			} else if t := s.Next(now); !t.IsZero() {
+				next = "next " + t.In(s.Location()).Format("2006-01-02 15:04:05 MST")
+			}
+		}
+		fmt.Fprintf(&b, "- %s `%s` → %s (%s)\n", j.Name, j.Schedule, j.Target.String(), next)
+	}
+	return b.String()
+}
+
+// addJob handles "/jobs add <schedule> | <prompt>"; the job is named after
+// the first words of the prompt and posts to the chat it was added in.
+func addJob(ctx context.Context, store JobStore, log *slog.Logger, in channels.Inbound, rest string) string {
+	spec, prompt, ok := strings.Cut(rest, "|")
+	if !ok {
+		return "Separate the schedule and the prompt with |, e.g. /jobs add 0 9 * * 1-5 | summarise yesterday's alerts"
+	}
+	j := Job{Name: jobNameFrom(prompt), Schedule: strings.TrimSpace(spec), Prompt: strings.TrimSpace(prompt),
+		Target: in.Address(), Enabled: true, CreatedBy: in.Identity(), Source: JobFromChat}
+	if err := ValidateJob(&j); err != nil {
+		return "Not added: " + err.Error()
+	}
+	if _, err := store.GetJob(ctx, j.Name); err == nil {
+		return fmt.Sprintf("A job named %s exists already; delete it first or change the prompt's first words.", j.Name)
+	}
+	if _, err := store.UpsertJob(ctx, j); err != nil {
+		log.Error("add job", "job", j.Name, "err", err)
+		return "Could not save the job right now (storage unavailable). Try again in a minute."
+	}
+	return fmt.Sprintf("Added job %s (%s), posting here.", j.Name, j.Schedule)
+}
+
+// jobNameFrom makes a job name from the first words of a prompt.
+func jobNameFrom(prompt string) string {
+	var b strings.Builder
+	for _, w := range strings.Fields(strings.ToLower(prompt)) {
+		var word strings.Builder
+		for _, r := range w {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				word.WriteRune(r)
+			}
+		}
+		if word.Len() == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			if b.Len()+1+word.Len() > 30 {
+				break
+			}
+			b.WriteByte('-')
+		}
+		b.WriteString(word.String())
+	}
+	if b.Len() == 0 {
+		return "job"
+	}
+	return strings.Trim(b.String()[:min(b.Len(), 30)], "-")
+}
+
+func jobError(log *slog.Logger, name string, err error) string {
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Sprintf("No job named %q. /jobs lists them.", name)
+	}
+	log.Error("job command", "job", name, "err", err)
+	return "Could not change the job right now (storage unavailable). Try again in a minute."
+}
+
+func (r *Router) cmdJobs(ctx context.Context, in channels.Inbound, args string) string {
+	return jobsCommand(ctx, r.opts.Jobs, r.opts.Access.IsAdmin(in.Identity()), r.log, in, args)
+}

@@ -1,0 +1,272 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+)
+
+// SchedulerOptions wires a Scheduler. Jobs, History, Outbox and Agent are
+// required.
+type SchedulerOptions struct {
+	Jobs    JobStore
+	History agentcore.History
+	Outbox  Outbox
+	// Agent runs jobs whose Agent is "" or AgentName; Agents runs the rest
+	// by name.
+	Agent     Runner
+	AgentName string
+	Agents    map[string]Runner
+	// Owner names this replica on run leases; it must differ per replica.
+	Owner string
+	// Tick is how often jobs are checked (default 500ms).
+	Tick time.Duration
+	// Lease is how long a claimed run is held without renewal (default
+	// 60s); a replica that dies mid-run leaves it to expire.
+	Lease time.Duration
+	// Grace is how late a slot may still start as on time (default 30s);
+	// older slots are missed and follow the job's catch-up policy.
+	Grace time.Duration
+	// CatchUpWindow bounds catch_up "last" (default 1h).
+	CatchUpWindow time.Duration
+	// MaxAttempts per slot before it fails for good (default 3).
+	MaxAttempts int
+	// RetryBase is the first retry delay, doubled per attempt up to 5m
+	// (default 5s).
+	RetryBase time.Duration
+	// Nudge, when set, wakes the outbox dispatcher after a reply is queued.
+	Nudge func()
+	// Scrub removes configured secrets from outgoing text; nil: identity.
+	Scrub   func(string) string
+	Metrics *SchedulerMetrics
+	Logger  *slog.Logger
+}
+
+// Scheduler runs cron jobs: each slot of each enabled job exactly once
+// across replicas and restarts. A slot is claimed durably (one run row per
+// job and slot) under a lease the running replica renews; a slot whose
+// replica died is taken over when its lease expires and resumes from the
+// persisted job session. Replies are queued to the outbox keyed by the
+// reply's session seq, so a taken-over run never delivers twice.
+type Scheduler struct {
+	o   SchedulerOptions
+	log *slog.Logger
+
+	mu      sync.Mutex
+	cursors map[int64]time.Time // job id → newest slot handled here
+	active  map[int64]bool      // run id → executing here
+	wg      sync.WaitGroup
+}
+
+// NewScheduler returns a Scheduler; call Run to start it.
+func NewScheduler(o SchedulerOptions) *Scheduler {
+	if o.Tick <= 0 {
+		o.Tick = 500 * time.Millisecond
+	}
+	if o.Lease <= 0 {
+		o.Lease = 60 * time.Second
+	}
+	if o.Grace <= 0 {
+		o.Grace = 30 * time.Second
+	}
+	if o.CatchUpWindow <= 0 {
+		o.CatchUpWindow = time.Hour
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 3
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = 5 * time.Second
+	}
+	if o.AgentName == "" {
+		o.AgentName = "default"
+	}
+	if o.Scrub == nil {
+		o.Scrub = func(s string) string { return s }
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewSchedulerMetrics(nil)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Scheduler{o: o, log: o.Logger.With("owner", o.Owner),
+		cursors: map[int64]time.Time{}, active: map[int64]bool{}}
+}
+
+// Run checks jobs every Tick until ctx ends, then waits for the runs it
+// started. Runs cut short by ctx keep their lease, which expires so another
+// replica (or this one after a restart) finishes them.
+func (s *Scheduler) Run(ctx context.Context) {
+	defer s.wg.Wait()
+	failing := false
+	for ctx.Err() == nil {
+		err := s.Tick(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil && !failing:
+			s.log.Error("scheduler check failed; will keep trying", "err", err)
+			failing = true
+		case err == nil && failing:
+			s.log.Info("scheduler check works again")
+			failing = false
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(s.o.Tick):
+		}
+	}
+}
+
+// Tick runs one check: it takes over runs whose lease expired or whose
+// retry is due, then claims the due slots of every enabled job. Claimed
+// runs execute in the background.
+func (s *Scheduler) Tick(ctx context.Context) error {
+	due, err := s.o.Jobs.DueRuns(ctx, 100)
+	if err != nil {
+		return err
+	}
+	jobs, err := s.o.Jobs.ListJobs(ctx)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]Job, len(jobs))
+	for _, j := range jobs {
+		byID[j.ID] = j
+	}
+	for _, r := range due {
+		if j, ok := byID[r.JobID]; ok && !s.isActive(r.ID) {
+			s.claim(ctx, j, r.ScheduledAt)
+		}
+	}
+	now := time.Now()
+	for _, j := range jobs {
+		if !j.Enabled {
+			continue
+		}
+		if err := s.checkJob(ctx, j, now); err != nil {
+			s.log.Warn("job check failed", "job", j.Name, "err", err)
+		}
+	}
+	return nil
+}
+
+// checkJob claims the job's slots that came due since the last check.
+func (s *Scheduler) checkJob(ctx context.Context, j Job, now time.Time) error {
+	sched, err := ParseSchedule(j.Schedule, j.Timezone)
+	if err != nil {
+		return err
+	}
+	cursor, err := s.cursor(ctx, j)
+	if err != nil {
+		return err
+	}
+	slots, examined := dueSlots(sched, j.CatchUp, cursor, now, s.o.Grace, s.o.CatchUpWindow)
+	for _, slot := range slots {
+		if !s.claim(ctx, j, slot) {
+			return nil // busy (overlap queue) or failing: try again next tick
+		}
+		s.setCursor(j.ID, slot)
+	}
+	if !examined.IsZero() {
+		s.setCursor(j.ID, examined)
+	}
+	return nil
+}
+
+// dueSlots returns the slots in (cursor, now] to run: every on-time slot
+// (at most grace old), or when there is none and catchUp is "last", the
+// newest missed one within window. examined is the newest slot looked at.
+func dueSlots(sched Schedule, catchUp string, cursor, now time.Time, grace, window time.Duration) (slots []time.Time, examined time.Time) {
+	if floor := now.Add(-(window + grace)); cursor.Before(floor) {
+		cursor = floor
+	}
+	var missed time.Time
+	for t, n := sched.Next(cursor), 0; !t.IsZero() && !t.After(now) && n < 100000; t, n = sched.Next(t), n+1 {
+		examined = t
+		if now.Sub(t) <= grace {
+			slots = append(slots, t)
+		} else {
+			missed = t
+		}
+	}
+	if len(slots) == 0 && !missed.IsZero() && catchUp != CatchUpNone && now.Sub(missed) <= window {
+		slots = []time.Time{missed}
+	}
+	return slots, examined
+}
+
+// claim tries to claim slot of j and starts its run when claimed. It
+// reports whether the caller may move on past the slot.
+func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
+	run, claimed, err := s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, j.Overlap)
+	switch {
+	case errors.Is(err, ErrSlotBusy):
+		return false
+	case err != nil:
+		if ctx.Err() == nil {
+			s.log.Warn("claim job slot failed", "job", j.Name, "slot", slot, "err", err)
+		}
+		return false
+	case !claimed:
+		return true
+	}
+	if run.Attempts == 1 && run.Status == RunRunning {
+		s.o.Metrics.Lag.Observe(time.Since(slot).Seconds())
+	}
+	s.setActive(run.ID, true)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.setActive(run.ID, false)
+		s.execute(ctx, j, run)
+	}()
+	return true
+}
+
+// cursor returns the newest slot of j handled here, starting from the
+// newest slot on record (or the job's creation) on first sight.
+func (s *Scheduler) cursor(ctx context.Context, j Job) (time.Time, error) {
+	s.mu.Lock()
+	c, ok := s.cursors[j.ID]
+	s.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	last, err := s.o.Jobs.LastSlot(ctx, j.ID)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if last.IsZero() {
+		last = j.CreatedAt
+	}
+	s.setCursor(j.ID, last)
+	return last, nil
+}
+
+func (s *Scheduler) setCursor(jobID int64, t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.After(s.cursors[jobID]) {
+		s.cursors[jobID] = t
+	}
+}
+
+func (s *Scheduler) isActive(runID int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active[runID]
+}
+
+func (s *Scheduler) setActive(runID int64, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		s.active[runID] = true
+	} else {
+		delete(s.active, runID)
+	}
+}

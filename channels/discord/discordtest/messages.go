@@ -1,0 +1,365 @@
+package discordtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Message is a message as the server holds it.
+type Message struct {
+	ID        string
+	ChannelID string
+	GuildID   string
+	AuthorID  string
+	Content   string
+	ReplyTo   string     // id of the message this one replies to
+	Buttons   [][]Button // action rows
+	// AllowedMentions is what the sender asked for; nil when it sent none
+	// (then Discord would parse every mention in Content).
+	AllowedMentions *AllowedMentions
+	Multipart       bool // sent as multipart/form-data
+	Edits           int
+	Created         time.Time
+}
+
+// Button is one button of an action row.
+type Button struct {
+	Label    string
+	Style    int
+	CustomID string
+	Disabled bool
+}
+
+// AllowedMentions is a message's allowed_mentions.
+type AllowedMentions struct {
+	Parse       []string `json:"parse"`
+	Users       []string `json:"users"`
+	Roles       []string `json:"roles"`
+	RepliedUser bool     `json:"replied_user"`
+}
+
+// NoneAllowed reports whether the message can mention nobody but the
+// author of the message it replies to.
+func (a *AllowedMentions) NoneAllowed() bool {
+	return a != nil && len(a.Parse) == 0 && len(a.Users) == 0 && len(a.Roles) == 0
+}
+
+// message is a stored message.
+type message struct {
+	Message
+	attachments int
+	typ         int
+}
+
+// Messages returns the messages the bot posted in channelID, oldest first,
+// as they are now (edits applied).
+func (s *Server) Messages(channelID string) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.messagesLocked(channelID)
+}
+
+func (s *Server) messagesLocked(channelID string) []Message {
+	var out []Message
+	for _, id := range s.order {
+		m := s.messages[id]
+		if m.ChannelID == channelID && m.AuthorID == BotID {
+			c := m.Message
+			c.Buttons = cloneRows(m.Buttons)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WaitMessages waits until the bot has posted at least n messages in
+// channelID and returns them.
+func (s *Server) WaitMessages(ctx context.Context, channelID string, n int) ([]Message, error) {
+	var out []Message
+	err := s.waitFor(ctx, func() bool {
+		out = s.messagesLocked(channelID)
+		return len(out) >= n
+	})
+	if err != nil {
+		return nil, fmt.Errorf("discordtest: %d of %d messages in %s: %w", len(out), n, channelID, err)
+	}
+	return out, nil
+}
+
+func cloneRows(rows [][]Button) [][]Button {
+	if rows == nil {
+		return nil
+	}
+	out := make([][]Button, len(rows))
+	for i, r := range rows {
+		out[i] = append([]Button(nil), r...)
+	}
+	return out
+}
+
+// messageBody is the JSON of a create or edit request.
+type messageBody struct {
+	Content         *string          `json:"content"`
+	Components      *json.RawMessage `json:"components"`
+	AllowedMentions *AllowedMentions `json:"allowed_mentions"`
+	Reference       *struct {
+		MessageID       string `json:"message_id"`
+		FailIfNotExists *bool  `json:"fail_if_not_exists"`
+	} `json:"message_reference"`
+	Flags int `json:"flags"`
+}
+
+// readBody decodes a JSON or multipart (payload_json) request body.
+func readBody(r *http.Request) (messageBody, bool, error) {
+	var body messageBody
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "multipart/form-data" {
+		if err := r.ParseMultipartForm(8 << 20); err != nil {
+			return body, true, err
+		}
+		payload := r.FormValue("payload_json")
+		if payload == "" {
+			return body, true, nil
+		}
+		return body, true, json.Unmarshal([]byte(payload), &body)
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	if err != nil {
+		return body, false, err
+	}
+	if len(data) == 0 {
+		return body, false, nil
+	}
+	return body, false, json.Unmarshal(data, &body)
+}
+
+// formError is a validation failure: the field and Discord's error text.
+type formError struct{ field, code, msg string }
+
+// checkContent validates message content.
+func checkContent(content string) *formError {
+	if n := utf8.RuneCountInString(content); n > MaxContent {
+		return &formError{"content", "BASE_TYPE_MAX_LENGTH", fmt.Sprintf("Must be %d or fewer in length.", MaxContent)}
+	}
+	return nil
+}
+
+// parseRows validates and decodes components: action rows of buttons.
+func parseRows(raw json.RawMessage) ([][]Button, *formError) {
+	var rows []struct {
+		Type       int `json:"type"`
+		Components []struct {
+			Type     int    `json:"type"`
+			Style    int    `json:"style"`
+			Label    string `json:"label"`
+			CustomID string `json:"custom_id"`
+			URL      string `json:"url"`
+			Disabled bool   `json:"disabled"`
+		} `json:"components"`
+	}
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		return nil, &formError{"components", "MODEL_TYPE_CONVERT", "Could not interpret components as an array."}
+	}
+	if len(rows) > MaxRows {
+		return nil, &formError{"components", "BASE_TYPE_MAX_LENGTH", fmt.Sprintf("Must be %d or fewer in length.", MaxRows)}
+	}
+	out := [][]Button{}
+	seen := map[string]bool{}
+	for i, row := range rows {
+		field := fmt.Sprintf("components.%d", i)
+		if row.Type != 1 {
+			return nil, &formError{field + ".type", "UNION_TYPE_CHOICES", "Value must be an action row (1) at the top level."}
+		}
+		if len(row.Components) == 0 || len(row.Components) > MaxButtons {
+			return nil, &formError{field + ".components", "BASE_TYPE_BAD_LENGTH", fmt.Sprintf("Must be between 1 and %d in length.", MaxButtons)}
+		}
+		var bs []Button
+		for j, c := range row.Components {
+			f := fmt.Sprintf("%s.components.%d", field, j)
+			switch {
+			case c.Type != 2:
+				return nil, &formError{f + ".type", "UNION_TYPE_CHOICES", "Only buttons (2) are supported by this fake."}
+			case c.Style < 1 || c.Style > 5:
+				return nil, &formError{f + ".style", "BASE_TYPE_CHOICES", "Value must be one of (1, 2, 3, 4, 5)."}
+			case utf8.RuneCountInString(c.Label) > MaxLabel:
+				return nil, &formError{f + ".label", "BASE_TYPE_MAX_LENGTH", fmt.Sprintf("Must be %d or fewer in length.", MaxLabel)}
+			case c.Style == 5 && (c.URL == "" || c.CustomID != ""):
+				return nil, &formError{f + ".url", "BUTTON_COMPONENT_URL_REQUIRED", "A link button needs a url and no custom_id."}
+			case c.Style != 5 && (c.CustomID == "" || utf8.RuneCountInString(c.CustomID) > MaxCustomID):
+				return nil, &formError{f + ".custom_id", "BASE_TYPE_BAD_LENGTH", fmt.Sprintf("Must be between 1 and %d in length.", MaxCustomID)}
+			case c.CustomID != "" && seen[c.CustomID]:
+				return nil, &formError{f + ".custom_id", "COMPONENT_CUSTOM_ID_DUPLICATED", "Component custom id cannot be duplicated"}
+			}
+			seen[c.CustomID] = true
+			bs = append(bs, Button{Label: c.Label, Style: c.Style, CustomID: c.CustomID, Disabled: c.Disabled})
+		}
+		out = append(out, bs)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// postMessage serves POST /channels/{channel}/messages.
+func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
+	channelID := r.PathValue("channel")
+	body, multipart, err := readBody(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
+		return
+	}
+	var content string
+	if body.Content != nil {
+		content = *body.Content
+	}
+	if fe := checkContent(content); fe != nil {
+		writeFormError(w, fe.field, fe.code, fe.msg)
+		return
+	}
+	var rows [][]Button
+	if body.Components != nil {
+		var fe *formError
+		if rows, fe = parseRows(*body.Components); fe != nil {
+			writeFormError(w, fe.field, fe.code, fe.msg)
+			return
+		}
+	}
+	if strings.TrimSpace(content) == "" && len(rows) == 0 {
+		writeError(w, http.StatusBadRequest, 50006, "Cannot send an empty message")
+		return
+	}
+	s.mu.Lock()
+	ch, ok := s.channels[channelID]
+	if !ok {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, 10003, "Unknown Channel")
+		return
+	}
+	m := &message{Message: Message{
+		ChannelID: channelID, GuildID: ch.guildID, AuthorID: BotID, Content: content, Buttons: rows,
+		AllowedMentions: body.AllowedMentions, Multipart: multipart, Created: time.Now(),
+	}}
+	if ref := body.Reference; ref != nil && ref.MessageID != "" {
+		target, ok := s.messages[ref.MessageID]
+		switch {
+		case ok && target.ChannelID == channelID:
+			m.ReplyTo = ref.MessageID
+			m.typ = 19
+		case ref.FailIfNotExists == nil || *ref.FailIfNotExists:
+			s.mu.Unlock()
+			writeFormError(w, "message_reference", "REPLIES_UNKNOWN_MESSAGE", "Unknown message")
+			return
+		}
+	}
+	m.ID = s.newIDLocked()
+	s.messages[m.ID] = m
+	s.order = append(s.order, m.ID)
+	s.notifyLocked()
+	obj := s.messageObjectLocked(m)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, obj)
+}
+
+// patchMessage serves PATCH /channels/{channel}/messages/{message}.
+func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request) {
+	channelID, messageID := r.PathValue("channel"), r.PathValue("message")
+	body, _, err := readBody(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
+		return
+	}
+	if body.Content != nil {
+		if fe := checkContent(*body.Content); fe != nil {
+			writeFormError(w, fe.field, fe.code, fe.msg)
+			return
+		}
+	}
+	var rows [][]Button
+	if body.Components != nil {
+		var fe *formError
+		if rows, fe = parseRows(*body.Components); fe != nil {
+			writeFormError(w, fe.field, fe.code, fe.msg)
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.channels[channelID]; !ok {
+		writeError(w, http.StatusNotFound, 10003, "Unknown Channel")
+		return
+	}
+	m, ok := s.messages[messageID]
+	if !ok || m.ChannelID != channelID {
+		writeError(w, http.StatusNotFound, 10008, "Unknown Message")
+		return
+	}
+	if m.AuthorID != BotID {
+		writeError(w, http.StatusForbidden, 50005, "Cannot edit a message authored by another user")
+		return
+	}
+	if body.Content != nil {
+		m.Content = *body.Content
+	}
+	if body.Components != nil {
+		m.Buttons = rows
+	}
+	if body.AllowedMentions != nil {
+		m.AllowedMentions = body.AllowedMentions
+	}
+	if strings.TrimSpace(m.Content) == "" && len(m.Buttons) == 0 {
+		writeError(w, http.StatusBadRequest, 50006, "Cannot send an empty message")
+		return
+	}
+	m.Edits++
+	s.notifyLocked()
+	writeJSON(w, http.StatusOK, s.messageObjectLocked(m))
+}
+
+// messageObjectLocked renders m as Discord's message object. s.mu must be
+// held.
+func (s *Server) messageObjectLocked(m *message) map[string]any {
+	author := userObject(m.AuthorID, s.nameLocked(m.AuthorID))
+	if m.AuthorID == BotID {
+		author = botUser()
+	}
+	rows := []any{}
+	for _, r := range m.Buttons {
+		var bs []any
+		for _, b := range r {
+			bs = append(bs, map[string]any{"type": 2, "style": b.Style, "label": b.Label, "custom_id": b.CustomID, "disabled": b.Disabled})
+		}
+		rows = append(rows, map[string]any{"type": 1, "components": bs})
+	}
+	attachments := []any{}
+	for i := range m.attachments {
+		attachments = append(attachments, map[string]any{
+			"id": fmt.Sprintf("%s%d", m.ID, i), "filename": "file.png", "size": 1,
+			"url": "https://cdn.discordapp.com/attachments/x/file.png", "proxy_url": "https://media.discordapp.net/x/file.png",
+		})
+	}
+	obj := map[string]any{
+		"id": m.ID, "channel_id": m.ChannelID, "author": author, "content": m.Content,
+		"timestamp": timestamp(m.Created), "edited_timestamp": nil, "tts": false,
+		"mention_everyone": false, "mentions": []any{}, "mention_roles": []any{},
+		"attachments": attachments, "embeds": []any{}, "pinned": false, "type": m.typ,
+		"flags": 0, "components": rows,
+	}
+	if m.GuildID != "" {
+		obj["guild_id"] = m.GuildID
+	}
+	if m.ReplyTo != "" {
+		obj["message_reference"] = map[string]any{"message_id": m.ReplyTo, "channel_id": m.ChannelID}
+	}
+	return obj
+}

@@ -1,0 +1,381 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/markup"
+)
+
+const (
+	maxMessage     = 2000 // characters of a message's content
+	maxCustomID    = 100  // characters of a button's custom_id
+	maxLabel       = 80   // characters of a button's label
+	maxRowButtons  = 5    // buttons in one action row
+	maxRows        = 5    // action rows on one message
+	maxSnowflakeID = 20   // digits of a Discord id
+)
+
+// Discord's JSON error codes the channel acts on.
+const (
+	codeUnknownChannel  = 10003
+	codeUnknownMessage  = 10008
+	codeUnknownUser     = 10013
+	codeUnknownWebhook  = 10015
+	codeUnknownInteract = 10062
+	codeMissingAccess   = 50001
+	codeCannotDM        = 50007
+	codeMissingPerms    = 50013
+	codeInvalidBody     = 50035
+)
+
+// Send renders msg.Text as Discord Markdown and sends it in as many
+// messages as it needs: the first replies to msg.ReplyTo (notifying its
+// author), the last carries the buttons. No message can mention anyone:
+// allowed_mentions parses nothing and the text disarms mentions too. A
+// ChatID that is a user id reaches that user's direct messages. It waits
+// out short rate limits and returns *channels.RetryAfterError for longer
+// ones, and wraps channels.ErrPermanent when retrying cannot help (unknown
+// channel, missing access). It returns the id of the last message sent.
+func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, error) {
+	chatID, err := target(msg.To)
+	if err != nil {
+		return "", err
+	}
+	rows, err := components(msg.Buttons)
+	if err != nil {
+		return "", fmt.Errorf("discord: send to %s: %w", msg.To, err)
+	}
+	if msg.ReplyTo != "" && !snowflake(msg.ReplyTo) {
+		return "", fmt.Errorf("discord: send to %s: reply-to id %q is not a Discord message id: %w",
+			msg.To, msg.ReplyTo, channels.ErrPermanent)
+	}
+	parts := markup.DiscordMarkdown(msg.Text, maxMessage)
+	if len(parts) == 0 {
+		return "", fmt.Errorf("discord: send to %s: the message has no visible text: %w", msg.To, channels.ErrPermanent)
+	}
+	var channelID, lastID string
+	for i, part := range parts {
+		build := func(ch string) *discordgo.MessageSend {
+			data := &discordgo.MessageSend{Content: part, AllowedMentions: noMentions(false)}
+			if i == 0 && msg.ReplyTo != "" {
+				data.Reference = reference(ch, msg.ReplyTo)
+				data.AllowedMentions = noMentions(true)
+			}
+			if i == len(parts)-1 {
+				data.Components = rows
+			}
+			return data
+		}
+		var m *discordgo.Message
+		send := func(ctx context.Context, ch string) error {
+			var err error
+			m, err = c.sendMessage(ctx, ch, build(ch))
+			if err == nil {
+				channelID = ch
+			}
+			return err
+		}
+		if i == 0 {
+			err = c.viaDM(ctx, chatID, send)
+		} else {
+			err = send(ctx, channelID)
+		}
+		if err != nil {
+			return "", fmt.Errorf("discord: send part %d of %d to %s: %w", i+1, len(parts), msg.To, c.classify(err))
+		}
+		lastID = m.ID
+	}
+	return lastID, nil
+}
+
+// sendMessage sends one message, waiting out short rate limits.
+func (c *Channel) sendMessage(ctx context.Context, channelID string, data *discordgo.MessageSend) (*discordgo.Message, error) {
+	var m *discordgo.Message
+	err := c.withRetry(ctx, func(ctx context.Context) error {
+		var err error
+		m, err = c.sess.ChannelMessageSendComplex(channelID, data, discordgo.WithContext(ctx))
+		return err
+	})
+	return m, err
+}
+
+// Edit replaces the text and buttons of messageID; nil buttons remove
+// them. A text longer than one message is cut after its first part.
+func (c *Channel) Edit(ctx context.Context, to channels.Address, messageID string, msg channels.Outbound) error {
+	chatID, err := target(to)
+	if err != nil {
+		return err
+	}
+	if !snowflake(messageID) {
+		return fmt.Errorf("discord: edit in %s: message id %q is not a Discord message id: %w", to, messageID, channels.ErrPermanent)
+	}
+	rows, err := components(msg.Buttons)
+	if err != nil {
+		return fmt.Errorf("discord: edit in %s: %w", to, err)
+	}
+	if rows == nil {
+		rows = []discordgo.MessageComponent{} // an empty list removes the buttons
+	}
+	const more = "\n…"
+	parts := markup.DiscordMarkdown(msg.Text, maxMessage-utf8.RuneCountInString(more))
+	if len(parts) == 0 {
+		return fmt.Errorf("discord: edit in %s: the message has no visible text: %w", to, channels.ErrPermanent)
+	}
+	text := parts[0]
+	if len(parts) > 1 {
+		text += more
+	}
+	err = c.viaDM(ctx, chatID, func(ctx context.Context, ch string) error {
+		return c.withRetry(ctx, func(ctx context.Context) error {
+			_, err := c.sess.ChannelMessageEditComplex(&discordgo.MessageEdit{
+				ID:              messageID,
+				Channel:         ch,
+				Content:         &text,
+				Components:      &rows,
+				AllowedMentions: noMentions(false),
+			}, discordgo.WithContext(ctx))
+			return err
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("discord: edit message %s in %s: %w", messageID, to, c.classify(err))
+	}
+	return nil
+}
+
+// Typing shows "typing…" in the channel for about ten seconds.
+func (c *Channel) Typing(ctx context.Context, to channels.Address) error {
+	chatID, err := target(to)
+	if err != nil {
+		return err
+	}
+	err = c.viaDM(ctx, chatID, func(ctx context.Context, ch string) error {
+		return c.sess.ChannelTyping(ch, discordgo.WithContext(ctx))
+	})
+	if err != nil {
+		return fmt.Errorf("discord: typing in %s: %w", to, c.classify(rateLimited(err)))
+	}
+	return nil
+}
+
+// AnswerPress answers a button press. The press was acknowledged when it
+// arrived; a non-empty text is shown to the presser alone, as an ephemeral
+// follow-up message.
+func (c *Channel) AnswerPress(ctx context.Context, press channels.ButtonPress, text string) error {
+	i, ok := decodePress(press.ID)
+	if !ok {
+		return fmt.Errorf("discord: answer press: %q is not a press id from this channel: %w", redactPressID(press.ID), channels.ErrPermanent)
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	parts := markup.DiscordMarkdown(text, maxMessage)
+	if len(parts) == 0 {
+		return nil
+	}
+	_, err := c.sess.FollowupMessageCreate(i, true, &discordgo.WebhookParams{
+		Content:         parts[0],
+		Flags:           discordgo.MessageFlagsEphemeral,
+		AllowedMentions: noMentions(false),
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("discord: answer press %s: %w", i.ID, c.redact(c.classify(rateLimited(err)), i.Token))
+	}
+	return nil
+}
+
+// redactPressID keeps the interaction id of a malformed press id and hides
+// the rest, which may hold a token.
+func redactPressID(id string) string {
+	head, _, _ := strings.Cut(id, ":")
+	return head + ":***"
+}
+
+// target returns the channel (or user) id an address names. A thread is a
+// channel of its own, so a ThreadID wins over the ChatID.
+func target(to channels.Address) (string, error) {
+	if to.Platform != "" && to.Platform != Platform {
+		return "", fmt.Errorf("discord: address %s is not a discord address: %w", to, channels.ErrPermanent)
+	}
+	id := to.ChatID
+	if to.ThreadID != "" {
+		id = to.ThreadID
+	}
+	if !snowflake(id) {
+		return "", fmt.Errorf("discord: %q is not a Discord channel or user id (a number): %w", id, channels.ErrPermanent)
+	}
+	return id, nil
+}
+
+// snowflake reports whether s looks like a Discord id.
+func snowflake(s string) bool {
+	if s == "" || len(s) > maxSnowflakeID {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// components builds the action rows for rows of buttons, nil for none.
+// Rows longer than Discord's five buttons wrap onto the next row.
+func components(rows [][]channels.Button) ([]discordgo.MessageComponent, error) {
+	var out []discordgo.MessageComponent
+	seen := map[string]bool{}
+	for _, row := range rows {
+		var buttons []discordgo.MessageComponent
+		for _, b := range row {
+			label := strings.TrimSpace(b.Label)
+			if label == "" {
+				return nil, fmt.Errorf("button with data %q has no label: %w", b.Data, channels.ErrPermanent)
+			}
+			if n := utf8.RuneCountInString(b.Data); n == 0 || n > maxCustomID {
+				return nil, fmt.Errorf("button %q: data must be 1 to %d characters, is %d: %w",
+					b.Label, maxCustomID, n, channels.ErrPermanent)
+			}
+			if seen[b.Data] {
+				return nil, fmt.Errorf("two buttons carry the data %q; Discord needs them distinct: %w", b.Data, channels.ErrPermanent)
+			}
+			seen[b.Data] = true
+			if utf8.RuneCountInString(label) > maxLabel {
+				label = string([]rune(label)[:maxLabel-1]) + "…"
+			}
+			buttons = append(buttons, discordgo.Button{Label: label, Style: discordgo.PrimaryButton, CustomID: b.Data})
+		}
+		for len(buttons) > 0 {
+			n := min(maxRowButtons, len(buttons))
+			out = append(out, discordgo.ActionsRow{Components: buttons[:n]})
+			buttons = buttons[n:]
+		}
+	}
+	if len(out) > maxRows {
+		return nil, fmt.Errorf("%d rows of buttons, Discord allows %d (of %d buttons each): %w",
+			len(out), maxRows, maxRowButtons, channels.ErrPermanent)
+	}
+	return out, nil
+}
+
+// noMentions lets a message mention nobody, whatever its text says; a
+// reply may still notify the author of the message it answers.
+func noMentions(repliedUser bool) *discordgo.MessageAllowedMentions {
+	return &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}, RepliedUser: repliedUser}
+}
+
+// reference makes a message a reply to messageID, still sent when that
+// message is gone.
+func reference(channelID, messageID string) *discordgo.MessageReference {
+	failIfMissing := false
+	return &discordgo.MessageReference{MessageID: messageID, ChannelID: channelID, FailIfNotExists: &failIfMissing}
+}
+
+// withRetry calls fn, waiting out 429 answers while they stay within
+// MaxRetries and MaxRetryWait and ctx's deadline; past that it returns a
+// *channels.RetryAfterError.
+func (c *Channel) withRetry(ctx context.Context, fn func(context.Context) error) error {
+	var waited time.Duration
+	for attempt := 0; ; attempt++ {
+		err := fn(ctx)
+		after, limited := retryAfter(err)
+		if !limited {
+			return err
+		}
+		deadline, hasDeadline := ctx.Deadline()
+		if attempt >= c.opts.MaxRetries || waited+after > c.opts.MaxRetryWait ||
+			(hasDeadline && time.Until(deadline) < after) {
+			return &channels.RetryAfterError{After: after, Err: err}
+		}
+		c.log.Info("discord rate limit, waiting", "retry_after", after, "attempt", attempt+1)
+		timer := time.NewTimer(after)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return fmt.Errorf("waiting out a discord rate limit: %w", ctx.Err())
+		case <-timer.C:
+		}
+		waited += after
+	}
+}
+
+// rateLimited turns a 429 into a *channels.RetryAfterError without waiting.
+func rateLimited(err error) error {
+	if after, ok := retryAfter(err); ok {
+		return &channels.RetryAfterError{After: after, Err: err}
+	}
+	return err
+}
+
+// retryAfter reports whether err is a 429 and how long Discord asked to
+// wait (at least a millisecond; a second when it did not say).
+func retryAfter(err error) (time.Duration, bool) {
+	var limited *discordgo.RateLimitError
+	if errors.As(err, &limited) && limited.RateLimit != nil && limited.TooManyRequests != nil {
+		if limited.RetryAfter <= 0 {
+			return time.Second, true
+		}
+		return max(limited.RetryAfter, time.Millisecond), true
+	}
+	var rest *discordgo.RESTError
+	if errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode == http.StatusTooManyRequests {
+		return time.Second, true
+	}
+	return 0, false
+}
+
+// classify redacts err and marks the errors retrying cannot fix with
+// channels.ErrPermanent, saying what to do where Discord's code tells.
+func (c *Channel) classify(err error) error {
+	err = c.redact(err)
+	var ra *channels.RetryAfterError
+	if errors.As(err, &ra) || errors.Is(err, channels.ErrPermanent) {
+		return err // classified already
+	}
+	var rest *discordgo.RESTError
+	if !errors.As(err, &rest) || rest.Response == nil {
+		return err
+	}
+	code := 0
+	if rest.Message != nil {
+		code = rest.Message.Code
+	}
+	hint := ""
+	switch code {
+	case codeUnknownChannel:
+		hint = "no channel or user with this id is visible to the bot; check the address"
+	case codeUnknownMessage:
+		hint = "the message is gone"
+	case codeUnknownUser:
+		hint = "no user with this id"
+	case codeUnknownWebhook, codeUnknownInteract:
+		hint = "the button press expired (Discord keeps them 15 minutes)"
+	case codeMissingAccess:
+		hint = "the bot cannot see this channel; add it to the channel or give it View Channel"
+	case codeMissingPerms:
+		hint = "the bot lacks permissions here; give it Send Messages, Send Messages in Threads and Read Message History"
+	case codeCannotDM:
+		hint = "the user does not accept direct messages from the bot (no shared server, or DMs closed)"
+	case codeInvalidBody:
+		hint = "Discord refused the message as malformed"
+	}
+	switch status := rest.Response.StatusCode; {
+	case status == http.StatusUnauthorized:
+		return fmt.Errorf("the bot token was rejected; check discord.token: %w: %w", channels.ErrPermanent, err)
+	case status == http.StatusBadRequest || status == http.StatusForbidden || status == http.StatusNotFound:
+		if hint != "" {
+			return fmt.Errorf("%s: %w: %w", hint, channels.ErrPermanent, err)
+		}
+		return fmt.Errorf("%w: %w", channels.ErrPermanent, err)
+	}
+	return err
+}

@@ -1,0 +1,111 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+var _ bot.JobStore = (*DB)(nil)
+
+const jobCols = `id, name, schedule, timezone, agent, prompt, platform, chat_id, thread_id,
+	enabled, overlap, catch_up, created_by, source, created_at, updated_at`
+
+func scanJob(row pgx.CollectableRow) (bot.Job, error) {
+	var j bot.Job
+	err := row.Scan(&j.ID, &j.Name, &j.Schedule, &j.Timezone, &j.Agent, &j.Prompt,
+		&j.Target.Platform, &j.Target.ChatID, &j.Target.ThreadID, &j.Enabled, &j.Overlap,
+		&j.CatchUp, &j.CreatedBy, &j.Source, &j.CreatedAt, &j.UpdatedAt)
+	return j, err
+}
+
+// UpsertJob creates or replaces the job named j.Name (its id and creation
+// time are kept) and returns it as stored.
+func (db *DB) UpsertJob(ctx context.Context, j bot.Job) (bot.Job, error) {
+	rows, err := db.pool.Query(ctx, `INSERT INTO jobs AS j
+			(name, schedule, timezone, agent, prompt, platform, chat_id, thread_id,
+			 enabled, overlap, catch_up, created_by, source)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		ON CONFLICT (name) DO UPDATE SET schedule = excluded.schedule, timezone = excluded.timezone,
+			agent = excluded.agent, prompt = excluded.prompt, platform = excluded.platform,
+			chat_id = excluded.chat_id, thread_id = excluded.thread_id, enabled = excluded.enabled,
+			overlap = excluded.overlap, catch_up = excluded.catch_up, created_by = excluded.created_by,
+			source = excluded.source, updated_at = now()
+		RETURNING `+jobCols,
+		storable(j.Name), storable(j.Schedule), storable(j.Timezone), storable(j.Agent), storable(j.Prompt),
+		storable(j.Target.Platform), storable(j.Target.ChatID), storable(j.Target.ThreadID), j.Enabled,
+		orDefault(j.Overlap, bot.OverlapSkip), orDefault(j.CatchUp, bot.CatchUpLast),
+		storable(j.CreatedBy), orDefault(j.Source, bot.JobFromChat))
+	if err != nil {
+		return bot.Job{}, fmt.Errorf("save job %s: %w", j.Name, err)
+	}
+	stored, err := pgx.CollectExactlyOneRow(rows, scanJob)
+	if err != nil {
+		return bot.Job{}, fmt.Errorf("save job %s: %w", j.Name, err)
+	}
+	return stored, nil
+}
+
+// GetJob returns the job named name or bot.ErrNotFound.
+func (db *DB) GetJob(ctx context.Context, name string) (bot.Job, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+jobCols+` FROM jobs WHERE name = $1`, name)
+	if err != nil {
+		return bot.Job{}, fmt.Errorf("get job %s: %w", name, err)
+	}
+	j, err := pgx.CollectExactlyOneRow(rows, scanJob)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return bot.Job{}, fmt.Errorf("job %s: %w", name, bot.ErrNotFound)
+	}
+	if err != nil {
+		return bot.Job{}, fmt.Errorf("get job %s: %w", name, err)
+	}
+	return j, nil
+}
+
+// ListJobs lists all jobs by name.
+func (db *DB) ListJobs(ctx context.Context) ([]bot.Job, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+jobCols+` FROM jobs ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	jobs, err := pgx.CollectRows(rows, scanJob)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	return jobs, nil
+}
+
+// SetJobEnabled pauses (false) or resumes (true) the job named name.
+func (db *DB) SetJobEnabled(ctx context.Context, name string, enabled bool) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE jobs SET enabled = $2, updated_at = now() WHERE name = $1`, name, enabled)
+	if err != nil {
+		return fmt.Errorf("set job %s enabled: %w", name, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("job %s: %w", name, bot.ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteJob deletes the job named name and its runs.
+func (db *DB) DeleteJob(ctx context.Context, name string) error {
+	tag, err := db.pool.Exec(ctx, `DELETE FROM jobs WHERE name = $1`, name)
+	if err != nil {
+		return fmt.Errorf("delete job %s: %w", name, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("job %s: %w", name, bot.ErrNotFound)
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
