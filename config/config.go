@@ -39,6 +39,8 @@ type Config struct {
 	Agent Agent `mapstructure:"agent"`
 	// Log configures logging.
 	Log Log `mapstructure:"log"`
+	// Jobs are scheduled agent jobs defined in the file (not settable by env).
+	Jobs []Job `mapstructure:"jobs"`
 
 	// File is the config file that was read, "" when none was.
 	File string `mapstructure:"-"`

@@ -14,6 +14,8 @@ type field struct {
 	index  []int  // reflect field index path into Config
 	list   bool   // []string: comma-separated in env
 	secret bool
+	// fileOnly keys (lists of records, like jobs) come only from the file.
+	fileOnly bool
 }
 
 // env returns the environment variable that sets f.
@@ -42,11 +44,13 @@ func fields() []field {
 				walk(sf.Type, prefix+name+".", idx)
 				continue
 			}
+			records := sf.Type.Kind() == reflect.Slice && sf.Type.Elem().Kind() == reflect.Struct
 			out = append(out, field{
-				key:    prefix + name,
-				index:  idx,
-				list:   sf.Type.Kind() == reflect.Slice,
-				secret: sf.Tag.Get("secret") == "true",
+				key:      prefix + name,
+				index:    idx,
+				list:     sf.Type.Kind() == reflect.Slice && !records,
+				secret:   sf.Tag.Get("secret") == "true",
+				fileOnly: records,
 			})
 		}
 	}

@@ -171,7 +171,9 @@ func unknownKeys(keys []string, all []field) []string {
 func applyEnv(v *viper.Viper, environ []string, all []field) []string {
 	byEnv := map[string]field{}
 	for _, f := range all {
-		byEnv[f.env()] = f
+		if !f.fileOnly {
+			byEnv[f.env()] = f
+		}
 	}
 	var unknown []string
 	for _, kv := range environ {

@@ -41,6 +41,9 @@ func loadConfig(file string) (*config.Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%w:\n%v", errConfig, err)
 	}
+	if _, err := configJobs(cfg); err != nil {
+		return nil, fmt.Errorf("%w:\n%v", errConfig, err)
+	}
 	return cfg, nil
 }
 
@@ -305,6 +308,9 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	d.migrateUntilDone(ctx)
 	if ctx.Err() != nil {
 		return nil
+	}
+	if err := d.syncJobs(ctx); err != nil {
+		d.log.Error("jobs from config not synced; scheduled jobs may be stale", "err", err)
 	}
 	// Inbound stops first; the dispatcher and recovery outlive it so the
 	// replies of the last runs still go out.

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+)
+
+// TestE2EConfigJobPostsToChat: a job defined in the config file runs on its
+// schedule and its reply reaches the target chat.
+func TestE2EConfigJobPostsToChat(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg := telegramtest.NewServer(testToken)
+	defer tg.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	addr := freeAddr(t)
+	dir := t.TempDir()
+	cfg := `jobs:
+  - name: heartbeat
+    schedule: "@every 1s"
+    prompt: "SAY: tick from the scheduler"
+    target: telegram:4242
+`
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, dir, addr, externalEnv(t, tg, llm, addr))
+	d.waitReady(ctx)
+	msgs, err := tg.WaitMessages(ctx, 4242, 2)
+	if err != nil {
+		t.Fatalf("job replies: %v", err)
+	}
+	for _, m := range msgs {
+		if m.Visible != "tick from the scheduler" {
+			t.Fatalf("job reply = %q", m.Visible)
+		}
+	}
+}
+
+func TestE2EMalformedJobSpecIsAConfigError(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	dir := t.TempDir()
+	cfg := `jobs:
+  - name: broken
+    schedule: "TZ=0"
+    prompt: x
+    target: telegram:1
+`
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, dir, "", nil)
+	code, err := d.wait(ctx)
+	if err != nil || code != 2 {
+		t.Fatalf("exit %d (%v), want 2:\n%s", code, err, d.out.String())
+	}
+	if out := d.out.String(); !strings.Contains(out, "job broken") || strings.Contains(out, "panic") {
+		t.Fatalf("output should name the job and never panic:\n%s", out)
+	}
+}
