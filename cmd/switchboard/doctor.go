@@ -104,7 +104,7 @@ func checkPostgres(ctx context.Context, cfg *config.Config) (string, error) {
 	}
 	defer db.Close()
 	if err := db.Ping(ctx); err != nil {
-		return "", fmt.Errorf("%w (is PostgreSQL running and database.url right?)", err)
+		return "", err
 	}
 	return "connected", nil
 }
