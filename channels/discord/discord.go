@@ -192,26 +192,5 @@ func (c *Channel) Platform() string { return Platform }
 // redact hides the bot token and the given secrets (interaction tokens) in
 // err's message, keeping err in the chain.
 func (c *Channel) redact(err error, secrets ...string) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	for _, s := range append(secrets, c.token) {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, "***")
-		}
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return &redactedError{msg: msg, err: err}
+	return channels.Redact(err, append(secrets, c.token)...)
 }
-
-// redactedError is an error whose message had a secret removed.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }

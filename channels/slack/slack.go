@@ -164,26 +164,5 @@ func (l libLog) Output(_ int, s string) error {
 // redact hides the tokens and the signing secret in err's message, keeping
 // err in the chain.
 func (c *Channel) redact(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	for _, secret := range []string{c.opts.BotToken, c.opts.AppToken, c.opts.SigningSecret} {
-		if secret != "" {
-			msg = strings.ReplaceAll(msg, secret, "***")
-		}
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return &redactedError{msg: msg, err: err}
+	return channels.Redact(err, c.opts.BotToken, c.opts.AppToken, c.opts.SigningSecret)
 }
-
-// redactedError is an error whose message had a secret removed.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }

@@ -119,49 +119,17 @@ func (c *Channel) handshake(ctx context.Context) error {
 
 // Ready returns nil while the channel is connected and polling works, else
 // the reason it is not.
-func (c *Channel) Ready(context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.readyErr
-}
+func (c *Channel) Ready(ctx context.Context) error { return c.health.Ready(ctx) }
 
-func (c *Channel) setState(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.readyErr = c.redact(err)
-}
+func (c *Channel) setState(err error) { c.health.Set(err) }
 
-// failed records a failed call to the API. The first failure of a streak
-// is logged as a warning, the rest only at debug level.
+// failed records a failed call to the API; see channels.Health.
 func (c *Channel) failed(op string, err error, retryIn time.Duration) {
-	err = c.redact(err)
-	c.mu.Lock()
-	c.readyErr = fmt.Errorf("telegram %s: %w", op, err)
-	c.failures++
-	first := c.failures == 1
-	c.mu.Unlock()
-	if first {
-		attrs := []any{"op", op, "error", err}
-		if retryIn > 0 {
-			attrs = append(attrs, "retry_in", retryIn)
-		}
-		c.log.Warn("telegram unreachable, retrying until it answers", attrs...)
-	} else {
-		c.log.Debug("telegram still unreachable", "op", op, "error", err)
-	}
+	c.health.Failed(op, err, retryIn)
 }
 
 // succeeded records a successful call, ending any failure streak.
-func (c *Channel) succeeded(op string) {
-	c.mu.Lock()
-	c.readyErr = nil
-	n := c.failures
-	c.failures = 0
-	c.mu.Unlock()
-	if n > 0 {
-		c.log.Info("telegram reachable again", "op", op, "failed_attempts", n)
-	}
-}
+func (c *Channel) succeeded(op string) { c.health.Succeeded(op) }
 
 // pollClient is the HTTP client the library uses. It watches getUpdates:
 // each call waits until the updates of the previous call are handled, so

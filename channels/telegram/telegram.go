@@ -62,11 +62,11 @@ type Channel struct {
 	running atomic.Bool
 	handler atomic.Pointer[channels.Handler]
 
-	mu       sync.Mutex
-	readyErr error                  // nil while connected and polling works
-	failures int                    // length of the current failure streak
-	albums   [recentAlbums]albumKey // media groups answered lately, a ring
-	albumAt  int                    // next slot of albums to overwrite
+	health *channels.Health // Ready, and outage logging once per streak
+
+	mu      sync.Mutex
+	albums  [recentAlbums]albumKey // media groups answered lately, a ring
+	albumAt int                    // next slot of albums to overwrite
 }
 
 var (
@@ -116,8 +116,9 @@ func New(opts Options) (*Channel, error) {
 		log:       opts.Logger.With("platform", Platform),
 		transport: apiTransport(opts.MaxParallelChats),
 		lanes:     newChatLanes(opts.MaxParallelChats),
-		readyErr:  errNotStarted,
 	}
+	c.health = channels.NewHealth(Platform, c.log, c.redact)
+	c.health.Set(errNotStarted)
 	client := &pollClient{
 		http: &http.Client{Transport: c.transport, Timeout: opts.PollTimeout + 15*time.Second},
 		ch:   c,
@@ -159,17 +160,5 @@ func (c *Channel) Platform() string { return Platform }
 
 // redact hides the bot token in err's message, keeping err in the chain.
 func (c *Channel) redact(err error) error {
-	if err == nil || !strings.Contains(err.Error(), c.opts.Token) {
-		return err
-	}
-	return &redactedError{msg: strings.ReplaceAll(err.Error(), c.opts.Token, "***"), err: err}
+	return channels.Redact(err, c.opts.Token)
 }
-
-// redactedError is an error whose message had a secret removed.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
