@@ -59,6 +59,9 @@ type daemon struct {
 	router   *bot.Router
 	disp     *bot.Dispatcher
 	sched    *bot.Scheduler
+	// leaders hold the channels only one replica may receive on (Telegram
+	// polling allows one poller per bot token).
+	leaders  map[string]*bot.Leader
 	migrated atomic.Bool
 	readyAt  time.Time
 }
@@ -81,6 +84,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		log:      newLogger(o.logOut, cfg.Log.Level, cfg.Log.Format, scrubber),
 		reg:      prometheus.NewRegistry(),
 		channels: map[string]channels.Channel{},
+		leaders:  map[string]*bot.Leader{},
 	}
 	redis.RouteLibraryLogs(d.log)
 	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -148,6 +152,7 @@ func (d *daemon) openChannels() error {
 			return fmt.Errorf("telegram: %w", err)
 		}
 		d.channels[tg.Platform()] = tg
+		d.leaders[tg.Platform()] = &bot.Leader{Locker: d.st.rdb, Key: "leader:telegram:poll", TTL: 6 * time.Second, Logger: d.log}
 	}
 	if d.cfg.Slack.BotToken != "" {
 		sl, err := slack.New(slack.Options{
@@ -239,6 +244,15 @@ func (d *daemon) checks() map[string]bot.Check {
 	for name, ch := range d.channels {
 		if rc, ok := ch.(channels.ReadyChecker); ok {
 			c[name] = rc.Ready
+			if l := d.leaders[name]; l != nil {
+				// A standby replica sends but does not poll: ready.
+				c[name] = func(ctx context.Context) error {
+					if !l.Held() {
+						return nil
+					}
+					return rc.Ready(ctx)
+				}
+			}
 		}
 	}
 	return c
@@ -327,7 +341,12 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 		chans.Add(1)
 		go func() {
 			defer chans.Done()
-			if err := ch.Start(chCtx, d.router.Handle); err != nil {
+			start := func(ctx context.Context) error { return ch.Start(ctx, d.router.Handle) }
+			if l := d.leaders[name]; l != nil {
+				l.Run(chCtx, start)
+				return
+			}
+			if err := start(chCtx); err != nil {
 				d.log.Error("channel stopped", "channel", name, "err", err)
 			}
 		}()
