@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -121,7 +122,8 @@ func TestE2EExecApprovalFlow(t *testing.T) {
 	llm := llmtest.NewServer()
 	defer llm.Close()
 	addr := freeAddr(t)
-	d := startDaemon(t, t.TempDir(), addr, approvalEnv(t, tg, llm, addr))
+	env := approvalEnv(t, tg, llm, addr)
+	d := startDaemon(t, t.TempDir(), addr, env)
 	d.waitReady(ctx)
 	const dev = 700
 	adminMsgs := 0
@@ -203,8 +205,13 @@ func TestE2EExecApprovalFlow(t *testing.T) {
 	if n := len(tg.Messages(admin)); n != adminMsgs {
 		t.Fatalf("a blocked command reached the approvers")
 	}
-	if strings.Contains(d.out.String(), "must-not-run") && !strings.Contains(d.out.String(), "denied") {
-		t.Fatalf("log suggests the denied command ran")
+	// The denied command never ran: its file exists in no workspace.
+	matches, _ := filepath.Glob(filepath.Join(env["SWITCHBOARD_DATA_DIR"], "workspaces", "*", "denied.txt"))
+	if len(matches) != 0 {
+		t.Fatalf("the denied command ran: %v", matches)
+	}
+	if ws, _ := filepath.Glob(filepath.Join(env["SWITCHBOARD_DATA_DIR"], "workspaces", "*")); len(ws) == 0 {
+		t.Fatal("no workspace was created, so the check above proves nothing")
 	}
 }
 

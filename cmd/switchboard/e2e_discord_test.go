@@ -71,6 +71,19 @@ func TestE2EDiscordAccessExecAndSplit(t *testing.T) {
 		}
 		return false
 	})
+	// The agent's answers reply to the message that asked.
+	askID := dc.SendMessage("800000000000000001", "900000000000000001", newbie, "newbie", "<@"+discordtest.BotID+"> ping")
+	eventually(ctx, t, "the reply to the asking message", func() bool {
+		for _, m := range dc.Messages("800000000000000001") {
+			if strings.Contains(m.Content, "echo: ping") {
+				if m.ReplyTo != askID {
+					t.Fatalf("reply references %q, want the asking message %q", m.ReplyTo, askID)
+				}
+				return true
+			}
+		}
+		return false
+	})
 	eventually(ctx, t, "the request edited without buttons", func() bool {
 		m := dc.Messages(adminDM)[0]
 		return m.Edits > 0 && len(m.Buttons) == 0 && strings.Contains(m.Content, "Approved")
