@@ -116,8 +116,12 @@ func (s *Approvals) announce(ctx context.Context, a Approval) {
 		s.remember(ctx, KindApproval, a.ID, id, "approver")
 	}
 	if a.Chat.Platform != "" && !s.isApproverChat(a.Chat) {
+		what := "action"
+		if a.Tool == "exec" {
+			what = "command"
+		}
 		id := s.post.send(ctx, OutboxMessage{To: a.Chat,
-			Text: "⏳ Waiting for an approver to allow this command:\n" + codeBlock(a.Command)})
+			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + codeBlock(a.Command)})
 		s.remember(ctx, KindApproval, a.ID, id, "requester")
 	}
 }

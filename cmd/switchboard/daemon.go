@@ -189,7 +189,8 @@ func (d *daemon) newAgent(approver tools.Approver) (*agentcore.Agent, error) {
 	}
 	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: d.scrubber, Logger: d.log, Observe: d.metrics.ObserveTool})
 	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: workspaces, Mode: d.cfg.Exec.Approval, Approver: approver})
-	for _, t := range []tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec} {
+	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
+	for _, t := range []tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron} {
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}

@@ -64,3 +64,35 @@ func TestE2EMalformedJobSpecIsAConfigError(t *testing.T) {
 		t.Fatalf("output should name the job and never panic:\n%s", out)
 	}
 }
+
+// TestE2EAgentCreatesJobWithApproval: the agent's cron tool asks the
+// approvers before creating a job; once allowed, the job runs and posts.
+func TestE2EAgentCreatesJobWithApproval(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg := telegramtest.NewServer(testToken)
+	defer tg.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	addr := freeAddr(t)
+	d := startDaemon(t, t.TempDir(), addr, approvalEnv(t, tg, llm, addr))
+	d.waitReady(ctx)
+	const dev = 7272
+	tg.SendText(dev, dev, "Dev", `CALL_TOOL:cron {"action":"create","name":"tick","schedule":"@every 1s","prompt":"SAY: tock"}`)
+	req, err := tg.WaitMessages(ctx, admin, 1)
+	if err != nil {
+		t.Fatalf("no approval request for the job: %v", err)
+	}
+	if !strings.Contains(req[0].Visible, `create job "tick"`) {
+		t.Fatalf("approval request = %q", req[0].Visible)
+	}
+	tg.PressButton(admin, admin, req[0].ID, buttonOn(t, req[0], "Allow once"))
+	eventually(ctx, t, "the job's posts in the chat", func() bool {
+		n := 0
+		for _, m := range tg.Messages(dev) {
+			if m.Visible == "tock" {
+				n++
+			}
+		}
+		return n >= 2
+	})
+}
