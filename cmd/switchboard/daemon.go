@@ -44,6 +44,9 @@ func loadConfig(file string) (*config.Config, error) {
 	if _, err := configJobs(cfg); err != nil {
 		return nil, fmt.Errorf("%w:\n%v", errConfig, err)
 	}
+	if cfg.Telegram.Token != "" && cfg.Telegram.Mode == "webhook" {
+		return nil, fmt.Errorf("%w:\ntelegram.mode webhook is not supported yet; use polling", errConfig)
+	}
 	return cfg, nil
 }
 
