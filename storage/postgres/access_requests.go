@@ -130,54 +130,30 @@ func (db *DB) DecideAccessRequest(ctx context.Context, id, status, by string) (b
 	if by == "" {
 		return bot.AccessRequest{}, false, fmt.Errorf("decide access request %s: say who decided", id)
 	}
-	var (
-		r       bot.AccessRequest
-		decided bool
-	)
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		var err error
-		r, err = scanAccessRequest(tx.QueryRow(ctx, `UPDATE access_requests
-			SET status = $2, decided_by = $3, decided_at = now()
-			WHERE id = $1 AND status = 'pending'
-			RETURNING `+accessCols, id, status, storable(by)))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		decided = true
-		if status == bot.StatusApproved {
-			// The same upsert as Allow, inside this transaction.
-			if _, err := tx.Exec(ctx, `INSERT INTO identities (identity, display_name, allowed, allowed_by)
-				VALUES ($1, $2, true, $3)
-				ON CONFLICT (identity) DO UPDATE SET
-					allowed = true,
-					allowed_by = excluded.allowed_by,
-					display_name = CASE WHEN excluded.display_name <> '' THEN excluded.display_name
-					                    ELSE identities.display_name END,
-					updated_at = now()`,
-				r.Identity, r.DisplayName, storable(by)); err != nil {
-				return fmt.Errorf("allow %s: %w", r.Identity, err)
+	r, decided, err := decideOnce(ctx, db,
+		func(tx pgx.Tx) (bot.AccessRequest, error) {
+			return scanAccessRequest(tx.QueryRow(ctx, `UPDATE access_requests
+				SET status = $2, decided_by = $3, decided_at = now()
+				WHERE id = $1 AND status = 'pending'
+				RETURNING `+accessCols, id, status, storable(by)))
+		},
+		func(tx pgx.Tx, r bot.AccessRequest) error {
+			if status == bot.StatusApproved {
+				if err := allow(ctx, tx, r.Identity, r.DisplayName, by); err != nil {
+					return err
+				}
 			}
-		}
-		return writeAudit(ctx, tx, AuditEntry{
-			Actor: by, Action: ActionAccessDecided,
-			SubjectKind: bot.KindAccessRequest, SubjectID: id,
-			Detail: map[string]any{"status": status, "identity": r.Identity},
-		})
-	})
+			return writeAudit(ctx, tx, AuditEntry{
+				Actor: by, Action: ActionAccessDecided,
+				SubjectKind: bot.KindAccessRequest, SubjectID: id,
+				Detail: map[string]any{"status": status, "identity": r.Identity},
+			})
+		},
+		func(ctx context.Context) (bot.AccessRequest, error) { return db.GetAccessRequest(ctx, id) })
 	if err != nil {
 		return bot.AccessRequest{}, false, fmt.Errorf("decide access request %s: %w", id, err)
 	}
-	if decided {
-		return r, true, nil
-	}
-	r, err = db.GetAccessRequest(ctx, id)
-	if err != nil {
-		return bot.AccessRequest{}, false, fmt.Errorf("decide access request: %w", err)
-	}
-	return r, false, nil
+	return r, decided, nil
 }
 
 // Revoke takes identity off the allowlist, audited, and reports whether it

@@ -115,42 +115,25 @@ func (db *DB) DecideApproval(ctx context.Context, id, status, by string) (bot.Ap
 	if by == "" {
 		return bot.Approval{}, false, fmt.Errorf("decide approval %s: say who decided", id)
 	}
-	var (
-		a       bot.Approval
-		decided bool
-	)
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		var err error
-		a, err = scanApproval(tx.QueryRow(ctx, `UPDATE approvals
-			SET status = $2, decided_by = $3, decided_at = now()
-			WHERE id = $1 AND status = 'pending' AND ($2::text = 'expired' OR expires_at > now())
-			RETURNING `+approvalCols, id, status, storable(by)))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		decided = true
-		return writeAudit(ctx, tx, AuditEntry{
-			Actor: by, Action: ActionApprovalDecided,
-			SubjectKind: bot.KindApproval, SubjectID: id,
-			Detail: map[string]any{"status": status},
-		})
-	})
+	a, decided, err := decideOnce(ctx, db,
+		func(tx pgx.Tx) (bot.Approval, error) {
+			return scanApproval(tx.QueryRow(ctx, `UPDATE approvals
+				SET status = $2, decided_by = $3, decided_at = now()
+				WHERE id = $1 AND status = 'pending' AND ($2::text = 'expired' OR expires_at > now())
+				RETURNING `+approvalCols, id, status, storable(by)))
+		},
+		func(tx pgx.Tx, _ bot.Approval) error {
+			return writeAudit(ctx, tx, AuditEntry{
+				Actor: by, Action: ActionApprovalDecided,
+				SubjectKind: bot.KindApproval, SubjectID: id,
+				Detail: map[string]any{"status": status},
+			})
+		},
+		func(ctx context.Context) (bot.Approval, error) { return db.GetApproval(ctx, id) })
 	if err != nil {
 		return bot.Approval{}, false, fmt.Errorf("decide approval %s: %w", id, err)
 	}
-	if decided {
-		return a, true, nil
-	}
-	// Decided before, expired unnoticed, or missing. Any concurrent winner
-	// has committed by now (the update waited for its row lock).
-	a, err = db.GetApproval(ctx, id)
-	if err != nil {
-		return bot.Approval{}, false, fmt.Errorf("decide approval: %w", err)
-	}
-	return a, false, nil
+	return a, decided, nil
 }
 
 // PendingApprovals lists pending approvals, oldest first, at most 200.

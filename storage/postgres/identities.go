@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard-chat/switchboard/bot"
 )
@@ -29,7 +30,18 @@ func (db *DB) IsAllowed(ctx context.Context, identity string) (bool, error) {
 // Allow puts identity on the allowlist, recording who allowed it. An empty
 // displayName keeps the one already stored.
 func (db *DB) Allow(ctx context.Context, identity, displayName, by string) error {
-	_, err := db.pool.Exec(ctx, `INSERT INTO identities (identity, display_name, allowed, allowed_by)
+	return allow(ctx, db.pool, identity, displayName, by)
+}
+
+// execer is what allow needs: the pool, or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// allow is Allow on q, so an access-request decision can allow inside its
+// own transaction.
+func allow(ctx context.Context, q execer, identity, displayName, by string) error {
+	_, err := q.Exec(ctx, `INSERT INTO identities (identity, display_name, allowed, allowed_by)
 		VALUES ($1, $2, true, $3)
 		ON CONFLICT (identity) DO UPDATE SET
 			allowed = true,
