@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/anthropics/anthropic-sdk-go/v2 v2.13.0
-	github.com/bsm/redislock v0.9.4
 	github.com/bwmarrin/discordgo v0.29.0
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/go-telegram/bot v1.19.0
@@ -17,6 +16,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/robfig/cron/v3 v3.0.1
+	github.com/sethvargo/go-retry v0.5.0
 	github.com/slack-go/slack v0.35.0
 	github.com/spf13/viper v1.21.0
 	github.com/yuin/goldmark v1.8.7
@@ -46,7 +46,6 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/sagikazarmark/locafero v0.11.0 // indirect
-	github.com/sethvargo/go-retry v0.5.0 // indirect
 	github.com/sourcegraph/conc v0.3.1-0.20240121214520-5f936abd7ae8 // indirect
 	github.com/spf13/afero v1.15.0 // indirect
 	github.com/spf13/cast v1.10.0 // indirect

@@ -2,7 +2,10 @@ package agentcore
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -31,6 +34,9 @@ type Agent struct {
 	Logger    *slog.Logger
 	// ObserveLLM, if set, is told the duration and outcome of each LLM call.
 	ObserveLLM func(took time.Duration, err error)
+	// Queue says how messages that arrive during a run are taken in
+	// (conversation.queue); "" is QueueSteer.
+	Queue QueueMode
 }
 
 // RunInput is what a run needs to know.
@@ -42,23 +48,43 @@ type RunInput struct {
 	User *Message
 	// OnDelta receives streamed text, if set.
 	OnDelta func(string)
+	// OnReply, when set, is called with each final reply as soon as it is
+	// stored. A run that finds messages which arrived while it worked goes
+	// on with them, so one run can produce several replies.
+	OnReply func(ctx context.Context, r Reply)
+	// OnStep, when set, is told about each tool call just before it runs
+	// (progress display: "working… exec ls -la").
+	OnStep func(c ToolCall)
+}
+
+// Reply is one final answer of a run, stored at Seq in the session.
+type Reply struct {
+	Text string
+	Seq  int64
 }
 
 // RunResult is the outcome of a run.
 type RunResult struct {
-	Text       string // final reply; empty when there was nothing to do
-	Seq        int64  // sequence number of the final reply in the session
+	Text       string // the last final reply; empty when there was none
+	Seq        int64  // sequence number of that reply in the session
+	Replies    int    // final replies this run produced (each went to OnReply)
 	Iterations int
 	Usage      Usage
-	// Idle is true when the session needed no run (its last message was
-	// already a final reply).
+	// Idle is true when the session needed no run: every user message was
+	// answered already and no step was left unfinished.
 	Idle bool
+	// Waiting is set when the run parked: a tool call waits for a human
+	// (an approval). Nothing holds the session meanwhile; the decision
+	// resumes it with another Run.
+	Waiting *tools.Waiting
 }
 
-// Run drives the conversation of one session until the model gives a final
-// reply or MaxIterations is reached. Every message is appended to History
-// as it happens, so a run interrupted at any point continues where it left
-// off when Run is called again for the session with User nil.
+// Run drives the conversation of one session until every user message in
+// it is answered (see view for the queue modes), a tool call parks the run,
+// or ctx ends. Every step is stored as it happens, right after the messages
+// the model was shown, so the stored order is the order the model saw, and
+// a run interrupted at any point continues where it left off when Run is
+// called again for the session with User nil.
 func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 	log := a.logger().With("agent", a.Name, "session", in.Session)
 	if in.User != nil {
@@ -74,38 +100,41 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		maxIter = DefaultMaxIterations
 	}
 	specs := a.Tools.Specs(a.AllowTool)
-	for res.Iterations < maxIter {
-		msgs, err := a.History.Load(ctx, in.Session, a.HistoryLimit)
+	turn := 0 // model calls in the current turn
+	for {
+		msgs, err := a.window(ctx, in.Session)
 		if err != nil {
-			return res, fmt.Errorf("load history: %w", err)
+			return res, err
 		}
-		if w := trimToUserTurn(msgs); len(w) == 0 && len(msgs) > 0 && a.HistoryLimit > 0 {
-			// The window holds only one long tool sequence: widen it.
-			if msgs, err = a.History.Load(ctx, in.Session, 0); err != nil {
-				return res, fmt.Errorf("load history: %w", err)
-			}
-		}
-		msgs = trimToUserTurn(orderToolResults(msgs))
-		if len(msgs) == 0 {
-			res.Idle = true
-			return res, nil
-		}
-		if call, missing := pendingToolCalls(msgs); missing != nil {
-			// A run stopped mid-way (crash, restart): run what is missing.
-			if err := a.runTools(ctx, in, call.ToolCalls, missing); err != nil {
-				return res, err
+		if step, missing, after := pendingStep(msgs); missing != nil {
+			// A step stopped mid-way (crash, restart, a parked approval).
+			w, err := a.runTools(ctx, in, step.ToolCalls, missing, after)
+			if err != nil || w != nil {
+				res.Waiting = w
+				return a.settle(log, res, err)
 			}
 			continue
 		}
-		if last := msgs[len(msgs)-1]; last.Role == RoleAssistant {
-			// Already answered: nothing to do (a duplicate run, or resume).
-			res.Idle = true
+		v := view(msgs, a.Queue)
+		if len(v) == 0 || isFinalReply(v[len(v)-1]) {
+			res.Idle = res.Replies == 0 && res.Iterations == 0
 			return res, nil
 		}
+		if turn >= maxIter {
+			text := fmt.Sprintf("I stopped after %d steps without finishing. Ask me to continue, or narrow the request.", maxIter)
+			seq, err := a.History.Insert(ctx, in.Session, lastSeq(v), Message{Role: RoleAssistant, Content: text})
+			if err != nil {
+				return a.settle(log, res, fmt.Errorf("record reply: %w", err))
+			}
+			a.reply(ctx, in, &res, text, seq)
+			turn = 0
+			continue
+		}
+		turn++
 		res.Iterations++
 		start := time.Now()
 		resp, err := a.Provider.Chat(ctx, Request{
-			Model: a.Model, System: a.SystemPrompt, Messages: msgs, Tools: specs, MaxTokens: a.MaxTokens,
+			Model: a.Model, System: a.SystemPrompt, Messages: v, Tools: specs, MaxTokens: a.MaxTokens,
 		}, in.OnDelta)
 		if a.ObserveLLM != nil {
 			a.ObserveLLM(time.Since(start), err)
@@ -115,47 +144,106 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		}
 		res.Usage.InputTokens += resp.Usage.InputTokens
 		res.Usage.OutputTokens += resp.Usage.OutputTokens
-		reply := Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls}
-		seq, err := a.History.Append(ctx, in.Session, reply)
+		reply := Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: withServerIDs(resp.ToolCalls)}
+		seq, err := a.History.Insert(ctx, in.Session, lastSeq(v), reply)
 		if err != nil {
-			return res, fmt.Errorf("record reply: %w", err)
+			return a.settle(log, res, fmt.Errorf("record reply: %w", err))
 		}
-		if len(resp.ToolCalls) == 0 {
-			res.Text, res.Seq = resp.Content, seq
-			return res, nil
+		if len(reply.ToolCalls) == 0 {
+			a.reply(ctx, in, &res, resp.Content, seq)
+			turn = 0
+			continue
 		}
-		log.Debug("tool calls", "count", len(resp.ToolCalls), "iteration", res.Iterations)
-		if err := a.runTools(ctx, in, resp.ToolCalls, nil); err != nil {
-			return res, err
+		log.Debug("tool calls", "count", len(reply.ToolCalls), "iteration", res.Iterations)
+		w, err := a.runTools(ctx, in, reply.ToolCalls, nil, seq)
+		if err != nil || w != nil {
+			res.Waiting = w
+			return a.settle(log, res, err)
 		}
 	}
-	text := fmt.Sprintf("I stopped after %d steps without finishing. Ask me to continue, or narrow the request.", maxIter)
-	seq, err := a.History.Append(ctx, in.Session, Message{Role: RoleAssistant, Content: text})
-	if err != nil {
-		return res, fmt.Errorf("record reply: %w", err)
-	}
-	res.Text, res.Seq = text, seq
-	return res, nil
 }
 
-// runTools executes calls (only those in want, when want is non-nil) and
-// appends each result as soon as it is known.
-func (a *Agent) runTools(ctx context.Context, in RunInput, calls []ToolCall, want map[string]bool) error {
+// window loads the session's newest messages (HistoryLimit), starting at a
+// user message so no window begins with orphaned tool results.
+func (a *Agent) window(ctx context.Context, session string) ([]Message, error) {
+	msgs, err := a.History.Load(ctx, session, a.HistoryLimit)
+	if err != nil {
+		return nil, fmt.Errorf("load history: %w", err)
+	}
+	if w := trimToUserTurn(msgs); len(w) == 0 && len(msgs) > 0 && a.HistoryLimit > 0 {
+		// The window holds only one long tool sequence: widen it.
+		if msgs, err = a.History.Load(ctx, session, 0); err != nil {
+			return nil, fmt.Errorf("load history: %w", err)
+		}
+	}
+	return trimToUserTurn(orderToolResults(msgs)), nil
+}
+
+// reply records a final reply in res and hands it to OnReply.
+func (a *Agent) reply(ctx context.Context, in RunInput, res *RunResult, text string, seq int64) {
+	res.Text, res.Seq = text, seq
+	res.Replies++
+	if in.OnReply != nil {
+		in.OnReply(ctx, Reply{Text: text, Seq: seq})
+	}
+}
+
+// settle ends a run on err. ErrConflict means another run wrote to the
+// session meanwhile (two replicas ran it while Redis locks were
+// unavailable): that run answers, so this one stops quietly.
+func (a *Agent) settle(log *slog.Logger, res RunResult, err error) (RunResult, error) {
+	if errors.Is(err, ErrConflict) {
+		log.Warn("session changed by another run; leaving it to that run", "err", err)
+		return res, nil
+	}
+	return res, err
+}
+
+// withServerIDs gives every tool call an id of our own. Model servers reuse
+// ids (several number the calls of each reply call_0, call_1…), and an id
+// names the call in the session, in its result and in its approval: a
+// reused id must never find an earlier call's result or decision.
+func withServerIDs(calls []ToolCall) []ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]ToolCall, len(calls))
+	for i, c := range calls {
+		var b [9]byte
+		_, _ = rand.Read(b[:])
+		c.ID = "call_" + hex.EncodeToString(b[:])
+		out[i] = c
+	}
+	return out
+}
+
+// runTools executes calls (only those in want, when want is non-nil) in
+// order and stores each result right after the previous step (after). It
+// stops at a call that waits for a human and returns what it waits for.
+func (a *Agent) runTools(ctx context.Context, in RunInput, calls []ToolCall, want map[string]bool, after int64) (*tools.Waiting, error) {
 	for _, c := range calls {
 		if want != nil && !want[c.ID] {
 			continue
+		}
+		if in.OnStep != nil {
+			in.OnStep(c)
 		}
 		call := in.Call
 		if call.Session == "" {
 			call.Session = in.Session
 		}
 		res := a.execute(ctx, call, c)
-		msg := Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: res.ForLLM, IsError: res.IsError}
-		if _, err := a.History.Append(ctx, in.Session, msg); err != nil {
-			return fmt.Errorf("record tool result: %w", err)
+		if res.Waiting != nil {
+			return res.Waiting, nil
 		}
+		msg := Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: res.ForLLM, IsError: res.IsError}
+		seq, err := a.History.Insert(ctx, in.Session, after, msg)
+		if err != nil {
+			return nil, fmt.Errorf("record tool result: %w", err)
+		}
+		after = seq
 	}
-	return nil
+	return nil, nil
 }
 
 func (a *Agent) execute(ctx context.Context, call tools.Call, c ToolCall) tools.Result {
@@ -183,7 +271,7 @@ func (a *Agent) logger() *slog.Logger {
 	if a.Logger != nil {
 		return a.Logger
 	}
-	return slog.Default()
+	return slog.New(slog.DiscardHandler)
 }
 
 // trimToUserTurn drops leading messages until the first user message, so a
@@ -230,27 +318,31 @@ func orderToolResults(msgs []Message) []Message {
 	return out
 }
 
-// pendingToolCalls finds the newest assistant message whose tool calls
-// lack results, and the ids of those calls; nil when none lacks one.
-func pendingToolCalls(msgs []Message) (Message, map[string]bool) {
+// pendingStep finds the newest assistant message whose tool calls lack
+// results, the ids of those calls, and the seq after which their results
+// go (the call's, or its last stored result's); missing is nil when no call
+// lacks a result.
+func pendingStep(msgs []Message) (step Message, missing map[string]bool, after int64) {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
 		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
 		}
-		missing := map[string]bool{}
+		missing = map[string]bool{}
 		for _, c := range m.ToolCalls {
 			missing[c.ID] = true
 		}
+		after = m.Seq
 		for _, n := range msgs[i+1:] {
-			if n.Role == RoleTool {
+			if n.Role == RoleTool && missing[n.ToolCallID] {
 				delete(missing, n.ToolCallID)
+				after = max(after, n.Seq)
 			}
 		}
 		if len(missing) == 0 {
-			return Message{}, nil
+			return Message{}, nil, 0
 		}
-		return m, missing
+		return m, missing, after
 	}
-	return Message{}, nil
+	return Message{}, nil, 0
 }

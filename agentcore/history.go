@@ -41,4 +41,15 @@ type History interface {
 	// A user message whose ExternalID the session already has makes the whole
 	// append fail with ErrDuplicate.
 	Append(ctx context.Context, session string, msgs ...Message) (lastSeq int64, err error)
+	// Insert stores msgs right after the message at seq after and returns
+	// the seq of the last one. User messages stored after `after` meanwhile
+	// (people write while the agent works) move behind msgs, so the stored
+	// order is the order the model saw. Any other message after `after`
+	// means another run wrote to the session: Insert then stores nothing
+	// and fails with ErrConflict.
+	Insert(ctx context.Context, session string, after int64, msgs ...Message) (lastSeq int64, err error)
 }
+
+// ErrConflict is returned by History.Insert when the session changed under
+// the run in a way only a concurrent run could have caused.
+var ErrConflict = errors.New("session was changed by another run")

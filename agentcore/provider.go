@@ -36,6 +36,8 @@ type Message struct {
 	// from. History refuses a second message with the same id in a session
 	// (ErrDuplicate), which makes redelivered updates harmless.
 	ExternalID string
+	// Seq is the message's position in its session, set by History.Load.
+	Seq int64
 }
 
 // ToolCall is the model's request to run one tool.

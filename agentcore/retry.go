@@ -23,7 +23,7 @@ type RetryOptions struct {
 	// Sleep waits d or until ctx ends, returning ctx's error then (default: a
 	// timer). Tests inject one that does not wait.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Logger receives a warning per retry (default slog.Default()).
+	// Logger receives a warning per retry (default: discarded).
 	Logger *slog.Logger
 }
 
@@ -44,7 +44,7 @@ func (o RetryOptions) withDefaults() RetryOptions {
 		o.Sleep = sleepCtx
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
 }

@@ -22,7 +22,10 @@ const DefaultApprovalTimeout = 2 * time.Minute
 type ApprovalOptions struct {
 	Store    ApprovalStore
 	Messages DecisionMessages
-	Waker    Waker // optional: wakes waiting runs on other replicas at once
+	// Resume, when set, is called after a decision (a press, an expiry, a
+	// withdrawal) so the parked run of a's session goes on. The Router's
+	// Resume is meant here.
+	Resume   func(ctx context.Context, a Approval)
 	Outbox   Outbox
 	Channels map[string]channels.Channel
 	// Approvers may decide (platform:user_id). Empty: every call that needs
@@ -32,15 +35,15 @@ type ApprovalOptions struct {
 	// of each approver's direct messages.
 	Chat    string
 	Timeout time.Duration // default DefaultApprovalTimeout
-	Poll    time.Duration // how often a waiter re-reads the store (default 1s)
 	Nudge   func()
 	Scrub   func(string) string
 	Logger  *slog.Logger
 }
 
 // Approvals asks approvers to decide risky tool calls with buttons in the
-// chat. It implements tools.Approver. State lives in the store, so a
-// request survives restarts and a press on any replica decides it.
+// chat. It implements tools.Approver. Nothing waits for a decision: the
+// run parks (tools.PendingError) and a decision on any replica resumes it.
+// State lives in the store, so a request survives restarts.
 type Approvals struct {
 	o    ApprovalOptions
 	post *poster
@@ -53,11 +56,8 @@ func NewApprovals(o ApprovalOptions) *Approvals {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultApprovalTimeout
 	}
-	if o.Poll <= 0 {
-		o.Poll = time.Second
-	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Scrub == nil {
 		o.Scrub = func(s string) string { return s }
@@ -79,27 +79,51 @@ func (s *Approvals) AlwaysAllowed(ctx context.Context, tool, pattern string) (bo
 }
 
 // Approve implements tools.Approver: it records the request (or finds the
-// one a run before a restart recorded), asks the approvers, and waits.
+// one an earlier attempt of the same step recorded), asks the approvers the
+// first time, and returns the decision or a *tools.PendingError. An
+// allowed-once decision is used up by the call it returns to; a repeat of
+// the step finds it used and asks again.
 func (s *Approvals) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
 	if len(s.o.Approvers) == 0 {
 		return tools.Denied, tools.ErrNoApprover
 	}
-	now := time.Now()
 	c := req.Call
-	a, created, err := s.o.Store.CreateApproval(ctx, Approval{
-		ID: newID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern,
-		Agent: c.Agent, Session: c.Session, ToolCallID: c.ToolCallID, Requester: c.UserID,
-		Chat:   channels.Address{Platform: c.Channel, ChatID: c.ChatID, ThreadID: c.ThreadID},
-		Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(s.o.Timeout),
-	})
-	if err != nil {
-		return tools.Denied, fmt.Errorf("record approval: %w", err)
+	for range 2 {
+		now := time.Now()
+		a, created, err := s.o.Store.CreateApproval(ctx, Approval{
+			ID: newID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern,
+			Agent: c.Agent, Session: c.Session, ToolCallID: c.ToolCallID, Requester: c.UserID,
+			Chat:   channels.Address{Platform: c.Channel, ChatID: c.ChatID, ThreadID: c.ThreadID},
+			Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(s.o.Timeout),
+		})
+		if err != nil {
+			return tools.Denied, fmt.Errorf("record approval: %w", err)
+		}
+		if created {
+			s.o.Logger.Info("approval requested", "approval_id", a.ID, "tool", a.Tool, "session", a.Session)
+			s.announce(ctx, a)
+		}
+		switch a.Status {
+		case StatusPending:
+			if !now.Before(a.ExpiresAt) {
+				return s.expire(ctx, a)
+			}
+			return tools.Denied, &tools.PendingError{Waiting: tools.Waiting{What: a.Command, Since: a.CreatedAt, New: created}}
+		case StatusAllowedOnce:
+			used, err := s.o.Store.ConsumeApproval(ctx, a.ID)
+			if err != nil {
+				return tools.Denied, err
+			}
+			if used {
+				return tools.AllowedOnce, nil
+			}
+			// Used by an earlier execution of this step: ask again.
+			s.o.Logger.Info("allowed-once approval already used; asking again", "approval_id", a.ID)
+			continue
+		}
+		return decisionOf(a.Status), nil
 	}
-	if created {
-		s.o.Logger.Info("approval requested", "approval_id", a.ID, "tool", a.Tool, "session", a.Session)
-		s.announce(ctx, a)
-	}
-	return s.wait(ctx, a)
+	return tools.Denied, fmt.Errorf("approval for %s in %s keeps being used up; not running it", req.Tool, c.Session)
 }
 
 // announce posts the request to the approvers and a "waiting" note in the
@@ -121,7 +145,8 @@ func (s *Approvals) announce(ctx context.Context, a Approval) {
 			what = "command"
 		}
 		id := s.post.send(ctx, OutboxMessage{To: a.Chat,
-			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + codeBlock(a.Command)})
+			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + codeBlock(a.Command) +
+				"\nI'll go on when they decide; /cancel withdraws it."})
 		s.remember(ctx, KindApproval, a.ID, id, "requester")
 	}
 }
@@ -173,44 +198,6 @@ func approvalText(a Approval) string {
 	return b.String()
 }
 
-// wait blocks until a is decided (by a press on any replica) or expires.
-func (s *Approvals) wait(ctx context.Context, a Approval) (tools.Decision, error) {
-	var wake <-chan struct{}
-	if s.o.Waker != nil {
-		ch, stop, err := s.o.Waker.Subscribe(ctx, "approval:"+a.ID)
-		if err != nil {
-			s.o.Logger.Warn("approval wake-ups unavailable; polling", "err", err)
-		} else {
-			defer stop()
-			wake = ch
-		}
-	}
-	poll := time.NewTicker(s.o.Poll)
-	defer poll.Stop()
-	for {
-		if a.Status != StatusPending {
-			return decisionOf(a.Status), nil
-		}
-		left := time.Until(a.ExpiresAt)
-		if left <= 0 {
-			return s.expire(ctx, a)
-		}
-		select {
-		case <-ctx.Done():
-			return tools.Denied, ctx.Err()
-		case <-wake:
-		case <-poll.C:
-		case <-time.After(left):
-		}
-		fresh, err := s.o.Store.GetApproval(ctx, a.ID)
-		if err != nil {
-			s.o.Logger.Warn("re-read approval", "approval_id", a.ID, "err", err)
-			continue
-		}
-		a = fresh
-	}
-}
-
 // expire turns a pending approval whose time is up into expired and edits
 // its messages; when a press won the race, that decision stands.
 func (s *Approvals) expire(ctx context.Context, a Approval) (tools.Decision, error) {
@@ -260,11 +247,68 @@ func (s *Approvals) Decide(ctx context.Context, in channels.Inbound, id, choice 
 	}
 	s.post.answer(ctx, in, "Done: "+decisionOf(a.Status).String()+".")
 	s.finish(ctx, a)
-	if s.o.Waker != nil {
-		if err := s.o.Waker.Wake(ctx, "approval:"+a.ID); err != nil {
-			s.o.Logger.Warn("wake approval waiter", "approval_id", id, "err", err)
-		}
+	s.resume(ctx, a)
+}
+
+// resume lets the parked run of a's session go on.
+func (s *Approvals) resume(ctx context.Context, a Approval) {
+	if s.o.Resume != nil && a.Session != "" {
+		s.o.Resume(ctx, a)
 	}
+}
+
+// ExpireDue expires the pending approvals whose time is up, edits their
+// messages and resumes their runs (which tell the model nobody answered).
+// Every replica may call it; each approval expires once.
+func (s *Approvals) ExpireDue(ctx context.Context) (int, error) {
+	due, err := s.o.Store.DueApprovals(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, a := range due {
+		after, changed, err := s.o.Store.DecideApproval(ctx, a.ID, StatusExpired, "system")
+		if err != nil {
+			return n, fmt.Errorf("expire approval %s: %w", a.ID, err)
+		}
+		if !changed {
+			continue // decided meanwhile, here or elsewhere
+		}
+		n++
+		s.o.Logger.Info("approval expired", "approval_id", a.ID)
+		s.finish(ctx, after)
+		s.resume(ctx, after)
+	}
+	return n, nil
+}
+
+// Cancel withdraws the pending approvals of session that by asked for (or
+// any of them when by is an approver), edits their messages and resumes the
+// runs, which tell the model the user cancelled. It returns what it
+// withdrew.
+func (s *Approvals) Cancel(ctx context.Context, session, by string) ([]Approval, error) {
+	pending, err := s.o.Store.PendingApprovalsOf(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	var done []Approval
+	for _, a := range pending {
+		if a.Requester != by && !s.IsApprover(by) {
+			continue
+		}
+		after, changed, err := s.o.Store.DecideApproval(ctx, a.ID, StatusCancelled, by)
+		if err != nil {
+			return done, fmt.Errorf("cancel approval %s: %w", a.ID, err)
+		}
+		if !changed {
+			continue
+		}
+		s.o.Logger.Info("approval cancelled", "approval_id", a.ID, "by", by)
+		done = append(done, after)
+		s.finish(ctx, after)
+		s.resume(ctx, after)
+	}
+	return done, nil
 }
 
 // finish edits every message about a to show the outcome, without buttons.
@@ -300,6 +344,8 @@ func statusText(a Approval) string {
 		return "waiting for a decision"
 	case StatusExpired:
 		return "Expired: nobody decided in time, so it did not run."
+	case StatusCancelled:
+		return "Withdrawn by " + a.DecidedBy + ", so it did not run."
 	}
 	return fmt.Sprintf("%s by %s", capitalize(decisionOf(a.Status).String()), a.DecidedBy)
 }
@@ -310,6 +356,8 @@ func statusIcon(status string) string {
 		return "✅"
 	case StatusExpired:
 		return "⌛"
+	case StatusCancelled:
+		return "↩️"
 	}
 	return "⛔"
 }
@@ -322,6 +370,8 @@ func decisionOf(status string) tools.Decision {
 		return tools.AllowedAlways
 	case StatusExpired:
 		return tools.Expired
+	case StatusCancelled:
+		return tools.Cancelled
 	}
 	return tools.Denied
 }

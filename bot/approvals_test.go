@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -25,18 +26,25 @@ func approvalRequest(session, callID, cmd string) tools.ApprovalRequest {
 		Channel: "test", ChatID: "work", UserID: "test:dev", Session: session, Agent: "default", ToolCallID: callID}}
 }
 
-type outcome struct {
-	d   tools.Decision
-	err error
+// pending asserts that Approve parks (returns a *tools.PendingError) and
+// returns what it waits for.
+func pending(t *testing.T, ap *bot.Approvals, req tools.ApprovalRequest) tools.Waiting {
+	t.Helper()
+	d, err := ap.Approve(context.Background(), req)
+	var pe *tools.PendingError
+	if !errors.As(err, &pe) {
+		t.Fatalf("Approve = %v, %v; want a pending request", d, err)
+	}
+	return pe.Waiting
 }
 
-func approveAsync(ctx context.Context, ap *bot.Approvals, req tools.ApprovalRequest) chan outcome {
-	out := make(chan outcome, 1)
-	go func() {
-		d, err := ap.Approve(ctx, req)
-		out <- outcome{d, err}
-	}()
-	return out
+// decided asserts that Approve returns decision want without waiting.
+func decided(t *testing.T, ap *bot.Approvals, req tools.ApprovalRequest, want tools.Decision) {
+	t.Helper()
+	d, err := ap.Approve(context.Background(), req)
+	if err != nil || d != want {
+		t.Fatalf("Approve = %v, %v; want %v", d, err, want)
+	}
 }
 
 func buttonData(t *testing.T, m channels.Outbound, label string) string {
@@ -55,14 +63,17 @@ func buttonData(t *testing.T, m channels.Outbound, label string) string {
 func TestApprovalAllowOnceByApproverOnly(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
 	ctx := context.Background()
-	res := approveAsync(ctx, p.approvals, approvalRequest("default/test:work", "call-1", "echo hi; ls -la"))
+	req := approvalRequest("default/test:work", "call-1", "echo hi; ls -la")
+	if w := pending(t, p.approvals, req); !w.New || w.What != "echo hi; ls -la" {
+		t.Fatalf("first Approve waiting = %+v; want a new request for the command", w)
+	}
 
 	ask := p.ch.waitFor(t, "boss", 1)[0]
 	if !strings.Contains(ask.Text, "echo hi; ls -la") || !strings.Contains(ask.Text, "test:dev") {
 		t.Fatalf("approver message lacks the exact command or the requester: %q", ask.Text)
 	}
 	wait := p.ch.waitFor(t, "work", 1)[0]
-	if !strings.Contains(wait.Text, "Waiting") {
+	if !strings.Contains(wait.Text, "Waiting") || !strings.Contains(wait.Text, "/cancel") {
 		t.Fatalf("requester chat note = %q", wait.Text)
 	}
 	once := buttonData(t, ask, "Allow once")
@@ -72,21 +83,15 @@ func TestApprovalAllowOnceByApproverOnly(t *testing.T) {
 	if a := p.ch.lastAnswer(); a != "You may not decide this." {
 		t.Fatalf("non-approver answer = %q", a)
 	}
-	select {
-	case o := <-res:
-		t.Fatalf("a non-approver's press decided: %+v", o)
-	case <-time.After(300 * time.Millisecond):
+	if w := pending(t, p.approvals, req); w.New {
+		t.Fatalf("asking again made a second request: %+v", w)
+	}
+	if n := p.ch.count("boss"); n != 1 {
+		t.Fatalf("approver got %d requests, want 1", n)
 	}
 
 	p.router.Handle(ctx, press(p, "boss", "boss", once, 0))
-	select {
-	case o := <-res:
-		if o.err != nil || o.d != tools.AllowedOnce {
-			t.Fatalf("decision = %+v", o)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the waiting call was not woken")
-	}
+	decided(t, p.approvals, req, tools.AllowedOnce)
 	edited := p.ch.waitEdit(t, p.ch.idOf("boss", 0))
 	if !strings.Contains(edited, "Allowed once by test:boss") {
 		t.Fatalf("approver message after decision = %q", edited)
@@ -99,12 +104,25 @@ func TestApprovalAllowOnceByApproverOnly(t *testing.T) {
 	if a := p.ch.lastAnswer(); !strings.Contains(a, "Already decided") {
 		t.Fatalf("replayed press answer = %q", a)
 	}
+	// Allow once is used up: the same step asking again is a new request.
+	if w := pending(t, p.approvals, req); !w.New {
+		t.Fatalf("a used allow-once authorized a second execution: %+v", w)
+	}
+	p.ch.waitFor(t, "boss", 2)
+	var used int
+	if err := p.db.Pool().QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE action = 'approval.used'`).Scan(&used); err != nil {
+		t.Fatal(err)
+	}
+	if used != 1 {
+		t.Fatalf("audit log shows %d executions of allow-once approvals, want 1", used)
+	}
 }
 
 func TestApprovalRaceTwoApprovers(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:a1", "test:a2"}})
 	ctx := context.Background()
-	res := approveAsync(ctx, p.approvals, approvalRequest("default/test:work", "call-race", "make deploy"))
+	req := approvalRequest("default/test:work", "call-race", "make deploy")
+	pending(t, p.approvals, req)
 	m1 := p.ch.waitFor(t, "a1", 1)[0]
 	m2 := p.ch.waitFor(t, "a2", 1)[0]
 	var wg sync.WaitGroup
@@ -115,7 +133,6 @@ func TestApprovalRaceTwoApprovers(t *testing.T) {
 	}()
 	go func() { defer wg.Done(); p.router.Handle(ctx, press(p, "a2", "a2", buttonData(t, m2, "Deny"), 0)) }()
 	wg.Wait()
-	o := <-res
 	done, already := 0, 0
 	p.ch.mu.Lock()
 	for _, a := range p.ch.answers {
@@ -130,20 +147,20 @@ func TestApprovalRaceTwoApprovers(t *testing.T) {
 	if done != 1 || already != 1 {
 		t.Fatalf("want one winner and one 'already decided', got %d/%d", done, already)
 	}
-	if o.d != tools.AllowedOnce && o.d != tools.Denied {
-		t.Fatalf("decision = %+v", o)
+	d, err := p.approvals.Approve(ctx, req)
+	if err != nil || (d != tools.AllowedOnce && d != tools.Denied) {
+		t.Fatalf("decision = %v, %v", d, err)
 	}
 }
 
 func TestApprovalAlwaysAllowStoresFullPattern(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
 	ctx := context.Background()
-	res := approveAsync(ctx, p.approvals, approvalRequest("default/test:work", "call-aa", "echo a"))
+	req := approvalRequest("default/test:work", "call-aa", "echo a")
+	pending(t, p.approvals, req)
 	ask := p.ch.waitFor(t, "boss", 1)[0]
 	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Always allow"), 0))
-	if o := <-res; o.d != tools.AllowedAlways {
-		t.Fatalf("decision = %+v", o)
-	}
+	decided(t, p.approvals, req, tools.AllowedAlways)
 	for pattern, want := range map[string]bool{"echo a": true, "echo a; id": false, "echo b": false, "echo": false} {
 		got, err := p.approvals.AlwaysAllowed(ctx, "exec", pattern)
 		if err != nil || got != want {
@@ -154,55 +171,59 @@ func TestApprovalAlwaysAllowStoresFullPattern(t *testing.T) {
 
 func TestApprovalExpires(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
+	var resumed []string
+	var mu sync.Mutex
 	ap := bot.NewApprovals(bot.ApprovalOptions{
 		Store: p.db, Messages: p.db, Outbox: p.db, Channels: map[string]channels.Channel{"test": p.ch},
-		Approvers: []string{"test:boss"}, Timeout: 400 * time.Millisecond, Poll: 50 * time.Millisecond, Nudge: p.nudge,
+		Approvers: []string{"test:boss"}, Timeout: 400 * time.Millisecond, Nudge: p.nudge,
+		Resume: func(_ context.Context, a bot.Approval) { mu.Lock(); resumed = append(resumed, a.Session); mu.Unlock() },
 	})
-	o := <-approveAsync(context.Background(), ap, approvalRequest("default/test:work", "call-exp", "sleep 1"))
-	if o.err != nil || o.d != tools.Expired {
-		t.Fatalf("decision = %+v", o)
+	req := approvalRequest("default/test:work", "call-exp", "sleep 1")
+	pending(t, ap, req)
+	ask := p.ch.waitFor(t, "boss", 1)[0]
+	if n, err := ap.ExpireDue(context.Background()); err != nil || n != 0 {
+		t.Fatalf("ExpireDue before the deadline = %d, %v; want 0", n, err)
 	}
+	time.Sleep(500 * time.Millisecond)
+	if n, err := ap.ExpireDue(context.Background()); err != nil || n != 1 {
+		t.Fatalf("ExpireDue after the deadline = %d, %v; want 1", n, err)
+	}
+	mu.Lock()
+	if len(resumed) != 1 || resumed[0] != "default/test:work" {
+		t.Errorf("resumed %q after expiry, want the session once", resumed)
+	}
+	mu.Unlock()
+	decided(t, ap, req, tools.Expired)
 	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "Expired") {
 		t.Fatalf("expired message = %q", e)
 	}
 	// A press after expiry changes nothing.
-	ask := p.ch.waitFor(t, "boss", 1)[0]
 	p.router.Handle(context.Background(), press(p, "boss", "boss", buttonData(t, ask, "Allow once"), 0))
 	if a := p.ch.lastAnswer(); !strings.Contains(a, "Already decided") && !strings.Contains(a, "no longer") {
 		t.Fatalf("late press answer = %q", a)
 	}
 }
 
-// TestApprovalSurvivesRestart: the waiting call dies (a crash); a new
-// service instance asked again for the same call waits on the same request
-// without posting it again, and a press decides it.
+// TestApprovalSurvivesRestart: a new service instance (a restart) asked
+// for the same call finds the same request without posting it again, and
+// a press decides it.
 func TestApprovalSurvivesRestart(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
-	ctx, crash := context.WithCancel(context.Background())
-	first := approveAsync(ctx, p.approvals, approvalRequest("default/test:work", "call-dur", "uptime"))
+	req := approvalRequest("default/test:work", "call-dur", "uptime")
+	pending(t, p.approvals, req)
 	ask := p.ch.waitFor(t, "boss", 1)[0]
-	crash()
-	if o := <-first; o.err == nil {
-		t.Fatalf("cancelled wait returned %+v", o)
-	}
 	restarted := bot.NewApprovals(bot.ApprovalOptions{
-		Store: p.db, Messages: p.db, Waker: p.rdb, Outbox: p.db, Channels: map[string]channels.Channel{"test": p.ch},
+		Store: p.db, Messages: p.db, Outbox: p.db, Channels: map[string]channels.Channel{"test": p.ch},
 		Approvers: []string{"test:boss"}, Timeout: time.Minute, Nudge: p.nudge,
 	})
-	again := approveAsync(context.Background(), restarted, approvalRequest("default/test:work", "call-dur", "uptime"))
-	time.Sleep(300 * time.Millisecond)
+	if w := pending(t, restarted, req); w.New {
+		t.Fatalf("the restarted service asked again: %+v", w)
+	}
 	if n := p.ch.count("boss"); n != 1 {
 		t.Fatalf("approvers got %d requests, want the original one only", n)
 	}
 	p.router.Handle(context.Background(), press(p, "boss", "boss", buttonData(t, ask, "Allow once"), 0))
-	select {
-	case o := <-again:
-		if o.d != tools.AllowedOnce {
-			t.Fatalf("decision after restart = %+v", o)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the resumed wait was not decided by the press")
-	}
+	decided(t, restarted, req, tools.AllowedOnce)
 }
 
 func TestAccessRequestFlow(t *testing.T) {

@@ -22,6 +22,7 @@ func commands() []command {
 		{"whoami", "your identity as the bot sees it", (*Router).cmdWhoami},
 		{"status", "agent and service status", (*Router).cmdStatus},
 		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},
+		{"cancel", "withdraw your request that waits for an approver", (*Router).cmdCancel},
 		{"revoke", "revoke someone's access: /revoke platform:user_id (admins only)", (*Router).cmdRevoke},
 		{"jobs", "scheduled jobs: /jobs, /jobs add <schedule> | <prompt>, /jobs pause|resume|delete|run <name> (admins only)", (*Router).cmdJobs},
 	}

@@ -22,7 +22,8 @@ const (
 	StatusAllowedAlways = "allowed_always"
 	StatusDenied        = "denied"
 	StatusExpired       = "expired"
-	StatusApproved      = "approved" // access requests
+	StatusCancelled     = "cancelled" // withdrawn by the person who asked
+	StatusApproved      = "approved"  // access requests
 )
 
 // Approval is a request for humans to allow one risky tool call.
@@ -84,10 +85,19 @@ type ApprovalStore interface {
 	// by `by`, and writes the audit record in the same transaction. It
 	// returns the approval as it is afterwards and whether this call made
 	// the transition (false: it was decided before; nothing changed).
-	// Expiry is a decision with StatusExpired by "system".
+	// Expiry is a decision with StatusExpired by "system"; a withdrawal is
+	// StatusCancelled by the requester.
 	DecideApproval(ctx context.Context, id, status, by string) (Approval, bool, error)
+	// ConsumeApproval records that the allowed-once approval id was used to
+	// run its call (audited) and reports whether this call used it: false
+	// when it was used before, so a second execution must ask again.
+	ConsumeApproval(ctx context.Context, id string) (bool, error)
 	// PendingApprovals lists pending approvals, oldest first.
 	PendingApprovals(ctx context.Context) ([]Approval, error)
+	// PendingApprovalsOf lists the session's pending approvals, oldest first.
+	PendingApprovalsOf(ctx context.Context, session string) ([]Approval, error)
+	// DueApprovals lists pending approvals whose time is up, oldest first.
+	DueApprovals(ctx context.Context) ([]Approval, error)
 	// AllowAlways records that pattern may always run for tool.
 	AllowAlways(ctx context.Context, tool, pattern, by string) error
 	// IsAlwaysAllowed reports whether pattern was always-allowed for tool.

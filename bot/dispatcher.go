@@ -14,22 +14,37 @@ import (
 type DispatcherOptions struct {
 	Outbox   Outbox
 	Channels map[string]channels.Channel
-	Owner    string        // this replica's name, recorded on claims
+	Owner    string        // this process's name, recorded on claims; unique per process
 	Batch    int           // rows claimed at once (default 64)
 	Lease    time.Duration // claim lease (default 60s)
 	Poll     time.Duration // idle poll interval (default 500ms)
+	// MaxInFlight bounds the rows claimed and not yet settled (default 256).
+	MaxInFlight int
+	// SendTimeout bounds one Send, waits for short rate limits included
+	// (default half the lease, so a row is never sent after its lease).
+	SendTimeout time.Duration
 	// MaxAttempts before a message is given up (default 10).
 	MaxAttempts int
 	Metrics     *Metrics
 	Logger      *slog.Logger
 }
 
-// Dispatcher delivers outbox rows through the channels: in order per chat,
-// chats in parallel, retried with backoff, marked sent with the platform's
-// message id. Several replicas may run one each; claims keep them apart.
+// Dispatcher delivers outbox rows through the channels: in order within a
+// chat, each chat on its own worker so one chat's rate limit or slow send
+// never holds up another, retried with backoff, each row marked sent right
+// after its own send. Several replicas may run one each; claims keep them
+// apart, and the rows of a replica that stopped heartbeating (it died mid-
+// send) are claimed again at once.
 type Dispatcher struct {
 	o     DispatcherOptions
 	nudge chan struct{}
+
+	mu       sync.Mutex
+	chats    map[string][]OutboxMessage // queued rows per chat whose worker runs
+	inflight int                        // rows claimed and not settled
+	idle     chan struct{}              // closed when inflight drops to 0
+	slot     chan struct{}              // signalled when inflight drops
+	workers  sync.WaitGroup
 }
 
 // NewDispatcher returns a dispatcher; call Run to start it.
@@ -43,6 +58,12 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Poll <= 0 {
 		o.Poll = 500 * time.Millisecond
 	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 256
+	}
+	if o.SendTimeout <= 0 {
+		o.SendTimeout = o.Lease / 2
+	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 10
 	}
@@ -50,9 +71,9 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.Metrics = NewMetrics(nil)
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Dispatcher{o: o, nudge: make(chan struct{}, 1)}
+	return &Dispatcher{o: o, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1), chats: map[string][]OutboxMessage{}}
 }
 
 // Nudge wakes the dispatcher to deliver new rows now.
@@ -63,11 +84,17 @@ func (d *Dispatcher) Nudge() {
 	}
 }
 
-// Run delivers until ctx is cancelled.
+// heartbeatEvery is how often a running dispatcher says it is alive.
+const heartbeatEvery = time.Second
+
+// Run delivers until ctx is cancelled; sends in progress finish first.
 func (d *Dispatcher) Run(ctx context.Context) {
+	hbCtx, stopHeartbeat := context.WithCancel(ctx)
+	defer stopHeartbeat()
+	go d.heartbeat(hbCtx)
 	failing := false
 	for ctx.Err() == nil {
-		n, err := d.deliverBatch(ctx)
+		n, limit, err := d.claim(ctx)
 		if err != nil && ctx.Err() == nil {
 			if !failing {
 				d.o.Logger.Error("outbox unavailable; will keep trying", "err", err)
@@ -79,13 +106,31 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			}
 			failing = false
 		}
-		if n == d.o.Batch {
-			continue // more waiting
+		if n > 0 && n == limit && d.free() > 0 {
+			continue // a full batch and room for more: more may be due
 		}
 		select {
 		case <-ctx.Done():
 		case <-d.nudge:
+		case <-d.slot:
 		case <-time.After(d.o.Poll):
+		}
+	}
+	d.workers.Wait()
+}
+
+// heartbeat keeps this owner's claims alive until ctx ends.
+func (d *Dispatcher) heartbeat(ctx context.Context) {
+	t := time.NewTicker(heartbeatEvery)
+	defer t.Stop()
+	for {
+		if err := d.o.Outbox.Heartbeat(ctx, d.o.Owner); err != nil && ctx.Err() == nil {
+			d.o.Logger.Debug("outbox heartbeat failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }
@@ -93,84 +138,159 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // Drain delivers what is due until nothing is left or ctx ends; used at
 // shutdown so replies of the last runs go out before the process exits.
 func (d *Dispatcher) Drain(ctx context.Context) {
+	if err := d.o.Outbox.Heartbeat(ctx, d.o.Owner); err != nil {
+		d.o.Logger.Debug("outbox heartbeat failed", "err", err)
+	}
 	for ctx.Err() == nil {
-		n, err := d.deliverBatch(ctx)
-		if err != nil || n == 0 {
+		n, _, err := d.claim(ctx)
+		if err != nil {
+			return
+		}
+		d.waitIdle(ctx)
+		if n == 0 {
 			return
 		}
 	}
 }
 
-// deliverBatch claims and delivers one batch, returning how many it claimed.
-func (d *Dispatcher) deliverBatch(ctx context.Context) (int, error) {
-	msgs, err := d.o.Outbox.Claim(ctx, d.o.Owner, d.o.Batch, d.o.Lease)
-	if err != nil {
-		return 0, err
-	}
-	byChat := map[string][]OutboxMessage{}
-	var order []string
-	for _, m := range msgs {
-		k := m.To.String()
-		if _, ok := byChat[k]; !ok {
-			order = append(order, k)
-		}
-		byChat[k] = append(byChat[k], m)
-	}
-	var wg sync.WaitGroup
-	for _, k := range order {
-		wg.Add(1)
-		go func(ms []OutboxMessage) {
-			defer wg.Done()
-			for i, m := range ms {
-				if !d.deliver(ctx, m) {
-					// Keep chat order: release the rest to be retried after.
-					for _, rest := range ms[i+1:] {
-						d.release(ctx, rest, time.Now().Add(time.Second), "waiting for an earlier message")
-					}
-					return
-				}
-			}
-		}(byChat[k])
-	}
-	wg.Wait()
-	return len(msgs), nil
+// free is how many more rows may be claimed now.
+func (d *Dispatcher) free() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return max(0, d.o.MaxInFlight-d.inflight)
 }
 
-// deliver sends one message and records the outcome; false when it was not
-// delivered.
-func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) bool {
-	log := d.o.Logger.With("outbox_id", m.ID, "to", m.To.String())
-	ch, ok := d.o.Channels[m.To.Platform]
-	if !ok {
-		d.fail(ctx, m, "no channel configured for platform "+m.To.Platform)
-		return false
+// claim leases up to a batch of due rows (as many as there is room for)
+// and hands each to its chat's worker; it returns how many it claimed and
+// how many it asked for. Workers stop sending when ctx ends and release
+// what they did not send.
+func (d *Dispatcher) claim(ctx context.Context) (n, limit int, err error) {
+	limit = min(d.o.Batch, d.free())
+	if limit == 0 {
+		return 0, 0, nil
 	}
-	id, err := ch.Send(ctx, channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo})
+	msgs, err := d.o.Outbox.Claim(ctx, d.o.Owner, limit, d.o.Lease)
+	if err != nil {
+		return 0, limit, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, m := range msgs {
+		if d.inflight == 0 {
+			d.idle = make(chan struct{})
+		}
+		d.inflight++
+		k := m.To.String()
+		q, running := d.chats[k]
+		d.chats[k] = append(q, m)
+		if !running {
+			d.workers.Add(1)
+			go d.work(ctx, k)
+		}
+	}
+	return len(msgs), limit, nil
+}
+
+// work delivers one chat's queued rows in order, then retires. After a row
+// that was not delivered, the rest of the chat's queue is released to be
+// retried after it, keeping the chat's order.
+func (d *Dispatcher) work(ctx context.Context, chat string) {
+	defer d.workers.Done()
+	var failed bool
+	var next time.Time
+	for {
+		d.mu.Lock()
+		q := d.chats[chat]
+		if len(q) == 0 {
+			delete(d.chats, chat)
+			d.mu.Unlock()
+			return
+		}
+		m := q[0]
+		d.chats[chat] = q[1:]
+		d.mu.Unlock()
+		if failed {
+			// Due with the earlier one; claims go by id, so it stays first.
+			d.release(ctx, m, next, "waiting for an earlier message")
+		} else {
+			var ok bool
+			ok, next = d.deliver(ctx, m)
+			failed = !ok
+		}
+		d.settled()
+	}
+}
+
+// settled counts one row as done.
+func (d *Dispatcher) settled() {
+	d.mu.Lock()
+	d.inflight--
+	if d.inflight == 0 && d.idle != nil {
+		close(d.idle)
+		d.idle = nil
+	}
+	d.mu.Unlock()
+	select {
+	case d.slot <- struct{}{}:
+	default:
+	}
+}
+
+// waitIdle waits until every claimed row is settled or ctx ends.
+func (d *Dispatcher) waitIdle(ctx context.Context) {
+	d.mu.Lock()
+	idle := d.idle
+	d.mu.Unlock()
+	if idle == nil {
+		return
+	}
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
+}
+
+// deliver sends one message and records the outcome. When it was not
+// delivered it returns when the chat's next message may be tried (not
+// before this one is retried, so the chat keeps its order).
+func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, next time.Time) {
+	log := d.o.Logger.With("outbox_id", m.ID, "to", m.To.String())
+	now := time.Now()
+	ch, found := d.o.Channels[m.To.Platform]
+	if !found {
+		d.fail(ctx, m, "no channel configured for platform "+m.To.Platform)
+		return false, now
+	}
+	sendCtx, cancel := context.WithTimeout(ctx, d.o.SendTimeout)
+	id, err := ch.Send(sendCtx, channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo})
+	cancel()
 	if err == nil {
 		d.o.Metrics.MessagesOut.WithLabelValues(m.To.Platform).Inc()
 		// Record the delivery even when shutdown began meanwhile: a sent
 		// message left pending would be sent again.
 		if err := d.o.Outbox.MarkSent(context.WithoutCancel(ctx), m.ID, id); err != nil {
-			log.Error("sent but could not mark sent", "err", err)
+			log.Error("sent but could not mark sent; it may be sent again", "err", err)
 		}
-		return true
+		return true, now
 	}
 	if ctx.Err() != nil {
-		d.release(ctx, m, time.Now(), "shutdown")
-		return false
+		d.release(ctx, m, now, "shutdown")
+		return false, now
 	}
 	var ra *channels.RetryAfterError
+	at := now.Add(backoff(m.Attempts))
 	switch {
 	case errors.Is(err, channels.ErrPermanent):
 		d.fail(ctx, m, err.Error())
+		return false, now
 	case m.Attempts >= d.o.MaxAttempts:
 		d.fail(ctx, m, "gave up after retries: "+err.Error())
+		return false, now
 	case errors.As(err, &ra):
-		d.retry(ctx, m, time.Now().Add(ra.After), err)
-	default:
-		d.retry(ctx, m, time.Now().Add(backoff(m.Attempts)), err)
+		at = now.Add(ra.After)
 	}
-	return false
+	d.retry(ctx, m, at, err)
+	return false, at
 }
 
 func (d *Dispatcher) retry(ctx context.Context, m OutboxMessage, at time.Time, err error) {

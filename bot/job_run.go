@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,11 @@ func (s *Scheduler) execute(ctx context.Context, j Job, run JobRun) {
 		return
 	}
 	text, seq := res.Text, res.Seq
+	if res.Waiting != nil {
+		// Parked on an approval: the decision resumes the job's session
+		// through the router, which delivers the reply to the target.
+		log.Info("job run waits for an approval; its reply follows the decision", "waiting_for", res.Waiting.What)
+	}
 	if res.Idle {
 		// A previous attempt got the reply; deliver that one.
 		if text, seq, err = s.storedReply(ctx, session, prompt.ExternalID); err != nil {
@@ -98,28 +104,25 @@ func (s *Scheduler) runnerFor(j Job) (string, Runner) {
 }
 
 // storedReply returns the final reply the session holds for the slot whose
-// prompt has externalID, and its seq.
+// prompt has externalID (the first final assistant message after it), and
+// its seq.
 func (s *Scheduler) storedReply(ctx context.Context, session, externalID string) (string, int64, error) {
 	msgs, err := s.o.History.Load(ctx, session, 50)
 	if err != nil {
 		return "", 0, err
 	}
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != agentcore.RoleUser {
-			continue
-		}
-		last := msgs[len(msgs)-1]
-		if msgs[i].ExternalID != externalID || i == len(msgs)-1 || last.Role != agentcore.RoleAssistant || len(last.ToolCalls) > 0 {
-			return "", 0, fmt.Errorf("session %s holds no final reply for %s", session, externalID)
-		}
-		// Append with no messages returns the session's last seq: the reply's.
-		seq, err := s.o.History.Append(ctx, session)
-		if err != nil || seq == 0 {
-			return "", 0, fmt.Errorf("seq of the reply in %s: %w", session, err)
-		}
-		return last.Content, seq, nil
+	prompt := slices.IndexFunc(msgs, func(m agentcore.Message) bool {
+		return m.Role == agentcore.RoleUser && m.ExternalID == externalID
+	})
+	if prompt < 0 {
+		return "", 0, fmt.Errorf("session %s holds no prompt for %s", session, externalID)
 	}
-	return "", 0, fmt.Errorf("session %s holds no prompt for %s", session, externalID)
+	for _, m := range msgs[prompt+1:] {
+		if m.Role == agentcore.RoleAssistant && len(m.ToolCalls) == 0 && m.Seq > 0 {
+			return m.Content, m.Seq, nil
+		}
+	}
+	return "", 0, fmt.Errorf("session %s holds no final reply for %s", session, externalID)
 }
 
 // retryOrFail schedules another attempt with backoff, or fails the run for

@@ -10,8 +10,8 @@ import (
 
 // LaneOptions bounds the work the daemon takes on.
 type LaneOptions struct {
-	// Workers is how many sessions run at once across all chats (default 64;
-	// a run waiting for an approval holds one).
+	// Workers is how many sessions run at once across all chats (default
+	// 64; a run waiting for an approval is parked and holds none).
 	Workers int
 	// QueueDepth is how many runs may wait per session (default 8).
 	QueueDepth int
@@ -27,6 +27,9 @@ type laneJob struct {
 	// recovered jobs come from recovery: they skip the session when its
 	// lock is held (a live run elsewhere) instead of waiting.
 	recovered bool
+	// message is set when a new message asked for the run (not a resume
+	// or recovery): it is answered even when the run stays parked.
+	message bool
 }
 
 // lanes runs jobs one at a time per session, different sessions in
@@ -57,8 +60,9 @@ func newLanes(o LaneOptions, run func(context.Context, laneJob), log *slog.Logge
 		queues: map[string]chan laneJob{}, ctx: ctx, cancel: cancel}
 }
 
-// enqueue queues j on its session's lane; false when the lane is full or
-// the lanes are closed.
+// enqueue queues j on its session's lane; false when the lanes are closed.
+// A full lane drops j: a run waits in it that has not started yet, and a
+// run answers every message stored before it starts.
 func (l *lanes) enqueue(j laneJob) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -73,7 +77,8 @@ func (l *lanes) enqueue(j laneJob) bool {
 	select {
 	case q <- j:
 	default:
-		return false
+		l.log.Debug("lane full; a queued run will answer", "session", j.Session)
+		return true
 	}
 	if !running {
 		l.wg.Add(1)

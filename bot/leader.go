@@ -2,19 +2,45 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync/atomic"
 	"time"
 )
 
-// Leader runs a task on one replica at a time, the one holding a Redis
-// lock. Telegram allows a single getUpdates poller per bot token, so with
-// several replicas only the leader polls; every replica still sends.
+// LeaderLock grants leadership of a key to one replica at a time.
+// PostgreSQL implements it with a session-level advisory lock, so
+// leadership does not depend on Redis: a Redis outage never stops the
+// Telegram poller.
+type LeaderLock interface {
+	// TryLead takes leadership of key when no one holds it. ok is false
+	// (with a nil error) when another replica leads; err says the lock
+	// service could not be asked.
+	TryLead(ctx context.Context, key string) (lease Lease, ok bool, err error)
+}
+
+// Lease is leadership held by this replica.
+type Lease interface {
+	// Check returns an error when leadership may be lost (the connection
+	// that holds it broke); the holder must step down then.
+	Check(ctx context.Context) error
+	// Release gives leadership up.
+	Release(ctx context.Context) error
+}
+
+// DefaultLeaderInterval is how often a leader checks its lease and a
+// standby replica asks for leadership.
+const DefaultLeaderInterval = 2 * time.Second
+
+// Leader runs a task on one replica at a time, the one holding a
+// LeaderLock. Telegram allows a single getUpdates poller per bot token, so
+// with several replicas only the leader polls; every replica still sends.
 type Leader struct {
-	Locker Locker
-	Key    string
-	TTL    time.Duration // lock lifetime; refreshed every TTL/3 (default 15s)
+	Lock LeaderLock
+	Key  string
+	// Interval is how often the lease is checked and leadership sought
+	// (default DefaultLeaderInterval).
+	Interval time.Duration
+	// Logger receives leadership changes; nil discards them.
 	Logger *slog.Logger
 	held   atomic.Bool
 }
@@ -22,74 +48,106 @@ type Leader struct {
 // Held reports whether this replica leads right now.
 func (l *Leader) Held() bool { return l.held.Load() }
 
-// Run calls fn while this replica holds the lock, waiting for it
-// otherwise, until ctx ends. fn's context is cancelled when the lock is
-// lost; when fn returns the lock is given up and, after a pause, sought
-// again.
+// Run calls fn while this replica leads, waiting for leadership
+// otherwise, until ctx ends. fn's context is cancelled when the lease is
+// lost; when fn returns leadership is given up and, after a pause, sought
+// again. Each state is logged once: "another replica leads" when standing
+// by, one warning when the lock service becomes unreachable and one line
+// when it is back.
 func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
-	ttl := l.TTL
-	if ttl <= 0 {
-		ttl = 15 * time.Second
+	interval := l.Interval
+	if interval <= 0 {
+		interval = DefaultLeaderInterval
 	}
 	log := l.Logger
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler)
 	}
+	log = log.With("key", l.Key)
 	wait := func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
 		select {
 		case <-ctx.Done():
 			return false
-		case <-time.After(d):
+		case <-t.C:
 			return true
 		}
 	}
-	standby := false
+	var standby bool
+	var downSince time.Time // when the lock service became unreachable; zero while it answers
 	for ctx.Err() == nil {
-		lock, err := l.Locker.Obtain(ctx, l.Key, ttl)
-		if err != nil {
-			if !errors.Is(err, ErrLocked) {
-				log.Warn("leader lock unavailable; retrying", "key", l.Key, "err", err)
-			} else if !standby {
-				log.Info("another replica leads; standing by", "key", l.Key)
+		lease, ok, err := l.Lock.TryLead(ctx, l.Key)
+		if err != nil && ctx.Err() != nil {
+			return
+		}
+		switch {
+		case err != nil:
+			if downSince.IsZero() {
+				downSince = time.Now()
+				log.Warn("leader lock unavailable; not leading until it is back", "err", err)
 			}
-			standby = true
-			if !wait(ttl / 3) {
+		case !downSince.IsZero():
+			log.Info("leader lock available again", "outage_ms", time.Since(downSince).Milliseconds())
+			downSince = time.Time{}
+		}
+		if err != nil || !ok {
+			if err == nil && !standby {
+				log.Info("another replica leads; standing by")
+				standby = true
+			}
+			if !wait(interval) {
 				return
 			}
 			continue
 		}
 		standby = false
-		log.Info("leading", "key", l.Key)
-		l.held.Store(true)
-		runCtx, cancel := context.WithCancel(ctx)
-		go func() {
-			t := time.NewTicker(ttl / 3)
-			defer t.Stop()
-			for {
-				select {
-				case <-runCtx.Done():
-					return
-				case <-t.C:
-					if err := lock.Refresh(runCtx, ttl); err != nil && runCtx.Err() == nil {
-						log.Warn("leader lock lost; stepping down", "key", l.Key, "err", err)
-						cancel()
-						return
-					}
-				}
-			}
-		}()
-		pause := time.Second
-		if err := fn(runCtx); err != nil && ctx.Err() == nil {
-			log.Error("leader task stopped", "key", l.Key, "err", err)
-			pause = ttl // a task that fails (bad token) is not retried in a tight loop
-		}
-		cancel()
-		l.held.Store(false)
-		rctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		_ = lock.Release(rctx)
-		stop()
+		pause := l.lead(ctx, lease, interval, log, fn)
 		if !wait(pause) {
 			return
 		}
 	}
+}
+
+// lead runs fn while lease holds, then releases it. It returns how long to
+// wait before seeking leadership again.
+func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, log *slog.Logger, fn func(context.Context) error) time.Duration {
+	log.Info("leading")
+	l.held.Store(true)
+	defer l.held.Store(false)
+	runCtx, cancel := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-t.C:
+			}
+			cctx, stop := context.WithTimeout(runCtx, interval)
+			err := lease.Check(cctx)
+			stop()
+			if err != nil && runCtx.Err() == nil {
+				log.Warn("leader lock lost; stepping down", "err", err)
+				cancel()
+				return
+			}
+		}
+	}()
+	pause := min(interval, time.Second)
+	if err := fn(runCtx); err != nil && ctx.Err() == nil && runCtx.Err() == nil {
+		log.Error("leader task stopped", "err", err)
+		pause = 5 * interval // a task that fails (bad token) is not retried in a tight loop
+	}
+	cancel()
+	<-watched
+	rctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer stop()
+	if err := lease.Release(rctx); err != nil {
+		log.Debug("leader lock release failed (the lock ends with its connection)", "err", err)
+	}
+	return pause
 }

@@ -1,80 +1,210 @@
 package bot_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
-	"github.com/switchboard-chat/switchboard/storage/redis"
-	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
 
-// TestLeaderOneAtATime: two replicas compete for one task; only one runs it
-// at any moment, and when the leader stops the other takes over.
+// leaderLogBuffer is a log sink safe for concurrent writers.
+type leaderLogBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *leaderLogBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *leaderLogBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// taskConcurrency counts how many replicas run a task at once.
+type taskConcurrency struct{ running, max, runs atomic.Int32 }
+
+func (c *taskConcurrency) task(ctx context.Context) error {
+	n := c.running.Add(1)
+	c.runs.Add(1)
+	for {
+		if m := c.max.Load(); n <= m || c.max.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	<-ctx.Done()
+	c.running.Add(-1)
+	return nil
+}
+
+func waitLeaderState(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after 10s waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLeaderOneAtATime: two replicas compete for one task through a
+// PostgreSQL advisory lock; only one runs it at any moment, and when the
+// leader stops the other takes over.
 func TestLeaderOneAtATime(t *testing.T) {
-	url, prefix := redistest.URL(t), redistest.Prefix(t)
-	open := func() *redis.Store {
-		s, err := redis.Open(context.Background(), url, redis.Options{Prefix: prefix})
+	ctx := context.Background()
+	url := pgtest.New(t)
+	open := func() *postgres.DB {
+		db, err := postgres.Open(ctx, url, postgres.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
+		t.Cleanup(db.Close)
+		return db
 	}
-	var running, maxRunning, runs atomic.Int32
-	task := func(ctx context.Context) error {
-		n := running.Add(1)
-		runs.Add(1)
-		for {
-			if m := maxRunning.Load(); n <= m || maxRunning.CompareAndSwap(m, n) {
-				break
-			}
-		}
-		<-ctx.Done()
-		running.Add(-1)
-		return nil
-	}
-	a := &bot.Leader{Locker: open(), Key: "leader:test", TTL: 600 * time.Millisecond}
-	b := &bot.Leader{Locker: open(), Key: "leader:test", TTL: 600 * time.Millisecond}
-	ctxA, stopA := context.WithCancel(context.Background())
-	ctxB, stopB := context.WithCancel(context.Background())
+	var c taskConcurrency
+	logs := &leaderLogBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	a := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log}
+	b := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log}
+	ctxA, stopA := context.WithCancel(ctx)
+	ctxB, stopB := context.WithCancel(ctx)
+	defer stopA()
 	defer stopB()
-	doneA := make(chan struct{})
-	go func() { a.Run(ctxA, task); close(doneA) }()
-	go b.Run(ctxB, task)
+	doneA, doneB := make(chan struct{}), make(chan struct{})
+	go func() { a.Run(ctxA, c.task); close(doneA) }()
+	go func() { b.Run(ctxB, c.task); close(doneB) }()
 
-	deadline := time.Now().Add(5 * time.Second)
-	for !(a.Held() || b.Held()) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(time.Second) // several refresh periods with both competing
+	waitLeaderState(t, "one replica leads", func() bool { return a.Held() || b.Held() })
+	time.Sleep(time.Second) // several check periods with both competing
 	if a.Held() == b.Held() {
 		t.Fatalf("exactly one replica must lead: a=%v b=%v", a.Held(), b.Held())
 	}
-	if maxRunning.Load() != 1 {
-		t.Fatalf("the task ran on %d replicas at once", maxRunning.Load())
+	if c.max.Load() != 1 {
+		t.Fatalf("the task ran on %d replicas at once", c.max.Load())
 	}
-	first := a
+	if n := strings.Count(logs.String(), "another replica leads"); n != 1 {
+		t.Errorf("%q logged %d times, want once:\n%s", "another replica leads", n, logs)
+	}
+	leader, standby, stopLeader, leaderDone := a, b, stopA, doneA
 	if b.Held() {
-		stopB() // make b the one that goes away
-		first = b
-	} else {
-		stopA()
-		<-doneA
+		leader, standby, stopLeader, leaderDone = b, a, stopB, doneB
 	}
-	other := map[*bot.Leader]*bot.Leader{a: b, b: a}[first]
-	deadline = time.Now().Add(5 * time.Second)
-	for !other.Held() && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	stopLeader()
+	<-leaderDone
+	if leader.Held() {
+		t.Error("a stopped leader still reports Held")
 	}
-	if !other.Held() {
-		t.Fatal("the standby replica did not take over")
+	waitLeaderState(t, "the standby replica takes over", standby.Held)
+	if c.max.Load() != 1 || c.runs.Load() < 2 {
+		t.Fatalf("max concurrent %d, runs %d", c.max.Load(), c.runs.Load())
 	}
-	if maxRunning.Load() != 1 || runs.Load() < 2 {
-		t.Fatalf("max concurrent %d, runs %d", maxRunning.Load(), runs.Load())
+}
+
+// TestLeaderStepsDownWhenItsConnectionDies: terminating the leader's
+// PostgreSQL connection makes it step down within a check period, and the
+// other replica takes over; the task never runs twice at once.
+func TestLeaderStepsDownWhenItsConnectionDies(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	url := pgtest.New(t)
+	open := func() *postgres.DB {
+		db, err := postgres.Open(ctx, url, postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(db.Close)
+		return db
 	}
-	stopA()
-	stopB()
+	var c taskConcurrency
+	logs := &leaderLogBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	admin := open()
+	a := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log.With("replica", "a")}
+	b := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log.With("replica", "b")}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Add(1)
+	go func() { defer wg.Done(); a.Run(ctx, c.task) }()
+	waitLeaderState(t, "a leads", a.Held)
+	wg.Add(1)
+	go func() { defer wg.Done(); b.Run(ctx, c.task) }()
+	waitLeaderState(t, "b stands by", func() bool { return strings.Contains(logs.String(), "replica=b") })
+
+	var pid int32
+	err := admin.Pool().QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&pid)
+	if err != nil {
+		t.Fatalf("find the leader's backend: %v", err)
+	}
+	if _, err := admin.Pool().Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+		t.Fatalf("pg_terminate_backend: %v", err)
+	}
+	killed := time.Now()
+	waitLeaderState(t, "b takes over", b.Held)
+	t.Logf("b leads %s after a's connection was terminated", time.Since(killed))
+	if c.max.Load() != 1 {
+		t.Errorf("the task ran on %d replicas at once", c.max.Load())
+	}
+	if !strings.Contains(logs.String(), "leader lock lost; stepping down") {
+		t.Errorf("a did not log stepping down:\n%s", logs)
+	}
+}
+
+// downLeaderLock is a LeaderLock whose service is down until up is set.
+type downLeaderLock struct {
+	up    atomic.Bool
+	calls atomic.Int32
+}
+
+func (u *downLeaderLock) TryLead(context.Context, string) (bot.Lease, bool, error) {
+	u.calls.Add(1)
+	if !u.up.Load() {
+		return nil, false, context.DeadlineExceeded
+	}
+	return heldLease{}, true, nil
+}
+
+type heldLease struct{}
+
+func (heldLease) Check(context.Context) error   { return nil }
+func (heldLease) Release(context.Context) error { return nil }
+
+// TestLeaderLogsOutageOnce: while the lock service is down the leader
+// retries quietly, with one warning for the outage and one line when it is
+// back.
+func TestLeaderLogsOutageOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &leaderLogBuffer{}
+	lock := &downLeaderLock{}
+	l := &bot.Leader{Lock: lock, Key: "leader:test", Interval: 10 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))}
+	done := make(chan struct{})
+	go func() { l.Run(ctx, func(ctx context.Context) error { <-ctx.Done(); return nil }); close(done) }()
+	waitLeaderState(t, "10 failed attempts", func() bool { return lock.calls.Load() >= 10 })
+	lock.up.Store(true)
+	waitLeaderState(t, "leading after the outage", l.Held)
+	cancel()
+	<-done
+	out := logs.String()
+	if n := strings.Count(out, "leader lock unavailable"); n != 1 {
+		t.Errorf("outage warning logged %d times over %d attempts, want once:\n%s", n, lock.calls.Load(), out)
+	}
+	if n := strings.Count(out, "leader lock available again"); n != 1 {
+		t.Errorf("recovery line logged %d times, want once:\n%s", n, out)
+	}
 }

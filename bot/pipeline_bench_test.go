@@ -246,13 +246,14 @@ func (e *benchEnv) start(b *testing.B, ch channels.Channel, pool int32) {
 }
 
 // handle is the channel's handler: Router.Handle, timed per message.
-func (e *benchEnv) handle(ctx context.Context, in channels.Inbound) {
+func (e *benchEnv) handle(ctx context.Context, in channels.Inbound) error {
 	t0 := time.Now()
-	e.router.Handle(ctx, in)
-	if idx, ok := e.index(in.Text); ok {
+	err := e.router.Handle(ctx, in)
+	if idx, ok := e.index(in.Text); ok && err == nil {
 		e.handleDur[idx] = time.Since(t0)
 		e.handled.Done()
 	}
+	return err
 }
 
 // delivered records that the reply with text reached the chat platform.
@@ -520,6 +521,11 @@ func (t timedDB) Load(ctx context.Context, session string, limit int) ([]agentco
 func (t timedDB) Append(ctx context.Context, session string, msgs ...agentcore.Message) (int64, error) {
 	defer t.ops.since("postgres Append ("+t.who+")", time.Now())
 	return t.DB.Append(ctx, session, msgs...)
+}
+
+func (t timedDB) Insert(ctx context.Context, session string, after int64, msgs ...agentcore.Message) (int64, error) {
+	defer t.ops.since("postgres Insert ("+t.who+")", time.Now())
+	return t.DB.Insert(ctx, session, after, msgs...)
 }
 
 func (t timedDB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {

@@ -50,13 +50,32 @@ func (r *Router) Recover(ctx context.Context, olderThan time.Duration) (int, err
 	return n, nil
 }
 
+// DefaultRecoveryInterval is how often RunRecovery looks for work left
+// behind: a replica that died mid-run is taken over within about this plus
+// RecoverOlderThan (its session locks are recognised as stale at once).
+const DefaultRecoveryInterval = 2 * time.Second
+
 // RunRecovery calls Recover now, for everything (nothing of this process
-// runs yet), and then every interval until ctx ends.
+// runs yet), and then every interval until ctx ends. Each pass also expires
+// the approvals whose time is up, resuming their parked runs.
 func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = DefaultRecoveryInterval
+	}
 	olderThan := time.Duration(0)
+	failing := false
 	for {
-		if _, err := r.Recover(ctx, olderThan); err != nil && ctx.Err() == nil {
-			r.log.Warn("recovery pass failed", "err", err)
+		_, err := r.Recover(ctx, olderThan)
+		if err == nil && r.opts.Approvals != nil {
+			_, err = r.opts.Approvals.ExpireDue(ctx)
+		}
+		switch {
+		case err != nil && ctx.Err() == nil && !failing:
+			r.log.Warn("recovery pass failed; will keep trying", "err", err)
+			failing = true
+		case err == nil && failing:
+			r.log.Info("recovery passes work again")
+			failing = false
 		}
 		olderThan = RecoverOlderThan
 		select {

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -74,7 +75,7 @@ type Router struct {
 // NewRouter returns a Router; call Close to wait for running work.
 func NewRouter(opts Options) *Router {
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Metrics == nil {
 		opts.Metrics = NewMetrics(nil)
@@ -100,72 +101,112 @@ func (r *Router) Close(ctx context.Context) error {
 
 // Handle processes one inbound event. It returns quickly: agent runs happen
 // on the session's lane.
-func (r *Router) Handle(ctx context.Context, in channels.Inbound) {
+//
+// It returns nil once the event is durably stored (a message is in its
+// session, a press decided or answered) or was deliberately dropped (a
+// duplicate, a refused sender, a rate-limited or empty message), and an
+// error when it could not be stored: the channel must then not confirm it,
+// so that it is delivered again. The work runs under a context that the
+// caller's cancellation (shutdown, lost leadership) does not cut short at
+// once; see durable.
+//
+// Messages are deduplicated by their ExternalID in PostgreSQL only (the
+// unique key Append enforces), and a redelivered message that is stored
+// already still gets a run queued, so a crash between the save and the run
+// cannot strand it. Commands and presses, which store no message, are
+// deduplicated by a Redis mark set just before they act (after the access
+// check, which may fail). A message is charged to the rate limits once per
+// ExternalID, so a redelivery is not refused for its own earlier attempts.
+func (r *Router) Handle(ctx context.Context, in channels.Inbound) error {
+	ctx, cancel := durable(ctx)
+	defer cancel()
 	log := r.log.With("platform", in.Platform, "chat", in.ChatID, "user", in.Identity())
-	kind := "message"
 	if in.Press != nil {
-		kind = "press"
-	}
-	if in.ExternalID != "" && r.opts.Dedupe != nil {
-		first, err := r.opts.Dedupe.FirstSeen(ctx, "in:"+in.Platform+":"+in.ExternalID, DedupeTTL)
-		if err != nil {
-			// Redis down: Postgres still dedupes agent messages by ExternalID.
-			log.Warn("dedupe unavailable", "err", err)
-		} else if !first {
+		if r.seenBefore(ctx, "in:", in, log) {
 			r.opts.Metrics.Duplicates.Inc()
-			log.Info("duplicate inbound dropped", "external_id", in.ExternalID)
-			return
+			log.Info("duplicate press dropped", "external_id", in.ExternalID)
+			return nil
 		}
-	}
-	r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, kind).Inc()
-	if in.Press != nil {
+		r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, "press").Inc()
 		r.handlePress(ctx, in)
-		return
+		return nil
 	}
 	allowed, err := r.allowed(ctx, in)
 	if err != nil {
-		log.Error("access check failed", "err", err)
-		r.notify(ctx, in, "I can't check your access right now (storage unavailable). Please try again in a minute.")
-		return
+		log.Debug("access check failed; the message is left for redelivery", "external_id", in.ExternalID, "err", err)
+		return fmt.Errorf("access check: %w", err)
 	}
 	if !allowed {
 		r.refuse(ctx, in)
-		return
-	}
-	if !r.withinLimits(ctx, in, log) {
-		return
+		return nil
 	}
 	text := strings.TrimSpace(in.Text)
 	if text == "" {
-		return
+		return nil
 	}
-	if cmd, args, ok := parseCommand(text); ok {
-		if r.runCommand(ctx, in, cmd, args) {
-			return
+	cmd, args, isCmd := parseCommand(text)
+	isCmd = isCmd && isCommand(cmd)
+	if isCmd && r.seenBefore(ctx, "in:", in, log) {
+		r.opts.Metrics.Duplicates.Inc()
+		log.Info("duplicate command dropped", "external_id", in.ExternalID)
+		return nil
+	}
+	if isCmd || !r.seenBefore(ctx, "counted:", in, log) {
+		r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, "message").Inc()
+		if !r.withinLimits(ctx, in, log) {
+			return nil
 		}
 	}
-	r.route(ctx, in, text, log)
+	if isCmd {
+		r.runCommand(ctx, in, cmd, args)
+		return nil
+	}
+	return r.route(ctx, in, text, log)
+}
+
+// seenBefore marks in's event id under prefix in Redis and reports whether
+// it was marked already (a redelivery). Without an id or a Redis, or when
+// Redis fails, it reports false.
+func (r *Router) seenBefore(ctx context.Context, prefix string, in channels.Inbound, log *slog.Logger) bool {
+	if in.ExternalID == "" || r.opts.Dedupe == nil {
+		return false
+	}
+	first, err := r.opts.Dedupe.FirstSeen(ctx, prefix+in.Platform+":"+in.ExternalID, DedupeTTL)
+	if err != nil {
+		log.Debug("dedupe unavailable", "err", err)
+		return false
+	}
+	return !first
+}
+
+// isCommand reports whether name is a known chat command.
+func isCommand(name string) bool {
+	for _, c := range commands() {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // route records the message in its session and queues a run on the lane.
-func (r *Router) route(ctx context.Context, in channels.Inbound, text string, log *slog.Logger) {
+// A message stored before (a redelivery) is not stored again, but its run
+// is still queued: if it was answered already the run is idle.
+func (r *Router) route(ctx context.Context, in channels.Inbound, text string, log *slog.Logger) error {
 	key := agentcore.SessionKey{Agent: r.opts.AgentName, Scope: in.Address().String()}.String()
 	msg := agentcore.Message{Role: agentcore.RoleUser, Content: text, ExternalID: in.ExternalID}
+	fresh := true
 	if _, err := r.opts.History.Append(ctx, key, msg); err != nil {
-		if errors.Is(err, agentcore.ErrDuplicate) {
-			r.opts.Metrics.Duplicates.Inc()
-			log.Info("duplicate message dropped", "external_id", in.ExternalID)
-			return
+		if !errors.Is(err, agentcore.ErrDuplicate) {
+			log.Debug("record message failed; the message is left for redelivery", "external_id", in.ExternalID, "err", err)
+			return fmt.Errorf("record message: %w", err)
 		}
-		log.Error("record message failed", "err", err)
-		r.notify(ctx, in, "I couldn't save your message (storage unavailable). Please send it again in a minute.")
-		return
+		r.opts.Metrics.Duplicates.Inc()
+		log.Info("message stored already; queueing its run anyway", "external_id", in.ExternalID)
+		fresh = false
 	}
-	job := laneJob{Session: key, To: in.Address(), UserID: in.Identity(), Direct: in.Direct, ReplyTo: in.MessageID}
-	if !r.lanes.enqueue(job) {
-		// The message is stored; recovery will run it once the lane drains.
-		r.notify(ctx, in, "I'm still busy with earlier messages in this chat. I'll get to this one as soon as I can.")
-	}
+	r.startRun(ctx, in, key, fresh)
+	return nil
 }
 
 // notify queues a short system message to the chat in.

@@ -185,11 +185,13 @@ func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pip
 	if access.Mode == "" {
 		access.Mode = bot.AccessModeOpen
 	}
+	var r *bot.Router
 	approvals := bot.NewApprovals(bot.ApprovalOptions{
-		Store: db, Messages: db, Waker: rdb, Outbox: db, Channels: chans,
+		Store: db, Messages: db, Outbox: db, Channels: chans,
 		Approvers: access.Admins, Timeout: time.Minute, Nudge: disp.Nudge,
+		Resume: func(ctx context.Context, a bot.Approval) { r.Resume(ctx, a) },
 	})
-	r := bot.NewRouter(bot.Options{
+	r = bot.NewRouter(bot.Options{
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,

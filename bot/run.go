@@ -19,13 +19,38 @@ import (
 const (
 	sessionLockTTL  = 30 * time.Second
 	lockWait        = 2 * time.Minute
-	typingInterval  = 4 * time.Second
 	maxRunDuration  = 15 * time.Minute
 	noReplyFallback = "(I have nothing to add.)"
 )
 
-// runSession is the lane's worker: one agent run on one session, with the
-// reply written to the outbox.
+// startRun queues a run of session key for the message in, which is
+// stored already; fresh is false for a redelivery of a stored message
+// (its run is queued in case a crash stranded it, but it is not answered
+// again with a note about a pending approval).
+func (r *Router) startRun(ctx context.Context, in channels.Inbound, key string, fresh bool) {
+	job := laneJob{Session: key, To: in.Address(), UserID: in.Identity(), Direct: in.Direct, ReplyTo: in.MessageID, message: fresh}
+	if !r.lanes.enqueue(job) {
+		// Shutting down: the message is stored; recovery runs it after the restart.
+		r.log.Info("not running now (shutting down); recovery will", "session", key)
+	}
+}
+
+// Resume queues a run of the session of approval a, whose decision lets
+// its parked run go on. Any replica may resume: the run takes the
+// session's lock and continues from the stored session.
+func (r *Router) Resume(ctx context.Context, a Approval) {
+	if a.Chat.Platform == "" || r.opts.Channels[a.Chat.Platform] == nil {
+		r.log.Warn("decided approval's chat is not served here; its run resumes with recovery", "approval_id", a.ID, "chat", a.Chat.String())
+		return
+	}
+	if !r.lanes.enqueue(laneJob{Session: a.Session, To: a.Chat, UserID: a.Requester}) {
+		r.log.Info("not resuming now (shutting down); recovery will", "session", a.Session)
+	}
+}
+
+// runSession is the lane's worker: one agent run on one session. Each final
+// reply goes to the outbox as soon as it is stored; a run that parks on an
+// approval releases the lane and the lock.
 func (r *Router) runSession(ctx context.Context, j laneJob) {
 	log := r.log.With("session", j.Session)
 	wait := lockWait
@@ -46,9 +71,12 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	}()
 	ctx, cancel := context.WithTimeout(ctx, maxRunDuration)
 	defer cancel()
-	stop := r.keepAlive(ctx, j, lock)
-	defer stop()
+	// "typing…", then a "working…" note with the tool steps; the session
+	// lock is refreshed meanwhile.
+	progress := r.startProgress(ctx, j, lock)
+	defer progress.Stop(ctx)
 
+	r.deliverOrphans(ctx, j)
 	peer := "group"
 	if j.Direct {
 		peer = "direct"
@@ -56,25 +84,60 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	call := tools.Call{Channel: j.To.Platform, ChatID: j.To.ChatID, ThreadID: j.To.ThreadID,
 		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: r.opts.AgentName}
 	start := time.Now()
-	res, err := r.opts.Agent.Run(ctx, agentcore.RunInput{Session: j.Session, Call: call})
+	res, err := r.opts.Agent.Run(ctx, agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
+		OnReply: func(ctx context.Context, rep agentcore.Reply) {
+			text := rep.Text
+			if strings.TrimSpace(text) == "" {
+				text = noReplyFallback
+			}
+			// Only the first reply answers the message that started the
+			// run; later ones answer messages that arrived meanwhile.
+			replyTo := j.ReplyTo
+			j.ReplyTo = ""
+			// A stored reply is delivered even when shutdown began meanwhile.
+			r.send(context.WithoutCancel(ctx), OutboxMessage{Session: j.Session, SourceSeq: rep.Seq, To: j.To, Text: text, ReplyTo: replyTo})
+		}})
 	switch {
 	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
 		// Shutting down: the session stays unfinished and resumes later.
 		r.opts.Metrics.AgentRun.WithLabelValues("cancelled").Observe(time.Since(start).Seconds())
-		return
 	case err != nil:
 		r.opts.Metrics.AgentRun.WithLabelValues("error").Observe(time.Since(start).Seconds())
 		r.failRun(ctx, j, err)
-		return
-	case res.Idle:
+	case res.Waiting != nil:
+		r.opts.Metrics.AgentRun.WithLabelValues("parked").Observe(time.Since(start).Seconds())
+		if j.message && !res.Waiting.New {
+			r.send(ctx, OutboxMessage{To: j.To, ReplyTo: j.ReplyTo, Text: waitingText(*res.Waiting, time.Now())})
+		}
+	case !res.Idle:
+		r.opts.Metrics.AgentRun.WithLabelValues("ok").Observe(time.Since(start).Seconds())
+	}
+}
+
+// deliverOrphans queues the session's replies that were stored but never
+// queued (a crash came in between) before the run adds new ones, so they
+// reach the chat in order.
+func (r *Router) deliverOrphans(ctx context.Context, j laneJob) {
+	if r.opts.Recovery == nil {
 		return
 	}
-	r.opts.Metrics.AgentRun.WithLabelValues("ok").Observe(time.Since(start).Seconds())
-	text := res.Text
-	if strings.TrimSpace(text) == "" {
-		text = noReplyFallback
+	orphans, err := r.opts.Recovery.Undelivered(ctx, j.Session)
+	if err != nil {
+		r.log.Warn("could not look for undelivered replies; the next run looks again", "session", j.Session, "err", err)
+		return
 	}
-	r.send(ctx, OutboxMessage{Session: j.Session, SourceSeq: res.Seq, To: j.To, Text: text, ReplyTo: j.ReplyTo})
+	for _, o := range orphans {
+		r.log.Info("delivering a reply a crash left unqueued", "session", j.Session, "seq", o.LastSeq)
+		r.send(context.WithoutCancel(ctx), OutboxMessage{Session: j.Session, SourceSeq: o.LastSeq, To: j.To, Text: o.Content})
+	}
+}
+
+// waitingText answers a message that arrives while the chat's run waits
+// for an approval.
+func waitingText(w tools.Waiting, now time.Time) string {
+	ago := now.Sub(w.Since).Round(time.Second)
+	return fmt.Sprintf("⏳ I'm waiting for an admin to approve this (asked %s ago):\n%s\nI'll go on with your message when they decide; /cancel withdraws the request.",
+		ago, codeBlock(w.What))
 }
 
 // failRun records the failure in the session (so it is not retried in a
@@ -129,7 +192,8 @@ func (r *Router) obtainSessionLock(ctx context.Context, session string, wait tim
 		case !errors.Is(err, ErrLocked):
 			// Redis trouble: run anyway; Postgres sequencing keeps the
 			// session consistent and the lane serialises this replica.
-			r.log.Warn("session lock unavailable, running unlocked", "session", session, "err", err)
+			// The store logs the outage once, so this is debug only.
+			r.log.Debug("session lock unavailable, running unlocked", "session", session, "err", err)
 			return nil, nil
 		case time.Now().After(deadline):
 			return nil, fmt.Errorf("session %s: %w", session, err)
@@ -143,35 +207,4 @@ func (r *Router) obtainSessionLock(ctx context.Context, session string, wait tim
 			backoff *= 2
 		}
 	}
-}
-
-// keepAlive shows "typing…" in the chat and refreshes the session lock
-// while a run goes on. The returned func stops it.
-func (r *Router) keepAlive(ctx context.Context, j laneJob, lock Lock) func() {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	typer, _ := r.opts.Channels[j.To.Platform].(channels.Typer)
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(typingInterval)
-		defer tick.Stop()
-		for {
-			if typer != nil {
-				if err := typer.Typing(ctx, j.To); err != nil && ctx.Err() == nil {
-					r.log.Debug("typing indicator failed", "err", err)
-				}
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			if lock != nil {
-				if err := lock.Refresh(ctx, sessionLockTTL); err != nil && ctx.Err() == nil {
-					r.log.Warn("session lock refresh failed", "session", j.Session, "err", err)
-				}
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }

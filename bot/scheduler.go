@@ -92,7 +92,7 @@ func NewScheduler(o SchedulerOptions) *Scheduler {
 		o.Metrics = NewSchedulerMetrics(nil)
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Scheduler{o: o, log: o.Logger.With("owner", o.Owner),
 		cursors: map[int64]time.Time{}, active: map[int64]bool{}}

@@ -87,6 +87,10 @@ type Outbox interface {
 	Retry(ctx context.Context, id int64, at time.Time, reason string) error
 	// Fail gives up on the message for good.
 	Fail(ctx context.Context, id int64, reason string) error
+	// Heartbeat says owner is alive. Rows claimed by an owner that stopped
+	// beating are claimed again at once (their sends are in doubt), instead
+	// of waiting for their lease.
+	Heartbeat(ctx context.Context, owner string) error
 }
 
 // Unfinished is a session whose last step was not followed through: the
@@ -106,4 +110,9 @@ type Recovery interface {
 	// Unfinished lists sessions left unfinished whose last message is older
 	// than olderThan (so live runs on other replicas are left alone).
 	Unfinished(ctx context.Context, olderThan time.Duration) ([]Unfinished, error)
+	// Undelivered lists, oldest first, the final replies among session's
+	// newest messages that have no outbox row (LastSeq is the reply's
+	// seq): a crash came between storing a reply and queueing it, and later
+	// messages followed, so Unfinished no longer sees it.
+	Undelivered(ctx context.Context, session string) ([]Unfinished, error)
 }

@@ -90,8 +90,14 @@ type Outbound struct {
 	ReplyTo string     // optional platform message id to reply to
 }
 
-// Handler receives inbound events from a channel.
-type Handler func(ctx context.Context, in Inbound)
+// Handler receives inbound events from a channel. It returns nil once the
+// event is durably stored, or was deliberately dropped (a duplicate, a
+// refused sender, a rate-limited or empty message). A non-nil error means
+// the event was not stored: the channel must not confirm it to the
+// platform, so that it is delivered again (Telegram: no later offset;
+// Slack: no acknowledgement, or a 5xx answer), or, where the platform
+// cannot redeliver (Discord), call the handler again until it succeeds.
+type Handler func(ctx context.Context, in Inbound) error
 
 // Channel is one chat platform connection.
 type Channel interface {
@@ -114,6 +120,14 @@ type Editor interface {
 // Typer is implemented by channels that can show a "typing…" indicator.
 type Typer interface {
 	Typing(ctx context.Context, to Address) error
+}
+
+// Deleter is implemented by channels that can delete a message the bot
+// sent (a progress note that is no longer needed).
+type Deleter interface {
+	// Delete removes messageID from the conversation at to. A message that
+	// is already gone is not an error.
+	Delete(ctx context.Context, to Address, messageID string) error
 }
 
 // PressAnswerer is implemented by channels whose button presses must be

@@ -26,7 +26,7 @@ type Health struct {
 // are stored or logged.
 func NewHealth(platform string, log *slog.Logger, redact func(error) error) *Health {
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler)
 	}
 	if redact == nil {
 		redact = func(err error) error { return err }
@@ -72,16 +72,17 @@ func (h *Health) Failed(op string, err error, retryIn time.Duration) {
 	h.log.Warn(h.platform+" unreachable, retrying until it answers", attrs...)
 }
 
-// Succeeded records a success, ending any failure streak.
+// Succeeded records a success, ending any failure streak. The recovery
+// line is logged before Ready reports ready, so whoever sees the channel
+// ready also finds the line in the log.
 func (h *Health) Succeeded(op string) {
 	h.mu.Lock()
-	h.err = nil
-	n := h.failures
-	h.failures = 0
-	h.mu.Unlock()
-	if n > 0 {
-		h.log.Info(h.platform+" reachable again", "op", op, "failed_attempts", n)
+	defer h.mu.Unlock()
+	if h.failures > 0 {
+		h.log.Info(h.platform+" reachable again", "op", op, "failed_attempts", h.failures)
 	}
+	h.err = nil
+	h.failures = 0
 }
 
 // Backoff returns the wait before retry number attempt (1-based):

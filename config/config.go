@@ -37,6 +37,8 @@ type Config struct {
 	RateLimit RateLimit `mapstructure:"ratelimit"`
 	// Agent is the default agent.
 	Agent Agent `mapstructure:"agent"`
+	// Conversation says how a chat's messages are taken in.
+	Conversation Conversation `mapstructure:"conversation"`
 	// Log configures logging.
 	Log Log `mapstructure:"log"`
 	// Jobs are scheduled agent jobs defined in the file (not settable by env).
@@ -162,6 +164,13 @@ type Agent struct {
 	HistoryLimit int `mapstructure:"history_limit"`
 }
 
+// Conversation configures how messages reach a running agent.
+type Conversation struct {
+	// Queue is steer, followup or collect: what happens to a message that
+	// arrives while the agent works on its chat.
+	Queue string `mapstructure:"queue"`
+}
+
 // Log configures logging.
 type Log struct {
 	// Level is debug, info, warn or error.
@@ -197,6 +206,7 @@ func Defaults() Config {
 			MaxIterations: 20,
 			HistoryLimit:  50,
 		},
-		Log: Log{Level: "info", Format: "text"},
+		Conversation: Conversation{Queue: "steer"},
+		Log:          Log{Level: "info", Format: "text"},
 	}
 }

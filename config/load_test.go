@@ -62,6 +62,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"agent.name", c.Agent.Name, "default"},
 		{"agent.max_iterations", c.Agent.MaxIterations, 20},
 		{"agent.history_limit", c.Agent.HistoryLimit, 50},
+		{"conversation.queue", c.Conversation.Queue, "steer"},
 		{"log.level", c.Log.Level, "info"},
 		{"log.format", c.Log.Format, "text"},
 	}

@@ -92,6 +92,7 @@ func (c *Config) Validate() error {
 		add("agent.history_limit must be at least 1 (got %d)", c.Agent.HistoryLimit)
 	}
 
+	oneOf("conversation.queue", c.Conversation.Queue, "steer", "followup", "collect")
 	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	oneOf("log.format", c.Log.Format, "text", "json")
 

@@ -3,6 +3,9 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"time"
 )
 
 // ApprovalRequest asks the humans whether a risky tool call may run.
@@ -25,6 +28,8 @@ const (
 	AllowedOnce
 	AllowedAlways
 	Expired
+	// Cancelled: the person who asked withdrew the request (/cancel).
+	Cancelled
 )
 
 // String returns the decision as shown in messages and the audit log.
@@ -36,6 +41,8 @@ func (d Decision) String() string {
 		return "always allowed"
 	case Expired:
 		return "expired"
+	case Cancelled:
+		return "cancelled"
 	}
 	return "denied"
 }
@@ -44,14 +51,84 @@ func (d Decision) String() string {
 func (d Decision) Allowed() bool { return d == AllowedOnce || d == AllowedAlways }
 
 // Approver decides risky tool calls. The bot implements it with buttons in
-// the chat; the request is durable, so a call resumed after a restart with
-// the same Call.Session and Call.ToolCallID waits on the same request.
+// the chat. Requests are durable and never waited for: while one is
+// undecided, Approve returns a *PendingError and the tool returns a Result
+// with Waiting set, which parks the run; the decision resumes the run, the
+// same call (same Call.Session and Call.ToolCallID) is made again and
+// Approve then returns the decision.
 type Approver interface {
 	// AlwaysAllowed reports whether pattern was always-allowed for tool.
 	AlwaysAllowed(ctx context.Context, tool, pattern string) (bool, error)
-	// Approve blocks until the request is decided, expires or ctx ends.
+	// Approve records the request (once per Call.Session and ToolCallID),
+	// asks the approvers the first time and returns the decision, or a
+	// *PendingError while there is none. An AllowedOnce decision is handed
+	// out once: a second call for the same step asks again.
 	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
 
 // ErrNoApprover is returned when a call needs approval but none is set up.
 var ErrNoApprover = errors.New("this action needs approval but no approvers are configured")
+
+// ErrPending matches every *PendingError.
+var ErrPending = errors.New("waiting for a decision")
+
+// PendingError says an approval request waits for a human.
+type PendingError struct {
+	Waiting Waiting
+}
+
+func (e *PendingError) Error() string {
+	return fmt.Sprintf("waiting for an approver to allow %s (asked %s)", e.Waiting.What, e.Waiting.Since.UTC().Format(time.RFC3339))
+}
+
+// Is makes errors.Is(err, ErrPending) true.
+func (e *PendingError) Is(target error) bool { return target == ErrPending }
+
+// Waiting describes a tool call parked until a human decides.
+type Waiting struct {
+	What  string    // what was asked, e.g. the command
+	Since time.Time // when it was asked
+	// New is true when this call made the request (the approvers were just
+	// asked), false when it found one already waiting.
+	New bool
+}
+
+// askApproval asks approver about req unless pattern was always-allowed.
+// ok is true when the call may run; otherwise res is the Result to return:
+// a refusal the model reads, or a parked Result while the request waits.
+// what names the action in refusals ("command", "change").
+func askApproval(ctx context.Context, log *slog.Logger, approver Approver, req ApprovalRequest, what string) (res Result, ok bool) {
+	if approver == nil {
+		return ErrorResult(ErrNoApprover.Error() + "; ask an admin to configure approvers"), false
+	}
+	always, err := approver.AlwaysAllowed(ctx, req.Tool, req.Pattern)
+	if err != nil {
+		log.Error("always-allowed lookup", "tool", req.Tool, "error", err)
+		always = false // fall back to asking
+	}
+	if always {
+		return Result{}, true
+	}
+	dec, err := approver.Approve(ctx, req)
+	var pending *PendingError
+	switch {
+	case errors.As(err, &pending):
+		w := pending.Waiting
+		return Result{ForLLM: "waiting for an approver", Waiting: &w}, false
+	case err != nil && ctx.Err() != nil:
+		return ErrorResult("cancelled while waiting for approval"), false
+	case err != nil:
+		log.Error("approval", "tool", req.Tool, "error", err)
+		return ErrorResult("could not ask the approvers right now; try again later"), false
+	}
+	log.Info("approval decision", "tool", req.Tool, "decision", dec.String())
+	switch dec {
+	case AllowedOnce, AllowedAlways:
+		return Result{}, true
+	case Expired:
+		return ErrorResult("no approver answered in time; ask again if still needed"), false
+	case Cancelled:
+		return ErrorResult("cancelled by the user: this " + what + " did not run"), false
+	}
+	return ErrorResult("the approvers denied this " + what), false
+}

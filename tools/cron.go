@@ -72,7 +72,7 @@ type CronOptions struct {
 	Approver Approver
 	// Mode is CronModeAsk (default) or CronModeAllow.
 	Mode string
-	// Logger receives decisions and store failures. Nil means slog.Default().
+	// Logger receives decisions and store failures. Nil discards them.
 	Logger *slog.Logger
 }
 
@@ -89,7 +89,7 @@ func NewCron(o CronOptions) *Cron {
 		o.Mode = CronModeAsk
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Cron{opts: o}
 }
@@ -261,39 +261,12 @@ func (c *Cron) delete(ctx context.Context, log *slog.Logger, call Call, a cronAr
 }
 
 // approve asks the approvers in ask mode unless desc was always-allowed. ok
-// is false when the change must not happen; res then says why.
+// is false when the change must not happen (now); res then says why or parks.
 func (c *Cron) approve(ctx context.Context, log *slog.Logger, call Call, desc string) (res Result, ok bool) {
 	if c.opts.Mode == CronModeAllow {
 		return Result{}, true
 	}
-	if c.opts.Approver == nil {
-		return ErrorResult(ErrNoApprover.Error() + "; ask an admin to configure approvers"), false
-	}
-	always, err := c.opts.Approver.AlwaysAllowed(ctx, "cron", desc)
-	if err != nil {
-		log.Error("cron always-allowed lookup", "error", err)
-		always = false // fall back to asking
-	}
-	if always {
-		return Result{}, true
-	}
-	dec, err := c.opts.Approver.Approve(ctx, ApprovalRequest{Tool: "cron", Command: desc, Pattern: desc, Call: call})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ErrorResult("cancelled while waiting for approval"), false
-		}
-		log.Error("cron approval", "error", err)
-		return ErrorResult("could not ask the approvers right now; try again later"), false
-	}
-	log.Info("cron decision", "decision", dec.String())
-	switch {
-	case dec.Allowed():
-		return Result{}, true
-	case dec == Expired:
-		return ErrorResult("no approver answered in time; nothing was changed; ask again if still needed"), false
-	default:
-		return ErrorResult("the approvers denied this; nothing was changed"), false
-	}
+	return askApproval(ctx, log, c.opts.Approver, ApprovalRequest{Tool: "cron", Command: desc, Pattern: desc, Call: call}, "change")
 }
 
 // oneLine makes s safe to show on one line: whitespace runs become one

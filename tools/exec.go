@@ -49,7 +49,7 @@ type ExecOptions struct {
 	// is never passed on. HOME is added when missing.
 	Env []string
 	// Logger receives blocked and finished commands (never their text).
-	// Nil means slog.Default().
+	// Nil discards them.
 	Logger *slog.Logger
 }
 
@@ -77,7 +77,7 @@ func NewExec(o ExecOptions) *Exec {
 		o.Shell = DefaultExecShell
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Exec{opts: o}
 }
@@ -165,7 +165,7 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) Result {
 }
 
 // approve asks the approvers unless the command is always-allowed. ok is
-// false when the command must not run; res then says why.
+// false when the command must not run (now); res then says why or parks.
 func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command, cwd string) (res Result, ok bool) {
 	if e.opts.Approver == nil {
 		return ErrorResult(ErrNoApprover.Error() + "; ask an admin to configure approvers or change exec.approval"), false
@@ -175,31 +175,7 @@ func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command
 		// CheckCommand already parsed it; this is not expected.
 		return ErrorResult("blocked by safety policy: " + shellguard.CategoryUnparseable), false
 	}
-	always, err := e.opts.Approver.AlwaysAllowed(ctx, "exec", pattern)
-	if err != nil {
-		log.Error("exec always-allowed lookup", "error", err)
-		always = false // fall back to asking
-	}
-	if always {
-		return Result{}, true
-	}
-	dec, err := e.opts.Approver.Approve(ctx, ApprovalRequest{
+	return askApproval(ctx, log, e.opts.Approver, ApprovalRequest{
 		Tool: "exec", Command: command, Cwd: cwd, Pattern: pattern, Call: call,
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ErrorResult("cancelled while waiting for approval"), false
-		}
-		log.Error("exec approval", "error", err)
-		return ErrorResult("could not ask the approvers right now; try again later"), false
-	}
-	log.Info("exec decision", "decision", dec.String())
-	switch {
-	case dec.Allowed():
-		return Result{}, true
-	case dec == Expired:
-		return ErrorResult("no approver answered in time; ask again if still needed"), false
-	default:
-		return ErrorResult("the approvers denied this command"), false
-	}
+	}, "command")
 }

@@ -450,3 +450,29 @@ func TestWorkspaceDir(t *testing.T) {
 		}
 	}
 }
+
+// While a request waits for a decision, exec parks: no result for the
+// model, nothing runs, and the Result says what waits.
+func TestExecParksWhileApprovalPending(t *testing.T) {
+	root := t.TempDir()
+	ws := workspaceOf(t, root)
+	since := time.Now().Add(-time.Minute)
+	approver := &recordingApprover{approveErr: &tools.PendingError{Waiting: tools.Waiting{What: "touch canary", Since: since}}}
+	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+	res := e.Execute(callCtx(), execArgs(t, "touch canary", nil))
+	if res.Waiting == nil || res.Waiting.What != "touch canary" || !res.Waiting.Since.Equal(since) {
+		t.Fatalf("result while pending = %+v; want Waiting for the command", res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "canary")); err == nil {
+		t.Fatal("a pending command ran")
+	}
+	for dec, want := range map[tools.Decision]string{
+		tools.Cancelled: "cancelled by the user: this command did not run",
+	} {
+		approver := &recordingApprover{decision: dec}
+		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+		if res := e.Execute(callCtx(), execArgs(t, "touch canary", nil)); res.ForLLM != want || res.Waiting != nil {
+			t.Errorf("%v: %+v, want %q", dec, res, want)
+		}
+	}
+}

@@ -23,7 +23,7 @@ type RegistryOptions struct {
 	Scrubber *Scrubber
 	// RateLimiter limits tool calls per session. Nil means no limit.
 	RateLimiter RateLimiter
-	// Logger receives one line per call. Nil means slog.Default().
+	// Logger receives one line per call. Nil discards them.
 	Logger *slog.Logger
 	// Observe, if set, is told the outcome of every call (for metrics).
 	Observe func(tool string, took time.Duration, isError bool)
@@ -42,7 +42,7 @@ func NewRegistry(opts RegistryOptions) *Registry {
 		opts.Scrubber = NewScrubber()
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Registry{opts: opts, tools: map[string]Tool{}}
 }

@@ -68,6 +68,10 @@ type Result struct {
 	ForLLM  string // fed back to the model
 	ForUser string // optional, shown to the user as-is (after scrubbing)
 	IsError bool
+	// Waiting, when set, means the call has no result yet: it waits for a
+	// human (an approval). The run parks without recording a result and
+	// makes the same call again when it is resumed.
+	Waiting *Waiting
 }
 
 // ErrorResult builds an error Result for the LLM.

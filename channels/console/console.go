@@ -55,7 +55,8 @@ func (c *Channel) Platform() string { return Platform }
 // Address is where console messages come from and go to.
 func Address() channels.Address { return channels.Address{Platform: Platform, ChatID: "local"} }
 
-// Start reads lines until input ends or ctx is cancelled.
+// Start reads lines until input ends or ctx is cancelled. A line the
+// handler could not store is reported on Out, to be typed again.
 func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 	lines := make(chan string)
 	go func() {
@@ -87,11 +88,14 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 				continue
 			}
 			n := c.seq.Add(1)
-			h(ctx, channels.Inbound{
+			err := h(ctx, channels.Inbound{
 				Platform: Platform, ChatID: "local", UserID: "local", UserName: c.o.User,
 				Text: line, Direct: true, MessageID: strconv.FormatInt(n, 10),
 				ExternalID: "console-" + c.run + "-" + strconv.FormatInt(n, 10),
 			})
+			if err != nil && ctx.Err() == nil {
+				c.notSaved(err)
+			}
 		}
 	}
 }
@@ -113,6 +117,14 @@ func (c *Channel) Send(_ context.Context, msg channels.Outbound) (string, error)
 
 // Typing implements channels.Typer; the console shows nothing.
 func (c *Channel) Typing(context.Context, channels.Address) error { return nil }
+
+// notSaved tells the operator that a line was not stored, so they can type
+// it again: there is no platform to redeliver it.
+func (c *Channel) notSaved(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.o.Out, "\n(not saved, please type it again: %v)\n%s", err, c.o.Prompt)
+}
 
 func (c *Channel) prompt() {
 	c.mu.Lock()

@@ -70,7 +70,7 @@ const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
 type Options struct {
 	Token  string       // bot token from the Developer Portal, with or without "Bot "
 	APIURL string       // API host; default DefaultAPIURL ("https://discord.com")
-	Logger *slog.Logger // default slog.Default()
+	Logger *slog.Logger // default: discarded
 
 	// RetryMin and RetryMax bound the backoff between connection attempts
 	// while Discord is unreachable; defaults 1s and 60s.
@@ -136,7 +136,7 @@ func New(opts Options) (*Channel, error) {
 		opts.APIURL = DefaultAPIURL
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.RetryMin <= 0 {
 		opts.RetryMin = time.Second

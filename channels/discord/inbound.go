@@ -136,7 +136,15 @@ func (c *Channel) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
 		MessageID:  m.ID,
 		ExternalID: m.ID,
 	}
-	c.enqueue(func(ctx context.Context, h channels.Handler) { h(ctx, in) })
+	c.enqueue(func(ctx context.Context, h channels.Handler) { c.deliver(ctx, h, in) })
+}
+
+// deliver calls h, which retries until the event is stored or the channel
+// stops (see Start); an event given up at a stop is logged.
+func (c *Channel) deliver(ctx context.Context, h channels.Handler, in channels.Inbound) {
+	if err := h(ctx, in); err != nil {
+		c.log.Warn("discord event dropped at shutdown: not stored", "external_id", in.ExternalID, "error", err)
+	}
 }
 
 // onInteraction acknowledges a button press at once, with a deferred
@@ -178,7 +186,7 @@ func (c *Channel) onInteraction(_ *discordgo.Session, ic *discordgo.InteractionC
 		},
 		ExternalID: ic.ID,
 	}
-	c.enqueue(func(ctx context.Context, h channels.Handler) { h(ctx, in) })
+	c.enqueue(func(ctx context.Context, h channels.Handler) { c.deliver(ctx, h, in) })
 }
 
 // ack answers a press with a deferred message update, so the client stops

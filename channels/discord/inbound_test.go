@@ -106,8 +106,9 @@ func TestButtonPressIsAcknowledgedThenDelivered(t *testing.T) {
 		acks []discordtest.InteractionResponse
 	}
 	events := make(chan seen, 10)
-	h.start(func(_ context.Context, in channels.Inbound) {
+	h.start(func(_ context.Context, in channels.Inbound) error {
 		events <- seen{in: in, acks: h.fake.InteractionResponses()}
+		return nil
 	})
 	h.waitReady()
 	ctx := h.ctx()
@@ -173,11 +174,12 @@ func TestButtonPressInDirectMessage(t *testing.T) {
 func TestHandlerPanicDoesNotStopTheChannel(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.start(func(_ context.Context, in channels.Inbound) {
+	h.start(func(_ context.Context, in channels.Inbound) error {
 		if in.Text == "boom" {
 			panic("handler bug")
 		}
 		h.inbound <- in
+		return nil
 	})
 	h.waitReady()
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "boom")

@@ -23,8 +23,11 @@ import (
 // returns an error only when Discord rejects the token or the intents.
 //
 // Events are handled one at a time, in order, on one goroutine; a button
-// press is acknowledged to Discord before it is queued. Events still queued
-// when ctx ends are dropped (and logged): the gateway has no redelivery.
+// press is acknowledged to Discord before it is queued. The gateway has no
+// redelivery, so when h fails (the event was not stored) it is called
+// again, with backoff, until it succeeds or ctx ends; later events wait
+// meanwhile. Events still queued or failing when ctx ends are dropped (and
+// logged).
 func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 	if h == nil {
 		return errors.New("discord: Start needs a handler")
@@ -38,11 +41,13 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 
 	q := newQueue()
 	c.queue.Store(q)
+	retrying := channels.NewHandleRetry(Platform, c.log, c.opts.RetryMin, c.opts.RetryMax)
+	store := func(ctx context.Context, in channels.Inbound) error { return retrying.Do(ctx, h, in) }
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		c.work(ctx, q, h)
+		c.work(ctx, q, store)
 	}()
 	defer func() {
 		c.queue.Store(nil)

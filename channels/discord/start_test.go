@@ -100,7 +100,7 @@ func TestStartRejectsWrongToken(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.SetToken("another-token")
 	ctx := h.ctx()
-	err := h.ch.Start(ctx, func(context.Context, channels.Inbound) {})
+	err := h.ch.Start(ctx, func(context.Context, channels.Inbound) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "discord.token") {
 		t.Fatalf("Start with a wrong token = %v", err)
 	}
@@ -116,7 +116,7 @@ func TestStartRejectsDisallowedIntents(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	h.fake.RejectIntents(1 << 15) // MESSAGE_CONTENT not enabled in the portal
-	err := h.ch.Start(h.ctx(), func(context.Context, channels.Inbound) {})
+	err := h.ch.Start(h.ctx(), func(context.Context, channels.Inbound) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "4014") || !strings.Contains(err.Error(), "Message Content Intent") {
 		t.Fatalf("Start with a disallowed intent = %v", err)
 	}
@@ -149,7 +149,7 @@ func TestStartStopsCleanly(t *testing.T) {
 	h := newHarnessOn(t, fake, nil)
 	h.startReady()
 	ctx := h.ctx()
-	if err := h.ch.Start(ctx, func(context.Context, channels.Inbound) {}); err == nil {
+	if err := h.ch.Start(ctx, func(context.Context, channels.Inbound) error { return nil }); err == nil {
 		t.Error("second concurrent Start succeeded")
 	}
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "first run")

@@ -89,12 +89,17 @@ func newHarnessOn(t *testing.T, fake *slacktest.Server, tweak func(*slack.Option
 // it at cleanup.
 func (h *harness) start() {
 	h.t.Helper()
+	h.startWith(func(_ context.Context, in channels.Inbound) error { h.inbound <- in; return nil })
+}
+
+// startWith runs Start in the background with handler, and stops it at
+// cleanup.
+func (h *harness) startWith(handler channels.Handler) {
+	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.done = make(chan error, 1)
-	go func() {
-		h.done <- h.ch.Start(ctx, func(_ context.Context, in channels.Inbound) { h.inbound <- in })
-	}()
+	go func() { h.done <- h.ch.Start(ctx, handler) }()
 	h.t.Cleanup(h.stop)
 }
 

@@ -229,11 +229,12 @@ func TestHandlerPanicDoesNotStopTheChannel(t *testing.T) {
 	done := make(chan error, 1)
 	got := make(chan string, 2)
 	go func() {
-		done <- h.ch.Start(ctx, func(_ context.Context, in channels.Inbound) {
+		done <- h.ch.Start(ctx, func(_ context.Context, in channels.Inbound) error {
 			if in.Text == "boom" {
 				panic("boom")
 			}
 			got <- in.Text
+			return nil
 		})
 	}()
 	defer func() {

@@ -58,7 +58,7 @@ type Channel struct {
 	api       *slack.Client
 	transport *http.Transport
 	listen    map[string]bool // Options.Channels
-	inbox     chan channels.Inbound
+	inbox     chan queued
 
 	running atomic.Bool
 	health  *channels.Health
@@ -108,7 +108,7 @@ func New(opts Options) (*Channel, error) {
 		opts.APIURL += "/"
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.RetryMin <= 0 {
 		opts.RetryMin = time.Second
@@ -128,7 +128,7 @@ func New(opts Options) (*Channel, error) {
 		log:       opts.Logger.With("platform", Platform),
 		transport: http.DefaultTransport.(*http.Transport).Clone(),
 		listen:    map[string]bool{},
-		inbox:     make(chan channels.Inbound, inboxSize),
+		inbox:     make(chan queued, inboxSize),
 		users:     map[string]cachedName{},
 		ims:       map[string]string{},
 	}

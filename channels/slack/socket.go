@@ -10,6 +10,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/switchboard-chat/switchboard/channels"
 )
 
 // ackTimeout bounds how long an acknowledgement may wait to be written.
@@ -19,8 +21,9 @@ var errReconnecting = errors.New("slack socket mode: reconnecting")
 
 // runSocket holds a Socket Mode connection until ctx ends. slack-go's
 // client reconnects on its own (with backoff) when the connection drops or
-// Slack asks it to; this loop acknowledges every envelope, tracks the
-// connection state for Ready and queues events for the handler. It returns
+// Slack asks it to; this loop tracks the connection state for Ready and
+// queues events for the handler, whose envelopes are acknowledged once the
+// handler stored them; other envelopes are acknowledged at once. It returns
 // nil when ctx ends and an error when Slack rejects the app token.
 func (c *Channel) runSocket(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -53,8 +56,15 @@ func (c *Channel) runSocket(ctx context.Context) error {
 // onSocketEvent handles one event of the Socket Mode client. It returns an
 // error when the connection cannot succeed (a rejected app token).
 func (c *Channel) onSocketEvent(ctx context.Context, smc *socketmode.Client, ev socketmode.Event) error {
-	if ev.Request != nil && ev.Request.EnvelopeID != "" {
-		c.ack(ctx, smc, ev.Request.EnvelopeID)
+	var envelope string
+	if ev.Request != nil {
+		envelope = ev.Request.EnvelopeID
+	}
+	if c.queueSocketEvent(ctx, smc, ev, envelope) {
+		return nil // acknowledged once handled
+	}
+	if envelope != "" {
+		c.ack(ctx, smc, envelope)
 	}
 	switch ev.Type {
 	case socketmode.EventTypeConnecting:
@@ -78,19 +88,9 @@ func (c *Channel) onSocketEvent(ctx context.Context, smc *socketmode.Client, ev 
 	case socketmode.EventTypeHello:
 		c.health.Succeeded("socket_mode")
 		c.log.Debug("slack socket mode connected")
-	case socketmode.EventTypeEventsAPI:
-		if e, ok := ev.Data.(slackevents.EventsAPIEvent); ok {
-			if in, ok := c.fromEvent(e); ok {
-				c.enqueue(ctx, in)
-			}
-		}
 	case socketmode.EventTypeInteractive:
 		if cb, ok := ev.Data.(slack.InteractionCallback); ok {
-			if in, ok := c.fromPress(cb); ok {
-				c.enqueue(ctx, in)
-			} else {
-				c.log.Debug("slack interaction ignored", "type", string(cb.Type))
-			}
+			c.log.Debug("slack interaction ignored", "type", string(cb.Type))
 		}
 	case socketmode.EventTypeErrorBadMessage:
 		// An envelope slack-go could not parse (an event type it does not
@@ -106,6 +106,33 @@ func (c *Channel) onSocketEvent(ctx context.Context, smc *socketmode.Client, ev 
 		c.log.Debug("slack socket mode error", "type", string(ev.Type), "data", fmt.Sprint(ev.Data))
 	}
 	return nil
+}
+
+// queueSocketEvent queues a message or button press for the handler, to be
+// acknowledged once the handler stored it. It reports whether ev was such
+// an event; when ctx ends before it is queued, it stays unacknowledged.
+func (c *Channel) queueSocketEvent(ctx context.Context, smc *socketmode.Client, ev socketmode.Event, envelope string) bool {
+	var in channels.Inbound
+	var ok bool
+	switch ev.Type {
+	case socketmode.EventTypeEventsAPI:
+		if e, isEvent := ev.Data.(slackevents.EventsAPIEvent); isEvent {
+			in, ok = c.fromEvent(e)
+		}
+	case socketmode.EventTypeInteractive:
+		if cb, isPress := ev.Data.(slack.InteractionCallback); isPress {
+			in, ok = c.fromPress(cb)
+		}
+	}
+	if !ok {
+		return false
+	}
+	c.enqueue(ctx, in, func(err error) {
+		if err == nil && envelope != "" {
+			c.ack(ctx, smc, envelope)
+		}
+	})
+	return true
 }
 
 // ack acknowledges an envelope. Acknowledgements are queued to the

@@ -15,17 +15,18 @@ import (
 
 // Start checks the bot token with auth.test and delivers events to h until
 // ctx ends, then returns nil. With an app token it holds a Socket Mode
-// connection, acknowledging every envelope as soon as it arrives and
-// reconnecting with backoff when the connection drops; with only a signing
-// secret it serves Webhook. While Slack is unreachable it retries, logging
-// once per failure streak, and Ready reports the last error. It returns an
-// error only when Slack rejects a token.
+// connection, reconnecting with backoff when the connection drops; with
+// only a signing secret it serves Webhook. While Slack is unreachable it
+// retries, logging once per failure streak, and Ready reports the last
+// error. It returns an error only when Slack rejects a token.
 //
-// Events are handled one at a time, in order, after they were
-// acknowledged: an event still queued when the channel stops is lost, as
-// Slack does not redeliver acknowledged events. Up to 256 events wait for
-// the handler; beyond that Socket Mode acknowledgements wait too (and
-// Slack resends what stays unacknowledged), and webhooks answer 503.
+// Events are handled one at a time, in order. An event is confirmed to
+// Slack only after h returned nil (it is stored): its Socket Mode envelope
+// is acknowledged then, or its Events API request answered 200. When h
+// fails, or the channel stops before the event was handled, the envelope
+// stays unacknowledged (the request is answered 503), and Slack delivers
+// the event again. Up to 256 events wait for the handler; beyond that
+// Socket Mode waits too, and webhooks answer 503.
 func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 	if h == nil {
 		return errors.New("slack: Start needs a handler")
@@ -115,34 +116,80 @@ func (c *Channel) whoami() identity {
 	return c.bot
 }
 
-// work hands queued events to h, one at a time, until ctx ends.
+// queued is an event waiting for the handler, with what confirms it to
+// Slack: done is called once with the handler's result (nil: stored).
+type queued struct {
+	in   channels.Inbound
+	done func(err error)
+}
+
+// errStopping answers the events still queued when Start stops.
+var errStopping = errors.New("slack: channel stopping; event not handled")
+
+// work hands queued events to h, one at a time, until ctx ends. Events
+// still queued then are answered with errStopping, so none is confirmed.
+// A failure of h is logged once per streak of failing events.
 func (c *Channel) work(ctx context.Context, h channels.Handler) {
+	failures := 0
+	defer c.drain()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case in := <-c.inbox:
-			c.deliver(ctx, h, in)
+		case q := <-c.inbox:
+			err := c.deliver(ctx, h, q.in)
+			q.done(err)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				failures++
+				if failures == 1 {
+					c.log.Warn("slack event not stored (storage unavailable?); left unconfirmed so that Slack delivers it again",
+						"external_id", q.in.ExternalID, "error", err)
+				} else {
+					c.log.Debug("slack event not stored", "external_id", q.in.ExternalID, "error", err)
+				}
+			case err == nil && failures > 0:
+				c.log.Info("slack events stored again", "failed", failures)
+				failures = 0
+			}
 		}
 	}
 }
 
-// deliver names the sender and calls h, surviving its panics.
-func (c *Channel) deliver(ctx context.Context, h channels.Handler, in channels.Inbound) {
+// drain answers the events left in the queue with errStopping.
+func (c *Channel) drain() {
+	for {
+		select {
+		case q := <-c.inbox:
+			q.done(errStopping)
+		default:
+			return
+		}
+	}
+}
+
+// deliver names the sender and calls h, returning its result. A panic in h
+// is logged and counts as handled: the event would only panic again.
+func (c *Channel) deliver(ctx context.Context, h channels.Handler, in channels.Inbound) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("slack event handler panicked; event dropped", "external_id", in.ExternalID, "panic", r)
+			err = nil
 		}
 	}()
+	if ctx.Err() != nil {
+		return errStopping
+	}
 	in.UserName = c.userName(ctx, in.UserID)
-	h(ctx, in)
+	return h(ctx, in)
 }
 
 // enqueue queues an event for the handler, waiting while the queue is
-// full until ctx ends.
-func (c *Channel) enqueue(ctx context.Context, in channels.Inbound) bool {
+// full until ctx ends. done is called with the handler's result, unless
+// enqueue returns false.
+func (c *Channel) enqueue(ctx context.Context, in channels.Inbound, done func(error)) bool {
 	select {
-	case c.inbox <- in:
+	case c.inbox <- queued{in: in, done: done}:
 		return true
 	case <-ctx.Done():
 		return false

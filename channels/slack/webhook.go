@@ -24,6 +24,9 @@ const (
 	// slack.NewSecretsVerifier enforces it, and the replay check remembers
 	// signatures for as long.
 	signatureWindow = 5 * time.Minute
+	// webhookWait bounds how long a request waits for its event to be
+	// handled; Slack itself gives up after 3 s and retries.
+	webhookWait = 30 * time.Second
 )
 
 var errReplay = errors.New("request already received (replay)")
@@ -45,9 +48,9 @@ type webhookState struct {
 // timestamp and signature) is a replay. Such requests get 401 and change
 // nothing; the first of a streak is logged as a warning, the rest at debug
 // level. url_verification is answered with its challenge. Events and
-// button presses are queued for the handler and answered 200 at once, or
-// 503 (so that Slack retries) until Start has authenticated and while the
-// queue is full.
+// button presses are queued for the handler and answered 200 once the
+// handler stored them, or 503 (so that Slack retries) when it failed, until
+// Start has authenticated and while the queue is full.
 func (c *Channel) Webhook() http.Handler {
 	return http.HandlerFunc(c.serveWebhook)
 }
@@ -74,10 +77,10 @@ func (c *Channel) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	c.accepted()
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
-		c.serveInteraction(w, body)
+		c.serveInteraction(w, r, body)
 		return
 	}
-	c.serveEvent(w, body)
+	c.serveEvent(w, r, body)
 }
 
 // verify checks the request's signature and timestamp, and that it was not
@@ -142,7 +145,7 @@ func (c *Channel) accepted() {
 }
 
 // serveEvent handles an Events API request.
-func (c *Channel) serveEvent(w http.ResponseWriter, body []byte) {
+func (c *Channel) serveEvent(w http.ResponseWriter, r *http.Request, body []byte) {
 	var outer struct {
 		Type      string `json:"type"`
 		Challenge string `json:"challenge"`
@@ -167,7 +170,7 @@ func (c *Channel) serveEvent(w http.ResponseWriter, body []byte) {
 			return
 		}
 		if in, ok := c.fromEvent(e); ok {
-			c.offer(w, in)
+			c.offer(w, r, in)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
@@ -180,7 +183,7 @@ func (c *Channel) serveEvent(w http.ResponseWriter, body []byte) {
 }
 
 // serveInteraction handles an interactivity request (form field payload).
-func (c *Channel) serveInteraction(w http.ResponseWriter, body []byte) {
+func (c *Channel) serveInteraction(w http.ResponseWriter, r *http.Request, body []byte) {
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
 		http.Error(w, "malformed form body", http.StatusBadRequest)
@@ -206,7 +209,7 @@ func (c *Channel) serveInteraction(w http.ResponseWriter, body []byte) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	c.offer(w, in)
+	c.offer(w, r, in)
 }
 
 // accepting reports whether events can be handled: the channel runs and
@@ -215,14 +218,30 @@ func (c *Channel) accepting() bool {
 	return c.running.Load() && c.whoami().userID != ""
 }
 
-// offer queues in for the handler and answers 200, or 503 when the queue
-// is full, so that Slack retries later.
-func (c *Channel) offer(w http.ResponseWriter, in channels.Inbound) {
+// offer queues in for the handler and answers 200 once the handler stored
+// it, or 503, so that Slack retries, when the queue is full, the handler
+// failed or the channel stopped first. A request whose client gave up gets
+// no answer; its event may still be handled.
+func (c *Channel) offer(w http.ResponseWriter, r *http.Request, in channels.Inbound) {
+	result := make(chan error, 1)
 	select {
-	case c.inbox <- in:
-		w.WriteHeader(http.StatusOK)
+	case c.inbox <- queued{in: in, done: func(err error) { result <- err }}:
 	default:
 		c.log.Warn("slack event queue full; asking Slack to retry", "external_id", in.ExternalID)
 		http.Error(w, "busy; retry later", http.StatusServiceUnavailable)
+		return
+	}
+	timer := time.NewTimer(webhookWait)
+	defer timer.Stop()
+	select {
+	case err := <-result:
+		if err != nil {
+			http.Error(w, "event not stored; retry later", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	case <-timer.C:
+		http.Error(w, "event not handled in time; retry later", http.StatusServiceUnavailable)
+	case <-r.Context().Done():
 	}
 }

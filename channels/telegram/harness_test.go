@@ -85,7 +85,7 @@ func newHarnessOn(t *testing.T, fake *telegramtest.Server, tweak func(*telegram.
 func (h *harness) start(handler channels.Handler) {
 	h.t.Helper()
 	if handler == nil {
-		handler = func(_ context.Context, in channels.Inbound) { h.inbound <- in }
+		handler = func(_ context.Context, in channels.Inbound) error { h.inbound <- in; return nil }
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel

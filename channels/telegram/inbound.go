@@ -33,9 +33,9 @@ func (c *Channel) dispatch(ctx context.Context, _ *bot.Bot, u *models.Update) {
 	c.lanes.submit(chatOf(u), func() { c.handle(ctx, u) })
 }
 
-// handle delivers one update to the handler. Once Start is stopping it
-// delivers nothing more: such updates are not confirmed to Telegram, which
-// sends them again.
+// handle delivers one update to the handler, calling it again while it
+// fails (see Start). Once Start is stopping it delivers nothing more: such
+// updates are not confirmed to Telegram, which sends them again.
 func (c *Channel) handle(ctx context.Context, u *models.Update) {
 	defer c.inflight.done()
 	defer func() {
@@ -50,30 +50,36 @@ func (c *Channel) handle(ctx context.Context, u *models.Update) {
 	if hp == nil {
 		return
 	}
+	var err error
 	switch {
 	case u.Message != nil:
-		c.onMessage(ctx, *hp, u.ID, u.Message)
+		err = c.onMessage(ctx, *hp, u.ID, u.Message)
 	case u.CallbackQuery != nil:
-		c.onPress(ctx, *hp, u.ID, u.CallbackQuery)
+		err = c.onPress(ctx, *hp, u.ID, u.CallbackQuery)
 	default:
 		c.log.Debug("telegram update ignored", "update_id", u.ID)
 	}
+	if err != nil {
+		// Only a stop ends the retries: the update stays unconfirmed.
+		c.log.Info("telegram update left unconfirmed; Telegram delivers it again", "update_id", u.ID, "error", err)
+	}
 }
 
-// onMessage delivers a text message. Media in a private chat get a polite
-// answer instead; other messages and everything from bots are ignored.
-func (c *Channel) onMessage(ctx context.Context, h channels.Handler, updateID int64, m *models.Message) {
+// onMessage delivers a text message and returns the handler's error. Media
+// in a private chat get a polite answer instead; other messages and
+// everything from bots are ignored.
+func (c *Channel) onMessage(ctx context.Context, h channels.Handler, updateID int64, m *models.Message) error {
 	if m.From == nil || m.From.IsBot {
-		return
+		return nil
 	}
 	direct := m.Chat.Type == models.ChatTypePrivate
 	if m.Text == "" {
 		if direct && hasMedia(m) && c.firstOfAlbum(m) {
 			c.replyTextOnly(ctx, m)
 		}
-		return
+		return nil
 	}
-	h(ctx, channels.Inbound{
+	return h(ctx, channels.Inbound{
 		Platform:   Platform,
 		ChatID:     strconv.FormatInt(m.Chat.ID, 10),
 		ThreadID:   topic(m),
@@ -86,9 +92,10 @@ func (c *Channel) onMessage(ctx context.Context, h channels.Handler, updateID in
 	})
 }
 
-// onPress delivers a button press on a message in a chat. Presses on
-// inline-mode messages carry no chat and are ignored.
-func (c *Channel) onPress(ctx context.Context, h channels.Handler, updateID int64, q *models.CallbackQuery) {
+// onPress delivers a button press on a message in a chat and returns the
+// handler's error. Presses on inline-mode messages carry no chat and are
+// ignored.
+func (c *Channel) onPress(ctx context.Context, h channels.Handler, updateID int64, q *models.CallbackQuery) error {
 	var chat models.Chat
 	var messageID int
 	var thread string
@@ -100,10 +107,10 @@ func (c *Channel) onPress(ctx context.Context, h channels.Handler, updateID int6
 	}
 	if chat.ID == 0 || q.From.IsBot {
 		c.log.Debug("telegram button press without a chat ignored", "update_id", updateID)
-		return
+		return nil
 	}
 	mid := strconv.Itoa(messageID)
-	h(ctx, channels.Inbound{
+	return h(ctx, channels.Inbound{
 		Platform:   Platform,
 		ChatID:     strconv.FormatInt(chat.ID, 10),
 		ThreadID:   thread,

@@ -86,12 +86,13 @@ func TestUpdateConfirmedOnlyAfterHandling(t *testing.T) {
 	h := newHarness(t, nil)
 	entered := make(chan channels.Inbound, 10)
 	release := make(chan struct{})
-	h.start(func(ctx context.Context, in channels.Inbound) {
+	h.start(func(ctx context.Context, in channels.Inbound) error {
 		entered <- in
 		select {
 		case <-release:
 		case <-ctx.Done(): // the process "crashes" mid-handling
 		}
+		return nil
 	})
 	h.waitReady()
 	upd := h.fake.SendText(4, 4, "Di", "important")

@@ -37,12 +37,12 @@ func TestBatchHandledConcurrentlyAcrossChatsInOrderWithinChat(t *testing.T) {
 		aDone  = make(chan struct{})
 		holdA1 = make(chan struct{})
 	)
-	h.start(func(ctx context.Context, in channels.Inbound) {
+	h.start(func(ctx context.Context, in channels.Inbound) error {
 		if in.Text == "a1" {
 			select { // chat A is busy until chat B is done
 			case <-holdA1:
 			case <-ctx.Done():
-				return
+				return nil
 			}
 		}
 		mu.Lock()
@@ -54,6 +54,7 @@ func TestBatchHandledConcurrentlyAcrossChatsInOrderWithinChat(t *testing.T) {
 		case "a3":
 			close(aDone)
 		}
+		return nil
 	})
 	ctx := h.ctx()
 	select {
@@ -101,7 +102,7 @@ func TestParallelChatsBounded(t *testing.T) {
 		release       = make(chan struct{})
 		entered       = make(chan struct{}, chats)
 	)
-	h.start(func(ctx context.Context, in channels.Inbound) {
+	h.start(func(ctx context.Context, in channels.Inbound) error {
 		mu.Lock()
 		running++
 		peak = max(peak, running)
@@ -115,6 +116,7 @@ func TestParallelChatsBounded(t *testing.T) {
 		running--
 		handled++
 		mu.Unlock()
+		return nil
 	})
 	ctx := h.ctx()
 	for range 2 {
@@ -155,9 +157,9 @@ func TestStopWaitsForRunningHandlers(t *testing.T) {
 		mu       sync.Mutex
 		returned bool
 	)
-	h.start(func(ctx context.Context, in channels.Inbound) {
+	h.start(func(ctx context.Context, in channels.Inbound) error {
 		if in.Text != "slow" {
-			return
+			return nil
 		}
 		close(entered)
 		<-ctx.Done()
@@ -165,6 +167,7 @@ func TestStopWaitsForRunningHandlers(t *testing.T) {
 		mu.Lock()
 		returned = true
 		mu.Unlock()
+		return nil
 	})
 	select {
 	case <-entered:

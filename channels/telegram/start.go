@@ -31,9 +31,12 @@ var errStopped = errors.New("telegram: stopped")
 // (at most Options.MaxParallelChats at once) and one at a time, in order,
 // within a chat, so h must be safe for concurrent use. Telegram learns that
 // an update was handled only through the offset of the next getUpdates
-// call, and that call waits until h has returned for every update of the
-// previous batch: an update whose handling a crash cut short is delivered
-// again. Start returns only after every call of h has returned.
+// call, and that call waits until h has returned nil for every update of
+// the previous batch: when h fails (the update was not stored), the update
+// is handed to h again, with backoff, in its chat's lane, until h succeeds
+// or ctx ends, and no later getUpdates is issued meanwhile. An update whose
+// handling a crash or a stop cut short is not confirmed, so Telegram
+// delivers it again. Start returns only after every call of h has returned.
 func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 	if h == nil {
 		return errors.New("telegram: Start needs a handler")
@@ -42,7 +45,11 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 		return errors.New("telegram: Start called while already running")
 	}
 	defer c.running.Store(false)
-	c.handler.Store(&h)
+	retrying := channels.NewHandleRetry(Platform, c.log, c.opts.RetryMin, c.opts.RetryMax)
+	store := channels.Handler(func(ctx context.Context, in channels.Inbound) error {
+		return retrying.Do(ctx, h, in)
+	})
+	c.handler.Store(&store)
 	c.inflight.reset()
 	defer func() {
 		c.setState(errStopped)

@@ -94,7 +94,7 @@ func TestStartRejectsWrongToken(t *testing.T) {
 	defer fake.Close()
 	h := newHarnessOn(t, fake, nil)
 	ctx := h.ctx()
-	err := h.ch.Start(ctx, func(context.Context, channels.Inbound) {})
+	err := h.ch.Start(ctx, func(context.Context, channels.Inbound) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "telegram.token") {
 		t.Fatalf("Start with a wrong token = %v", err)
 	}
@@ -115,7 +115,7 @@ func TestStartStopsCleanly(t *testing.T) {
 	h.start(nil)
 	h.waitReady()
 	ctx := h.ctx()
-	if err := h.ch.Start(ctx, func(context.Context, channels.Inbound) {}); err == nil {
+	if err := h.ch.Start(ctx, func(context.Context, channels.Inbound) error { return nil }); err == nil {
 		t.Error("second concurrent Start succeeded")
 	}
 	if got := fake.Commands(); len(got) != 1 || got[0].Command != "help" || got[0].Description != "Show help" {

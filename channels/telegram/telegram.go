@@ -32,7 +32,7 @@ type Command struct {
 type Options struct {
 	Token       string        // bot token from @BotFather
 	APIURL      string        // Bot API base URL; default https://api.telegram.org
-	Logger      *slog.Logger  // default slog.Default()
+	Logger      *slog.Logger  // default: discarded
 	PollTimeout time.Duration // long-poll duration of getUpdates; default 30s
 	Commands    []Command     // registered with setMyCommands on connect, when set
 
@@ -89,7 +89,7 @@ func New(opts Options) (*Channel, error) {
 	}
 	opts.APIURL = strings.TrimRight(opts.APIURL, "/")
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.PollTimeout <= 0 {
 		opts.PollTimeout = 30 * time.Second

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -108,13 +110,17 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		return nil, err
 	}
 
-	hostname, _ := os.Hostname()
+	// owner names this process in leases and heartbeats: unique even when a
+	// restarted container gets the same hostname and pid.
+	owner := processOwner()
 	d.disp = bot.NewDispatcher(bot.DispatcherOptions{
-		Outbox: st.db, Channels: d.channels, Owner: fmt.Sprintf("%s-%d", hostname, os.Getpid()),
+		Outbox: st.db, Channels: d.channels, Owner: owner,
 		Metrics: d.metrics, Logger: d.log,
 	})
 	approvals := bot.NewApprovals(bot.ApprovalOptions{
-		Store: st.db, Messages: st.db, Waker: st.rdb, Outbox: st.db, Channels: d.channels,
+		Store: st.db, Messages: st.db, Outbox: st.db, Channels: d.channels,
+		// A decision resumes the parked run; the router exists by then.
+		Resume:    func(ctx context.Context, a bot.Approval) { d.router.Resume(ctx, a) },
 		Approvers: cfg.Approvals.Approvers, Chat: cfg.Approvals.Chat, Timeout: cfg.Approvals.Timeout,
 		Nudge: d.disp.Nudge, Scrub: scrubber.Scrub, Logger: d.log,
 	})
@@ -125,7 +131,6 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	}
 	userRate, _ := rateOf(cfg.RateLimit.User)
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
-	owner := fmt.Sprintf("%s-%d", hostname, os.Getpid())
 	d.sched = bot.NewScheduler(bot.SchedulerOptions{
 		Jobs: st.db, History: st.db, Outbox: st.db, Agent: agent, AgentName: cfg.Agent.Name,
 		Owner: owner, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
@@ -155,7 +160,7 @@ func (d *daemon) openChannels() error {
 			return fmt.Errorf("telegram: %w", err)
 		}
 		d.channels[tg.Platform()] = tg
-		d.leaders[tg.Platform()] = &bot.Leader{Locker: d.st.rdb, Key: "leader:telegram:poll", TTL: 6 * time.Second, Logger: d.log}
+		d.leaders[tg.Platform()] = &bot.Leader{Lock: d.st.db, Key: "leader:telegram:poll", Logger: d.log}
 	}
 	if d.cfg.Slack.BotToken != "" {
 		sl, err := slack.New(slack.Options{
@@ -182,7 +187,7 @@ func (d *daemon) openChannels() error {
 
 // newAgent builds the default agent with its provider and tools.
 func (d *daemon) newAgent(approver tools.Approver) (*agentcore.Agent, error) {
-	provider, err := newProvider(d.cfg)
+	provider, err := newProvider(d.cfg, d.log)
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +208,21 @@ func (d *daemon) newAgent(approver tools.Approver) (*agentcore.Agent, error) {
 		Provider: provider, Tools: reg, History: d.st.db,
 		MaxIterations: d.cfg.Agent.MaxIterations, HistoryLimit: d.cfg.Agent.HistoryLimit,
 		MaxTokens: d.cfg.LLM.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM,
+		Queue: agentcore.QueueMode(d.cfg.Conversation.Queue),
 	}, nil
 }
 
-// newProvider picks the LLM provider from config, with bounded retries.
-func newProvider(cfg *config.Config) (agentcore.Provider, error) {
+// processOwner returns hostname-pid-random, this process's lease owner name.
+func processOwner() string {
+	hostname, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", hostname, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// newProvider picks the LLM provider from config, with bounded retries
+// logged to log.
+func newProvider(cfg *config.Config, log *slog.Logger) (agentcore.Provider, error) {
 	var p agentcore.Provider
 	switch cfg.LLM.Provider {
 	case "anthropic":
@@ -221,7 +236,7 @@ func newProvider(cfg *config.Config) (agentcore.Provider, error) {
 	default:
 		return nil, fmt.Errorf("%w: llm.provider %q", errConfig, cfg.LLM.Provider)
 	}
-	return agentcore.WithRetry(p, agentcore.RetryOptions{}), nil
+	return agentcore.WithRetry(p, agentcore.RetryOptions{Logger: log}), nil
 }
 
 // rateOf converts a config rate ("20/m", "off") to a bot.Rate.
@@ -340,7 +355,7 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	bg.Add(3)
 	go func() { defer bg.Done(); d.disp.Run(bgCtx) }()
 	go func() { defer bg.Done(); d.sched.Run(chCtx) }()
-	go func() { defer bg.Done(); d.router.RunRecovery(bgCtx, 30*time.Second) }()
+	go func() { defer bg.Done(); d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
 	for name, ch := range d.channels {
 		chans.Add(1)
 		go func() {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,14 +80,14 @@ func TestE2EAccessRequestApprovedByAdmin(t *testing.T) {
 
 	const stranger = 600
 	tg.SendText(stranger, stranger, "Stella", "hello, may I?")
-	req, err := tg.WaitMessages(ctx, admin, 1)
+	req, err := waitAnswers(ctx, tg, admin, 1)
 	if err != nil {
 		t.Fatalf("admin never got the access request: %v", err)
 	}
 	if !strings.Contains(req[0].Visible, "telegram:600") || !strings.Contains(req[0].Visible, "Stella") {
 		t.Fatalf("access request = %q", req[0].Visible)
 	}
-	told, err := tg.WaitMessages(ctx, stranger, 1)
+	told, err := waitAnswers(ctx, tg, stranger, 1)
 	if err != nil || !strings.Contains(told[0].Visible, "asked an admin") {
 		t.Fatalf("stranger told %v %v", told, err)
 	}
@@ -101,7 +102,7 @@ func TestE2EAccessRequestApprovedByAdmin(t *testing.T) {
 	if a := lastAnswerText(ctx, t, tg, 2); a != "Approved." {
 		t.Fatalf("admin press answered %q", a)
 	}
-	msgs, err := tg.WaitMessages(ctx, stranger, 2)
+	msgs, err := waitAnswers(ctx, tg, stranger, 2)
 	if err != nil || !strings.Contains(msgs[1].Visible, "let you in") {
 		t.Fatalf("approved user told %v %v", msgs, err)
 	}
@@ -109,10 +110,41 @@ func TestE2EAccessRequestApprovedByAdmin(t *testing.T) {
 		t.Fatalf("access request after decision = %+v", m)
 	}
 	tg.SendText(stranger, stranger, "Stella", "thanks!")
-	msgs, err = tg.WaitMessages(ctx, stranger, 3)
+	msgs, err = waitAnswers(ctx, tg, stranger, 3)
 	if err != nil || !strings.Contains(msgs[2].Visible, "echo: thanks!") {
 		t.Fatalf("approved user not served: %v %v", msgs, err)
 	}
+}
+
+// newReplyContaining waits for a bot message in chat, newer than the
+// message id after, containing s, and returns it. Older messages never
+// match, so a check cannot pass on an earlier reply.
+func newReplyContaining(ctx context.Context, t *testing.T, tg *telegramtest.Server, chat int64, after int, s string) telegramtest.Message {
+	t.Helper()
+	for {
+		for _, m := range tg.Messages(chat) {
+			if m.ID > after && strings.Contains(m.Visible, s) {
+				return m
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("chat %d never got a new message (after id %d) containing %q; has %+v", chat, after, s, tg.Messages(chat))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// lastID is the id of the newest bot message in chat (0 when none).
+func lastID(tg *telegramtest.Server, chat int64) int {
+	id := 0
+	for _, m := range tg.Messages(chat) {
+		id = max(id, m.ID)
+	}
+	for _, m := range tg.Deleted(chat) {
+		id = max(id, m.ID)
+	}
+	return id
 }
 
 func TestE2EExecApprovalFlow(t *testing.T) {
@@ -135,7 +167,7 @@ func TestE2EExecApprovalFlow(t *testing.T) {
 		t.Helper()
 		tg.SendText(dev, dev, "Dev", `please CALL_TOOL:exec {"command":"`+cmd+`"}`)
 		adminMsgs++
-		msgs, err := tg.WaitMessages(ctx, admin, adminMsgs)
+		msgs, err := waitAnswers(ctx, tg, admin, adminMsgs)
 		if err != nil {
 			t.Fatalf("no approval request for %q: %v", cmd, err)
 		}
@@ -151,24 +183,15 @@ func TestE2EExecApprovalFlow(t *testing.T) {
 		answers++
 		return lastAnswerText(ctx, t, tg, answers)
 	}
-	// replyContaining waits for a bot message in the dev chat containing s.
-	replyContaining := func(s string) {
+	// Each step waits for the agent's new reply before the next message,
+	// so no check can be satisfied by an earlier step's reply.
+	reply := func(after int, s string) {
 		t.Helper()
-		for {
-			for _, m := range tg.Messages(dev) {
-				if strings.Contains(m.Visible, s) {
-					return
-				}
-			}
-			select {
-			case <-ctx.Done():
-				t.Fatalf("dev chat never got %q; has %+v", s, tg.Messages(dev))
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
+		newReplyContaining(ctx, t, tg, dev, after, s)
 	}
 
 	// Allow once, after a forged press that changes nothing.
+	mark := lastID(tg, dev)
 	m := ask("echo approved-output")
 	if a := press(m, dev, "Allow once"); a != "You may not decide this." {
 		t.Fatalf("forged press answered %q", a)
@@ -176,32 +199,49 @@ func TestE2EExecApprovalFlow(t *testing.T) {
 	if a := press(m, admin, "Allow once"); !strings.HasPrefix(a, "Done") {
 		t.Fatalf("approver press answered %q", a)
 	}
-	replyContaining("tool exec said: approved-output")
+	reply(mark, "tool exec said: approved-output")
 	if e := waitEdited(ctx, t, tg, admin, m.ID); len(e.Buttons) != 0 || !strings.Contains(e.Visible, "Allowed once by telegram:500") {
 		t.Fatalf("approval message after decision = %q (buttons %v)", e.Visible, e.Buttons)
 	}
 
 	// Deny: the command does not run.
+	mark = lastID(tg, dev)
 	m = ask("echo must-not-run > denied.txt")
 	press(m, admin, "Deny")
-	replyContaining("denied")
+	reply(mark, "tool exec said: the approvers denied this command")
 
-	// Always allow stores the whole command: the same one runs without
-	// asking, a longer one asks again.
+	// Always allow stores the whole command: the same one runs again
+	// without asking, a longer one asks again.
+	mark = lastID(tg, dev)
 	m = ask("echo a")
 	press(m, admin, "Always allow")
-	replyContaining("tool exec said: a")
+	reply(mark, "tool exec said: a")
+	mark = lastID(tg, dev)
 	tg.SendText(dev, dev, "Dev", `again CALL_TOOL:exec {"command":"echo a"}`)
-	time.Sleep(time.Second)
+	for !slices.ContainsFunc(tg.Messages(dev), func(m telegramtest.Message) bool {
+		return m.ID > mark && strings.Contains(m.Visible, "tool exec said: a")
+	}) {
+		if n := len(tg.Messages(admin)); n != adminMsgs {
+			t.Fatalf("an always-allowed command asked again (%d admin messages, want %d)", n, adminMsgs)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the always-allowed command never ran again; dev chat: %+v", tg.Messages(dev))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	if n := len(tg.Messages(admin)); n != adminMsgs {
 		t.Fatalf("an always-allowed command asked again (%d admin messages, want %d)", n, adminMsgs)
 	}
+	mark = lastID(tg, dev)
 	m = ask("echo a; id")
 	press(m, admin, "Deny")
+	reply(mark, "tool exec said: the approvers denied this command")
 
 	// A command caught by the deny patterns never reaches an approver.
+	mark = lastID(tg, dev)
 	tg.SendText(dev, dev, "Dev", `CALL_TOOL:exec {"command":"rm -rf /"}`)
-	replyContaining("blocked by safety policy")
+	reply(mark, "blocked by safety policy")
 	if n := len(tg.Messages(admin)); n != adminMsgs {
 		t.Fatalf("a blocked command reached the approvers")
 	}
@@ -232,7 +272,7 @@ func TestE2EPendingApprovalSurvivesKill9(t *testing.T) {
 
 	const dev = 800
 	tg.SendText(dev, dev, "Dev", `CALL_TOOL:exec {"command":"echo survived-restart"}`)
-	req, err := tg.WaitMessages(ctx, admin, 1)
+	req, err := waitAnswers(ctx, tg, admin, 1)
 	if err != nil {
 		t.Fatalf("no approval request: %v", err)
 	}

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
 // binPath is the switchboard binary built once for the end-to-end tests.
@@ -268,4 +270,25 @@ func hostPort(t *testing.T, raw string) string {
 		t.Fatalf("parse %q: %v", raw, err)
 	}
 	return u.Host
+}
+
+// waitAnswers waits until chat holds at least n bot answers (progress
+// notes left out, see isProgress) and returns them, oldest first.
+func waitAnswers(ctx context.Context, tg *telegramtest.Server, chat int64, n int) ([]telegramtest.Message, error) {
+	for {
+		var out []telegramtest.Message
+		for _, m := range tg.Messages(chat) {
+			if !isProgress(m) {
+				out = append(out, m)
+			}
+		}
+		if len(out) >= n {
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return out, fmt.Errorf("chat %d has %d answers, want %d: %w", chat, len(out), n, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

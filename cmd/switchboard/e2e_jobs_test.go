@@ -32,7 +32,7 @@ func TestE2EConfigJobPostsToChat(t *testing.T) {
 	}
 	d := startDaemon(t, dir, addr, externalEnv(t, tg, llm, addr))
 	d.waitReady(ctx)
-	msgs, err := tg.WaitMessages(ctx, 4242, 2)
+	msgs, err := waitAnswers(ctx, tg, 4242, 2)
 	if err != nil {
 		t.Fatalf("job replies: %v", err)
 	}
@@ -78,7 +78,7 @@ func TestE2EAgentCreatesJobWithApproval(t *testing.T) {
 	d.waitReady(ctx)
 	const dev = 7272
 	tg.SendText(dev, dev, "Dev", `CALL_TOOL:cron {"action":"create","name":"tick","schedule":"@every 1s","prompt":"SAY: tock"}`)
-	req, err := tg.WaitMessages(ctx, admin, 1)
+	req, err := waitAnswers(ctx, tg, admin, 1)
 	if err != nil {
 		t.Fatalf("no approval request for the job: %v", err)
 	}

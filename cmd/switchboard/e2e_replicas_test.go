@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,21 +16,28 @@ import (
 )
 
 // TestE2EJobExactlyOncePerSlotAcrossReplicas runs three daemons on one
-// PostgreSQL and Redis with a job every 2 s for ~20 s and kills one of them
-// half-way: every slot must have run once and been delivered once.
+// PostgreSQL and Redis with a job every 2 s (each run takes ~0.8 s) for
+// ~20 s and kills, half-way, the replica that is running a slot: that slot
+// is taken over when the dead replica's heartbeat goes stale (not when its
+// 60 s lease ends), the slots behind it queue, and every slot runs once and
+// is delivered once.
 func TestE2EJobExactlyOncePerSlotAcrossReplicas(t *testing.T) {
 	ctx := testCtx(t, 3*time.Minute)
 	tg := telegramtest.NewServer(testToken)
 	defer tg.Close()
 	llm := llmtest.NewServer()
 	defer llm.Close()
+	llm.Handle(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "pulse", Delay: 800 * time.Millisecond}
+	})
 	base := externalEnv(t, tg, llm, "")
 	cfg := `jobs:
   - name: pulse
     schedule: "*/2 * * * * *"
-    prompt: "SAY: pulse"
+    prompt: "say pulse"
     target: telegram:5151
     catch_up: none
+    overlap: queue
 `
 	var replicas []*daemonProc
 	for range 3 {
@@ -46,30 +56,33 @@ func TestE2EJobExactlyOncePerSlotAcrossReplicas(t *testing.T) {
 		d.waitReady(ctx)
 		replicas = append(replicas, d)
 	}
-	time.Sleep(9 * time.Second)
-	replicas[1].kill9()
-	time.Sleep(11 * time.Second)
-	for _, d := range []*daemonProc{replicas[0], replicas[2]} {
-		d.stop()
-	}
-
 	db, err := pgx.Connect(ctx, base["SWITCHBOARD_DATABASE_URL"])
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close(ctx)
-	rows, err := db.Query(ctx, `SELECT r.scheduled_at, r.status, count(*) OVER (PARTITION BY r.scheduled_at)
+	time.Sleep(8 * time.Second)
+	victim := runningReplica(ctx, t, db, replicas)
+	victim.kill9()
+	time.Sleep(12 * time.Second)
+	for _, d := range replicas {
+		if d != victim {
+			d.stop()
+		}
+	}
+
+	rows, err := db.Query(ctx, `SELECT r.scheduled_at, r.status, r.attempts, count(*) OVER (PARTITION BY r.scheduled_at)
 		FROM job_runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'pulse' ORDER BY r.scheduled_at`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	succeeded := 0
+	succeeded, retaken := 0, 0
 	var slots []time.Time
 	for rows.Next() {
 		var at time.Time
 		var status string
-		var n int
-		if err := rows.Scan(&at, &status, &n); err != nil {
+		var n, attempts int
+		if err := rows.Scan(&at, &status, &attempts, &n); err != nil {
 			t.Fatal(err)
 		}
 		if n != 1 {
@@ -78,6 +91,9 @@ func TestE2EJobExactlyOncePerSlotAcrossReplicas(t *testing.T) {
 		slots = append(slots, at)
 		if status == "succeeded" {
 			succeeded++
+			if attempts > 1 {
+				retaken++
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -91,7 +107,10 @@ func TestE2EJobExactlyOncePerSlotAcrossReplicas(t *testing.T) {
 			t.Errorf("slots %s and %s are %s apart: a slot was skipped", slots[i-1], slots[i], gap)
 		}
 	}
-	t.Logf("%d slots, %d succeeded, %d delivered", len(slots), succeeded, len(tg.Messages(5151)))
+	t.Logf("%d slots, %d succeeded (%d after a take-over), %d delivered", len(slots), succeeded, retaken, len(tg.Messages(5151)))
+	if retaken == 0 {
+		t.Errorf("the killed replica's slot was not taken over and finished")
+	}
 	// Runs in flight when the survivors stopped may be unfinished; every
 	// finished slot was delivered exactly once.
 	delivered := len(tg.Messages(5151))
@@ -100,5 +119,28 @@ func TestE2EJobExactlyOncePerSlotAcrossReplicas(t *testing.T) {
 	}
 	if succeeded < len(slots)-2 {
 		t.Fatalf("only %d of %d slots succeeded", succeeded, len(slots))
+	}
+}
+
+// runningReplica waits until one of replicas is running a job slot and
+// returns it (lease owners are hostname-pid-random).
+func runningReplica(ctx context.Context, t *testing.T, db *pgx.Conn, replicas []*daemonProc) *daemonProc {
+	t.Helper()
+	for {
+		var owner string
+		err := db.QueryRow(ctx, `SELECT lease_owner FROM job_runs WHERE status = 'running' AND lease_until > now()
+			ORDER BY scheduled_at DESC LIMIT 1`).Scan(&owner)
+		if err == nil {
+			for _, d := range replicas {
+				if strings.Contains(owner, fmt.Sprintf("-%d-", d.cmd.Process.Pid)) {
+					return d
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no replica was seen running a slot: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }

@@ -55,7 +55,7 @@ func TestE2EConversationSurvivesKill9(t *testing.T) {
 
 	const chat, user = 1001, 42
 	tg.SendText(chat, user, "Ann", "hello there")
-	msgs, err := tg.WaitMessages(ctx, chat, 1)
+	msgs, err := waitAnswers(ctx, tg, chat, 1)
 	if err != nil {
 		t.Fatalf("first reply: %v", err)
 	}
@@ -63,7 +63,7 @@ func TestE2EConversationSurvivesKill9(t *testing.T) {
 		t.Fatalf("first reply = %q", got)
 	}
 	second := tg.SendText(chat, user, "Ann", "second one")
-	msgs, err = tg.WaitMessages(ctx, chat, 2)
+	msgs, err = waitAnswers(ctx, tg, chat, 2)
 	if err != nil {
 		t.Fatalf("second reply: %v", err)
 	}
@@ -80,7 +80,7 @@ func TestE2EConversationSurvivesKill9(t *testing.T) {
 		t.Fatalf("redeliver: %v", err)
 	}
 	tg.SendText(chat, user, "Ann", "third after restart")
-	msgs, err = tg.WaitMessages(ctx, chat, 3)
+	msgs, err = waitAnswers(ctx, tg, chat, 3)
 	if err != nil {
 		t.Fatalf("third reply: %v", err)
 	}
@@ -89,7 +89,7 @@ func TestE2EConversationSurvivesKill9(t *testing.T) {
 	}
 	// A short grace period for a (wrong) late duplicate reply to show up.
 	time.Sleep(500 * time.Millisecond)
-	if n := len(tg.Messages(chat)); n != 3 {
+	if n := len(answers(tg, chat)); n != 3 {
 		t.Fatalf("chat has %d bot messages, want 3 (the redelivered update was answered again?): %+v", n, tg.Messages(chat))
 	}
 }
@@ -107,7 +107,7 @@ func TestE2EConfiguredSecretNeverReachesChat(t *testing.T) {
 	d.waitReady(ctx)
 
 	tg.SendText(7, 7, "Eve", "SAY: the bot token is "+testToken+" and the key is plain-words-not-a-pattern-42")
-	msgs, err := tg.WaitMessages(ctx, 7, 1)
+	msgs, err := waitAnswers(ctx, tg, 7, 1)
 	if err != nil {
 		t.Fatalf("reply: %v", err)
 	}
@@ -170,7 +170,7 @@ func TestE2EEmbeddedDefault(t *testing.T) {
 	}
 
 	tg.SendText(5, 5, "Newcomer", "hi")
-	msgs, err := tg.WaitMessages(ctx, 5, 1)
+	msgs, err := waitAnswers(ctx, tg, 5, 1)
 	if err != nil {
 		t.Fatalf("no answer on the embedded default: %v", err)
 	}
@@ -233,7 +233,7 @@ func TestE2EDependenciesDownThenUp(t *testing.T) {
 	redisProxy.start(t)
 	d.waitReady(ctx)
 	tg.SendText(9, 9, "Bo", "are you back?")
-	msgs, err := tg.WaitMessages(ctx, 9, 1)
+	msgs, err := waitAnswers(ctx, tg, 9, 1)
 	if err != nil {
 		t.Fatalf("no answer after dependencies came back: %v", err)
 	}
@@ -257,7 +257,7 @@ func TestE2ELLMDownGivesErrorIDThenRecovers(t *testing.T) {
 
 	llm.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: http.StatusServiceUnavailable} })
 	tg.SendText(11, 11, "Cy", "anyone home?")
-	msgs, err := tg.WaitMessages(ctx, 11, 1)
+	msgs, err := waitAnswers(ctx, tg, 11, 1)
 	if err != nil {
 		t.Fatalf("no answer while the model is down: %v", err)
 	}
@@ -265,14 +265,9 @@ func TestE2ELLMDownGivesErrorIDThenRecovers(t *testing.T) {
 		t.Fatalf("error reply = %q", got)
 	}
 	llm.Handle(nil) // the model is back
+	after := lastID(tg, 11)
 	tg.SendText(11, 11, "Cy", "now?")
-	msgs, err = tg.WaitMessages(ctx, 11, 2)
-	if err != nil {
-		t.Fatalf("no answer after the model recovered: %v", err)
-	}
-	if !strings.Contains(msgs[1].Visible, "echo: now?") {
-		t.Fatalf("reply after recovery = %q", msgs[1].Visible)
-	}
+	newReplyContaining(ctx, t, tg, 11, after, "echo: now?")
 }
 
 func TestE2EDoctorExplainsBadSetup(t *testing.T) {

@@ -18,6 +18,7 @@ type stores struct {
 	rdb         *redis.Store
 	embeddedPG  *postgres.Embedded
 	embeddedRDB *redis.Embedded
+	log         *slog.Logger
 }
 
 // openStores connects to Postgres and Redis, starting the embedded ones
@@ -49,7 +50,7 @@ func openStores(ctx context.Context, cfg *config.Config, log *slog.Logger) (*sto
 
 // openPostgres opens only the database (migrate needs no Redis).
 func openPostgres(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stores, error) {
-	s := &stores{}
+	s := &stores{log: log}
 	dbURL := cfg.Database.URL
 	if dbURL == "" {
 		dir, err := filepath.Abs(cfg.DataDir)
@@ -89,7 +90,7 @@ func (s *stores) close(ctx context.Context) {
 	}
 	if s.embeddedPG != nil {
 		if err := s.embeddedPG.Stop(context.WithoutCancel(ctx)); err != nil {
-			slog.Default().Warn("stop embedded PostgreSQL", "err", err)
+			s.log.Warn("stop embedded PostgreSQL", "err", err)
 		}
 	}
 }

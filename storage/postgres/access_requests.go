@@ -47,55 +47,60 @@ func (db *DB) OpenAccessRequest(ctx context.Context, r bot.AccessRequest, maxPen
 		out     bot.AccessRequest
 		created bool
 	)
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, accessLockClass, platform); err != nil {
-			return err
-		}
-		existing, err := scanAccessRequest(tx.QueryRow(ctx, `SELECT `+accessCols+` FROM access_requests
-			WHERE identity = $1
-			  AND (status = 'pending'
-			       OR (status = 'denied' AND decided_at > now() - $2::float8 * interval '1 microsecond'))
-			ORDER BY status = 'pending' DESC, decided_at DESC
-			LIMIT 1`, identity, float64(cooldown.Microseconds())))
-		if err == nil {
-			out = existing
-			return nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		if maxPending > 0 {
-			var pending int
-			if err := tx.QueryRow(ctx, `SELECT count(*) FROM access_requests WHERE platform = $1 AND status = 'pending'`,
-				platform).Scan(&pending); err != nil {
+	// The transaction may run again after a transient error: it finds the
+	// request a lost commit stored and returns it with created=false.
+	err := withRetry(ctx, func(ctx context.Context) error {
+		created = false
+		return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, accessLockClass, platform); err != nil {
 				return err
 			}
-			if pending >= maxPending {
-				return fmt.Errorf("%s has %d pending: %w; an admin must decide some first", platform, pending, bot.ErrTooManyPending)
+			existing, err := scanAccessRequest(tx.QueryRow(ctx, `SELECT `+accessCols+` FROM access_requests
+				WHERE identity = $1
+				  AND (status = 'pending'
+				       OR (status = 'denied' AND decided_at > now() - $2::float8 * interval '1 microsecond'))
+				ORDER BY status = 'pending' DESC, decided_at DESC
+				LIMIT 1`, identity, float64(cooldown.Microseconds())))
+			if err == nil {
+				out = existing
+				return nil
 			}
-		}
-		out, err = scanAccessRequest(tx.QueryRow(ctx, `INSERT INTO access_requests
-				(id, identity, display_name, platform, chat_id, thread_id, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, now()))
-			ON CONFLICT (identity) WHERE status = 'pending' DO NOTHING
-			RETURNING `+accessCols,
-			storable(r.ID), identity, storable(r.DisplayName), platform, storable(r.Chat.ChatID),
-			storable(r.Chat.ThreadID), createdAt))
-		if errors.Is(err, pgx.ErrNoRows) {
-			// A concurrent open from another platform lock won; it has
-			// committed by now, so a fresh statement sees it.
-			out, err = scanAccessRequest(tx.QueryRow(ctx, `SELECT `+accessCols+` FROM access_requests
-				WHERE identity = $1 AND status = 'pending'`, identity))
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		created = true
-		return writeAudit(ctx, tx, AuditEntry{
-			Actor: r.Identity, Action: ActionAccessRequested,
-			SubjectKind: bot.KindAccessRequest, SubjectID: out.ID,
-			Detail: map[string]any{"display_name": out.DisplayName, "platform": out.Chat.Platform},
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			if maxPending > 0 {
+				var pending int
+				if err := tx.QueryRow(ctx, `SELECT count(*) FROM access_requests WHERE platform = $1 AND status = 'pending'`,
+					platform).Scan(&pending); err != nil {
+					return err
+				}
+				if pending >= maxPending {
+					return fmt.Errorf("%s has %d pending: %w; an admin must decide some first", platform, pending, bot.ErrTooManyPending)
+				}
+			}
+			out, err = scanAccessRequest(tx.QueryRow(ctx, `INSERT INTO access_requests
+					(id, identity, display_name, platform, chat_id, thread_id, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, now()))
+				ON CONFLICT (identity) WHERE status = 'pending' DO NOTHING
+				RETURNING `+accessCols,
+				storable(r.ID), identity, storable(r.DisplayName), platform, storable(r.Chat.ChatID),
+				storable(r.Chat.ThreadID), createdAt))
+			if errors.Is(err, pgx.ErrNoRows) {
+				// A concurrent open from another platform lock won; it has
+				// committed by now, so a fresh statement sees it.
+				out, err = scanAccessRequest(tx.QueryRow(ctx, `SELECT `+accessCols+` FROM access_requests
+					WHERE identity = $1 AND status = 'pending'`, identity))
+				return err
+			}
+			if err != nil {
+				return err
+			}
+			created = true
+			return writeAudit(ctx, tx, AuditEntry{
+				Actor: r.Identity, Action: ActionAccessRequested,
+				SubjectKind: bot.KindAccessRequest, SubjectID: out.ID,
+				Detail: map[string]any{"display_name": out.DisplayName, "platform": out.Chat.Platform},
+			})
 		})
 	})
 	if err != nil {
@@ -105,8 +110,13 @@ func (db *DB) OpenAccessRequest(ctx context.Context, r bot.AccessRequest, maxPen
 }
 
 // GetAccessRequest returns access request id, or an error wrapping
-// bot.ErrNotFound.
+// bot.ErrNotFound. Transient errors are retried.
 func (db *DB) GetAccessRequest(ctx context.Context, id string) (bot.AccessRequest, error) {
+	return retryValue(ctx, func(ctx context.Context) (bot.AccessRequest, error) { return db.getAccessRequest(ctx, id) })
+}
+
+// getAccessRequest is GetAccessRequest without retries.
+func (db *DB) getAccessRequest(ctx context.Context, id string) (bot.AccessRequest, error) {
 	r, err := scanAccessRequest(db.pool.QueryRow(ctx, `SELECT `+accessCols+` FROM access_requests WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return bot.AccessRequest{}, fmt.Errorf("access request %s: %w", id, bot.ErrNotFound)
@@ -130,30 +140,39 @@ func (db *DB) DecideAccessRequest(ctx context.Context, id, status, by string) (b
 	if by == "" {
 		return bot.AccessRequest{}, false, fmt.Errorf("decide access request %s: say who decided", id)
 	}
-	r, decided, err := decideOnce(ctx, db,
-		func(tx pgx.Tx) (bot.AccessRequest, error) {
-			return scanAccessRequest(tx.QueryRow(ctx, `UPDATE access_requests
-				SET status = $2, decided_by = $3, decided_at = now()
-				WHERE id = $1 AND status = 'pending'
-				RETURNING `+accessCols, id, status, storable(by)))
-		},
-		func(tx pgx.Tx, r bot.AccessRequest) error {
-			if status == bot.StatusApproved {
-				if err := allow(ctx, tx, r.Identity, r.DisplayName, by); err != nil {
-					return err
+	type outcome struct {
+		r       bot.AccessRequest
+		decided bool
+	}
+	// A decision whose commit was lost runs again and finds the request
+	// decided: it reports decided=false, as for a later press.
+	res, err := retryValue(ctx, func(ctx context.Context) (outcome, error) {
+		r, decided, err := decideOnce(ctx, db,
+			func(tx pgx.Tx) (bot.AccessRequest, error) {
+				return scanAccessRequest(tx.QueryRow(ctx, `UPDATE access_requests
+					SET status = $2, decided_by = $3, decided_at = now()
+					WHERE id = $1 AND status = 'pending'
+					RETURNING `+accessCols, id, status, storable(by)))
+			},
+			func(tx pgx.Tx, r bot.AccessRequest) error {
+				if status == bot.StatusApproved {
+					if err := allow(ctx, tx, r.Identity, r.DisplayName, by); err != nil {
+						return err
+					}
 				}
-			}
-			return writeAudit(ctx, tx, AuditEntry{
-				Actor: by, Action: ActionAccessDecided,
-				SubjectKind: bot.KindAccessRequest, SubjectID: id,
-				Detail: map[string]any{"status": status, "identity": r.Identity},
-			})
-		},
-		func(ctx context.Context) (bot.AccessRequest, error) { return db.GetAccessRequest(ctx, id) })
+				return writeAudit(ctx, tx, AuditEntry{
+					Actor: by, Action: ActionAccessDecided,
+					SubjectKind: bot.KindAccessRequest, SubjectID: id,
+					Detail: map[string]any{"status": status, "identity": r.Identity},
+				})
+			},
+			func(ctx context.Context) (bot.AccessRequest, error) { return db.getAccessRequest(ctx, id) })
+		return outcome{r, decided}, err
+	})
 	if err != nil {
 		return bot.AccessRequest{}, false, fmt.Errorf("decide access request %s: %w", id, err)
 	}
-	return r, decided, nil
+	return res.r, res.decided, nil
 }
 
 // Revoke takes identity off the allowlist, audited, and reports whether it

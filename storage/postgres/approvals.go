@@ -52,7 +52,7 @@ func (db *DB) CreateApproval(ctx context.Context, a bot.Approval) (bot.Approval,
 				(id, tool, command, cwd, pattern, agent, session_key, tool_call_id, requester,
 				 platform, chat_id, thread_id, created_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()), $14)
-			ON CONFLICT (session_key, tool_call_id) DO NOTHING
+			ON CONFLICT (session_key, tool_call_id) WHERE consumed_at IS NULL DO NOTHING
 			RETURNING `+approvalCols,
 			storable(a.ID), storable(a.Tool), storable(a.Command), storable(a.Cwd), storable(a.Pattern),
 			storable(a.Agent), session, callID, storable(a.Requester), storable(a.Chat.Platform),
@@ -61,7 +61,7 @@ func (db *DB) CreateApproval(ctx context.Context, a bot.Approval) (bot.Approval,
 			// An approval for (session, tool call) exists; the conflicting
 			// insert has committed by now, so a fresh statement sees it.
 			stored, err = scanApproval(tx.QueryRow(ctx, `SELECT `+approvalCols+` FROM approvals
-				WHERE session_key = $1 AND tool_call_id = $2`, session, callID))
+				WHERE session_key = $1 AND tool_call_id = $2 AND consumed_at IS NULL`, session, callID))
 			if err != nil {
 				return err
 			}
@@ -108,9 +108,9 @@ func (db *DB) GetApproval(ctx context.Context, id string) (bot.Approval, error) 
 // expire. An unknown id gives an error wrapping bot.ErrNotFound.
 func (db *DB) DecideApproval(ctx context.Context, id, status, by string) (bot.Approval, bool, error) {
 	switch status {
-	case bot.StatusAllowedOnce, bot.StatusAllowedAlways, bot.StatusDenied, bot.StatusExpired:
+	case bot.StatusAllowedOnce, bot.StatusAllowedAlways, bot.StatusDenied, bot.StatusExpired, bot.StatusCancelled:
 	default:
-		return bot.Approval{}, false, fmt.Errorf("decide approval %s: %q is not a decision; use allowed_once, allowed_always, denied or expired", id, status)
+		return bot.Approval{}, false, fmt.Errorf("decide approval %s: %q is not a decision; use allowed_once, allowed_always, denied, expired or cancelled", id, status)
 	}
 	if by == "" {
 		return bot.Approval{}, false, fmt.Errorf("decide approval %s: say who decided", id)
@@ -119,7 +119,7 @@ func (db *DB) DecideApproval(ctx context.Context, id, status, by string) (bot.Ap
 		func(tx pgx.Tx) (bot.Approval, error) {
 			return scanApproval(tx.QueryRow(ctx, `UPDATE approvals
 				SET status = $2, decided_by = $3, decided_at = now()
-				WHERE id = $1 AND status = 'pending' AND ($2::text = 'expired' OR expires_at > now())
+				WHERE id = $1 AND status = 'pending' AND ($2::text IN ('expired', 'cancelled') OR expires_at > now())
 				RETURNING `+approvalCols, id, status, storable(by)))
 		},
 		func(tx pgx.Tx, _ bot.Approval) error {
@@ -138,16 +138,64 @@ func (db *DB) DecideApproval(ctx context.Context, id, status, by string) (bot.Ap
 
 // PendingApprovals lists pending approvals, oldest first, at most 200.
 func (db *DB) PendingApprovals(ctx context.Context) ([]bot.Approval, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+approvalCols+` FROM approvals
-		WHERE status = 'pending' ORDER BY created_at, id LIMIT $1`, maxPendingApprovals)
+	return db.listApprovals(ctx, "list pending approvals", `status = 'pending'`)
+}
+
+// PendingApprovalsOf lists the pending approvals of session, oldest first.
+func (db *DB) PendingApprovalsOf(ctx context.Context, session string) ([]bot.Approval, error) {
+	return db.listApprovals(ctx, "list pending approvals of "+session, `status = 'pending' AND session_key = $2`, session)
+}
+
+// DueApprovals lists pending approvals whose expiry time has passed, oldest
+// first, at most 200.
+func (db *DB) DueApprovals(ctx context.Context) ([]bot.Approval, error) {
+	return db.listApprovals(ctx, "list due approvals", `status = 'pending' AND expires_at <= now()`)
+}
+
+// listApprovals returns at most maxPendingApprovals approvals matching
+// where (whose parameters start at $2), oldest first.
+func (db *DB) listApprovals(ctx context.Context, what, where string, args ...any) ([]bot.Approval, error) {
+	list, err := retryValue(ctx, func(ctx context.Context) ([]bot.Approval, error) {
+		rows, err := db.pool.Query(ctx, `SELECT `+approvalCols+` FROM approvals
+			WHERE `+where+` ORDER BY created_at, id LIMIT $1`, append([]any{maxPendingApprovals}, args...)...)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Approval, error) { return scanApproval(row) })
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list pending approvals: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Approval, error) { return scanApproval(row) })
-	if err != nil {
-		return nil, fmt.Errorf("list pending approvals: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return list, nil
+}
+
+// ConsumeApproval marks the allowed-once approval id as used, with its
+// audit record, and reports whether this call did (false: used before, or
+// not allowed once).
+func (db *DB) ConsumeApproval(ctx context.Context, id string) (bool, error) {
+	used, err := retryValue(ctx, func(ctx context.Context) (bool, error) {
+		used := false
+		err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+			var requester string
+			err := tx.QueryRow(ctx, `UPDATE approvals SET consumed_at = now()
+				WHERE id = $1 AND status = 'allowed_once' AND consumed_at IS NULL
+				RETURNING requester`, id).Scan(&requester)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			used = true
+			return writeAudit(ctx, tx, AuditEntry{Actor: requester, Action: ActionApprovalUsed,
+				SubjectKind: bot.KindApproval, SubjectID: id})
+		})
+		return used, err
+	})
+	if err != nil {
+		return false, fmt.Errorf("use approval %s: %w", id, err)
+	}
+	return used, nil
 }
 
 // AllowAlways records, with its audit record, that pattern may always run

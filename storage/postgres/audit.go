@@ -14,6 +14,7 @@ const (
 	ActionApprovalRequested   = "approval.requested"
 	ActionApprovalDecided     = "approval.decided"
 	ActionApprovalAllowAlways = "approval.allow_always"
+	ActionApprovalUsed        = "approval.used" // an allowed-once approval ran its call
 	ActionAccessRequested     = "access.requested"
 	ActionAccessDecided       = "access.decided"
 	ActionAccessRevoked       = "access.revoked"

@@ -30,22 +30,24 @@ type storedToolCall struct {
 // Load returns the messages of session in order: the newest limit of them
 // when limit > 0, else all. An unknown session has no messages.
 func (db *DB) Load(ctx context.Context, session string, limit int) ([]agentcore.Message, error) {
-	const cols = `role, content, tool_calls, tool_call_id, tool_name, is_error, coalesce(external_id, '')`
-	var (
-		rows pgx.Rows
-		err  error
-	)
-	if limit > 0 {
-		rows, err = db.pool.Query(ctx, `SELECT `+cols+` FROM (
-				SELECT * FROM messages WHERE session_key = $1 ORDER BY seq DESC LIMIT $2
-			) newest ORDER BY seq`, session, limit)
-	} else {
-		rows, err = db.pool.Query(ctx, `SELECT `+cols+` FROM messages WHERE session_key = $1 ORDER BY seq`, session)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load session %s: %w", session, err)
-	}
-	msgs, err := pgx.CollectRows(rows, scanMessage)
+	const cols = `role, content, tool_calls, tool_call_id, tool_name, is_error, coalesce(external_id, ''), seq`
+	msgs, err := retryValue(ctx, func(ctx context.Context) ([]agentcore.Message, error) {
+		var (
+			rows pgx.Rows
+			err  error
+		)
+		if limit > 0 {
+			rows, err = db.pool.Query(ctx, `SELECT `+cols+` FROM (
+					SELECT * FROM messages WHERE session_key = $1 ORDER BY seq DESC LIMIT $2
+				) newest ORDER BY seq`, session, limit)
+		} else {
+			rows, err = db.pool.Query(ctx, `SELECT `+cols+` FROM messages WHERE session_key = $1 ORDER BY seq`, session)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, scanMessage)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", session, err)
 	}
@@ -58,7 +60,7 @@ func scanMessage(row pgx.CollectableRow) (agentcore.Message, error) {
 		role     string
 		rawCalls []byte
 	)
-	if err := row.Scan(&role, &m.Content, &rawCalls, &m.ToolCallID, &m.ToolName, &m.IsError, &m.ExternalID); err != nil {
+	if err := row.Scan(&role, &m.Content, &rawCalls, &m.ToolCallID, &m.ToolName, &m.IsError, &m.ExternalID, &m.Seq); err != nil {
 		return m, err
 	}
 	m.Role = agentcore.Role(role)
@@ -105,51 +107,85 @@ const appendSQL = `WITH s AS (
 // needed, and returns the seq of the last one. A message whose ExternalID the
 // session already has fails the whole call with agentcore.ErrDuplicate and
 // stores nothing. Text PostgreSQL cannot hold (NUL bytes, invalid UTF-8) is
-// stored with U+FFFD in its place. It takes one round trip and one commit.
+// stored with U+FFFD in its place. It takes one round trip and one commit;
+// transient errors (a dropped connection) are retried, which is safe for a
+// user message (its ExternalID makes a repeat fail with ErrDuplicate).
 func (db *DB) Append(ctx context.Context, session string, msgs ...agentcore.Message) (int64, error) {
 	if len(msgs) == 0 {
-		var last int64
-		err := db.pool.QueryRow(ctx, `SELECT last_seq FROM sessions WHERE key = $1`, session).Scan(&last)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		last, err := retryValue(ctx, func(ctx context.Context) (int64, error) {
+			var last int64
+			err := db.pool.QueryRow(ctx, `SELECT last_seq FROM sessions WHERE key = $1`, session).Scan(&last)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return 0, nil
+			}
+			return last, err
+		})
+		if err != nil {
 			return 0, fmt.Errorf("append to session %s: %w", session, err)
 		}
 		return last, nil
 	}
-	agent, scope := "", session
+	b, err := newBatch(session, msgs)
+	if err != nil {
+		return 0, err
+	}
+	last, err := retryValue(ctx, func(ctx context.Context) (int64, error) {
+		var last int64
+		err := db.pool.QueryRow(ctx, appendSQL, b.args()...).Scan(&last)
+		return last, err
+	})
+	if err != nil {
+		return 0, appendError(session, err)
+	}
+	return last, nil
+}
+
+// appendError maps a unique violation on ExternalID to ErrDuplicate.
+func appendError(session string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == externalIDConstraint {
+		return fmt.Errorf("append to session %s: %w", session, agentcore.ErrDuplicate)
+	}
+	return fmt.Errorf("append to session %s: %w", session, err)
+}
+
+// batch is a list of messages as the parallel arrays appendSQL unnests.
+type batch struct {
+	session, agent, scope               string
+	n                                   int64
+	roles, contents, callIDs, toolNames []string
+	calls, externalIDs                  []*string
+	isErrors                            []bool
+}
+
+func newBatch(session string, msgs []agentcore.Message) (*batch, error) {
+	b := &batch{session: session, scope: session, n: int64(len(msgs))}
 	if k, err := agentcore.ParseSessionKey(session); err == nil {
-		agent, scope = k.Agent, k.Scope
+		b.agent, b.scope = k.Agent, k.Scope
 	}
 	n := len(msgs)
-	var (
-		roles, contents, callIDs, toolNames = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		calls, externalIDs                  = make([]*string, n), make([]*string, n)
-		isErrors                            = make([]bool, n)
-	)
+	b.roles, b.contents, b.callIDs, b.toolNames = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	b.calls, b.externalIDs, b.isErrors = make([]*string, n), make([]*string, n), make([]bool, n)
 	for i, m := range msgs {
 		encoded, err := encodeToolCalls(m.ToolCalls)
 		if err != nil {
-			return 0, fmt.Errorf("append to session %s: %w", session, err)
+			return nil, fmt.Errorf("append to session %s: %w", session, err)
 		}
 		if encoded != nil {
 			s := string(encoded)
-			calls[i] = &s
+			b.calls[i] = &s
 		}
-		roles[i], contents[i] = string(m.Role), storable(m.Content)
-		callIDs[i], toolNames[i] = storable(m.ToolCallID), storable(m.ToolName)
-		isErrors[i], externalIDs[i] = m.IsError, nullIfEmpty(storable(m.ExternalID))
+		b.roles[i], b.contents[i] = string(m.Role), storable(m.Content)
+		b.callIDs[i], b.toolNames[i] = storable(m.ToolCallID), storable(m.ToolName)
+		b.isErrors[i], b.externalIDs[i] = m.IsError, nullIfEmpty(storable(m.ExternalID))
 	}
+	return b, nil
+}
 
-	var last int64
-	err := db.pool.QueryRow(ctx, appendSQL, session, agent, scope, int64(n),
-		roles, contents, calls, callIDs, toolNames, isErrors, externalIDs).Scan(&last)
-	if err != nil {
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == externalIDConstraint {
-			return 0, fmt.Errorf("append to session %s: %w", session, agentcore.ErrDuplicate)
-		}
-		return 0, fmt.Errorf("append to session %s: %w", session, err)
-	}
-	return last, nil
+// args are appendSQL's parameters $1…$11.
+func (b *batch) args(extra ...any) []any {
+	return append([]any{b.session, b.agent, b.scope, b.n,
+		b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs}, extra...)
 }
 
 // encodeToolCalls renders calls for the tool_calls column; none is NULL.

@@ -44,6 +44,9 @@ func TestHistoryRoundTripsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for i := range want {
+		want[i].Seq = int64(i + 1) // Load reports each message's place
+	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load mismatch\n got %#v\nwant %#v", got, want)
 	}
@@ -301,5 +304,63 @@ func TestHistoryConcurrentBatchesGetContiguousSeqs(t *testing.T) {
 	}
 	if lastSeq != writers*calls*batch {
 		t.Errorf("sessions.last_seq = %d, want %d", lastSeq, writers*calls*batch)
+	}
+}
+
+func TestInsertMovesMessagesThatArrivedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const session = "a/telegram:1"
+	user := func(text, id string) agentcore.Message {
+		return agentcore.Message{Role: agentcore.RoleUser, Content: text, ExternalID: id}
+	}
+	if _, err := db.Append(ctx, session, user("first", "u1")); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing arrived meanwhile: the fast path.
+	seq, err := db.Insert(ctx, session, 1, agentcore.Message{Role: agentcore.RoleAssistant, Content: "answer 1"})
+	if err != nil || seq != 2 {
+		t.Fatalf("Insert = %d, %v; want 2, nil", seq, err)
+	}
+	// The model is working on "second" (seq 3) when "third" and "fourth" arrive.
+	for i, text := range []string{"second", "third", "fourth"} {
+		if _, err := db.Append(ctx, session, user(text, fmt.Sprint("u", i+2))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seq, err = db.Insert(ctx, session, 3,
+		agentcore.Message{Role: agentcore.RoleAssistant, ToolCalls: []agentcore.ToolCall{{ID: "c1", Name: "datetime"}}},
+		agentcore.Message{Role: agentcore.RoleTool, ToolCallID: "c1", ToolName: "datetime", Content: "noon"})
+	if err != nil || seq != 5 {
+		t.Fatalf("Insert with messages after = %d, %v; want 5, nil", seq, err)
+	}
+	got, err := db.Load(ctx, session, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for i, m := range got {
+		if m.Seq != int64(i+1) {
+			t.Errorf("message %d has seq %d", i, m.Seq)
+		}
+		order = append(order, string(m.Role)+":"+m.Content)
+	}
+	want := []string{"user:first", "assistant:answer 1", "user:second", "assistant:", "tool:noon", "user:third", "user:fourth"}
+	if !reflect.DeepEqual(order, want) {
+		t.Errorf("order = %q\nwant %q", order, want)
+	}
+	if last, err := db.Append(ctx, session); err != nil || last != 7 {
+		t.Errorf("last_seq = %d, %v; want 7", last, err)
+	}
+	// The moved messages keep their ExternalIDs: a redelivery is still a duplicate.
+	if _, err := db.Append(ctx, session, user("third", "u3")); !errors.Is(err, agentcore.ErrDuplicate) {
+		t.Errorf("redelivered moved message: err = %v, want ErrDuplicate", err)
+	}
+	// A non-user message after the position means a concurrent run: refused, nothing stored.
+	if _, err := db.Insert(ctx, session, 3, agentcore.Message{Role: agentcore.RoleAssistant, Content: "late"}); !errors.Is(err, agentcore.ErrConflict) {
+		t.Errorf("Insert behind another run's step: err = %v, want ErrConflict", err)
+	}
+	if again, _ := db.Load(ctx, session, 0); len(again) != 7 {
+		t.Errorf("a refused Insert changed the session: %d messages", len(again))
 	}
 }

@@ -14,10 +14,13 @@ import (
 var _ bot.Identities = (*DB)(nil)
 
 // IsAllowed reports whether identity (platform:user_id) is on the allowlist.
-// An identity never seen is not allowed.
+// An identity never seen is not allowed. Transient errors are retried.
 func (db *DB) IsAllowed(ctx context.Context, identity string) (bool, error) {
-	var allowed bool
-	err := db.pool.QueryRow(ctx, `SELECT allowed FROM identities WHERE identity = $1`, identity).Scan(&allowed)
+	allowed, err := retryValue(ctx, func(ctx context.Context) (bool, error) {
+		var allowed bool
+		err := db.pool.QueryRow(ctx, `SELECT allowed FROM identities WHERE identity = $1`, identity).Scan(&allowed)
+		return allowed, err
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
@@ -28,9 +31,12 @@ func (db *DB) IsAllowed(ctx context.Context, identity string) (bool, error) {
 }
 
 // Allow puts identity on the allowlist, recording who allowed it. An empty
-// displayName keeps the one already stored.
+// displayName keeps the one already stored. Transient errors are retried
+// (the upsert may safely run twice).
 func (db *DB) Allow(ctx context.Context, identity, displayName, by string) error {
-	return allow(ctx, db.pool, identity, displayName, by)
+	return withRetry(ctx, func(ctx context.Context) error {
+		return allow(ctx, db.pool, identity, displayName, by)
+	})
 }
 
 // execer is what allow needs: the pool, or a transaction.

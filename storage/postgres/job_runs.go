@@ -96,7 +96,7 @@ func (db *DB) ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time,
 			ON CONFLICT (job_id, scheduled_at) DO UPDATE SET status = 'running',
 				lease_owner = excluded.lease_owner, lease_until = excluded.lease_until,
 				attempts = r.attempts + 1, started_at = coalesce(r.started_at, excluded.started_at)
-			WHERE r.status IN ('running', 'pending') AND r.lease_until < now()
+			WHERE r.status IN ('running', 'pending') AND (r.lease_until < now() OR `+runOwnerGone+`)
 			RETURNING r.*
 		)
 		SELECT `+runCols+` FROM r JOIN jobs j ON j.id = r.job_id`,
@@ -117,6 +117,13 @@ func (db *DB) ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time,
 	return runs[0], true, nil
 }
 
+// runOwnerGone is true for a running job run r whose owner stopped sending
+// heartbeats (see Heartbeat) more than OwnerTimeout ago: the replica died,
+// so its run is taken over now rather than when the lease runs out. The
+// interval literal must equal OwnerTimeout (TestRunOwnerGoneMatchesTimeout).
+const runOwnerGone = `(r.status = 'running' AND EXISTS (SELECT 1 FROM replicas p
+		WHERE p.owner = r.lease_owner AND p.seen_at < now() - interval '4 seconds'))`
+
 // RenewLease extends owner's lease on running run runID by lease from now.
 func (db *DB) RenewLease(ctx context.Context, runID int64, owner string, lease time.Duration) error {
 	tag, err := db.pool.Exec(ctx, `UPDATE job_runs SET lease_until = now() + $3::float8 * interval '1 microsecond'
@@ -131,10 +138,11 @@ func (db *DB) RenewLease(ctx context.Context, runID int64, owner string, lease t
 }
 
 // DueRuns lists, oldest slot first, runs of enabled jobs that are running
-// with an expired lease or pending with a due retry.
+// with an expired lease or a dead owner (runOwnerGone), or pending with a
+// due retry.
 func (db *DB) DueRuns(ctx context.Context, limit int) ([]bot.JobRun, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+runCols+` FROM job_runs r JOIN jobs j ON j.id = r.job_id
-		WHERE r.status IN ('running', 'pending') AND r.lease_until < now() AND j.enabled
+		WHERE r.status IN ('running', 'pending') AND (r.lease_until < now() OR `+runOwnerGone+`) AND j.enabled
 		ORDER BY r.scheduled_at LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("find due job runs: %w", err)

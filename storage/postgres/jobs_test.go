@@ -175,3 +175,39 @@ func TestFinishRunRetry(t *testing.T) {
 		t.Fatalf("runs = %+v", runs)
 	}
 }
+
+// TestDeadOwnersRunIsTakenOverAtOnce: a run whose owner stopped sending
+// heartbeats is due (and reclaimable) long before its lease ends, so the
+// job's later slots are not skipped for a whole lease after a crash.
+func TestDeadOwnersRunIsTakenOverAtOnce(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	j := newJob(t, ctx, db, "crashy")
+	slot := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	for _, owner := range []string{"dead", "alive"} {
+		if err := db.Heartbeat(ctx, owner); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "dead", time.Hour, bot.OverlapSkip)
+	if err != nil || !claimed {
+		t.Fatalf("claim = %v, %v", claimed, err)
+	}
+	if due, err := db.DueRuns(ctx, 10); err != nil || len(due) != 0 {
+		t.Fatalf("due while the owner is alive = %+v, %v", due, err)
+	}
+	if _, err := db.Pool().Exec(ctx, `UPDATE replicas SET seen_at = now() - interval '1 minute' WHERE owner = 'dead'`); err != nil {
+		t.Fatal(err)
+	}
+	due, err := db.DueRuns(ctx, 10)
+	if err != nil || len(due) != 1 || due[0].ID != run.ID {
+		t.Fatalf("due after the owner died = %+v, %v", due, err)
+	}
+	taken, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "alive", time.Hour, bot.OverlapSkip)
+	if err != nil || !claimed || taken.ID != run.ID || taken.LeaseOwner != "alive" || taken.Attempts != 2 {
+		t.Fatalf("take over = %+v, %v, %v", taken, claimed, err)
+	}
+	if due, err := db.DueRuns(ctx, 10); err != nil || len(due) != 0 {
+		t.Fatalf("due after the take-over = %+v, %v", due, err)
+	}
+}

@@ -61,11 +61,14 @@ func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 }
 
 // claimSQL leases due pending messages: $1 owner, $2 limit, $3 lease in
-// microseconds.
+// microseconds, $4 how long (microseconds) an owner may go without a
+// heartbeat before its leases are void.
 const claimSQL = `WITH due AS MATERIALIZED (
 		SELECT id FROM outbox
 		WHERE status = 'pending' AND next_attempt_at <= now()
-		  AND (claimed_until IS NULL OR claimed_until < now())
+		  AND (claimed_until IS NULL OR claimed_until < now()
+		       OR EXISTS (SELECT 1 FROM replicas r WHERE r.owner = outbox.claimed_by
+		                  AND r.seen_at < now() - $4::float8 * interval '1 microsecond'))
 		ORDER BY id
 		LIMIT $2
 		FOR UPDATE SKIP LOCKED
@@ -78,10 +81,30 @@ const claimSQL = `WITH due AS MATERIALIZED (
 	RETURNING o.id, coalesce(o.session_key, ''), coalesce(o.source_seq, 0), o.platform, o.chat_id,
 		o.thread_id, o.text, o.buttons, o.reply_to, o.attempts`
 
+// OwnerTimeout is how long a dispatcher may go without a Heartbeat before
+// the rows it claimed are claimed again by others (it is presumed dead).
+const OwnerTimeout = 4 * time.Second
+
+// Heartbeat records that owner is alive; call it about once a second while
+// delivering. It commits without waiting for the WAL flush.
+func (db *DB) Heartbeat(ctx context.Context, owner string) error {
+	err := withRetry(ctx, func(ctx context.Context) error {
+		_, err := db.execWithoutFlush(ctx, `INSERT INTO replicas (owner) VALUES ($1)
+			ON CONFLICT (owner) DO UPDATE SET seen_at = now()`, storable(owner))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("outbox heartbeat of %s: %w", owner, err)
+	}
+	return nil
+}
+
 // Claim leases up to limit due pending messages to owner for lease, oldest
-// first, and counts the attempt. Rows another claimer holds are skipped, so
-// two claimers never get the same message; a message whose lease expired can
-// be claimed again. The lease is committed without waiting for its WAL
+// first, and counts the attempt. Rows another live claimer holds are
+// skipped, so two claimers never get the same message; a message whose lease
+// expired, or whose claimer's last Heartbeat is older than OwnerTimeout (it
+// died: its sends are in doubt), can be claimed again. A claimer that never
+// sent a heartbeat keeps its rows for the lease. The lease is committed without waiting for its WAL
 // flush (see withoutFlush): a lease lost in a PostgreSQL crash can only
 // cause one more delivery, which at-least-once delivery allows anyway.
 func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]bot.OutboxMessage, error) {
@@ -90,7 +113,7 @@ func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Dur
 	}
 	var msgs []bot.OutboxMessage
 	err := db.withoutFlush(ctx, func(b *pgx.Batch) {
-		b.Queue(claimSQL, owner, limit, float64(lease.Microseconds())).Query(func(rows pgx.Rows) error {
+		b.Queue(claimSQL, owner, limit, float64(lease.Microseconds()), float64(OwnerTimeout.Microseconds())).Query(func(rows pgx.Rows) error {
 			var err error
 			msgs, err = pgx.CollectRows(rows, scanOutbox)
 			return err
@@ -122,10 +145,19 @@ func scanOutbox(row pgx.CollectableRow) (bot.OutboxMessage, error) {
 // commits without waiting for the WAL flush: if a PostgreSQL crash loses the
 // mark, the message is sent once more after its lease, as when the process
 // crashes between sending and marking.
+//
+// It runs to the end even when ctx is cancelled (a sent message left pending
+// would be sent again), retrying dropped connections for up to
+// RetryBudget.
 func (db *DB) MarkSent(ctx context.Context, id int64, platformMessageID string) error {
-	tag, err := db.execWithoutFlush(ctx, `UPDATE outbox SET status = 'sent', platform_message_id = $2,
-			sent_at = now(), claimed_by = NULL, claimed_until = NULL
-		WHERE id = $1`, id, storable(platformMessageID))
+	var tag pgconn.CommandTag
+	err := withRetry(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		var err error
+		tag, err = db.execWithoutFlush(ctx, `UPDATE outbox SET status = 'sent', platform_message_id = $2,
+				sent_at = now(), claimed_by = NULL, claimed_until = NULL
+			WHERE id = $1`, id, storable(platformMessageID))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("mark outbox message %d sent: %w", id, err)
 	}
@@ -155,7 +187,13 @@ func (db *DB) Fail(ctx context.Context, id int64, reason string) error {
 // WAL flush: if a PostgreSQL crash loses it, the message is tried once more
 // after its lease.
 func (db *DB) settle(ctx context.Context, what string, id int64, sql string, args ...any) error {
-	tag, err := db.execWithoutFlush(ctx, sql, args...)
+	ctx = context.WithoutCancel(ctx)
+	var tag pgconn.CommandTag
+	err := withRetry(ctx, func(ctx context.Context) error {
+		var err error
+		tag, err = db.execWithoutFlush(ctx, sql, args...)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("%s outbox message %d: %w", what, id, err)
 	}

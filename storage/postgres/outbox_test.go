@@ -303,3 +303,33 @@ func TestOutboxBookkeepingKeepsLaterCommitsDurable(t *testing.T) {
 		t.Errorf("status of the sent message = %q, %v", status, err)
 	}
 }
+
+// The rows of a claimer that stopped heartbeating (it died mid-send) are
+// claimed again at once, not after their lease; a live claimer's are not.
+func TestOutboxDeadOwnersRowsAreClaimedAgain(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	if _, err := db.Enqueue(ctx, reply("a/telegram:42", 1, "in doubt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Heartbeat(ctx, "old-process"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Claim(ctx, "old-process", 10, time.Hour); err != nil || len(got) != 1 {
+		t.Fatalf("first claim = %v, %v", got, err)
+	}
+	if err := db.Heartbeat(ctx, "new-process"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Claim(ctx, "new-process", 10, time.Hour); err != nil || len(got) != 0 {
+		t.Fatalf("a live owner's row was claimed again: %v, %v", got, err)
+	}
+	// The old process is killed: its heartbeat goes stale.
+	if _, err := db.Pool().Exec(ctx, `UPDATE replicas SET seen_at = now() - interval '1 minute' WHERE owner = 'old-process'`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Claim(ctx, "new-process", 10, time.Hour)
+	if err != nil || len(got) != 1 || got[0].Text != "in doubt" || got[0].Attempts != 2 {
+		t.Fatalf("claim after the owner died = %+v, %v; want the row, attempt 2", got, err)
+	}
+}

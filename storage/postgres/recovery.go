@@ -20,6 +20,11 @@ const maxUnfinished = 500
 // a user or tool message, or an assistant message whose tool calls have no
 // results yet (NeedsRun: the agent loop resumes from there), or a final
 // assistant reply with no outbox row delivering it (Content holds the reply).
+// The agent stores each step right after what the model saw and moves
+// messages that arrived meanwhile behind it (History.Insert), so an
+// unanswered user message is always at the end: the newest message tells.
+// Sessions parked on a pending approval are left out; the decision resumes
+// them.
 func (db *DB) Unfinished(ctx context.Context, olderThan time.Duration) ([]bot.Unfinished, error) {
 	// sessions.last_seq points straight at the newest message, so this is one
 	// primary-key probe per session rather than a scan of all messages.
@@ -35,6 +40,7 @@ func (db *DB) Unfinished(ctx context.Context, olderThan time.Duration) ([]bot.Un
 		           AND (m.tool_calls IS NULL OR jsonb_array_length(m.tool_calls) = 0)
 		           AND NOT EXISTS (SELECT 1 FROM outbox o
 		                           WHERE o.session_key = s.key AND o.source_seq = m.seq AND o.source_seq > 0)))
+		  AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.session_key = s.key AND a.status = 'pending')
 		ORDER BY m.created_at, s.key
 		LIMIT $2`, float64(olderThan.Microseconds()), maxUnfinished)
 	if err != nil {
@@ -50,6 +56,36 @@ func (db *DB) Unfinished(ctx context.Context, olderThan time.Duration) ([]bot.Un
 	})
 	if err != nil {
 		return nil, fmt.Errorf("find unfinished sessions: %w", err)
+	}
+	return out, nil
+}
+
+// undeliveredWindow is how many of a session's newest messages Undelivered
+// looks at.
+const undeliveredWindow = 50
+
+// Undelivered lists, oldest first, the final assistant replies among the
+// newest 50 messages of session that have no outbox row. Transient errors
+// are retried.
+func (db *DB) Undelivered(ctx context.Context, session string) ([]bot.Unfinished, error) {
+	out, err := retryValue(ctx, func(ctx context.Context) ([]bot.Unfinished, error) {
+		rows, err := db.pool.Query(ctx, `SELECT m.seq, m.content
+			FROM sessions s JOIN messages m ON m.session_key = s.key
+			WHERE s.key = $1 AND m.seq > s.last_seq - $2
+			  AND m.role = 'assistant' AND coalesce(jsonb_array_length(m.tool_calls), 0) = 0
+			  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.session_key = s.key AND o.source_seq = m.seq)
+			ORDER BY m.seq`, session, undeliveredWindow)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Unfinished, error) {
+			u := bot.Unfinished{Session: session}
+			err := row.Scan(&u.LastSeq, &u.Content)
+			return u, err
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find undelivered replies of %s: %w", session, err)
 	}
 	return out, nil
 }

@@ -2,11 +2,13 @@ package redis
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/bsm/redislock"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/switchboard-chat/switchboard/bot"
 )
@@ -15,27 +17,86 @@ import (
 // expired or was taken by someone else.
 var ErrNotHeld = errors.New("lock no longer held (it expired or another holder took it)")
 
-// Obtain takes the lock key for ttl. When someone else holds it, the error
-// matches bot.ErrLocked (and redislock.ErrNotObtained) with errors.Is.
+// Lock values are "<instance id>:<random token>": the owner instance is
+// read back by the scripts to tell a live holder from a dead one.
+var (
+	// obtainScript takes KEYS[1] for ARGV[2] ms when it is free or its
+	// owner instance's heartbeat (ARGV[3]..owner) is gone, and renews this
+	// instance's heartbeat KEYS[2] (ARGV[4] ms) so the new lock is never
+	// ownerless. Returns 0 when held by a live owner, 1 when taken, 2 when
+	// taken over from a gone owner.
+	obtainScript = goredis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local owner = string.match(cur, '^(%x+):')
+  if not owner or redis.call('EXISTS', ARGV[3] .. owner) == 1 then
+    return 0
+  end
+end
+redis.call('SET', KEYS[2], ARGV[5], 'PX', ARGV[4])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if cur then
+  return 2
+end
+return 1`)
+	refreshScript = goredis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0`)
+	releaseScript = goredis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0`)
+	ttlScript = goredis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PTTL', KEYS[1])
+end
+return -3`)
+)
+
+// Obtain takes the lock key for ttl. A lock whose owner instance stopped
+// beating (a crashed process) is taken over at once; one held by a live
+// instance, this one included, fails with an error matching bot.ErrLocked.
 // Keys live under <prefix>lock:<key>.
 func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.Lock, error) {
 	if ttl <= 0 {
 		return nil, fmt.Errorf("obtain lock %q: ttl %s must be positive", key, ttl)
 	}
-	l, err := s.locks.Obtain(ctx, "lock:"+key, ttl, nil)
-	if errors.Is(err, redislock.ErrNotObtained) {
-		return nil, fmt.Errorf("obtain lock %q: %w: %w", key, bot.ErrLocked, err)
-	}
+	token, err := lockToken()
 	if err != nil {
 		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
 	}
-	return &Lock{lock: l, key: key}, nil
+	value := s.inst.id + ":" + token
+	res, err := obtainScript.Run(ctx, s.scripts, []string{"lock:" + key, instanceKey(s.inst.id)},
+		value, ttl.Milliseconds(), s.prefix+instanceKey(""), s.inst.ttl.Milliseconds(), s.inst.label).Int()
+	if err != nil {
+		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
+	}
+	switch res {
+	case 0:
+		return nil, fmt.Errorf("obtain lock %q: %w", key, bot.ErrLocked)
+	case 2:
+		s.logger.Info("took over a lock whose owner is gone", "key", key)
+	}
+	return &Lock{s: s, key: key, value: value}, nil
+}
+
+// lockToken returns a random token that tells this holder from others.
+func lockToken() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("lock token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
 }
 
 // Lock is a held Redis lock; it implements bot.Lock.
 type Lock struct {
-	lock *redislock.Lock
-	key  string
+	s     *Store
+	key   string
+	value string
 }
 
 var _ bot.Lock = (*Lock)(nil)
@@ -46,12 +107,12 @@ func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
 	if ttl <= 0 {
 		return fmt.Errorf("refresh lock %q: ttl %s must be positive", l.key, ttl)
 	}
-	err := l.lock.Refresh(ctx, ttl, nil)
-	if errors.Is(err, redislock.ErrNotObtained) {
-		return fmt.Errorf("refresh lock %q: %w", l.key, ErrNotHeld)
-	}
+	n, err := refreshScript.Run(ctx, l.s.scripts, []string{"lock:" + l.key}, l.value, ttl.Milliseconds()).Int()
 	if err != nil {
 		return fmt.Errorf("refresh lock %q: %w", l.key, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("refresh lock %q: %w", l.key, ErrNotHeld)
 	}
 	return nil
 }
@@ -59,21 +120,24 @@ func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
 // Release gives the lock back. It fails with ErrNotHeld when the lock was
 // already lost.
 func (l *Lock) Release(ctx context.Context) error {
-	err := l.lock.Release(ctx)
-	if errors.Is(err, redislock.ErrLockNotHeld) {
-		return fmt.Errorf("release lock %q: %w", l.key, ErrNotHeld)
-	}
+	n, err := releaseScript.Run(ctx, l.s.scripts, []string{"lock:" + l.key}, l.value).Int()
 	if err != nil {
 		return fmt.Errorf("release lock %q: %w", l.key, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("release lock %q: %w", l.key, ErrNotHeld)
 	}
 	return nil
 }
 
 // TTL returns how long the lock is still held; 0 when it was lost.
 func (l *Lock) TTL(ctx context.Context) (time.Duration, error) {
-	ttl, err := l.lock.TTL(ctx)
+	ms, err := ttlScript.Run(ctx, l.s.scripts, []string{"lock:" + l.key}, l.value).Int64()
 	if err != nil {
 		return 0, fmt.Errorf("lock %q ttl: %w", l.key, err)
 	}
-	return ttl, nil
+	if ms < 0 {
+		return 0, nil
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bsm/redislock"
-
 	"github.com/switchboard-chat/switchboard/bot"
 	sbredis "github.com/switchboard-chat/switchboard/storage/redis"
 )
@@ -24,9 +22,6 @@ func TestLockObtainReleaseObtain(t *testing.T) {
 			_, err = s.Obtain(ctx, "session:1", time.Minute)
 			if !errors.Is(err, bot.ErrLocked) {
 				t.Fatalf("second Obtain error = %v, want bot.ErrLocked", err)
-			}
-			if !errors.Is(err, redislock.ErrNotObtained) {
-				t.Errorf("second Obtain error = %v, want it to wrap redislock.ErrNotObtained too", err)
 			}
 			other, err := s.Obtain(ctx, "session:2", time.Minute)
 			if err != nil {

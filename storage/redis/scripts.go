@@ -6,7 +6,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 )
 
-// prefixedScripter hands Lua-script based libraries (redis_rate, redislock)
+// prefixedScripter hands Lua scripts (redis_rate's and the store's locks)
 // a client that puts the store's prefix in front of every key they use, so
 // all of switchboard's keys share one prefix.
 type prefixedScripter struct {

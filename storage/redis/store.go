@@ -6,8 +6,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"time"
 
-	"github.com/bsm/redislock"
 	"github.com/go-redis/redis_rate/v10"
 	goredis "github.com/redis/go-redis/v9"
 
@@ -24,17 +25,26 @@ type Options struct {
 	Prefix string
 	// Logger receives connection events; nil discards them.
 	Logger *slog.Logger
+	// InstanceTTL is how long after this process's last heartbeat its locks
+	// count as abandoned (default DefaultInstanceTTL); it beats every
+	// InstanceTTL/3.
+	InstanceTTL time.Duration
 }
 
 // Store is switchboard's Redis state. It implements bot.Limiter,
-// bot.Deduper (and so bot.Notice) and bot.Locker.
+// bot.Deduper (and so bot.Notice) and bot.Locker. It is one live instance:
+// from Open to Close it keeps a heartbeat key in Redis, and its locks name
+// it as their owner, so another process can tell its locks from those of a
+// process that died.
 type Store struct {
 	client  *goredis.Client
 	addr    string
 	prefix  string
 	logger  *slog.Logger
 	limiter *redis_rate.Limiter
-	locks   *redislock.Client
+	scripts prefixedScripter
+	health  *health
+	inst    *instance
 }
 
 var (
@@ -47,7 +57,8 @@ var (
 // Open prepares the client for the Redis at url (redis://, rediss:// or
 // unix://). It connects lazily: a Redis that is down now is not an error
 // (Ping reports it, and calls succeed once it is back). The password in url
-// never appears in errors or logs.
+// never appears in errors or logs. It starts the instance heartbeat; Close
+// stops it.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	ro, err := parseURL(url)
 	if err != nil {
@@ -59,6 +70,14 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.InstanceTTL <= 0 {
+		opts.InstanceTTL = DefaultInstanceTTL
+	}
+	id, err := newInstanceID()
+	if err != nil {
+		return nil, err
+	}
+	hostname, _ := os.Hostname()
 	client := goredis.NewClient(ro)
 	scripts := prefixedScripter{client: client, prefix: opts.Prefix}
 	s := &Store{
@@ -67,26 +86,46 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		prefix:  opts.Prefix,
 		logger:  opts.Logger,
 		limiter: redis_rate.NewLimiter(scripts),
-		locks:   redislock.New(scripts),
+		scripts: scripts,
+		health:  &health{logger: opts.Logger, addr: ro.Addr},
+		inst: &instance{id: id, key: opts.Prefix + instanceKey(id), ttl: opts.InstanceTTL,
+			label: fmt.Sprintf("%s-%d", hostname, os.Getpid())},
 	}
-	if err := s.Ping(ctx); err != nil {
-		s.logger.Warn("redis not reachable yet; will keep trying", "err", err)
+	pingErr := s.Ping(ctx)
+	// Installed after the first ping, which is reported here: a Redis that
+	// is down at start-up starts an outage whose end the hook logs.
+	if pingErr != nil {
+		s.health.down, s.health.since = true, time.Now()
+	}
+	client.AddHook(s.health)
+	s.beat()
+	if pingErr != nil {
+		s.logger.Warn("redis not reachable yet; will keep trying", "err", pingErr)
 		return s, nil
 	}
-	s.logger.Info("redis connected", "addr", ro.Addr, "db", ro.DB, "key_prefix", opts.Prefix)
+	s.logger.Info("redis connected", "addr", ro.Addr, "db", ro.DB, "key_prefix", opts.Prefix, "instance", id)
 	return s, nil
 }
 
-// Ping checks that Redis answers.
+// Ping checks that Redis answers; it asks Redis even during an outage.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.client.Ping(ctx).Err(); err != nil {
+	if err := s.client.Ping(asProbe(ctx)).Err(); err != nil {
 		return fmt.Errorf("redis at %s is unreachable: %w (check redis.url and that Redis is running)", s.addr, err)
 	}
 	return nil
 }
 
-// Close closes the connection pool.
+// Available reports whether Redis answered the store's latest command
+// that reached it (the heartbeat asks every second).
+func (s *Store) Available() bool { return s.health.Available() }
+
+// Close stops the heartbeat, removes it (locks this instance still holds
+// become free for others at once) and closes the connection pool.
 func (s *Store) Close() error {
+	s.stopBeating()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	_ = s.client.Del(asProbe(ctx), s.inst.key).Err()
+	cancel()
 	if err := s.client.Close(); err != nil {
 		return fmt.Errorf("close redis client: %w", err)
 	}

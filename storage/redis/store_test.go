@@ -116,8 +116,8 @@ func TestEveryKeyCarriesThePrefix(t *testing.T) {
 	if err != nil {
 		t.Fatalf("KEYS: %v", err)
 	}
-	if len(keys) != 3 {
-		t.Errorf("keys = %q, want one each for the limiter, dedupe and lock", keys)
+	if len(keys) != 4 {
+		t.Errorf("keys = %q, want one each for the limiter, dedupe, lock and instance heartbeat", keys)
 	}
 	for _, k := range keys {
 		if !strings.HasPrefix(k, "tenant7:") {

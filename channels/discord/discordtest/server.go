@@ -37,6 +37,7 @@ const (
 	RouteApp      = "GET /applications/@me"
 	RouteSend     = "POST /channels/{channel}/messages"
 	RouteEdit     = "PATCH /channels/{channel}/messages/{message}"
+	RouteDelete   = "DELETE /channels/{channel}/messages/{message}"
 	RouteDM       = "POST /users/@me/channels"
 	RouteTyping   = "POST /channels/{channel}/typing"
 	RouteCallback = "POST /interactions/{id}/{token}/callback"
@@ -70,6 +71,7 @@ type Server struct {
 	dms          map[string]string // user id → DM channel id
 	messages     map[string]*message
 	order        []string // message ids in creation order
+	deleted      []Message
 	interactions map[string]*interaction
 	responses    []InteractionResponse
 	followups    []Followup
@@ -112,6 +114,7 @@ func NewServer() *Server {
 	mux.HandleFunc("GET /api/{version}/applications/@me", s.route(RouteApp, true, s.getApp))
 	mux.HandleFunc("POST /api/{version}/channels/{channel}/messages", s.route(RouteSend, true, s.postMessage))
 	mux.HandleFunc("PATCH /api/{version}/channels/{channel}/messages/{message}", s.route(RouteEdit, true, s.patchMessage))
+	mux.HandleFunc("DELETE /api/{version}/channels/{channel}/messages/{message}", s.route(RouteDelete, true, s.deleteMessage))
 	mux.HandleFunc("POST /api/{version}/users/@me/channels", s.route(RouteDM, true, s.postDM))
 	mux.HandleFunc("POST /api/{version}/channels/{channel}/typing", s.route(RouteTyping, true, s.postTyping))
 	mux.HandleFunc("POST /api/{version}/interactions/{id}/{token}/callback", s.route(RouteCallback, false, s.postCallback))

@@ -34,9 +34,10 @@ type Button struct {
 	Value    string
 }
 
-// Message is one chat.postMessage, chat.update or chat.postEphemeral call.
+// Message is one chat.postMessage, chat.update, chat.postEphemeral or
+// chat.delete call.
 type Message struct {
-	Method   string // "chat.postMessage", "chat.update" or "chat.postEphemeral"
+	Method   string // "chat.postMessage", "chat.update", "chat.postEphemeral" or "chat.delete"
 	Channel  string
 	TS       string // the message's ts (assigned, or the one updated)
 	ThreadTS string
@@ -96,6 +97,7 @@ func NewServer(botToken, appToken string) *Server {
 			"chat.postMessage":   s.postMessage,
 			"chat.update":        s.update,
 			"chat.postEphemeral": s.postEphemeral,
+			"chat.delete":        s.chatDelete,
 		} {
 			c.Handle("/"+method, s.webMethod(method, h))
 		}

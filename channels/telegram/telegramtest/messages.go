@@ -51,6 +51,7 @@ type chat struct {
 	nextID  int
 	known   map[int]bool // every message id in the chat
 	msgs    []*Message   // sent by the bot
+	deleted []*Message   // sent by the bot, then deleted
 	edits   []Edit
 	actions []ChatAction
 }

@@ -194,6 +194,7 @@ var handlers = map[string]handler{
 	"sendmessage":            (*Server).sendMessage,
 	"editmessagetext":        (*Server).editMessageText,
 	"editmessagereplymarkup": (*Server).editMessageReplyMarkup,
+	"deletemessage":          (*Server).deleteMessage,
 	"answercallbackquery":    (*Server).answerCallbackQuery,
 	"sendchataction":         (*Server).sendChatAction,
 	"setmycommands":          (*Server).setMyCommands,

@@ -1,0 +1,44 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/telegram"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+)
+
+// TestProgressOnTelegram: against the fake Bot API the note is sent, edited
+// with the step and deleted, leaving the chat as it was.
+func TestProgressOnTelegram(t *testing.T) {
+	fake := telegramtest.NewServer("777:progress-token")
+	t.Cleanup(fake.Close)
+	tg, err := telegram.New(telegram.Options{Token: "777:progress-token", APIURL: fake.URL(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRouter(Options{Channels: map[string]channels.Channel{"telegram": tg}, Logger: slog.New(slog.DiscardHandler)})
+	j := laneJob{Session: "telegram/42", To: channels.Address{Platform: "telegram", ChatID: "42"}}
+	p := r.startProgress(context.Background(), j, nil)
+	p.Step(toolCall("exec", `{"command":"ls <b>&"}`))
+	waitProgress(t, "the note is sent", func() bool { return len(fake.Messages(42)) == 1 })
+	p.Step(toolCall("datetime", `{}`))
+	waitProgress(t, "the note shows the second step", func() bool {
+		m := fake.Messages(42)
+		return len(m) == 1 && strings.Contains(m[0].Visible, "datetime")
+	})
+	p.Stop(context.Background())
+	if m := fake.Messages(42); len(m) != 0 {
+		t.Errorf("messages left after Stop: %+v", m)
+	}
+	del := fake.Deleted(42)
+	if len(del) != 1 || !strings.Contains(del[0].Visible, "exec ls <b>&") || del[0].Edits == 0 {
+		t.Errorf("deleted = %+v, want the edited note", del)
+	}
+	if len(fake.ChatActions(42)) == 0 {
+		t.Error("no typing during a 2 s run")
+	}
+}

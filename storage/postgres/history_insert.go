@@ -1,0 +1,115 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+)
+
+// insertMessagesSQL inserts the unnested batch ($1 session, $3…$9 the
+// columns) at seq base+1, base+2, … where base is the SQL expression given.
+func insertMessagesSQL(base string) string {
+	return `INSERT INTO messages
+			(session_key, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, external_id)
+		SELECT $1, ` + base + ` + m.ord, m.role, m.content, m.tool_calls::jsonb,
+			m.tool_call_id, m.tool_name, m.is_error, m.external_id
+		FROM ` + "%s" + `unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::text[])
+			WITH ORDINALITY AS m (role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, ord)`
+}
+
+// insertFastSQL is Insert when nothing was stored after `after` ($10): one
+// statement that bumps last_seq only if it still equals after, and inserts
+// the batch behind it. No row back means someone appended meanwhile.
+var insertFastSQL = `WITH s AS (
+		UPDATE sessions SET last_seq = last_seq + $2::bigint, updated_at = now()
+		WHERE key = $1 AND last_seq = $10::bigint
+		RETURNING last_seq
+	), ins AS (` + fmt.Sprintf(insertMessagesSQL(`s.last_seq - $2::bigint`), "s, ") + `)
+	SELECT last_seq FROM s`
+
+// insertAtSQL inserts the batch at after+1… inside the slow path's
+// transaction, once later messages have moved out of the way.
+var insertAtSQL = fmt.Sprintf(insertMessagesSQL(`$10::bigint`), "") + ` WHERE $2::bigint > 0`
+
+// Insert stores msgs right after seq `after` in session and returns the seq
+// of the last one; see agentcore.History. In the common case (nothing was
+// stored after `after`) it is one statement and one commit. Otherwise user
+// messages stored meanwhile are moved behind msgs in one transaction, or, if
+// anything else was stored, nothing changes and the error wraps
+// agentcore.ErrConflict. Transient errors are retried.
+func (db *DB) Insert(ctx context.Context, session string, after int64, msgs ...agentcore.Message) (int64, error) {
+	if len(msgs) == 0 {
+		return 0, fmt.Errorf("insert into session %s: no messages", session)
+	}
+	b, err := newBatch(session, msgs)
+	if err != nil {
+		return 0, err
+	}
+	args := []any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after}
+	last, err := retryValue(ctx, func(ctx context.Context) (int64, error) {
+		var last int64
+		err := db.pool.QueryRow(ctx, insertFastSQL, args...).Scan(&last)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return last, err
+		}
+		return db.insertMoving(ctx, b, after, args)
+	})
+	if err != nil {
+		if errors.Is(err, agentcore.ErrConflict) || errors.Is(err, agentcore.ErrDuplicate) {
+			return 0, fmt.Errorf("insert into session %s: %w", session, err)
+		}
+		return 0, appendError(session, err)
+	}
+	return last, nil
+}
+
+// insertMoving is Insert's slow path: under the session row's lock it moves
+// the user messages stored after `after` behind the batch.
+func (db *DB) insertMoving(ctx context.Context, b *batch, after int64, args []any) (int64, error) {
+	var last int64
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		var cur int64
+		err := tx.QueryRow(ctx, `SELECT last_seq FROM sessions WHERE key = $1 FOR UPDATE`, b.session).Scan(&cur)
+		if errors.Is(err, pgx.ErrNoRows) {
+			if after != 0 {
+				return fmt.Errorf("session has no message %d: %w", after, agentcore.ErrConflict)
+			}
+			return tx.QueryRow(ctx, appendSQL, b.args()...).Scan(&last)
+		}
+		if err != nil {
+			return err
+		}
+		if cur < after {
+			return fmt.Errorf("session ends at %d, before %d: %w", cur, after, agentcore.ErrConflict)
+		}
+		if cur > after {
+			var others int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM messages
+				WHERE session_key = $1 AND seq > $2 AND role <> 'user'`, b.session, after).Scan(&others); err != nil {
+				return err
+			}
+			if others > 0 {
+				return fmt.Errorf("%d non-user messages after %d: %w", others, after, agentcore.ErrConflict)
+			}
+			// Two steps, so no seq is ever taken twice.
+			if _, err := tx.Exec(ctx, `UPDATE messages SET seq = -(seq + $3)
+				WHERE session_key = $1 AND seq > $2`, b.session, after, b.n); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE messages SET seq = -seq WHERE session_key = $1 AND seq < 0`, b.session); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, insertAtSQL, args...); err != nil {
+			return err
+		}
+		last = after + b.n
+		_, err = tx.Exec(ctx, `UPDATE sessions SET last_seq = $2, updated_at = now() WHERE key = $1`, b.session, cur+b.n)
+		return err
+	})
+	return last, err
+}

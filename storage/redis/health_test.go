@@ -1,0 +1,92 @@
+package redis_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+
+	"github.com/switchboard-chat/switchboard/bot"
+	sbredis "github.com/switchboard-chat/switchboard/storage/redis"
+)
+
+// lockedBuffer is a log sink safe for concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestOutageLoggedOnce: while Redis is down every call fails (fast, once
+// the outage is known), but the log gets one warning for the outage and one
+// line when Redis is back.
+func TestOutageLoggedOnce(t *testing.T) {
+	m := miniredis.NewMiniRedis()
+	if err := m.StartAddr("127.0.0.1:0"); err != nil {
+		t.Fatalf("start miniredis: %v", err)
+	}
+	t.Cleanup(m.Close)
+	logs := &lockedBuffer{}
+	s := openStoreWith(t, "redis://"+m.Addr(), sbredis.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	ctx := testContext(t)
+	if !s.Available() {
+		t.Fatal("Available() = false with Redis up")
+	}
+	for outage := 1; outage <= 2; outage++ {
+		m.Close()
+		failed, start := 0, time.Now()
+		for range 20 {
+			if _, err := s.FirstSeen(ctx, "k", time.Minute); err != nil {
+				failed++
+			}
+			if _, _, err := s.Allow(ctx, "rl", bot.Rate{Count: 5, Per: time.Second}); err != nil {
+				failed++
+			}
+			if _, err := s.Obtain(ctx, "session", time.Minute); err != nil {
+				failed++
+			}
+		}
+		t.Logf("outage %d: 60 calls failed in %s", outage, time.Since(start))
+		if failed != 60 {
+			t.Fatalf("outage %d: %d of 60 calls failed with Redis stopped, want all", outage, failed)
+		}
+		if s.Available() {
+			t.Errorf("outage %d: Available() = true with Redis stopped", outage)
+		}
+		if err := m.Restart(); err != nil {
+			t.Fatalf("restart miniredis: %v", err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !s.Available() && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // the heartbeat notices within a second
+		}
+		if !s.Available() {
+			t.Fatalf("outage %d: Available() still false 10s after Redis came back", outage)
+		}
+		if _, err := s.FirstSeen(ctx, "after", time.Minute); err != nil {
+			t.Fatalf("outage %d: FirstSeen after Redis came back: %v", outage, err)
+		}
+		out := logs.String()
+		if n := strings.Count(out, "redis unreachable"); n != outage {
+			t.Errorf("after outage %d: %d outage warnings, want one per outage:\n%s", outage, n, out)
+		}
+		if n := strings.Count(out, "redis reachable again"); n != outage {
+			t.Errorf("after outage %d: %d recovery lines, want one per outage:\n%s", outage, n, out)
+		}
+	}
+}
