@@ -10,13 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
-	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
-	"github.com/switchboard-chat/switchboard/storage/redis"
-	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -29,45 +25,14 @@ type execPipeline struct {
 
 func newExecPipeline(t *testing.T, lanes bot.LaneOptions) *execPipeline {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	db := pgtest.Open(t, ctx)
-	rdb, err := redis.Open(ctx, redistest.URL(t), redis.Options{Prefix: redistest.Prefix(t)})
-	if err != nil {
-		t.Fatalf("redis: %v", err)
-	}
-	llm := llmtest.NewServer()
-	ch := newRecorder()
-	chans := map[string]channels.Channel{"test": ch}
-	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "t", Poll: 20 * time.Millisecond})
-	var r *bot.Router
-	approvals := bot.NewApprovals(bot.ApprovalOptions{
-		Store: db, Messages: db, Outbox: db, Channels: chans,
-		Approvers: []string{"test:boss"}, Timeout: time.Minute, Nudge: disp.Nudge,
-		Resume: func(ctx context.Context, a bot.Approval) { r.Resume(ctx, a) },
-	})
 	root := t.TempDir()
-	reg := tools.NewRegistry(tools.RegistryOptions{})
-	if err := reg.Register(tools.NewExec(tools.ExecOptions{WorkspaceRoot: root, Mode: tools.ExecModeAsk, Approver: approvals})); err != nil {
-		t.Fatal(err)
-	}
-	agent := &agentcore.Agent{Name: "default", Model: "m", History: db, Tools: reg,
-		Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"})}
-	r = bot.NewRouter(bot.Options{
-		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
-		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
-		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
-		Access: bot.AccessOptions{Mode: bot.AccessModeOpen, Admins: []string{"test:boss"}}, Lanes: lanes, Nudge: disp.Nudge,
+	p := startPipeline(t, pipelineOptions{
+		Access: bot.AccessOptions{Mode: bot.AccessModeOpen, Admins: []string{"test:boss"}}, Lanes: lanes,
+		Tools: func(approvals *bot.Approvals) []tools.Tool {
+			return []tools.Tool{tools.NewExec(tools.ExecOptions{WorkspaceRoot: root, Mode: tools.ExecModeAsk, Approver: approvals})}
+		},
 	})
-	done := make(chan struct{})
-	go func() { disp.Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		_ = r.Close(context.Background())
-		cancel()
-		<-done
-		llm.Close()
-		_ = rdb.Close()
-	})
-	return &execPipeline{pipeline: &pipeline{router: r, ch: ch, llm: llm, db: db, rdb: rdb, nudge: disp.Nudge, approvals: approvals}, workspace: root}
+	return &execPipeline{pipeline: p, workspace: root}
 }
 
 func execCall(cmd string) string {

@@ -164,6 +164,21 @@ type pipeline struct {
 }
 
 func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pipeline {
+	return startPipeline(t, pipelineOptions{Limits: limits, Access: access})
+}
+
+// pipelineOptions varies a test pipeline; zero fields take defaults.
+type pipelineOptions struct {
+	Limits bot.Limits
+	Access bot.AccessOptions // Mode defaults to open
+	Lanes  bot.LaneOptions
+	// Tools returns the agent's tools, given the pipeline's approvals;
+	// nil means the datetime tool only.
+	Tools func(approvals *bot.Approvals) []tools.Tool
+}
+
+func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	db := pgtest.Open(t, ctx)
 	rdb, err := redis.Open(ctx, redistest.URL(t), redis.Options{Prefix: redistest.Prefix(t)})
@@ -171,31 +186,37 @@ func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pip
 		t.Fatalf("redis: %v", err)
 	}
 	llm := llmtest.NewServer()
+	ch := newRecorder()
+	chans := map[string]channels.Channel{"test": ch}
+	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "t", Poll: 20 * time.Millisecond})
+	if o.Access.Mode == "" {
+		o.Access.Mode = bot.AccessModeOpen
+	}
+	var r *bot.Router
+	approvals := bot.NewApprovals(bot.ApprovalOptions{
+		Store: db, Messages: db, Outbox: db, Channels: chans,
+		Approvers: o.Access.Admins, Timeout: time.Minute, Nudge: disp.Nudge,
+		Resume: func(ctx context.Context, a bot.Approval) { r.Resume(ctx, a) },
+	})
+	toolset := []tools.Tool{tools.Datetime{}}
+	if o.Tools != nil {
+		toolset = o.Tools(approvals)
+	}
 	reg := tools.NewRegistry(tools.RegistryOptions{})
-	if err := reg.Register(tools.Datetime{}); err != nil {
-		t.Fatal(err)
+	for _, tool := range toolset {
+		if err := reg.Register(tool); err != nil {
+			t.Fatal(err)
+		}
 	}
 	agent := &agentcore.Agent{
 		Name: "default", Model: "m", History: db, Tools: reg,
 		Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"}),
 	}
-	ch := newRecorder()
-	chans := map[string]channels.Channel{"test": ch}
-	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "t", Poll: 20 * time.Millisecond})
-	if access.Mode == "" {
-		access.Mode = bot.AccessModeOpen
-	}
-	var r *bot.Router
-	approvals := bot.NewApprovals(bot.ApprovalOptions{
-		Store: db, Messages: db, Outbox: db, Channels: chans,
-		Approvers: access.Admins, Timeout: time.Minute, Nudge: disp.Nudge,
-		Resume: func(ctx context.Context, a bot.Approval) { r.Resume(ctx, a) },
-	})
 	r = bot.NewRouter(bot.Options{
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
-		Access: access, Limits: limits, Nudge: disp.Nudge,
+		Access: o.Access, Limits: o.Limits, Lanes: o.Lanes, Nudge: disp.Nudge,
 	})
 	done := make(chan struct{})
 	go func() { disp.Run(ctx); close(done) }()

@@ -53,22 +53,16 @@ func loadCounts(tg *telegramtest.Server, chats int) map[string]int {
 // were answered before the fault.
 func faultLoad(t *testing.T, chats, perChat, at int, think time.Duration, fault func(d *daemonProc)) (dups []string, before int) {
 	ctx := testCtx(t, 4*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
-	llm.Handle(func(req llmtest.Request) llmtest.Reply {
+	e := startTelegramE2E(ctx, t, func(env map[string]string) {
+		env["SWITCHBOARD_RATELIMIT_USER"] = "off"
+		env["SWITCHBOARD_RATELIMIT_CHAT"] = "off"
+		env["SWITCHBOARD_LOG_LEVEL"] = "info"
+	})
+	tg := e.tg
+	e.llm.Handle(func(req llmtest.Request) llmtest.Reply {
 		time.Sleep(think) // the model thinks: runs are in flight when the fault strikes
 		return namesAnswered(req)
 	})
-	addr := freeAddr(t)
-	env := externalEnv(t, tg, llm, addr)
-	env["SWITCHBOARD_RATELIMIT_USER"] = "off"
-	env["SWITCHBOARD_RATELIMIT_CHAT"] = "off"
-	env["SWITCHBOARD_LOG_LEVEL"] = "info"
-	dir := t.TempDir()
-	d := startDaemon(t, dir, addr, env)
-	d.waitReady(ctx)
 
 	total := chats * perChat
 	for i := range perChat {
@@ -82,11 +76,10 @@ func faultLoad(t *testing.T, chats, perChat, at int, think time.Duration, fault 
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	fault(d)
+	fault(e.d)
 	before = len(loadCounts(tg, chats))
 	restart := time.Now()
-	d = startDaemon(t, dir, addr, env)
-	d.waitReady(ctx)
+	e.restart(ctx, t)
 	// Recovery takes a few seconds (stale locks, RecoverOlderThan); 30 s
 	// without any new answer means the rest are lost.
 	progress, lastCount := time.Now(), -1
@@ -108,7 +101,7 @@ func faultLoad(t *testing.T, chats, perChat, at int, think time.Duration, fault 
 				}
 			}
 			t.Fatalf("%d of %d messages never answered (lost), e.g. %q\n--- stored ---\n%s\n--- log of the restarted daemon ---\n%s",
-				len(lost), total, lost[:min(10, len(lost))], storedOf(env["SWITCHBOARD_DATABASE_URL"], lost), logTail(d.out.String(), lost))
+				len(lost), total, lost[:min(10, len(lost))], storedOf(e.env["SWITCHBOARD_DATABASE_URL"], lost), logTail(e.d.out.String(), lost))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

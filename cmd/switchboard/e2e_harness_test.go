@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
@@ -212,19 +213,18 @@ func notReady(t *testing.T, body string) map[string]string {
 }
 
 // proxy is a TCP forwarder that can be switched on later, to make a
-// dependency "come back" on the same address.
+// dependency "come back" on the same address, and off again (stop) to
+// make it go away.
 type proxy struct {
 	addr, target string
+	mu           sync.Mutex
 	ln           net.Listener
+	conns        map[net.Conn]bool
 }
 
 func newProxy(t *testing.T, target string) *proxy {
-	p := &proxy{addr: freeAddr(t), target: target}
-	t.Cleanup(func() {
-		if p.ln != nil {
-			_ = p.ln.Close()
-		}
-	})
+	p := &proxy{addr: freeAddr(t), target: target, conns: map[net.Conn]bool{}}
+	t.Cleanup(p.stop)
 	return p
 }
 
@@ -235,25 +235,69 @@ func (p *proxy) start(t *testing.T) {
 	if err != nil {
 		t.Fatalf("proxy listen %s: %v", p.addr, err)
 	}
+	p.mu.Lock()
 	p.ln = ln
+	p.mu.Unlock()
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				u, err := net.Dial("tcp", p.target)
-				if err != nil {
-					return
-				}
-				defer u.Close()
-				go func() { _, _ = io.Copy(u, c) }()
-				_, _ = io.Copy(c, u)
-			}()
+			go p.forward(c)
 		}
 	}()
+}
+
+// forward copies between c and a new connection to the target.
+func (p *proxy) forward(c net.Conn) {
+	defer c.Close()
+	u, err := net.Dial("tcp", p.target)
+	if err != nil {
+		return
+	}
+	defer u.Close()
+	if !p.track(c, u) {
+		return
+	}
+	defer p.untrack(c, u)
+	go func() { _, _ = io.Copy(u, c) }()
+	_, _ = io.Copy(c, u)
+}
+
+func (p *proxy) track(cs ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln == nil {
+		return false // stopped meanwhile
+	}
+	for _, c := range cs {
+		p.conns[c] = true
+	}
+	return true
+}
+
+func (p *proxy) untrack(cs ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range cs {
+		delete(p.conns, c)
+	}
+}
+
+// stop refuses new connections and cuts every open one, as a dependency
+// that went down.
+func (p *proxy) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		_ = p.ln.Close()
+		p.ln = nil
+	}
+	for c := range p.conns {
+		_ = c.Close()
+		delete(p.conns, c)
+	}
 }
 
 func testCtx(t *testing.T, d time.Duration) context.Context {
@@ -291,4 +335,38 @@ func waitAnswers(ctx context.Context, tg *telegramtest.Server, chat int64, n int
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// telegramE2E is one daemon serving a fake Telegram, with a scripted
+// model (llmtest's Echo unless the test sets a handler).
+type telegramE2E struct {
+	tg        *telegramtest.Server
+	llm       *llmtest.Server
+	env       map[string]string
+	dir, addr string
+	d         *daemonProc
+}
+
+// startTelegramE2E starts the fakes and a daemon configured by
+// externalEnv, changed by tune when not nil, and waits until it is ready.
+// Everything stops when the test ends.
+func startTelegramE2E(ctx context.Context, t *testing.T, tune func(env map[string]string)) *telegramE2E {
+	t.Helper()
+	e := &telegramE2E{tg: telegramtest.NewServer(testToken), llm: llmtest.NewServer(), dir: t.TempDir(), addr: freeAddr(t)}
+	t.Cleanup(e.tg.Close)
+	t.Cleanup(e.llm.Close)
+	e.env = externalEnv(t, e.tg, e.llm, e.addr)
+	if tune != nil {
+		tune(e.env)
+	}
+	e.restart(ctx, t)
+	return e
+}
+
+// restart starts the daemon again on the same data and configuration (the
+// previous one must have stopped) and waits until it is ready.
+func (e *telegramE2E) restart(ctx context.Context, t *testing.T) {
+	t.Helper()
+	e.d = startDaemon(t, e.dir, e.addr, e.env)
+	e.d.waitReady(ctx)
 }

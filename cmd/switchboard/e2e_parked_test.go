@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
-	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
 // toolResults returns the tool messages of a model request.
@@ -30,14 +29,8 @@ func toolResults(req llmtest.Request) []string {
 // and the message that came meanwhile is answered after the decision.
 func TestE2EParkedApprovalWaitingAnswerAndCancel(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
-	addr := freeAddr(t)
-	env := approvalEnv(t, tg, llm, addr)
-	d := startDaemon(t, t.TempDir(), addr, env)
-	d.waitReady(ctx)
+	e := startTelegramE2E(ctx, t, func(env map[string]string) { env["SWITCHBOARD_ADMINS"] = "telegram:500" })
+	tg, llm, env := e.tg, e.llm, e.env
 
 	const dev = 900
 	const cmd = "echo parked-never-runs > parked.txt"

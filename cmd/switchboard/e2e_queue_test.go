@@ -140,17 +140,10 @@ func TestE2EBurstEveryQueueMode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			ctx := testCtx(t, 2*time.Minute)
-			tg := telegramtest.NewServer(testToken)
-			defer tg.Close()
-			llm := llmtest.NewServer()
-			defer llm.Close()
+			e := startTelegramE2E(ctx, t, func(env map[string]string) { env["SWITCHBOARD_CONVERSATION_QUEUE"] = tt.mode })
+			tg, llm, env := e.tg, e.llm, e.env
 			model := &burstModel{gate: make(chan struct{})}
 			llm.Handle(model.reply)
-			addr := freeAddr(t)
-			env := externalEnv(t, tg, llm, addr)
-			env["SWITCHBOARD_CONVERSATION_QUEUE"] = tt.mode
-			d := startDaemon(t, t.TempDir(), addr, env)
-			d.waitReady(ctx)
 			db, err := pgx.Connect(ctx, env["SWITCHBOARD_DATABASE_URL"])
 			if err != nil {
 				t.Fatal(err)
