@@ -196,7 +196,7 @@ func (d *daemon) newAgent(approver tools.Approver) (*agentcore.Agent, error) {
 		return nil, fmt.Errorf("data_dir: %w", err)
 	}
 	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: d.scrubber, Logger: d.log, Observe: d.metrics.ObserveTool})
-	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: workspaces, Mode: d.cfg.Exec.Approval, Approver: approver})
+	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: workspaces, Mode: d.cfg.Exec.Approval, Approver: approver, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
 	for _, t := range []tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron} {
 		if err := reg.Register(t); err != nil {
