@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -262,7 +263,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 		return false, now
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, d.o.SendTimeout)
-	id, err := ch.Send(sendCtx, channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo})
+	id, err := ch.Send(sendCtx, channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo, Key: outboxKey(m.ID)})
 	cancel()
 	if err == nil {
 		d.o.Metrics.MessagesOut.WithLabelValues(m.To.Platform).Inc()
@@ -325,3 +326,7 @@ func backoff(attempts int) time.Duration {
 	}
 	return d
 }
+
+// outboxKey is the deduplication key (channels.Outbound.Key) of outbox row
+// id: every attempt to deliver the row carries the same key.
+func outboxKey(id int64) string { return "sb" + strconv.FormatInt(id, 10) }

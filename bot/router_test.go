@@ -253,6 +253,10 @@ func TestRouterAnswersAndDedupes(t *testing.T) {
 	if !strings.Contains(got[1].Text, "history: 2 user messages") {
 		t.Fatalf("second reply = %q (the duplicate must not be in history)", got[1].Text)
 	}
+	// Each outbox row is sent under its own deduplication key.
+	if k0, k1 := got[0].Key, got[1].Key; !strings.HasPrefix(k0, "sb") || !strings.HasPrefix(k1, "sb") || k0 == k1 {
+		t.Fatalf("send keys = %q, %q; want two distinct outbox keys", k0, k1)
+	}
 	if n := len(p.llm.Requests()); n != 2 {
 		t.Fatalf("LLM called %d times, want 2", n)
 	}

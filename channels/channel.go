@@ -88,6 +88,10 @@ type Outbound struct {
 	Text    string
 	Buttons [][]Button // rows of buttons, attached to the last part
 	ReplyTo string     // optional platform message id to reply to
+	// Key optionally names this message for deduplication: sends with the
+	// same Key are the same message, and a platform that can deduplicate
+	// (Discord's nonce) shows it once.
+	Key string
 }
 
 // Handler receives inbound events from a channel. It returns nil once the

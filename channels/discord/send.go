@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -78,7 +79,7 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 		var m *discordgo.Message
 		send := func(ctx context.Context, ch string) error {
 			var err error
-			m, err = c.sendMessage(ctx, ch, build(ch))
+			m, err = c.sendMessage(ctx, ch, build(ch), partNonce(msg.Key, i))
 			if err == nil {
 				channelID = ch
 			}
@@ -97,15 +98,49 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 	return lastID, nil
 }
 
-// sendMessage sends one message, waiting out short rate limits.
-func (c *Channel) sendMessage(ctx context.Context, channelID string, data *discordgo.MessageSend) (*discordgo.Message, error) {
+// sendMessage sends one message, waiting out short rate limits. A
+// non-empty nonce is sent with enforce_nonce: if a message with that nonce
+// was created in the channel in the last few minutes (a send repeated after
+// a crash, or a retry whose first answer was lost), Discord returns it
+// instead of posting it again.
+func (c *Channel) sendMessage(ctx context.Context, channelID string, data *discordgo.MessageSend, nonce string) (*discordgo.Message, error) {
 	var m *discordgo.Message
 	err := c.withRetry(ctx, func(ctx context.Context) error {
-		var err error
-		m, err = c.sess.ChannelMessageSendComplex(channelID, data, discordgo.WithContext(ctx))
-		return err
+		// ChannelMessageSendComplex's request (no files are sent), plus the
+		// nonce fields discordgo's MessageSend lacks.
+		endpoint := discordgo.EndpointChannelMessages(channelID)
+		body, err := c.sess.RequestWithBucketID("POST", endpoint, nonceSend{MessageSend: data, Nonce: nonce, EnforceNonce: nonce != ""},
+			endpoint, discordgo.WithContext(ctx))
+		if err != nil {
+			return err
+		}
+		m = new(discordgo.Message)
+		if err := json.Unmarshal(body, m); err != nil {
+			return fmt.Errorf("decode the sent message: %w", err)
+		}
+		return nil
 	})
 	return m, err
+}
+
+// nonceSend is a message create request with a nonce.
+type nonceSend struct {
+	*discordgo.MessageSend
+	Nonce        string `json:"nonce,omitempty"`
+	EnforceNonce bool   `json:"enforce_nonce,omitempty"`
+}
+
+// partNonce is the nonce of part i of a message with key (none without a
+// key), at most 25 characters as Discord requires.
+func partNonce(key string, i int) string {
+	if key == "" {
+		return ""
+	}
+	n := fmt.Sprintf("%s.%d", key, i)
+	if len(n) > 25 {
+		n = n[len(n)-25:] // the end tells rows and parts apart
+	}
+	return n
 }
 
 // Edit replaces the text and buttons of messageID; nil buttons remove

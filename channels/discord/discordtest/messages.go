@@ -24,7 +24,8 @@ type Message struct {
 	// AllowedMentions is what the sender asked for; nil when it sent none
 	// (then Discord would parse every mention in Content).
 	AllowedMentions *AllowedMentions
-	Multipart       bool // sent as multipart/form-data
+	Multipart       bool   // sent as multipart/form-data
+	Nonce           string // the nonce it was created with, if any
 	Edits           int
 	Created         time.Time
 }
@@ -113,7 +114,47 @@ type messageBody struct {
 		MessageID       string `json:"message_id"`
 		FailIfNotExists *bool  `json:"fail_if_not_exists"`
 	} `json:"message_reference"`
-	Flags int `json:"flags"`
+	Flags        int             `json:"flags"`
+	Nonce        json.RawMessage `json:"nonce"`
+	EnforceNonce bool            `json:"enforce_nonce"`
+}
+
+// MaxNonce is the longest nonce Discord accepts.
+const MaxNonce = 25
+
+// nonce decodes the body's nonce (a string or an integer).
+func (b messageBody) nonce() (string, *formError) {
+	if len(b.Nonce) == 0 || string(b.Nonce) == "null" {
+		return "", nil
+	}
+	var n string
+	if err := json.Unmarshal(b.Nonce, &n); err != nil {
+		var i json.Number
+		if err := json.Unmarshal(b.Nonce, &i); err != nil {
+			return "", &formError{"nonce", "MODEL_TYPE_CONVERT", "Could not interpret nonce as a string or integer."}
+		}
+		n = i.String()
+	}
+	if utf8.RuneCountInString(n) > MaxNonce {
+		return "", &formError{"nonce", "BASE_TYPE_MAX_LENGTH", fmt.Sprintf("Must be %d or fewer in length.", MaxNonce)}
+	}
+	return n, nil
+}
+
+// nonceWindow is how long enforce_nonce finds an earlier message (Discord:
+// "a few minutes").
+const nonceWindow = 2 * time.Minute
+
+// byNonceLocked returns the bot's message created in channelID with nonce
+// within nonceWindow, or nil.
+func (s *Server) byNonceLocked(channelID, nonce string) *message {
+	for i := len(s.order) - 1; i >= 0; i-- {
+		m := s.messages[s.order[i]]
+		if m != nil && m.ChannelID == channelID && m.AuthorID == BotID && m.Nonce == nonce && time.Since(m.Created) < nonceWindow {
+			return m
+		}
+	}
+	return nil
 }
 
 // readBody decodes a JSON or multipart (payload_json) request body.
@@ -227,6 +268,11 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeFormError(w, fe.field, fe.code, fe.msg)
 		return
 	}
+	nonce, fe := body.nonce()
+	if fe != nil {
+		writeFormError(w, fe.field, fe.code, fe.msg)
+		return
+	}
 	var rows [][]Button
 	if body.Components != nil {
 		var fe *formError
@@ -246,9 +292,18 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, 10003, "Unknown Channel")
 		return
 	}
+	if nonce != "" && body.EnforceNonce {
+		if earlier := s.byNonceLocked(channelID, nonce); earlier != nil {
+			// The same send again: Discord answers with the first message.
+			obj := s.messageObjectLocked(earlier)
+			s.mu.Unlock()
+			writeJSON(w, http.StatusOK, obj)
+			return
+		}
+	}
 	m := &message{Message: Message{
 		ChannelID: channelID, GuildID: ch.guildID, AuthorID: BotID, Content: content, Buttons: rows,
-		AllowedMentions: body.AllowedMentions, Multipart: multipart, Created: time.Now(),
+		AllowedMentions: body.AllowedMentions, Multipart: multipart, Nonce: nonce, Created: time.Now(),
 	}}
 	if ref := body.Reference; ref != nil && ref.MessageID != "" {
 		target, ok := s.messages[ref.MessageID]

@@ -363,3 +363,37 @@ func TestGatewayRefusals(t *testing.T) {
 		t.Errorf("gateway down: %v", err)
 	}
 }
+
+// TestNonceDeduplicates: with enforce_nonce, a second create with the same
+// nonce answers the first message and creates nothing; without it, or with
+// another nonce, a message is created; a nonce over 25 characters is a
+// form error.
+func TestNonceDeduplicates(t *testing.T) {
+	s := newServer(t)
+	s.AddChannel(chanA, guild)
+	path := "/channels/" + chanA + "/messages"
+	status, first := call(t, s, "POST", path, map[string]any{"content": "one", "nonce": "sb7.0", "enforce_nonce": true})
+	if status != 200 {
+		t.Fatalf("first create: %d %v", status, first)
+	}
+	status, again := call(t, s, "POST", path, map[string]any{"content": "one", "nonce": "sb7.0", "enforce_nonce": true})
+	if status != 200 || again["id"] != first["id"] {
+		t.Fatalf("repeat with the nonce: %d %v, want the first message %v", status, again["id"], first["id"])
+	}
+	for _, body := range []map[string]any{
+		{"content": "one", "nonce": "sb7.0"},                        // not enforced
+		{"content": "one", "nonce": "sb8.0", "enforce_nonce": true}, // another nonce
+		{"content": "one", "nonce": 42, "enforce_nonce": true},      // integers are nonces too
+	} {
+		if status, m := call(t, s, "POST", path, body); status != 200 || m["id"] == first["id"] {
+			t.Fatalf("create %v: %d %v, want a new message", body, status, m)
+		}
+	}
+	if status, body := call(t, s, "POST", path, map[string]any{"content": "x", "nonce": strings.Repeat("n", 26)}); status != 400 || code(body) != 50035 {
+		t.Fatalf("26-character nonce: %d %v, want a form error", status, body)
+	}
+	msgs := s.Messages(chanA)
+	if len(msgs) != 4 || msgs[0].Nonce != "sb7.0" {
+		t.Fatalf("stored %d messages (%+v), want 4", len(msgs), msgs)
+	}
+}
