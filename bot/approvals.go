@@ -145,7 +145,7 @@ func (s *Approvals) announce(ctx context.Context, a Approval) {
 			what = "command"
 		}
 		id := s.post.send(ctx, OutboxMessage{To: a.Chat,
-			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + codeBlock(a.Command) +
+			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + commandBlock(a.Command) +
 				"\nI'll go on when they decide; /cancel withdraws it."})
 		s.remember(ctx, KindApproval, a.ID, id, "requester")
 	}
@@ -193,7 +193,7 @@ func approvalText(a Approval) string {
 	if a.Cwd != "" {
 		fmt.Fprintf(&b, ", in folder %s", a.Cwd)
 	}
-	b.WriteString(":\n" + codeBlock(a.Command))
+	b.WriteString(":\n" + commandBlock(a.Command))
 	fmt.Fprintf(&b, "\nExpires at %s UTC if nobody decides.", a.ExpiresAt.UTC().Format("15:04:05"))
 	return b.String()
 }
@@ -322,7 +322,7 @@ func (s *Approvals) finish(ctx context.Context, a Approval) {
 		return
 	}
 	for _, m := range msgs {
-		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + codeBlock(a.Command)
+		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + commandBlock(a.Command)
 		if m.Role == "requester" && a.Status == StatusExpired {
 			text += "\nAsk again if it is still needed."
 		}

@@ -26,7 +26,7 @@ func (r *Router) cmdCancel(ctx context.Context, in channels.Inbound, _ string) s
 	case 0:
 		return "Nothing of yours is waiting for an approver here."
 	case 1:
-		return "Withdrawn: " + codeBlock(done[0].Command) + "\nI'll tell the agent it was cancelled."
+		return "Withdrawn: " + commandBlock(done[0].Command) + "\nI'll tell the agent it was cancelled."
 	}
 	return fmt.Sprintf("Withdrew %d requests. I'll tell the agent they were cancelled.", len(done))
 }

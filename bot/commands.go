@@ -102,9 +102,15 @@ func (r *Router) cmdApprovals(ctx context.Context, in channels.Inbound, _ string
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d waiting:\n", len(list))
+	anyHidden := false
 	for _, a := range list {
+		cmd, hidden := showInvisible(a.Command)
+		anyHidden = anyHidden || hidden
 		fmt.Fprintf(&b, "- %s by %s in %s, expires %s UTC: `%s`\n", a.Tool, a.Requester, a.Chat.String(),
-			a.ExpiresAt.UTC().Format("15:04:05"), strings.ReplaceAll(a.Command, "`", "'"))
+			a.ExpiresAt.UTC().Format("15:04:05"), strings.ReplaceAll(cmd, "`", "'"))
+	}
+	if anyHidden {
+		b.WriteString(invisibleWarning + "\n")
 	}
 	return b.String()
 }

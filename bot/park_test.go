@@ -160,3 +160,29 @@ func TestAllowOnceWithReplayedToolCallIDs(t *testing.T) {
 		t.Fatalf("audit log: %d executions, want 1", used)
 	}
 }
+
+// A command with invisible characters (a bidi override, a zero-width
+// space) is shown to the approver, in /approvals and in the decided
+// message exactly as it would run: the characters as ⟨U+…⟩, with a warning.
+func TestApprovalShowsInvisibleCharacters(t *testing.T) {
+	p := newExecPipeline(t, bot.LaneOptions{})
+	ctx := context.Background()
+	p.router.Handle(ctx, msg("work", "dev", execCall("echo safe\u202e fr- mr\u200b")))
+	ask := p.ch.waitFor(t, "boss", 1)[0]
+	for _, want := range []string{"⟨U+202E⟩", "⟨U+200B⟩", "exactly this text would run"} {
+		if !strings.Contains(ask.Text, want) {
+			t.Fatalf("approval message lacks %q: %q", want, ask.Text)
+		}
+	}
+	if strings.ContainsRune(ask.Text, '\u202e') {
+		t.Fatalf("approval message carries the raw bidi override: %q", ask.Text)
+	}
+	p.router.Handle(ctx, msg("boss", "boss", "/approvals"))
+	if list := p.ch.waitFor(t, "boss", 2)[1]; !strings.Contains(list.Text, "⟨U+202E⟩") || !strings.Contains(list.Text, "exactly this text would run") {
+		t.Fatalf("/approvals = %q", list.Text)
+	}
+	p.router.Handle(ctx, press(p.pipeline, "boss", "boss", buttonData(t, ask, "Deny"), 0))
+	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "⟨U+202E⟩") {
+		t.Fatalf("decided message = %q", e)
+	}
+}

@@ -137,7 +137,7 @@ func (r *Router) deliverOrphans(ctx context.Context, j laneJob) {
 func waitingText(w tools.Waiting, now time.Time) string {
 	ago := now.Sub(w.Since).Round(time.Second)
 	return fmt.Sprintf("⏳ I'm waiting for an admin to approve this (asked %s ago):\n%s\nI'll go on with your message when they decide; /cancel withdraws the request.",
-		ago, codeBlock(w.What))
+		ago, commandBlock(w.What))
 }
 
 // failRun records the failure in the session (so it is not retried in a
