@@ -48,6 +48,10 @@ type ExecOptions struct {
 	// HOME=<workspace> only; the daemon's own environment (and its secrets)
 	// is never passed on. HOME is added when missing.
 	Env []string
+	// RunAs, when set, is the account commands run as (the daemon must be
+	// root to switch); each session's workspace is created owned by it.
+	// Nil runs commands as the daemon's own user.
+	RunAs *ExecUser
 	// Logger receives blocked and finished commands (never their text).
 	// Nil discards them.
 	Logger *slog.Logger
@@ -55,8 +59,8 @@ type ExecOptions struct {
 
 // Exec is the "exec" tool: it runs a shell command in the session's
 // workspace after the shell guard and, in ask mode, the approvers agreed.
-// It is not a sandbox: an approved command can do whatever the daemon's
-// user can.
+// It is not a sandbox: an approved command can do whatever its user (the
+// daemon's, or ExecOptions.RunAs) can.
 type Exec struct {
 	opts ExecOptions
 }

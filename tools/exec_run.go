@@ -45,6 +45,9 @@ func (e *Exec) run(ctx context.Context, log *slog.Logger, command, dir, home str
 	cmd.Dir = dir
 	cmd.Env = e.env(home)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if e.opts.RunAs != nil {
+		cmd.SysProcAttr.Credential = e.opts.RunAs.credential()
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return ErrorResult("could not start the command: out of resources; try again later")

@@ -55,6 +55,18 @@ func (e *Exec) workspace(session string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create workspace: %w", err)
 	}
+	if u := e.opts.RunAs; u != nil {
+		if !u.CanReach(filepath.Dir(root)) {
+			return "", fmt.Errorf("the exec user %s cannot reach the workspace root %s (a parent directory is closed to it); ask an admin to move data_dir", u.Name, root)
+		}
+		// The root stays the daemon's; the user may only pass through it.
+		if err := os.Chmod(root, 0o711); err != nil {
+			return "", fmt.Errorf("open workspace root to %s: %w", u.Name, err)
+		}
+		if err := os.Chown(dir, int(u.UID), int(u.GID)); err != nil {
+			return "", fmt.Errorf("give the workspace to %s: %w", u.Name, err)
+		}
+	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return "", fmt.Errorf("resolve workspace: %w", err)

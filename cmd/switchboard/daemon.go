@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,6 +68,8 @@ type daemon struct {
 	leaders  map[string]*bot.Leader
 	migrated atomic.Bool
 	readyAt  time.Time
+	// execInfo says who exec commands run as and where (for /status).
+	execInfo string
 }
 
 // daemonOptions says what to run besides the configured platforms.
@@ -146,7 +147,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, o.allow...)},
 		Limits:   bot.Limits{User: userRate, Chat: chatRate},
 		Metrics:  d.metrics, Logger: d.log, Nudge: d.disp.Nudge,
-		Status: func(ctx context.Context) []string { return bot.StatusLines(ctx, d.checks()) },
+		Status: func(ctx context.Context) []string { return append(bot.StatusLines(ctx, d.checks()), d.execInfo) },
 		Scrub:  scrubber.Scrub,
 	})
 	return d, nil
@@ -191,12 +192,15 @@ func (d *daemon) newAgent(approver tools.Approver) (*agentcore.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	workspaces, err := filepath.Abs(filepath.Join(d.cfg.DataDir, "workspaces"))
+	place, err := placeExec(d.cfg.DataDir, "", d.log)
 	if err != nil {
-		return nil, fmt.Errorf("data_dir: %w", err)
+		return nil, err
 	}
+	d.execInfo = place.describe()
+	d.log.Info(d.execInfo)
 	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: d.scrubber, Logger: d.log, Observe: d.metrics.ObserveTool})
-	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: workspaces, Mode: d.cfg.Exec.Approval, Approver: approver, Logger: d.log})
+	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver,
+		RunAs: place.user, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
 	for _, t := range []tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron} {
 		if err := reg.Register(t); err != nil {

@@ -370,3 +370,19 @@ func (e *telegramE2E) restart(ctx context.Context, t *testing.T) {
 	e.d = startDaemon(t, e.dir, e.addr, e.env)
 	e.d.waitReady(ctx)
 }
+
+// reachableDir is a temporary directory every user can pass through, so
+// that exec's unprivileged user (the daemon runs as root in CI) reaches
+// the workspaces under it; t.TempDir's parent is private.
+func reachableDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "sb-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(d) })
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

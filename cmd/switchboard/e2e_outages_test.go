@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -215,7 +216,7 @@ func TestE2EKill9WithPendingApprovalAndRunsInFlight(t *testing.T) {
 	})
 
 	const dev = 910
-	tg.SendText(dev, dev, "Dev", `please CALL_TOOL:exec {"command":"echo survived-the-crash"}`)
+	tg.SendText(dev, dev, "Dev", `please CALL_TOOL:exec {"command":"echo survived-the-crash as uid $(id -u)"}`)
 	req, err := waitAnswers(ctx, tg, admin, 1)
 	if err != nil {
 		t.Fatalf("no approval request: %v", err)
@@ -243,7 +244,12 @@ func TestE2EKill9WithPendingApprovalAndRunsInFlight(t *testing.T) {
 	mark := lastID(tg, dev)
 	tg.PressButton(admin, admin, req[0].ID, buttonOn(t, req[0], "Allow once"))
 	pressed := time.Now()
-	newReplyContaining(ctx, t, tg, dev, mark, "tool exec said: survived-the-crash")
+	// As root the daemon runs commands as nobody, never as root.
+	uid := os.Getuid()
+	if uid == 0 {
+		uid = 65534
+	}
+	newReplyContaining(ctx, t, tg, dev, mark, fmt.Sprintf("tool exec said: survived-the-crash as uid %d", uid))
 	result := time.Since(pressed)
 	for c := range slow {
 		newReplyContaining(ctx, t, tg, int64(6000+c), 0, fmt.Sprintf("echo: slow question %d", c))

@@ -30,7 +30,7 @@ func externalEnv(t *testing.T, tg *telegramtest.Server, llm *llmtest.Server, htt
 		"SWITCHBOARD_REDIS_PREFIX": redistest.Prefix(t),
 		"SWITCHBOARD_ACCESS_MODE":  "open",
 		"SWITCHBOARD_HTTP_LISTEN":  httpAddr,
-		"SWITCHBOARD_DATA_DIR":     t.TempDir(),
+		"SWITCHBOARD_DATA_DIR":     reachableDir(t),
 		"SWITCHBOARD_LOG_LEVEL":    "debug",
 	}
 	if tg != nil {
