@@ -25,17 +25,8 @@ func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request) {
 	channelID, messageID := r.PathValue("channel"), r.PathValue("message")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.channels[channelID]; !ok {
-		writeError(w, http.StatusNotFound, 10003, "Unknown Channel")
-		return
-	}
-	m, ok := s.messages[messageID]
-	if !ok || m.ChannelID != channelID {
-		writeError(w, http.StatusNotFound, 10008, "Unknown Message")
-		return
-	}
-	if m.AuthorID != BotID {
-		writeError(w, http.StatusForbidden, 50013, "Missing Permissions")
+	m := s.botMessageLocked(w, channelID, messageID, 50013, "Missing Permissions")
+	if m == nil {
 		return
 	}
 	delete(s.messages, messageID)
@@ -43,4 +34,24 @@ func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request) {
 	s.deleted = append(s.deleted, m.Message)
 	s.notifyLocked()
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// botMessageLocked returns the bot's message messageID in channelID, or
+// answers the request with Discord's error (unknown channel or message, or
+// code/msg when another user wrote it) and returns nil.
+func (s *Server) botMessageLocked(w http.ResponseWriter, channelID, messageID string, code int, msg string) *message {
+	if _, ok := s.channels[channelID]; !ok {
+		writeError(w, http.StatusNotFound, 10003, "Unknown Channel")
+		return nil
+	}
+	m, ok := s.messages[messageID]
+	if !ok || m.ChannelID != channelID {
+		writeError(w, http.StatusNotFound, 10008, "Unknown Message")
+		return nil
+	}
+	if m.AuthorID != BotID {
+		writeError(w, http.StatusForbidden, code, msg)
+		return nil
+	}
+	return m
 }

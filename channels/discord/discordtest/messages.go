@@ -350,17 +350,8 @@ func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.channels[channelID]; !ok {
-		writeError(w, http.StatusNotFound, 10003, "Unknown Channel")
-		return
-	}
-	m, ok := s.messages[messageID]
-	if !ok || m.ChannelID != channelID {
-		writeError(w, http.StatusNotFound, 10008, "Unknown Message")
-		return
-	}
-	if m.AuthorID != BotID {
-		writeError(w, http.StatusForbidden, 50005, "Cannot edit a message authored by another user")
+	m := s.botMessageLocked(w, channelID, messageID, 50005, "Cannot edit a message authored by another user")
+	if m == nil {
 		return
 	}
 	if body.Content != nil {
