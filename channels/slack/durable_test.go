@@ -74,17 +74,7 @@ func TestAckWaitsForTheHandler(t *testing.T) {
 		}
 	})
 	ctx := h.ctx()
-	if err := h.fake.WaitConnections(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	var envs []string
-	for i := range 3 {
-		env, err := h.fake.SendEvent(fmt.Sprintf("Ev%d", i), slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: fmt.Sprint(i)}.Event())
-		if err != nil {
-			t.Fatal(err)
-		}
-		envs = append(envs, env)
-	}
+	envs := sendThree(t, h, "Ev")
 	if got := <-entered; got != "0" {
 		t.Fatalf("first event handled = %q", got)
 	}
@@ -157,18 +147,7 @@ func TestQueuedEventsNotAcknowledgedAtStop(t *testing.T) {
 		<-ctx.Done() // storage hangs until the stop
 		return ctx.Err()
 	})
-	ctx := h.ctx()
-	if err := h.fake.WaitConnections(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	var envs []string
-	for i := range 3 {
-		env, err := h.fake.SendEvent(fmt.Sprintf("EvStop%d", i), slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: fmt.Sprint(i)}.Event())
-		if err != nil {
-			t.Fatal(err)
-		}
-		envs = append(envs, env)
-	}
+	envs := sendThree(t, h, "EvStop")
 	<-entered
 	h.stop()
 	for _, env := range envs {
@@ -196,4 +175,23 @@ func TestWebhookAnswers503WhenNotStored(t *testing.T) {
 	if in := f.next(t); in.ExternalID != "EvHTTPFail" || in.Text != "unlucky" {
 		t.Errorf("stored = %+v", in)
 	}
+}
+
+// sendThree waits for the socket connection, then sends three direct
+// messages "0", "1", "2" as events named prefix0…2 and returns their
+// envelope ids.
+func sendThree(t *testing.T, h *harness, prefix string) []string {
+	t.Helper()
+	if err := h.fake.WaitConnections(h.ctx(), 1); err != nil {
+		t.Fatal(err)
+	}
+	var envs []string
+	for i := range 3 {
+		env, err := h.fake.SendEvent(fmt.Sprintf("%s%d", prefix, i), slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: fmt.Sprint(i)}.Event())
+		if err != nil {
+			t.Fatal(err)
+		}
+		envs = append(envs, env)
+	}
+	return envs
 }
