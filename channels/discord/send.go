@@ -315,32 +315,11 @@ func reference(channelID, messageID string) *discordgo.MessageReference {
 	return &discordgo.MessageReference{MessageID: messageID, ChannelID: channelID, FailIfNotExists: &failIfMissing}
 }
 
-// withRetry calls fn, waiting out 429 answers while they stay within
-// MaxRetries and MaxRetryWait and ctx's deadline; past that it returns a
-// *channels.RetryAfterError.
+// withRetry calls fn, waiting out 429 answers within MaxRetries,
+// MaxRetryWait and ctx's deadline (see channels.RateLimits).
 func (c *Channel) withRetry(ctx context.Context, fn func(context.Context) error) error {
-	var waited time.Duration
-	for attempt := 0; ; attempt++ {
-		err := fn(ctx)
-		after, limited := retryAfter(err)
-		if !limited {
-			return err
-		}
-		deadline, hasDeadline := ctx.Deadline()
-		if attempt >= c.opts.MaxRetries || waited+after > c.opts.MaxRetryWait ||
-			(hasDeadline && time.Until(deadline) < after) {
-			return &channels.RetryAfterError{After: after, Err: err}
-		}
-		c.log.Info("discord rate limit, waiting", "retry_after", after, "attempt", attempt+1)
-		timer := time.NewTimer(after)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return fmt.Errorf("waiting out a discord rate limit: %w", ctx.Err())
-		case <-timer.C:
-		}
-		waited += after
-	}
+	return channels.RateLimits{Platform: "discord", MaxRetries: c.opts.MaxRetries, MaxWait: c.opts.MaxRetryWait,
+		Limited: retryAfter, Logger: c.log}.Do(ctx, fn)
 }
 
 // rateLimited turns a 429 into a *channels.RetryAfterError without waiting.

@@ -12,32 +12,11 @@ import (
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
-// retry calls fn, waiting out 429 answers while they stay within
-// MaxRetries and MaxRetryWait and ctx's deadline; past that it returns a
-// *channels.RetryAfterError.
+// retry calls fn, waiting out 429 answers within MaxRetries,
+// MaxRetryWait and ctx's deadline (see channels.RateLimits).
 func (c *Channel) retry(ctx context.Context, fn func(context.Context) error) error {
-	var waited time.Duration
-	for attempt := 0; ; attempt++ {
-		err := fn(ctx)
-		after, limited := rateLimited(err)
-		if !limited {
-			return err
-		}
-		deadline, hasDeadline := ctx.Deadline()
-		if attempt >= c.opts.MaxRetries || waited+after > c.opts.MaxRetryWait ||
-			(hasDeadline && time.Until(deadline) < after) {
-			return &channels.RetryAfterError{After: after, Err: c.redact(err)}
-		}
-		c.log.Info("slack rate limit, waiting", "retry_after", after, "attempt", attempt+1)
-		timer := time.NewTimer(after)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return fmt.Errorf("waiting out a slack rate limit: %w", ctx.Err())
-		case <-timer.C:
-		}
-		waited += after
-	}
+	return channels.RateLimits{Platform: "slack", MaxRetries: c.opts.MaxRetries, MaxWait: c.opts.MaxRetryWait,
+		Limited: rateLimited, Redact: c.redact, Logger: c.log}.Do(ctx, fn)
 }
 
 // rateLimited reports whether err is Slack asking us to slow down, and for

@@ -212,33 +212,17 @@ func inlineKeyboard(rows [][]channels.Button) (*models.InlineKeyboardMarkup, err
 	return &models.InlineKeyboardMarkup{InlineKeyboard: kb}, nil
 }
 
-// retry calls fn, waiting out 429 answers while they stay within
-// MaxRetries and MaxRetryWait and ctx's deadline; past that it returns a
-// *channels.RetryAfterError.
+// retry calls fn, waiting out 429 answers within MaxRetries,
+// MaxRetryWait and ctx's deadline (see channels.RateLimits).
 func (c *Channel) retry(ctx context.Context, fn func(context.Context) error) error {
-	var waited time.Duration
-	for attempt := 0; ; attempt++ {
-		err := fn(ctx)
-		var tooMany *bot.TooManyRequestsError
-		if !errors.As(err, &tooMany) {
-			return err
-		}
-		after := retryAfter(tooMany)
-		deadline, hasDeadline := ctx.Deadline()
-		if attempt >= c.opts.MaxRetries || waited+after > c.opts.MaxRetryWait ||
-			(hasDeadline && time.Until(deadline) < after) {
-			return &channels.RetryAfterError{After: after, Err: err}
-		}
-		c.log.Info("telegram rate limit, waiting", "retry_after", after, "attempt", attempt+1)
-		timer := time.NewTimer(after)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return fmt.Errorf("waiting out a telegram rate limit: %w", ctx.Err())
-		case <-timer.C:
-		}
-		waited += after
-	}
+	return channels.RateLimits{Platform: "telegram", MaxRetries: c.opts.MaxRetries, MaxWait: c.opts.MaxRetryWait,
+		Limited: func(err error) (time.Duration, bool) {
+			var tooMany *bot.TooManyRequestsError
+			if !errors.As(err, &tooMany) {
+				return 0, false
+			}
+			return retryAfter(tooMany), true
+		}, Logger: c.log}.Do(ctx, fn)
 }
 
 // rateLimited turns a 429 into a *channels.RetryAfterError without waiting.
