@@ -84,16 +84,3 @@ func (h *Health) Succeeded(op string) {
 	h.err = nil
 	h.failures = 0
 }
-
-// Backoff returns the wait before retry number attempt (1-based):
-// min·2^(attempt-1), capped at max.
-func Backoff(attempt int, min, max time.Duration) time.Duration {
-	d := min
-	for i := 1; i < attempt && d < max; i++ {
-		d *= 2
-	}
-	if d > max {
-		d = max
-	}
-	return d
-}

@@ -35,11 +35,3 @@ func TestHealthStreaks(t *testing.T) {
 		t.Fatalf("recovery not logged:\n%s", buf.String())
 	}
 }
-
-func TestBackoff(t *testing.T) {
-	for attempt, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 10: 30 * time.Second} {
-		if got := Backoff(attempt, time.Second, 30*time.Second); got != want {
-			t.Errorf("Backoff(%d) = %v, want %v", attempt, got, want)
-		}
-	}
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -85,38 +84,11 @@ func (c *Channel) run(ctx context.Context) error {
 }
 
 // retry calls fn until ctx ends or fn fails for good, backing off between
-// failed attempts. A nil from fn ends the loop.
+// failed attempts. A nil from fn ends the loop; a lost session starts the
+// backoff over.
 func (c *Channel) retry(ctx context.Context, op string, fn func(context.Context) error) error {
-	wait := c.opts.RetryMin
-	for {
-		err := fn(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case err == nil:
-			return nil
-		case errors.Is(err, errLost):
-			wait = c.opts.RetryMin // it worked until now: start the backoff over
-		default:
-			if fatal := fatalError(err); fatal != nil {
-				c.health.Set(fatal)
-				return fatal
-			}
-			c.health.Failed(op, err, wait)
-		}
-		// Up to 20% jitter, so replicas do not retry in step.
-		d := wait + time.Duration(rand.Int64N(int64(wait)/5+1))
-		timer := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-timer.C:
-		}
-		if !errors.Is(err, errLost) {
-			wait = min(2*wait, c.opts.RetryMax)
-		}
-	}
+	return channels.Reconnect{Health: c.health, Op: op, Min: c.opts.RetryMin, Max: c.opts.RetryMax,
+		Fatal: fatalError, Fresh: func(err error) bool { return errors.Is(err, errLost) }}.Run(ctx, fn)
 }
 
 // login checks the token with GET /users/@me and learns the bot's id.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -63,32 +62,15 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 }
 
 // connect calls auth.test until it succeeds, backing off between attempts,
-// and remembers who the bot is.
+// and remembers who the bot is; a rejected token ends it.
 func (c *Channel) connect(ctx context.Context) error {
-	for attempt := 1; ; attempt++ {
-		err := c.authTest(ctx)
-		if err == nil {
+	return channels.Reconnect{Health: c.health, Op: "auth.test", Min: c.opts.RetryMin, Max: c.opts.RetryMax,
+		Fatal: func(err error) error {
+			if isAuthError(err) {
+				return fmt.Errorf("slack: the bot token was rejected (%w); check slack.bot_token (the xoxb- token under OAuth & Permissions)", err)
+			}
 			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if isAuthError(err) {
-			c.health.Set(err)
-			return fmt.Errorf("slack: the bot token was rejected (%w); check slack.bot_token (the xoxb- token under OAuth & Permissions)", err)
-		}
-		wait := channels.Backoff(attempt, c.opts.RetryMin, c.opts.RetryMax)
-		c.health.Failed("auth.test", err, wait)
-		// Up to 20% jitter, so replicas do not retry in step.
-		d := wait + time.Duration(rand.Int64N(int64(wait)/5+1))
-		timer := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-timer.C:
-		}
-	}
+		}}.Run(ctx, c.authTest)
 }
 
 // authTest asks Slack who the bot is.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync"
@@ -68,33 +67,15 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 }
 
 // connect calls getMe and deleteWebhook until they succeed, backing off
-// between attempts.
+// between attempts; a rejected token ends it.
 func (c *Channel) connect(ctx context.Context) error {
-	wait := c.opts.RetryMin
-	for {
-		err := c.handshake(ctx)
-		if err == nil {
+	return channels.Reconnect{Health: c.health, Op: "connect", Min: c.opts.RetryMin, Max: c.opts.RetryMax,
+		Fatal: func(err error) error {
+			if errors.Is(err, bot.ErrorUnauthorized) {
+				return fmt.Errorf("telegram: the bot token was rejected (401 Unauthorized); check telegram.token: %w", err)
+			}
 			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if errors.Is(err, bot.ErrorUnauthorized) {
-			c.setState(err)
-			return fmt.Errorf("telegram: the bot token was rejected (401 Unauthorized); check telegram.token: %w", err)
-		}
-		c.failed("connect", err, wait)
-		// Up to 20% jitter, so replicas do not retry in step.
-		d := wait + time.Duration(rand.Int64N(int64(wait)/5+1))
-		timer := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-timer.C:
-		}
-		wait = min(2*wait, c.opts.RetryMax)
-	}
+		}}.Run(ctx, c.handshake)
 }
 
 // handshake checks the token with getMe, removes any webhook (which would
