@@ -33,6 +33,8 @@ type Config struct {
 	Approvals Approvals `mapstructure:"approvals"`
 	// Exec gates the exec tool.
 	Exec Exec `mapstructure:"exec"`
+	// Tools configures every tool.
+	Tools Tools `mapstructure:"tools"`
 	// RateLimit caps how often people may talk to agents.
 	RateLimit RateLimit `mapstructure:"ratelimit"`
 	// Agent is the default agent.
@@ -142,6 +144,15 @@ type Approvals struct {
 type Exec struct {
 	// Approval is ask, deny or allow.
 	Approval string `mapstructure:"approval"`
+	// User is the account commands run as when the daemon runs as root
+	// (default nobody); ignored otherwise.
+	User string `mapstructure:"user"`
+}
+
+// Tools configures every tool.
+type Tools struct {
+	// RateLimit caps tool calls per session ("N/s", "N/m", "N/h" or "off").
+	RateLimit string `mapstructure:"rate_limit"`
 }
 
 // RateLimit caps messages; each value is "N/s", "N/m", "N/h" or "off".
@@ -198,7 +209,8 @@ func Defaults() Config {
 		Telegram:  Telegram{APIURL: "https://api.telegram.org", Mode: "polling"},
 		Access:    Access{Mode: "request"},
 		Approvals: Approvals{Timeout: 2 * time.Minute},
-		Exec:      Exec{Approval: "ask"},
+		Exec:      Exec{Approval: "ask", User: "nobody"},
+		Tools:     Tools{RateLimit: "60/m"},
 		RateLimit: RateLimit{User: "20/m", Chat: "60/m"},
 		Agent: Agent{
 			Name:          "default",

@@ -73,7 +73,10 @@ func (c *Config) Validate() error {
 	}
 	oneOf("exec.approval", c.Exec.Approval, "ask", "deny", "allow")
 
-	for key, val := range map[string]string{"ratelimit.user": c.RateLimit.User, "ratelimit.chat": c.RateLimit.Chat} {
+	if strings.TrimSpace(c.Exec.User) == "" {
+		add("exec.user must name the account exec commands run as when switchboard runs as root (e.g. nobody)")
+	}
+	for key, val := range map[string]string{"ratelimit.user": c.RateLimit.User, "ratelimit.chat": c.RateLimit.Chat, "tools.rate_limit": c.Tools.RateLimit} {
 		if _, _, _, err := ParseRate(val); err != nil {
 			add("%s: %v", key, err)
 		}

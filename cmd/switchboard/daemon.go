@@ -192,13 +192,17 @@ func (d *daemon) newAgent(approver tools.Approver) (*agentcore.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	place, err := placeExec(d.cfg.DataDir, "", d.log)
+	place, err := placeExec(d.cfg.DataDir, d.cfg.Exec.User, d.log)
 	if err != nil {
 		return nil, err
 	}
 	d.execInfo = place.describe()
 	d.log.Info(d.execInfo)
-	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: d.scrubber, Logger: d.log, Observe: d.metrics.ObserveTool})
+	ropts := tools.RegistryOptions{Scrubber: d.scrubber, Logger: d.log, Observe: d.metrics.ObserveTool}
+	if rate, _ := rateOf(d.cfg.Tools.RateLimit); rate.Count > 0 {
+		ropts.RateLimiter = bot.ToolRate{Limiter: d.st.rdb, Rate: rate, Logger: d.log}
+	}
+	reg := tools.NewRegistry(ropts)
 	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver,
 		RunAs: place.user, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
