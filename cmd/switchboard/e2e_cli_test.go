@@ -86,3 +86,46 @@ func exitCode(err error) int {
 	}
 	return 0
 }
+
+// TestE2EHelpAndGlobalConfig: --help on every command prints its usage
+// and exits 0; a bad flag exits 2 naming the help; --config may come before
+// the command.
+func TestE2EHelpAndGlobalConfig(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"serve", "--help"}, {"chat", "-h"}, {"migrate", "--help"},
+		{"doctor", "--help"}, {"healthcheck", "--help"}} {
+		out, err := exec.Command(binPath, args...).Output()
+		if code := exitCode(err); code != 0 || !strings.Contains(string(out), "Usage:") {
+			t.Errorf("%v: exit %d, stdout %q", args, code, out)
+		}
+	}
+	out, err := exec.Command(binPath, "serve", "--bogus").CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "switchboard serve --help") {
+		t.Errorf("bad flag: exit %d %q", code, out)
+	}
+	dir := t.TempDir()
+	out, err = exec.Command(binPath, "--config", dir+"/missing.yaml", "migrate").CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "missing.yaml") {
+		t.Errorf("--config before the command was not used: exit %d %q", code, out)
+	}
+}
+
+// TestE2EHealthcheck: `switchboard healthcheck` (the container health
+// check) exits 0 against a ready daemon and 1, saying why, when nothing
+// answers.
+func TestE2EHealthcheck(t *testing.T) {
+	ctx := testCtx(t, time.Minute)
+	e := startTelegramE2E(ctx, t, nil)
+	cmd := exec.Command(binPath, "healthcheck")
+	cmd.Dir = e.dir
+	for k, v := range e.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, baseEnv()...)
+	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ready" {
+		t.Fatalf("healthcheck of a ready daemon: %v %q", err, out)
+	}
+	out, err := exec.Command(binPath, "healthcheck", "--url", "http://"+freeAddr(t)+"/readyz").CombinedOutput()
+	if code := exitCode(err); code != 1 || !strings.Contains(string(out), "does not answer") {
+		t.Fatalf("healthcheck with nothing listening: exit %d %q", code, out)
+	}
+}

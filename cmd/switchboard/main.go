@@ -5,11 +5,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
@@ -32,7 +33,11 @@ Usage:
   switchboard chat    [--config FILE]   talk to the agent in this terminal
   switchboard migrate [--config FILE]   apply database migrations and exit
   switchboard doctor  [--config FILE]   check config, database, Redis, LLM and platforms
+  switchboard healthcheck [--url URL]   exit 0 when the running daemon is ready (/readyz)
   switchboard version                   print the version
+
+--config FILE may also come before the command: switchboard --config FILE serve.
+Every command takes --help.
 
 Configuration: ./switchboard.yaml (or --config FILE) and SWITCHBOARD_* environment
 variables; see README.md.
@@ -44,6 +49,11 @@ func main() {
 
 // run executes one command and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfgFile, args, err := globalConfig(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "switchboard: %v\n\n%s", err, usage)
+		return exitUsage
+	}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -51,28 +61,32 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cmd, rest := args[0], args[1:]
-	var err error
+	with := func(line string, f func(cfgFile string) error) error {
+		return withConfig(cmd, line, rest, cfgFile, stdout, stderr, f)
+	}
 	switch cmd {
 	case "serve":
-		err = withConfig(rest, stderr, func(cfgFile string) error { return serve(ctx, cfgFile, stderr) })
+		err = with("switchboard serve [--config FILE]   run the daemon", func(cfgFile string) error { return serve(ctx, cfgFile, stderr) })
 	case "chat":
-		err = withConfig(rest, stderr, func(cfgFile string) error { return chat(ctx, cfgFile, stdin, stdout, stderr) })
+		err = with("switchboard chat [--config FILE]   talk to the agent in this terminal", func(cfgFile string) error { return chat(ctx, cfgFile, stdin, stdout, stderr) })
 	case "migrate":
-		err = withConfig(rest, stderr, func(cfgFile string) error { return migrate(ctx, cfgFile, stdout, stderr) })
+		err = with("switchboard migrate [--config FILE]   apply database migrations and exit", func(cfgFile string) error { return migrate(ctx, cfgFile, stdout, stderr) })
 	case "doctor":
-		err = withConfig(rest, stderr, func(cfgFile string) error { return doctor(ctx, cfgFile, stdout) })
+		err = with("switchboard doctor [--config FILE]   check the setup", func(cfgFile string) error { return doctor(ctx, cfgFile, stdout) })
+	case "healthcheck":
+		err = healthcheckCmd(ctx, rest, cfgFile, stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "switchboard", version)
+		fmt.Fprintln(stdout, "switchboard", buildVersion())
 		return 0
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(stderr, "switchboard: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
 	}
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errUsage), errors.Is(err, errConfig):
 		fmt.Fprintln(stderr, "switchboard:", err)
@@ -83,16 +97,64 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-// withConfig parses the --config flag shared by the commands.
-func withConfig(args []string, stderr io.Writer, f func(cfgFile string) error) error {
-	fs := flag.NewFlagSet("switchboard", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfgFile := fs.String("config", "", "YAML config file (default ./switchboard.yaml if present)")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+// globalConfig takes a --config FILE (or --config=FILE) given before the
+// command off args.
+func globalConfig(args []string) (cfgFile string, rest []string, err error) {
+	for len(args) > 0 {
+		switch a := args[0]; {
+		case a == "--config" || a == "-config":
+			if len(args) < 2 {
+				return "", nil, errors.New("--config needs a file")
+			}
+			cfgFile, args = args[1], args[2:]
+		case strings.HasPrefix(a, "--config=") || strings.HasPrefix(a, "-config="):
+			_, cfgFile, _ = strings.Cut(a, "=")
+			args = args[1:]
+		default:
+			return cfgFile, args, nil
+		}
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	return cfgFile, args, nil
+}
+
+// buildVersion is the -ldflags version, else the module version and VCS
+// revision the binary was built from.
+func buildVersion() string {
+	if version != "dev" {
+		return version
 	}
-	return f(*cfgFile)
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	v := info.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+dirty"
+			}
+		}
+	}
+	if rev != "" && v == "dev" {
+		v += " (" + rev[:min(12, len(rev))] + modified + ")"
+	}
+	return v
+}
+
+// withConfig parses the flags of a command that takes only --config
+// (cfgFile from before the command is its default) and runs f.
+func withConfig(name, line string, args []string, cfgFile string, stdout, stderr io.Writer, f func(cfgFile string) error) error {
+	fs := newFlags(name, line, stdout, stderr)
+	fs.StringVar(&cfgFile, "config", cfgFile, "YAML config file (default ./switchboard.yaml if present)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return f(cfgFile)
 }
