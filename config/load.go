@@ -54,7 +54,11 @@ func Load(opts LoadOptions) (*Config, error) {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	unknownEnv := applyEnv(v, environ, all)
+	fromFiles, fileProblems := applySecretFiles(v, environ, all)
+	unknownEnv := slices.DeleteFunc(applyEnv(v, environ, all), func(name string) bool { return slices.Contains(fromFiles, name) })
+	if len(fileProblems) > 0 {
+		return nil, fmt.Errorf("environment: %w", fileProblems)
+	}
 
 	var c Config
 	if err := v.Unmarshal(&c, viper.DecodeHook(decodeHook())); err != nil {

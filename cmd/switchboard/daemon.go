@@ -93,6 +93,9 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		leaders:  map[string]*bot.Leader{},
 	}
 	redis.RouteLibraryLogs(d.log)
+	for _, w := range cfg.EnvWarnings() {
+		d.log.Warn(w)
+	}
 	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	d.metrics = bot.NewMetrics(d.reg)
 

@@ -26,15 +26,16 @@ type doctorCheck struct {
 // doctor explains what is wrong with a setup, one line per dependency, and
 // fails (exit 1) when anything is.
 func doctor(ctx context.Context, cfgFile string, out io.Writer) error {
-	cfg, err := config.Load(config.LoadOptions{File: cfgFile})
-	if err == nil {
-		err = cfg.Validate()
-	}
+	// The same checks as serve: what doctor passes, serve accepts.
+	cfg, err := loadConfig(cfgFile)
 	if err != nil {
-		fmt.Fprintf(out, "FAIL config\n%s\n", indent(err.Error()))
-		return errors.New("configuration is invalid; fix the lines above")
+		fmt.Fprintf(out, "FAIL config\n%s\n", indent(strings.TrimPrefix(strings.TrimPrefix(err.Error(), errConfig.Error()), ":")))
+		return fmt.Errorf("%w; fix the lines above", errConfig)
 	}
 	fmt.Fprintln(out, "ok   config")
+	for _, w := range cfg.EnvWarnings() {
+		fmt.Fprintf(out, "WARN env: %s\n", w)
+	}
 	scrub := newScrubber(cfg)
 	failed := 0
 	for _, c := range doctorChecks(cfg) {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +129,32 @@ func TestE2EHealthcheck(t *testing.T) {
 	out, err := exec.Command(binPath, "healthcheck", "--url", "http://"+freeAddr(t)+"/readyz").CombinedOutput()
 	if code := exitCode(err); code != 1 || !strings.Contains(string(out), "does not answer") {
 		t.Fatalf("healthcheck with nothing listening: exit %d %q", code, out)
+	}
+}
+
+// TestE2EDoctorValidatesLikeServe: doctor rejects what serve rejects (a
+// malformed job schedule) with exit 2, and names a mistyped variable.
+func TestE2EDoctorValidatesLikeServe(t *testing.T) {
+	dir := t.TempDir()
+	bad := "jobs:\n  - name: x\n    schedule: \"TZ=0\"\n    prompt: p\n    target: telegram:1\n"
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{"serve", "doctor"} {
+		cmd := exec.Command(binPath, command)
+		cmd.Dir = dir
+		cmd.Env = baseEnv()
+		out, err := cmd.CombinedOutput()
+		if code := exitCode(err); code != 2 || !strings.Contains(string(out), `unknown time zone "0"`) {
+			t.Errorf("%s with a bad job: exit %d\n%s", command, code, out)
+		}
+	}
+	cmd := exec.Command(binPath, "doctor")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(baseEnv(), "SWITCHBOARD_TELEGRAM_TOKNE=x", "SWITCHBOARD_DATABASE_URL=postgres://127.0.0.1:1/x",
+		"SWITCHBOARD_REDIS_URL=redis://127.0.0.1:1/0")
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "WARN env: SWITCHBOARD_TELEGRAM_TOKNE is not a setting and is ignored; did you mean SWITCHBOARD_TELEGRAM_TOKEN?") {
+		t.Errorf("doctor does not name the mistyped variable:\n%s", out)
 	}
 }
