@@ -69,6 +69,11 @@ type Approver interface {
 // ErrNoApprover is returned when a call needs approval but none is set up.
 var ErrNoApprover = errors.New("this action needs approval but no approvers are configured")
 
+// noApproverHint tells the person (through the model) how approvals start
+// working: asking again cannot help until someone is named.
+const noApproverHint = "this needs an approver's OK, but nobody can approve: approvals cannot work until " +
+	"`admins` (or `approvals.approvers`) names someone, e.g. SWITCHBOARD_ADMINS=telegram:<your user id> (/whoami shows it)"
+
 // ErrPending matches every *PendingError.
 var ErrPending = errors.New("waiting for a decision")
 
@@ -99,7 +104,7 @@ type Waiting struct {
 // what names the action in refusals ("command", "change").
 func askApproval(ctx context.Context, log *slog.Logger, approver Approver, req ApprovalRequest, what string) (res Result, ok bool) {
 	if approver == nil {
-		return ErrorResult(ErrNoApprover.Error() + "; ask an admin to configure approvers"), false
+		return ErrorResult(noApproverHint), false
 	}
 	always, err := approver.AlwaysAllowed(ctx, req.Tool, req.Pattern)
 	if err != nil {
@@ -117,6 +122,8 @@ func askApproval(ctx context.Context, log *slog.Logger, approver Approver, req A
 		return Result{ForLLM: "waiting for an approver", Waiting: &w}, false
 	case err != nil && ctx.Err() != nil:
 		return ErrorResult("cancelled while waiting for approval"), false
+	case errors.Is(err, ErrNoApprover):
+		return ErrorResult(noApproverHint), false
 	case err != nil:
 		log.Error("approval", "tool", req.Tool, "error", err)
 		return ErrorResult("could not ask the approvers right now; try again later"), false

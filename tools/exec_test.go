@@ -476,3 +476,15 @@ func TestExecParksWhileApprovalPending(t *testing.T) {
 		}
 	}
 }
+
+// TestNoApproversSaysHowToFixIt: with nobody allowed to approve, the
+// result says approvals cannot work until admins is set, instead of
+// "try again later".
+func TestNoApproversSaysHowToFixIt(t *testing.T) {
+	approver := &recordingApprover{approveErr: tools.ErrNoApprover}
+	res := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Approver: approver}).
+		Execute(callCtx(), execArgs(t, "touch x", nil))
+	if !res.IsError || !strings.Contains(res.ForLLM, "approvals cannot work until `admins`") || strings.Contains(res.ForLLM, "try again later") {
+		t.Fatalf("result = %q", res.ForLLM)
+	}
+}

@@ -36,6 +36,9 @@ type Channel struct {
 	seq   atomic.Int64
 	msgID atomic.Int64
 	run   string // per-process nonce so event ids never repeat across runs
+	// working is true while a "… working" line is shown (between the
+	// first Typing of a run and the next reply).
+	working bool
 }
 
 // New returns a console channel.
@@ -104,6 +107,7 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 func (c *Channel) Send(_ context.Context, msg channels.Outbound) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.working = false
 	fmt.Fprintf(c.o.Out, "\n%s\n", msg.Text)
 	for _, row := range msg.Buttons {
 		for _, b := range row {
@@ -115,8 +119,18 @@ func (c *Channel) Send(_ context.Context, msg channels.Outbound) (string, error)
 	return strconv.FormatInt(c.msgID.Add(1), 10), nil
 }
 
-// Typing implements channels.Typer; the console shows nothing.
-func (c *Channel) Typing(context.Context, channels.Address) error { return nil }
+// Typing implements channels.Typer: the first call while the agent works
+// prints a "… working" line, so the terminal does not look stuck; the reply
+// follows it.
+func (c *Channel) Typing(context.Context, channels.Address) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.working {
+		c.working = true
+		fmt.Fprint(c.o.Out, "\n… working")
+	}
+	return nil
+}
 
 // notSaved tells the operator that a line was not stored, so they can type
 // it again: there is no platform to redeliver it.
