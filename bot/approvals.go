@@ -283,9 +283,9 @@ func (s *Approvals) ExpireDue(ctx context.Context) (int, error) {
 }
 
 // Cancel withdraws the pending approvals of session that by asked for (or
-// any of them when by is an approver), edits their messages and resumes the
-// runs, which tell the model the user cancelled. It returns what it
-// withdrew.
+// any of them when by is an approver) and edits their messages. It returns
+// what it withdrew; the caller resumes those runs (Resume), which tell the
+// model the user cancelled, once it has confirmed the withdrawal.
 func (s *Approvals) Cancel(ctx context.Context, session, by string) ([]Approval, error) {
 	pending, err := s.o.Store.PendingApprovalsOf(ctx, session)
 	if err != nil {
@@ -306,10 +306,12 @@ func (s *Approvals) Cancel(ctx context.Context, session, by string) ([]Approval,
 		s.o.Logger.Info("approval cancelled", "approval_id", a.ID, "by", by)
 		done = append(done, after)
 		s.finish(ctx, after)
-		s.resume(ctx, after)
 	}
 	return done, nil
 }
+
+// Resume lets the parked run of decided approval a go on.
+func (s *Approvals) Resume(ctx context.Context, a Approval) { s.resume(ctx, a) }
 
 // finish edits every message about a to show the outcome, without buttons.
 func (s *Approvals) finish(ctx context.Context, a Approval) {

@@ -52,7 +52,10 @@ func parseCommand(text string) (name, args string, ok bool) {
 func (r *Router) runCommand(ctx context.Context, in channels.Inbound, name, args string) bool {
 	for _, c := range commands() {
 		if c.name == name {
-			r.notify(ctx, in, c.run(r, ctx, in, args))
+			// A command that answered on its own returns "".
+			if text := c.run(r, ctx, in, args); text != "" {
+				r.notify(ctx, in, text)
+			}
 			return true
 		}
 	}
