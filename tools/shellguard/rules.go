@@ -248,10 +248,10 @@ func (c *checker) kill(args []arg) {
 		}
 	}
 	for _, p := range pids {
-		switch {
-		case p.val == "-1":
+		switch pid := canonicalPID(p.val); {
+		case pid == "-1":
 			c.block(CategorySystemControl, "kill -1 kills every process")
-		case p.val == "1":
+		case pid == "1":
 			c.block(CategorySystemControl, "killing init")
 		case p.word != nil && mentionsVar(p, "PPID"):
 			c.block(CategorySystemControl, "killing the daemon that runs this command")
@@ -382,4 +382,25 @@ func (c *checker) ps(args []arg) {
 			return
 		}
 	}
+}
+
+// canonicalPID writes a numeric pid without leading zeros or a plus sign
+// ("0001" and "+1" are 1 to kill, "-01" is -1); anything else is returned
+// as it is.
+func canonicalPID(v string) string {
+	sign, digits := "", v
+	switch {
+	case strings.HasPrefix(v, "-"):
+		sign, digits = "-", v[1:]
+	case strings.HasPrefix(v, "+"):
+		digits = v[1:]
+	}
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return v
+	}
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		digits = "0"
+	}
+	return sign + digits
 }
