@@ -52,8 +52,13 @@ var wrappers = map[string]wrapperSpec{
 	"strace":   {argOpts: "eoOpsuEPSXIab", longArg: []string{"output", "user", "trace", "signal", "env", "string-limit"}},
 	"ltrace":   {argOpts: "eoOpsuEPSXIanlxAD", longArg: []string{"output", "user", "library"}},
 	"valgrind": {},
-	"busybox":  {applet: true},
-	"toybox":   {applet: true},
+	"setpriv": {longArg: []string{"reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "inh-caps", "ambient-caps",
+		"bounding-set", "securebits", "pdeathsig", "selinux-label", "apparmor-profile", "landlock-access", "landlock-rule"}, noCmdOpts: "d"},
+	"prlimit":          {argOpts: "p", longArg: []string{"pid"}},
+	"dbus-run-session": {longArg: []string{"config-file", "dbus-daemon"}},
+	"ssh-agent":        {argOpts: "aEOPt"},
+	"busybox":          {applet: true},
+	"toybox":           {applet: true},
 }
 
 // unwrapSpec returns the command a wrapper runs, if any.
