@@ -8,7 +8,7 @@ var commandOptionNames = map[string][]string{
 	"tar":   {"--to-command", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--checkpoint-action"},
 	"rsync": {"-e", "--rsh", "--rsync-path"},
 	"zip":   {"-TT", "--unzip-command"},
-	"git":   {"--upload-pack", "-u", "--receive-pack", "--exec"},
+	"git":   {"--upload-pack", "-u", "--receive-pack", "--exec", "-x", "--extcmd"},
 }
 
 // gitCommandKeys are git config keys (suffixes) whose value runs as a
@@ -87,6 +87,24 @@ func (c *checker) commandOptions(prog string, args []arg, in stdin, depth int) {
 			case "proxycommand", "localcommand", "knownhostscommand":
 				check(literalArg(strings.TrimSpace(val)))
 			}
+		case prog == "git" && (v == "run" || v == "foreach") && gitRunsRest(args[:i], v):
+			// git bisect run CMD…, git submodule foreach [--recursive] CMD…
+			rest := args[i+1:]
+			for len(rest) > 0 && rest[0].lit && strings.HasPrefix(rest[0].val, "--") {
+				rest = rest[1:]
+			}
+			var parts []string
+			for _, r := range rest {
+				if !r.lit {
+					c.dynamicCode(prog, r)
+					return
+				}
+				parts = append(parts, r.val)
+			}
+			if len(parts) > 0 {
+				check(literalArg(strings.Join(parts, " ")))
+			}
+			return
 		case prog == "git" && v == "-c":
 			n, ok := next()
 			if !ok {
@@ -114,4 +132,17 @@ func (c *checker) commandOptions(prog string, args []arg, in stdin, depth int) {
 			}
 		}
 	}
+}
+
+// gitRunsRest reports whether word (run or foreach) follows the git
+// subcommand that runs the rest of the line as a command (bisect run,
+// submodule foreach).
+func gitRunsRest(before []arg, word string) bool {
+	want := map[string]string{"run": "bisect", "foreach": "submodule"}[word]
+	for _, b := range before {
+		if b.lit && b.val == want {
+			return true
+		}
+	}
+	return false
 }

@@ -380,6 +380,15 @@ func (c *checker) codeVariable(name string, val arg, in stdin, depth int) {
 	switch {
 	case strings.HasPrefix(name, "BASH_FUNC_"):
 		c.block(CategoryEvalInjection, "exported shell functions run hidden code")
+	case strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+		// GIT_CONFIG_COUNT/KEY_n/VALUE_n set any git config key, command
+		// keys (core.sshCommand, alias.x=!…) included: judge the value as
+		// a command.
+		if !val.lit {
+			c.dynamicCode(name, val)
+			return
+		}
+		c.script(strings.TrimPrefix(val.val, "!"), depth+1, in)
 	case name == "BASH_ENV" || name == "ENV":
 		c.scriptFile(name, val, in, depth)
 	case name == "PS1" || name == "PS2" || name == "PS3" || name == "PS4":
@@ -397,7 +406,8 @@ func (c *checker) codeVariable(name string, val arg, in stdin, depth int) {
 
 // codeVariables hold commands that git, less, man and editors run.
 var codeVariables = setOf("PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-	"GIT_EXTERNAL_DIFF", "PAGER", "MANPAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "SYSTEMD_PAGER")
+	"GIT_EXTERNAL_DIFF", "PAGER", "MANPAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "SYSTEMD_PAGER",
+	"GIT_PROXY_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "RSYNC_RSH")
 
 // leavesWorkspace reports whether `cd dir` may leave the workspace. HOME is
 // the workspace, so ~ and ~/sub stay inside.
