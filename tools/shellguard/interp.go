@@ -190,12 +190,52 @@ func (c *checker) inlineCode(prog, family string, codes, args []arg, depth int) 
 		c.block(CategoryForkBomb, prog+" code forks in a loop")
 		return
 	}
+	if containsAnyOf(low, treeDeleteWords) {
+		for _, code := range codes {
+			for _, lit := range stringLiterals(code.val) {
+				if outsideWorkspacePath(lit) {
+					c.block(CategoryDestructive, prog+" code deletes a directory tree outside the workspace")
+					return
+				}
+			}
+		}
+	}
+	if containsAnyOf(low, nameBuildingWords) && buildsStrings(low) {
+		c.block(CategoryEvalInjection, prog+" code builds the names it calls from pieces, hiding what it runs")
+		return
+	}
 	if !containsAnyOf(low, shellOutWords) {
 		return
 	}
 	for _, code := range codes {
 		c.embeddedCommands(prog, code.val, depth)
 	}
+}
+
+// treeDeleteWords are library calls that delete a directory tree
+// (shutil.rmtree, File::Path rmtree, fs.rmSync, FileUtils.rm_rf…).
+var treeDeleteWords = []string{"rmtree", "rmsync", "rm_rf", "rm_r(", "remove_tree", "rimraf", "removeall(", "remove_dir_all", "rmdirsync"}
+
+// nameBuildingWords look names up at run time; with string pieces glued
+// together they hide what a program calls: getattr(os, "sys"+"tem").
+var nameBuildingWords = []string{"getattr(", "__import__(", "importlib", "globals()[", "__builtins__", "send(:", "method(", "const_get("}
+
+// buildsStrings reports whether code glues string literals together.
+func buildsStrings(code string) bool {
+	for _, glue := range []string{`"+"`, `" + "`, `'+'`, `' + '`, `"+'`, `'+"`, `".."`, `" .. "`, `"."`, `" . "`, `".join(`, `''.join(`, `[::-1]`, `chr(`} {
+		if strings.Contains(code, glue) {
+			return true
+		}
+	}
+	return false
+}
+
+// outsideWorkspacePath reports whether lit, a string literal of inline
+// code, names a path outside the workspace: absolute, home, or upwards.
+func outsideWorkspacePath(lit string) bool {
+	lit = strings.TrimSpace(lit)
+	return strings.HasPrefix(lit, "/") || strings.HasPrefix(lit, "~") || lit == ".." ||
+		strings.HasPrefix(lit, "../") || strings.Contains(lit, "/../") || strings.HasPrefix(lit, "$HOME")
 }
 
 // embeddedCommands checks the string literals of an inline program that
