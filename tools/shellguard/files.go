@@ -138,6 +138,12 @@ func (c *checker) mv(args []arg) {
 
 // sed checks files edited in place.
 func (c *checker) sed(args []arg) {
+	for _, script := range sedScripts(args) {
+		if sedExecutes(script) {
+			c.block(CategoryEvalInjection, "sed runs text as a shell command (the e command or flag)")
+			return
+		}
+	}
 	inPlace := hasLong(args, "in-place")
 	scriptGiven := false
 	for _, a := range args {
