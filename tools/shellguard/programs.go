@@ -38,6 +38,12 @@ func (c *checker) program(prog string, args []arg, in stdin, depth int) {
 			return
 		}
 	}
+	if _, ok := editorShells[prog]; ok {
+		c.editorCommands(prog, args, in, depth)
+		if c.verdict != nil {
+			return
+		}
+	}
 	if strings.HasPrefix(prog, "mkfs") {
 		c.block(CategoryDisk, "mkfs formats a file system")
 		return
