@@ -21,6 +21,8 @@ import (
 type doctorCheck struct {
 	name string
 	run  func(ctx context.Context) (detail string, err error)
+	// timeout bounds run; zero means 10 s.
+	timeout time.Duration
 }
 
 // doctor explains what is wrong with a setup, one line per dependency, and
@@ -39,7 +41,11 @@ func doctor(ctx context.Context, cfgFile string, out io.Writer) error {
 	scrub := newScrubber(cfg)
 	failed := 0
 	for _, c := range doctorChecks(cfg) {
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		timeout := c.timeout
+		if timeout == 0 {
+			timeout = 10 * time.Second
+		}
+		cctx, cancel := context.WithTimeout(ctx, timeout)
 		detail, err := c.run(cctx)
 		cancel()
 		if err != nil {
@@ -62,15 +68,16 @@ func indent(s string) string {
 
 func doctorChecks(cfg *config.Config) []doctorCheck {
 	checks := []doctorCheck{
-		{"postgres", func(ctx context.Context) (string, error) { return checkPostgres(ctx, cfg) }},
-		{"redis", func(ctx context.Context) (string, error) { return checkRedis(ctx, cfg) }},
-		{"llm", func(ctx context.Context) (string, error) { return checkLLM(ctx, cfg) }},
+		// Starting the embedded server may first initialise its cluster.
+		{name: "postgres", run: func(ctx context.Context) (string, error) { return checkPostgres(ctx, cfg) }, timeout: 2 * time.Minute},
+		{name: "redis", run: func(ctx context.Context) (string, error) { return checkRedis(ctx, cfg) }},
+		{name: "llm", run: func(ctx context.Context) (string, error) { return checkLLM(ctx, cfg) }},
 	}
 	if cfg.Telegram.Token != "" {
-		checks = append(checks, doctorCheck{"telegram", func(ctx context.Context) (string, error) { return checkTelegram(ctx, cfg) }})
+		checks = append(checks, doctorCheck{name: "telegram", run: func(ctx context.Context) (string, error) { return checkTelegram(ctx, cfg) }})
 	}
 	if cfg.Slack.BotToken != "" {
-		checks = append(checks, doctorCheck{"slack", func(ctx context.Context) (string, error) {
+		checks = append(checks, doctorCheck{name: "slack", run: func(ctx context.Context) (string, error) {
 			ch, err := slack.New(slack.Options{BotToken: cfg.Slack.BotToken, AppToken: cfg.Slack.AppToken,
 				SigningSecret: cfg.Slack.SigningSecret, APIURL: cfg.Slack.APIURL})
 			if err != nil {
@@ -80,7 +87,7 @@ func doctorChecks(cfg *config.Config) []doctorCheck {
 		}})
 	}
 	if cfg.Discord.Token != "" {
-		checks = append(checks, doctorCheck{"discord", func(ctx context.Context) (string, error) {
+		checks = append(checks, doctorCheck{name: "discord", run: func(ctx context.Context) (string, error) {
 			ch, err := discord.New(discord.Options{Token: cfg.Discord.Token, APIURL: cfg.Discord.APIURL})
 			if err != nil {
 				return "", err
@@ -91,15 +98,25 @@ func doctorChecks(cfg *config.Config) []doctorCheck {
 	return checks
 }
 
+// checkPostgres connects to database.url or, without one, really starts
+// the embedded server (or joins the one a running serve owns, leaving it
+// running) and connects to it.
 func checkPostgres(ctx context.Context, cfg *config.Config) (string, error) {
-	if cfg.Database.URL == "" {
-		bin, err := postgres.FindBinaries()
+	dbURL, detail := cfg.Database.URL, "connected"
+	if dbURL == "" {
+		dir, err := ensureDataDir(cfg)
 		if err != nil {
 			return "", err
 		}
-		return "embedded (no database.url): server binaries in " + bin, nil
+		emb, err := postgres.StartEmbedded(ctx, postgres.EmbeddedOptions{DataDir: dir})
+		if err != nil {
+			return "", err
+		}
+		defer func() { _ = emb.Stop(ctx) }()
+		dbURL = emb.URL()
+		detail = "embedded (no database.url): started and answered; cluster in " + emb.ClusterDir()
 	}
-	db, err := postgres.Open(ctx, cfg.Database.URL, postgres.Options{})
+	db, err := postgres.Open(ctx, dbURL, postgres.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -107,7 +124,7 @@ func checkPostgres(ctx context.Context, cfg *config.Config) (string, error) {
 	if err := db.Ping(ctx); err != nil {
 		return "", err
 	}
-	return "connected", nil
+	return detail, nil
 }
 
 func checkRedis(ctx context.Context, cfg *config.Config) (string, error) {

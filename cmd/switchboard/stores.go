@@ -24,20 +24,28 @@ type stores struct {
 // openStores connects to Postgres and Redis, starting the embedded ones
 // when no URL is configured. Connections are lazy: a server that is down
 // now is retried later, and readiness says so meanwhile.
+//
+// The in-process Redis comes first: it cannot be shared, so a second
+// process on the same data_dir (say chat while serve runs) stops there,
+// before touching anything else.
 func openStores(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stores, error) {
-	s, err := openPostgres(ctx, cfg, log)
-	if err != nil {
-		return nil, err
-	}
+	s := &stores{log: log}
 	rURL := cfg.Redis.URL
 	if rURL == "" {
-		emb, err := redis.StartEmbedded(log)
+		dir, err := ensureDataDir(cfg)
 		if err != nil {
-			s.close(ctx)
+			return nil, err
+		}
+		emb, err := redis.StartEmbeddedFor(redis.EmbeddedOptions{DataDir: dir, Logger: log})
+		if err != nil {
 			return nil, err
 		}
 		s.embeddedRDB = emb
 		rURL = emb.URL()
+	}
+	if err := s.openDB(ctx, cfg); err != nil {
+		s.close(ctx)
+		return nil, err
 	}
 	rdb, err := redis.Open(ctx, rURL, redis.Options{Prefix: cfg.Redis.Prefix, Logger: log})
 	if err != nil {
@@ -51,33 +59,53 @@ func openStores(ctx context.Context, cfg *config.Config, log *slog.Logger) (*sto
 // openPostgres opens only the database (migrate needs no Redis).
 func openPostgres(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stores, error) {
 	s := &stores{log: log}
+	if err := s.openDB(ctx, cfg); err != nil {
+		s.close(ctx)
+		return nil, err
+	}
+	return s, nil
+}
+
+// openDB opens database.url, or the embedded PostgreSQL of data_dir when it
+// is unset. An embedded server another switchboard process runs is shared
+// and left running when this one exits.
+func (s *stores) openDB(ctx context.Context, cfg *config.Config) error {
 	dbURL := cfg.Database.URL
 	if dbURL == "" {
-		dir, err := filepath.Abs(cfg.DataDir)
+		dir, err := ensureDataDir(cfg)
 		if err != nil {
-			return nil, fmt.Errorf("data_dir %q: %w", cfg.DataDir, err)
+			return err
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create data_dir %s: %w (set data_dir to a writable folder)", dir, err)
-		}
-		log.Info("no database.url set: starting embedded PostgreSQL", "data_dir", dir)
-		emb, err := postgres.StartEmbedded(ctx, postgres.EmbeddedOptions{DataDir: dir, Logger: log})
+		s.log.Info("no database.url set: starting embedded PostgreSQL", "data_dir", dir)
+		emb, err := postgres.StartEmbedded(ctx, postgres.EmbeddedOptions{DataDir: dir, Logger: s.log})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.embeddedPG = emb
 		dbURL = emb.URL()
 	}
-	db, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: log, MaxConns: int32(cfg.Database.MaxConns)})
+	db, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: s.log, MaxConns: int32(cfg.Database.MaxConns)})
 	if err != nil {
-		s.close(ctx)
-		return nil, err
+		return err
 	}
 	s.db = db
-	return s, nil
+	return nil
 }
 
-// close releases everything, stopping embedded servers last.
+// ensureDataDir returns the absolute data_dir, creating it if needed.
+func ensureDataDir(cfg *config.Config) (string, error) {
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return "", fmt.Errorf("data_dir %q: %w", cfg.DataDir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create data_dir %s: %w (set data_dir to a writable folder)", dir, err)
+	}
+	return dir, nil
+}
+
+// close releases everything, stopping embedded servers last (an embedded
+// PostgreSQL only if this process runs it).
 func (s *stores) close(ctx context.Context) {
 	if s.rdb != nil {
 		_ = s.rdb.Close()

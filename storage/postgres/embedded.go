@@ -18,6 +18,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/switchboard-chat/switchboard/storage/pidlock"
 )
 
 // The embedded server's fixed names.
@@ -31,8 +33,13 @@ const (
 
 // EmbeddedOptions configure StartEmbedded.
 type EmbeddedOptions struct {
-	// DataDir is switchboard's data directory; the server keeps its files
-	// in DataDir/postgres and logs to DataDir/postgres.log.
+	// DataDir is switchboard's data directory. The server keeps its files
+	// in DataDir/postgres and logs to DataDir/postgres.log, unless the
+	// unprivileged user it runs as (when switchboard is root) cannot reach
+	// DataDir: then they live in a root-owned directory of their own, such
+	// as /var/lib/switchboard/postgres-<hash>, which is logged. The
+	// password (DataDir/postgres.password) and the owner lock
+	// (DataDir/postgres.lock) always stay in DataDir.
 	DataDir string
 	// Logger receives the package's logs; nil discards them.
 	Logger *slog.Logger
@@ -45,11 +52,20 @@ type EmbeddedOptions struct {
 }
 
 // Embedded is a private PostgreSQL server started from the machine's
-// PostgreSQL binaries, for a single switchboard replica.
+// PostgreSQL binaries, for a single switchboard replica. Every connection
+// must give a random password kept in the data directory.
+//
+// Of all the handles on one data directory (in this process or others),
+// one runs the server: it holds the owner lock, restarts the server if it
+// dies and stops it in Stop. The others reuse it, leave it running in
+// Stop, and take over if the owner goes away.
 type Embedded struct {
 	bins    serverBinaries
 	user    *serverUser // nil: runs as the current user
 	dataDir string
+	// home holds the cluster, its socket directory and its log: dataDir,
+	// or a directory the server's user can reach (see clusterHome).
+	home    string
 	pgData  string
 	sockDir string
 	// tempSock is set when sockDir was created under os.TempDir because the
@@ -57,16 +73,40 @@ type Embedded struct {
 	tempSock bool
 	logFile  string
 	port     int
+	password string
 	logger   *slog.Logger
 
+	watchStop chan struct{}
+	watchDone chan struct{}
+
 	mu      sync.Mutex
+	owned   bool
+	lock    *pidlock.Lock
 	stopped bool
 }
 
 // StartEmbedded starts (initialising on first use) the server of
-// opts.DataDir and makes sure database "switchboard" exists. A server a
-// previous run left running on the same data directory is reused.
+// opts.DataDir and makes sure database "switchboard" exists. A server
+// already running on the same data directory is reused: one another live
+// switchboard process runs is left to it, one a dead process left behind
+// is adopted. A cluster made by an older version that let everyone in
+// without a password gets one on the way.
 func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
+	e, err := newEmbedded(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.bringUp(ctx, opts.Port); err != nil {
+		e.lock.Release()
+		e.removeTempSock()
+		return nil, redact(err, e.password)
+	}
+	e.startWatchdog(ctx)
+	return e, nil
+}
+
+// newEmbedded finds the binaries, the server's user and the cluster's home.
+func newEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 	if opts.DataDir == "" {
 		return nil, errors.New("embedded postgres: data_dir is empty; set data_dir (SWITCHBOARD_DATA_DIR)")
 	}
@@ -82,74 +122,199 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedded{
-		bins:    bins,
-		dataDir: dataDir,
-		pgData:  filepath.Join(dataDir, "postgres"),
-		logFile: filepath.Join(dataDir, "postgres.log"),
-		logger:  logger,
-	}
-	if e.user, err = pickServerUser(e.pgData); err != nil {
+	e := &Embedded{bins: bins, dataDir: dataDir, logger: logger}
+	if e.user, err = pickServerUser(filepath.Join(dataDir, "postgres")); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("embedded postgres: create data_dir: %w", err)
+	mode := os.FileMode(0o700)
+	if e.user != nil {
+		mode = 0o711 // a data_dir made here lets the server's user through
 	}
-	if err := e.user.makeReachable(dataDir); err != nil {
-		return nil, err
+	if err := os.MkdirAll(dataDir, mode); err != nil {
+		return nil, fmt.Errorf("embedded postgres: create data_dir: %w; set data_dir to a writable folder", err)
 	}
-
-	state, pid, err := e.inspectPidFile(ctx)
+	home, blocked, err := clusterHome(dataDir, e.user)
 	if err != nil {
 		return nil, err
 	}
-	if state == serverRunning {
-		e.port = pid.port
-		logger.Info("embedded postgres: reusing the server a previous run left running",
-			"pid", pid.pid, "port", pid.port, "data_dir", e.pgData)
-		err := e.waitReady(ctx, pid.pid, 30*time.Second)
-		if err == nil {
-			if err := e.createDatabase(ctx); err != nil {
-				return nil, err
-			}
-			return e, nil
-		}
-		if !errors.Is(err, errServerGone) {
-			return nil, fmt.Errorf("embedded postgres: a server (pid %d) is still running on %s but does not answer on port %d: %w; "+
-				"stop it with `pg_ctl stop -D %s` and start again", pid.pid, e.pgData, pid.port, err, e.pgData)
-		}
-		// It was dying (killed with the daemon): clear its traces and start anew.
-		if _, _, err := e.inspectPidFile(ctx); err != nil {
+	e.setHome(home)
+	if home != dataDir {
+		// The cluster moved: its owner, if it exists, is who runs it.
+		if e.user, err = pickServerUser(e.pgData); err != nil {
 			return nil, err
 		}
+		logger.Info("embedded postgres: the cluster lives outside data_dir, where its user can reach it",
+			"user", e.user.name, "not_searchable", blocked, "data_dir", dataDir, "cluster", home)
 	}
-
-	if err := e.initdb(ctx); err != nil {
-		return nil, err
-	}
-	if err := e.prepareRuntime(); err != nil {
-		return nil, err
-	}
-	if err := e.start(ctx, opts.Port); err != nil {
-		e.removeTempSock()
-		return nil, err
-	}
-	if err := e.createDatabase(ctx); err != nil {
-		_ = e.Stop(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	logger.Info("embedded postgres started (single replica only; set database.url to share a server between replicas)",
-		"port", e.port, "data_dir", e.pgData, "log", e.logFile)
 	return e, nil
 }
 
-// URL returns the connection URL of database "switchboard".
+// setHome places the cluster and its log under home.
+func (e *Embedded) setHome(home string) {
+	e.home = home
+	e.pgData = filepath.Join(home, "postgres")
+	e.logFile = filepath.Join(home, "postgres.log")
+}
+
+// bringUp becomes the owner and starts (or adopts) the server, or, when
+// another handle owns it, joins the server that one runs.
+func (e *Embedded) bringUp(ctx context.Context, port int) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		lock, holder, err := e.tryOwnerLock()
+		if err != nil {
+			return err
+		}
+		if lock != nil {
+			e.lock, e.owned = lock, true
+			return e.own(ctx, port)
+		}
+		joined, err := e.join(ctx, holder)
+		if err != nil || joined {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("embedded postgres: the server of %s is run by another switchboard process (pid %d) but has not come up for a minute; "+
+				"check that process and %s, or stop it and start again", e.dataDir, holder, e.logFile)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("embedded postgres: wait for the server of another switchboard process (pid %d): %w", holder, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// join reuses the server the owner (pid holder) runs, when it is up.
+func (e *Embedded) join(ctx context.Context, holder int) (bool, error) {
+	p, ok := e.runningServer(ctx)
+	if !ok {
+		return false, nil // not up yet, or being restarted
+	}
+	if _, err := e.loadPassword(false); err != nil {
+		return false, fmt.Errorf("%w; the server is run by another switchboard process (pid %d): stop it and start again", err, holder)
+	}
+	e.port = p.port
+	err := e.waitReady(ctx, p.pid, 30*time.Second)
+	if errors.Is(err, errServerGone) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := e.createDatabase(ctx); err != nil {
+		return false, err
+	}
+	e.logger.Info("embedded postgres: using the server another switchboard process runs; it keeps running when this one exits",
+		"pid", holder, "port", e.port, "data_dir", e.pgData)
+	return true, nil
+}
+
+// own brings the server up as its owner: it adopts one a dead process left
+// running, or initialises and starts it, setting a password first where
+// the cluster has none.
+func (e *Embedded) own(ctx context.Context, port int) error {
+	created, err := e.loadPassword(true)
+	if err != nil {
+		return err
+	}
+	state, pid, err := e.inspectPidFile(ctx)
+	if err != nil {
+		return err
+	}
+	if state == serverRunning {
+		adopted, err := e.adopt(ctx, pid, created)
+		if err != nil || adopted {
+			return err
+		}
+	}
+	fresh, err := e.initdb(ctx)
+	if err != nil {
+		return err
+	}
+	if !fresh {
+		trusts, err := e.hbaTrusts()
+		if err != nil {
+			return err
+		}
+		if trusts || created {
+			if err := e.secureOffline(ctx); err != nil {
+				return err
+			}
+			e.logSecured(trusts)
+		}
+	}
+	if err := e.prepareRuntime(); err != nil {
+		return err
+	}
+	if err := e.start(ctx, port); err != nil {
+		return err
+	}
+	if err := e.createDatabase(ctx); err != nil {
+		_ = e.stopServer(context.WithoutCancel(ctx))
+		return err
+	}
+	e.logger.Info("embedded postgres started (single replica only; set database.url to share a server between replicas)",
+		"port", e.port, "data_dir", e.pgData, "log", e.logFile)
+	return nil
+}
+
+// adopt takes over the server a previous run left running. It reports
+// false when that server turned out to be going away, or had to be stopped
+// because its password is unknown (created: the password file was just
+// made), so the caller starts it anew.
+func (e *Embedded) adopt(ctx context.Context, pid postmasterPid, created bool) (bool, error) {
+	trusts, err := e.hbaTrusts()
+	if err != nil {
+		return false, err
+	}
+	if created && !trusts {
+		e.logger.Warn("embedded postgres: the password file was missing; restarting the running server with a new password",
+			"pid", pid.pid, "data_dir", e.pgData)
+		return false, e.stopServer(ctx)
+	}
+	e.port = pid.port
+	e.logger.Info("embedded postgres: reusing the server a previous run left running",
+		"pid", pid.pid, "port", pid.port, "data_dir", e.pgData)
+	err = e.waitReady(ctx, pid.pid, 30*time.Second)
+	if errors.Is(err, errServerGone) {
+		// It was dying (killed with the daemon): clear its traces and start anew.
+		_, _, err := e.inspectPidFile(ctx)
+		return false, err
+	}
+	if err != nil {
+		return false, fmt.Errorf("embedded postgres: a server (pid %d) is still running on %s but does not answer on port %d: %w; "+
+			"stop it with `pg_ctl stop -D %s` and start again", pid.pid, e.pgData, pid.port, err, e.pgData)
+	}
+	if trusts {
+		if err := e.secureOnline(ctx); err != nil {
+			return false, err
+		}
+		e.logSecured(true)
+	}
+	return true, e.createDatabase(ctx)
+}
+
+// logSecured says a cluster was given a password (never which).
+func (e *Embedded) logSecured(wasTrust bool) {
+	pwFile := filepath.Join(e.dataDir, passwordFileName)
+	if wasTrust {
+		e.logger.Info("embedded postgres: the cluster let every local user in without a password; it now requires the password in the password file",
+			"data_dir", e.pgData, "password_file", pwFile)
+		return
+	}
+	e.logger.Warn("embedded postgres: the password file was missing; gave the cluster a new password",
+		"data_dir", e.pgData, "password_file", pwFile)
+}
+
+// URL returns the connection URL of database "switchboard". It holds the
+// password: pass it on, never log it.
 func (e *Embedded) URL() string { return e.url(embeddedDatabase) }
 
 func (e *Embedded) url(database string) string {
 	u := url.URL{
 		Scheme:   "postgres",
-		User:     url.User(embeddedUser),
+		User:     url.UserPassword(embeddedUser, e.password),
 		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(e.port)),
 		Path:     "/" + database,
 		RawQuery: "sslmode=disable",
@@ -157,72 +322,113 @@ func (e *Embedded) url(database string) string {
 	return u.String()
 }
 
-// Stop shuts the server down (pg_ctl stop -m fast), waiting up to a minute.
-// A cancelled ctx does not cut a shutdown short, so Stop can be called with
-// the context whose cancellation triggered it. Calling it again does nothing.
+// String names the server without its password, so printing or logging an
+// Embedded never shows it.
+func (e *Embedded) String() string {
+	return "embedded postgres on 127.0.0.1:" + strconv.Itoa(e.port) + " (" + e.pgData + ")"
+}
+
+// ClusterDir returns the directory holding the cluster's files: the
+// postgres folder of the data directory, or where it moved (see
+// EmbeddedOptions.DataDir).
+func (e *Embedded) ClusterDir() string { return e.pgData }
+
+// Stop ends this handle. When it runs the server, it shuts it down (pg_ctl
+// stop -m fast, waiting up to a minute); a server another process runs is
+// left running. A cancelled ctx does not cut a shutdown short, so Stop can
+// be called with the context whose cancellation triggered it. Calling it
+// again does nothing.
 func (e *Embedded) Stop(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.stopped {
+		e.mu.Unlock()
 		return nil
-	}
-	if _, err := os.Stat(filepath.Join(e.pgData, "postmaster.pid")); errors.Is(err, os.ErrNotExist) {
-		// Already down (stopped through another handle, or it died).
-		e.stopped = true
-		e.removeTempSock()
-		return nil
-	}
-	if err := e.run(ctx, e.bins.pgCtl, "stop", "-D", e.pgData, "-m", "fast", "-w", "-t", "60"); err != nil {
-		return fmt.Errorf("embedded postgres: stop: %w", err)
 	}
 	e.stopped = true
-	e.removeTempSock()
+	e.mu.Unlock()
+	e.stopWatchdog()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer func() { e.lock.Release(); e.lock, e.owned = nil, false }()
+	if !e.owned {
+		e.logger.Info("embedded postgres: leaving the server running for the switchboard process that runs it", "data_dir", e.pgData)
+		return nil
+	}
+	if err := e.stopServer(ctx); err != nil {
+		return err
+	}
 	e.logger.Info("embedded postgres stopped", "data_dir", e.pgData)
 	return nil
 }
 
-// initdb creates the cluster on first use. It initialises a scratch
+// stopServer shuts the server of pgData down, if it runs.
+func (e *Embedded) stopServer(ctx context.Context) error {
+	defer e.removeTempSock()
+	if _, err := os.Stat(filepath.Join(e.pgData, "postmaster.pid")); errors.Is(err, os.ErrNotExist) {
+		return nil // already down (stopped through another handle, or it died)
+	}
+	if err := e.run(ctx, e.bins.pgCtl, "stop", "-D", e.pgData, "-m", "fast", "-w", "-t", "60"); err != nil {
+		return fmt.Errorf("embedded postgres: stop: %w; stop it with `pg_ctl stop -D %s`", err, e.pgData)
+	}
+	return nil
+}
+
+// initdb creates the cluster on first use (fresh), with password (SCRAM)
+// authentication on the socket and on loopback. It initialises a scratch
 // directory and renames it into place, so an interrupted initdb never
-// leaves a half-made data directory behind.
-func (e *Embedded) initdb(ctx context.Context) error {
+// leaves a half-made data directory behind. initdb reads the password's
+// SCRAM verifier, never the password, from a file in the scratch
+// directory, which only the server's user can enter.
+func (e *Embedded) initdb(ctx context.Context) (fresh bool, err error) {
 	if _, err := os.Stat(filepath.Join(e.pgData, "PG_VERSION")); err == nil {
-		return nil
+		return false, nil
 	}
 	if entries, err := os.ReadDir(e.pgData); err == nil {
 		if len(entries) > 0 {
-			return fmt.Errorf("embedded postgres: %s exists but is not a PostgreSQL data directory; move it away or set database.url", e.pgData)
+			return false, fmt.Errorf("embedded postgres: %s exists but is not a PostgreSQL data directory; move it away or set database.url", e.pgData)
 		}
 		if err := os.Remove(e.pgData); err != nil {
-			return fmt.Errorf("embedded postgres: %w", err)
+			return false, fmt.Errorf("embedded postgres: %w", err)
 		}
 	}
 	scratch := e.pgData + ".initdb"
 	if err := os.RemoveAll(scratch); err != nil {
-		return fmt.Errorf("embedded postgres: remove leftover %s: %w", scratch, err)
+		return false, fmt.Errorf("embedded postgres: remove leftover %s: %w", scratch, err)
 	}
+	defer os.RemoveAll(scratch)
 	if err := os.Mkdir(scratch, 0o700); err != nil {
-		return fmt.Errorf("embedded postgres: %w", err)
+		return false, fmt.Errorf("embedded postgres: %w", err)
 	}
-	if err := e.user.chown(scratch); err != nil {
-		return err
+	verifier, err := scramVerifier(e.password)
+	if err != nil {
+		return false, fmt.Errorf("embedded postgres: hash the password: %w", err)
+	}
+	pwFile := filepath.Join(scratch, "pwfile")
+	if err := os.WriteFile(pwFile, []byte(verifier+"\n"), 0o600); err != nil {
+		return false, fmt.Errorf("embedded postgres: %w", err)
+	}
+	for _, p := range []string{scratch, pwFile} {
+		if err := e.user.chown(p); err != nil {
+			return false, err
+		}
 	}
 	e.logger.Info("embedded postgres: initialising a new cluster", "data_dir", e.pgData)
-	if err := e.run(ctx, e.bins.initdb, "-D", scratch, "-U", embeddedUser, "--auth=trust",
-		"-E", "UTF8", "--locale=C"); err != nil {
-		_ = os.RemoveAll(scratch)
-		return fmt.Errorf("embedded postgres: initdb: %w", err)
+	cluster := filepath.Join(scratch, "postgres")
+	if err := e.run(ctx, e.bins.initdb, "-D", cluster, "-U", embeddedUser, "--pwfile="+pwFile,
+		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C"); err != nil {
+		return false, redact(fmt.Errorf("embedded postgres: initdb: %w", err), verifier)
 	}
-	if err := os.Rename(scratch, e.pgData); err != nil {
-		return fmt.Errorf("embedded postgres: %w", err)
+	if err := os.Rename(cluster, e.pgData); err != nil {
+		return false, fmt.Errorf("embedded postgres: %w", err)
 	}
-	return nil
+	return true, nil
 }
 
 // prepareRuntime creates the socket directory and the log file, owned by the
 // server's user.
 func (e *Embedded) prepareRuntime() error {
-	e.sockDir = filepath.Join(e.dataDir, "postgres-socket")
+	e.sockDir = filepath.Join(e.home, "postgres-socket")
 	if len(e.sockDir)+len("/.s.PGSQL.65535") > maxSocketPath {
 		dir, err := os.MkdirTemp("", "sbpg-")
 		if err != nil {
@@ -251,13 +457,14 @@ func (e *Embedded) prepareRuntime() error {
 // took it in the meantime.
 func (e *Embedded) start(ctx context.Context, port int) error {
 	for attempt := 1; ; attempt++ {
-		e.port = port
 		if port == 0 {
 			p, err := freePort()
 			if err != nil {
 				return fmt.Errorf("embedded postgres: pick a port: %w", err)
 			}
 			e.port = p
+		} else if e.port != port {
+			e.port = port // a restart passes e.port: no write then, URL may be read meanwhile
 		}
 		logStart := fileSize(e.logFile)
 		serverOpts := "-p " + strconv.Itoa(e.port) + " -k " + shellQuote(e.sockDir) + " -c listen_addresses=127.0.0.1"
@@ -285,6 +492,10 @@ func (e *Embedded) waitReady(ctx context.Context, pid int, timeout time.Duration
 		conn, err := pgx.Connect(ctx, e.url("postgres"))
 		if err == nil {
 			return conn.Close(ctx)
+		}
+		if isAuthError(err) {
+			return fmt.Errorf("%w; the password in %s does not match the server's: remove that file and start again to set a new one",
+				err, filepath.Join(e.dataDir, passwordFileName))
 		}
 		if !processAlive(pid) || !e.servesDataDir(ctx, pid) {
 			return errServerGone
@@ -324,7 +535,7 @@ func (e *Embedded) createDatabase(ctx context.Context) error {
 // run runs a PostgreSQL program as the server's user; a failure carries the
 // program's output.
 func (e *Embedded) run(ctx context.Context, prog string, args ...string) error {
-	cmd := e.user.command(ctx, e.dataDir, prog, args...)
+	cmd := e.user.command(ctx, e.home, prog, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		msg := strings.TrimSpace(string(out))

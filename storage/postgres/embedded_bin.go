@@ -24,6 +24,9 @@ var ErrNoServerBinaries = errors.New("embedded PostgreSQL needs the server binar
 type serverBinaries struct {
 	initdb string
 	pgCtl  string
+	// postgres is the server itself, next to them; run directly only in
+	// single-user mode, to set a password.
+	postgres string
 }
 
 // findServerBinaries looks for a directory holding both initdb and pg_ctl:
@@ -58,7 +61,7 @@ func findServerBinaries(binDir, pathEnv, libGlob string) (serverBinaries, error)
 
 // binariesIn reports whether dir holds executable initdb and pg_ctl.
 func binariesIn(dir string) (serverBinaries, bool) {
-	b := serverBinaries{initdb: filepath.Join(dir, "initdb"), pgCtl: filepath.Join(dir, "pg_ctl")}
+	b := serverBinaries{initdb: filepath.Join(dir, "initdb"), pgCtl: filepath.Join(dir, "pg_ctl"), postgres: filepath.Join(dir, "postgres")}
 	return b, isExecutable(b.initdb) && isExecutable(b.pgCtl)
 }
 

@@ -12,7 +12,8 @@ func TestSocketDirFallsBackWhenPathTooLong(t *testing.T) {
 	if err := os.MkdirAll(long, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	e := &Embedded{dataDir: long, logFile: filepath.Join(long, "postgres.log")}
+	e := &Embedded{dataDir: long}
+	e.setHome(long)
 	if err := e.prepareRuntime(); err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +23,8 @@ func TestSocketDirFallsBackWhenPathTooLong(t *testing.T) {
 	}
 
 	short := t.TempDir()
-	e = &Embedded{dataDir: short, logFile: filepath.Join(short, "postgres.log")}
+	e = &Embedded{dataDir: short}
+	e.setHome(short)
 	if err := e.prepareRuntime(); err != nil {
 		t.Fatal(err)
 	}

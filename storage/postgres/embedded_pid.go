@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/switchboard-chat/switchboard/storage/pidlock"
 )
 
 // pidFileState is what postmaster.pid says about a data directory.
@@ -130,4 +132,34 @@ func removeStaleSockets(sockDir string) {
 	for _, m := range matches {
 		_ = os.Remove(m)
 	}
+}
+
+// runningServer reports the server of pgData when one runs, reading
+// postmaster.pid without ever removing it: only the owner may clear a stale
+// pid file (inspectPidFile), or it could delete a newly started server's.
+func (e *Embedded) runningServer(ctx context.Context) (postmasterPid, bool) {
+	data, err := os.ReadFile(filepath.Join(e.pgData, "postmaster.pid"))
+	if err != nil {
+		return postmasterPid{}, false
+	}
+	p, err := parsePostmasterPid(data)
+	if err != nil || p.port <= 0 {
+		return postmasterPid{}, false
+	}
+	return p, processAlive(p.pid) && e.servesDataDir(ctx, p.pid)
+}
+
+// ownerLockName is the file under the data directory whose lock the
+// process that runs the embedded server holds.
+const ownerLockName = "postgres.lock"
+
+// tryOwnerLock takes the owner lock without waiting: it returns a nil lock
+// and the holder's pid (0 when not known) when another handle runs the
+// server.
+func (e *Embedded) tryOwnerLock() (*pidlock.Lock, int, error) {
+	lock, holder, err := pidlock.TryLock(filepath.Join(e.dataDir, ownerLockName))
+	if err != nil {
+		return nil, 0, fmt.Errorf("embedded postgres: %w", err)
+	}
+	return lock, holder, nil
 }

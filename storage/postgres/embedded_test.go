@@ -74,7 +74,7 @@ func TestEmbeddedLifecycle(t *testing.T) {
 	pgData := filepath.Join(dir, "postgres")
 
 	e := startEmbedded(t, dir)
-	if !strings.HasPrefix(e.URL(), "postgres://switchboard@127.0.0.1:") || !strings.HasSuffix(e.URL(), "/switchboard?sslmode=disable") {
+	if !strings.HasPrefix(e.URL(), "postgres://switchboard:") || !strings.Contains(e.URL(), "@127.0.0.1:") || !strings.HasSuffix(e.URL(), "/switchboard?sslmode=disable") {
 		t.Errorf("URL() = %q", e.URL())
 	}
 	if os.Geteuid() == 0 {

@@ -84,36 +84,23 @@ func (u *serverUser) canSearch(fi os.FileInfo) bool {
 	}
 }
 
-// makeReachable lets u reach dataDir: dataDir itself (switchboard's own
-// directory) gets the search bit for others if u lacks access, and every
-// directory above it must already be searchable by u, which is checked rather
-// than changed.
-func (u *serverUser) makeReachable(dataDir string) error {
-	if u == nil {
-		return nil
-	}
-	fi, err := os.Stat(dataDir)
-	if err != nil {
-		return fmt.Errorf("embedded postgres: %w", err)
-	}
-	if !u.canSearch(fi) {
-		if err := os.Chmod(dataDir, fi.Mode().Perm()|0o001); err != nil {
-			return fmt.Errorf("embedded postgres: let user %s reach %s: %w", u.name, dataDir, err)
+// blockedOn returns the first directory on the way from / to dir (dir
+// included) that u may not search, or "" when u reaches dir.
+func (u *serverUser) blockedOn(dir string) string {
+	var chain []string
+	for d := dir; ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if d == filepath.Dir(d) {
+			break
 		}
 	}
-	for dir := filepath.Dir(dataDir); ; dir = filepath.Dir(dir) {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return fmt.Errorf("embedded postgres: %w", err)
-		}
-		if !u.canSearch(fi) {
-			return fmt.Errorf("embedded PostgreSQL runs as user %s (it refuses to run as root) but %s is not searchable by that user, so it cannot reach %s; "+
-				"run `chmod o+x %s`, choose a data_dir that user can reach, or set database.url", u.name, dir, dataDir, dir)
-		}
-		if dir == filepath.Dir(dir) {
-			return nil
+	for i := len(chain) - 1; i >= 0; i-- {
+		fi, err := os.Stat(chain[i])
+		if err != nil || !u.canSearch(fi) {
+			return chain[i]
 		}
 	}
+	return ""
 }
 
 // chown gives path to u; a no-op when the server runs as the current user.
