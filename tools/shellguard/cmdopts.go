@@ -1,6 +1,10 @@
 package shellguard
 
-import "strings"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // commandOptionNames are options whose value a program runs as a shell
 // command.
@@ -65,8 +69,37 @@ func (c *checker) commandOptions(prog string, args []arg, in stdin, depth int) {
 			}
 			check(val)
 		}
+		if prog == "git" && strings.HasPrefix(v, "ext::") {
+			// git's ext transport runs the rest of the URL as a command.
+			c.warn("git runs the command in an ext:: repository address")
+			check(literalArg(gitExtCommand(strings.TrimPrefix(v, "ext::"))))
+			continue
+		}
 		switch {
-		case prog == "ssh" && (v == "-o" || strings.HasPrefix(v, "-o")):
+		case sshPrograms[prog] && (v == "-F" || strings.HasPrefix(v, "-F")):
+			file := withVal(a, strings.TrimPrefix(v, "-F"))
+			if file.val == "" {
+				n, ok := next()
+				if !ok {
+					continue
+				}
+				file = n
+			}
+			c.sshConfigFile(prog, file, in, depth)
+		case prog == "git" && (v == "--config-env" || strings.HasPrefix(v, "--config-env=")):
+			spec, ok := withVal(a, strings.TrimPrefix(v, "--config-env=")), true
+			if v == "--config-env" {
+				spec, ok = next()
+			}
+			key, _, _ := strings.Cut(spec.val, "=")
+			if ok && (!spec.lit || gitCommandKey(strings.ToLower(key)) != "") {
+				// The value comes from an environment variable: a command
+				// the guard cannot see.
+				c.block(CategoryEvalInjection, "git takes a command-running setting from an environment variable")
+			}
+		case prog == "git" && v == "-c" && strings.HasPrefix(strings.ToLower(nextVal(args, i)), "protocol.ext.allow"):
+			c.warn("git may run commands given as ext:: repository addresses")
+		case sshPrograms[prog] && (v == "-o" || strings.HasPrefix(v, "-o")):
 			opt := strings.TrimPrefix(v, "-o")
 			if opt == "" {
 				n, ok := next()
@@ -115,20 +148,118 @@ func (c *checker) commandOptions(prog string, args []arg, in stdin, depth int) {
 				continue
 			}
 			key, val, _ := strings.Cut(n.val, "=")
-			key = strings.ToLower(key)
-			for _, suffix := range gitCommandKeys {
-				bang := strings.HasPrefix(suffix, "!")
-				suffix = strings.TrimPrefix(suffix, "!")
-				if !strings.HasSuffix(key, suffix) && !strings.HasPrefix(key, suffix+".") {
-					continue
+			switch gitCommandKey(strings.ToLower(key)) {
+			case "":
+			case "!":
+				if rest, isCmd := strings.CutPrefix(val, "!"); isCmd {
+					check(literalArg(rest))
 				}
-				if bang {
-					if rest, isCmd := strings.CutPrefix(val, "!"); isCmd {
-						check(literalArg(rest))
-					}
-					continue
-				}
+			default:
 				check(literalArg(val))
+			}
+		}
+	}
+}
+
+// gitCommandKey reports whether a git config key holds a command: "cmd"
+// when its value runs, "!" when only a value starting with "!" runs, ""
+// otherwise.
+func gitCommandKey(key string) string {
+	for _, suffix := range gitCommandKeys {
+		bang := strings.HasPrefix(suffix, "!")
+		suffix = strings.TrimPrefix(suffix, "!")
+		if !strings.HasSuffix(key, suffix) && !strings.HasPrefix(key, suffix+".") {
+			continue
+		}
+		if bang {
+			return "!"
+		}
+		return "cmd"
+	}
+	return ""
+}
+
+// nextVal returns the value of the argument after i, or "".
+func nextVal(args []arg, i int) string {
+	if i+1 < len(args) {
+		return args[i+1].val
+	}
+	return ""
+}
+
+// gitExtCommand turns an ext:: address into the shell command it runs: git
+// splits it into arguments at spaces, "% " being a space inside an
+// argument and "%%" a percent sign; %s, %S and %G are git's placeholders.
+func gitExtCommand(s string) string {
+	var words []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			q, err := syntax.Quote(b.String(), syntax.LangBash)
+			if err != nil {
+				q = `"` + unknownExpansion + `"`
+			}
+			words = append(words, q)
+			b.Reset()
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == ' ':
+			flush()
+		case s[i] != '%' || i+1 >= len(s):
+			b.WriteByte(s[i])
+		default:
+			i++
+			switch s[i] {
+			case ' ', '%':
+				b.WriteByte(s[i])
+			case 's', 'S', 'G':
+				b.WriteString("git-upload-pack")
+			default:
+				b.WriteByte('%')
+				b.WriteByte(s[i])
+			}
+		}
+	}
+	flush()
+	return strings.Join(words, " ")
+}
+
+// sshPrograms are the OpenSSH clients that take -o options and -F files.
+var sshPrograms = setOf("ssh", "scp", "sftp")
+
+// sshConfigFile checks `ssh -F FILE`: a configuration read from stdin or a
+// process is checked or blocked like code (ProxyCommand, LocalCommand and
+// Match exec run commands); another file is a warning.
+func (c *checker) sshConfigFile(prog string, file arg, in stdin, depth int) {
+	switch {
+	case file.proc != nil:
+		c.procCode(prog, file.proc)
+	case file.lit && (file.val == "-" || stdinPaths[file.val]):
+		c.stdinProgram(prog, "sshconfig", in, depth)
+	case fdPath(file.val):
+		c.block(CategoryEvalInjection, prog+" reads a configuration (which can run commands) from an open file descriptor")
+	case file.val != "/dev/null":
+		c.warn(prog + " uses another configuration file, which can run commands (ProxyCommand)")
+	}
+}
+
+// sshConfig checks the command-running keywords of an ssh configuration.
+func (c *checker) sshConfig(text string, depth int) {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		k := strings.IndexAny(line, " \t=")
+		if k < 0 || c.verdict != nil {
+			continue
+		}
+		key, val := strings.ToLower(line[:k]), strings.TrimLeft(line[k:], " \t=")
+		switch key {
+		case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
+			c.script(val, depth+1, stdin{kind: stdinNull})
+		case "match":
+			if i := strings.Index(strings.ToLower(val), "exec "); i >= 0 {
+				c.script(strings.Trim(strings.TrimSpace(val[i+5:]), `"`), depth+1, stdin{kind: stdinNull})
 			}
 		}
 	}

@@ -19,6 +19,10 @@ func (c *checker) writePath(a arg, what string) {
 		c.block(CategoryPrivilege, "writing "+what+" to "+protectedPath(a))
 	case credentialPath(a) != "":
 		c.block(CategoryCredentials, "writing "+what+" to "+credentialPath(a))
+	case persistencePath(a) != "":
+		c.block(CategoryPersistence, "writing "+what+" to "+persistencePath(a))
+	case systemFile(a.val):
+		c.warn("writes to a system file")
 	}
 }
 
@@ -64,6 +68,16 @@ func (c *checker) chmod(args []arg) {
 		ops = append(ops, a)
 	}
 	recursive := hasShortFlag(opts, 'R') || hasLong(opts, "recursive")
+	for _, o := range opts {
+		ref, ok := strings.CutPrefix(o.val, "--reference=")
+		if o.val == "--reference" && len(ops) > 0 {
+			o, ref, ok = ops[0], ops[0].val, true // --reference FILE MODE-less operands
+		}
+		if ok && (outsideTarget(withVal(o, ref)) != "" || !o.lit) {
+			c.block(CategoryPrivilege, "copying the mode or owner of a file outside the workspace (it may be setuid)")
+			return
+		}
+	}
 	targets := ops
 	if len(ops) > 0 && !hasLong(opts, "reference") {
 		for _, clause := range strings.Split(ops[0].val, ",") {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,11 +18,21 @@ import (
 // Verdict is the shell guard's decision about one command. A blocked command
 // never runs and is never shown to an approver; anything else still needs
 // approval (unless always-allowed) before it runs.
+//
+// Warnings name dangers of a command that is not blocked because it has
+// honest uses (installing a crontab, LD_PRELOAD, a makefile read from
+// stdin): callers show them to the approvers and never run such a command
+// unasked or through "Always allow".
 type Verdict struct {
 	Blocked  bool
 	Category string // one of the Category constants when Blocked
 	Reason   string // short explanation for logs; never quotes the command's words
+	// Warnings are short, human-readable dangers (empty when Blocked).
+	Warnings []string
 }
+
+// Dangerous reports whether the command is not blocked but has warnings.
+func (v Verdict) Dangerous() bool { return !v.Blocked && len(v.Warnings) > 0 }
 
 // The categories a blocked command falls into.
 const (
@@ -34,6 +45,7 @@ const (
 	CategoryEvalInjection = "eval injection"
 	CategoryPrivilege     = "privilege escalation"
 	CategoryCredentials   = "credential access"
+	CategoryPersistence   = "persistence"
 	CategoryUnparseable   = "unparseable"
 )
 
@@ -73,13 +85,14 @@ func CheckCommand(cmd string) (Verdict, error) {
 	if c.verdict != nil {
 		return *c.verdict, nil
 	}
+	warnings := c.warnings
 	// Exec stores and matches the normal form; a command without a faithful
 	// one cannot be reasoned about.
 	if _, err := NormalizeCommand(cmd); err != nil {
 		return Verdict{Blocked: true, Category: CategoryUnparseable, Reason: "the command has no faithful normal form"},
 			fmt.Errorf("normalize command: %w", err)
 	}
-	return Verdict{}, nil
+	return Verdict{Warnings: warnings}, nil
 }
 
 // unusableText explains why text cannot be analysed at all, or returns "".
@@ -107,6 +120,20 @@ type checker struct {
 	// cwdOutside is set once the program changes to a directory outside
 	// the workspace (cd /, cd ..), after which relative paths are too.
 	cwdOutside bool
+	// warnings are the dangers found so far, without repeats.
+	warnings []string
+	// funcs are the shell functions the program defines; calling names
+	// those being checked with their call's arguments (no recursion).
+	funcs   map[string]funcDef
+	calling map[string]bool
+}
+
+// warn records a danger that does not block the command but that the
+// approvers must see.
+func (c *checker) warn(reason string) {
+	if !slices.Contains(c.warnings, reason) && len(c.warnings) < 8 {
+		c.warnings = append(c.warnings, reason)
+	}
 }
 
 // block records a verdict; the first one wins.
@@ -155,6 +182,7 @@ func (c *checker) script(src string, depth int, in stdin) {
 		return
 	}
 	cwdOutside := c.cwdOutside
+	c.defineFunctions(f, src)
 	c.forkBombs(f)
 	c.stmts(f.Stmts, in, depth)
 	// /bin/sh may be dash, which reads some text differently from bash
@@ -262,7 +290,9 @@ func (c *checker) command(cmd syntax.Command, in stdin, depth int) {
 			c.nested(w, in, depth)
 		}
 		if len(x.Args) > 0 {
-			c.simple(evalWords(x.Args), in, depth)
+			argv := evalWords(x.Args)
+			c.simple(argv, in, depth)
+			c.callFunction(argv, in, depth)
 		}
 	case *syntax.BinaryCmd:
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
@@ -314,7 +344,10 @@ func (c *checker) command(cmd syntax.Command, in stdin, depth int) {
 		for _, as := range x.Args {
 			c.assign(as, in, depth)
 		}
-	default: // ArithmCmd, TestClause, LetClause, TestDecl
+	case *syntax.LetClause, *syntax.TestClause:
+		c.arithmeticWords(cmd)
+		c.nested(cmd, in, depth)
+	default: // ArithmCmd, TestDecl
 		c.nested(cmd, in, depth)
 	}
 }
@@ -398,6 +431,7 @@ func (c *checker) assign(as *syntax.Assign, in stdin, depth int) {
 	}
 	val := evalParts(as.Value.Parts)
 	val.word = as.Value
+	c.arithmeticInjection(val.val)
 	if len(as.Value.Parts) == 1 {
 		if ps, ok := as.Value.Parts[0].(*syntax.ProcSubst); ok {
 			val.proc = ps
@@ -427,6 +461,11 @@ func (c *checker) simple(argv []arg, in stdin, depth int) {
 	}
 	prog := programName(name.val)
 	args := argv[1:]
+	if arithmeticBuiltins[prog] {
+		for _, a := range args {
+			c.arithmeticInjection(a.val)
+		}
+	}
 	if !printsOnly[prog] {
 		for _, a := range args {
 			if reason := credentialPath(a); reason != "" {

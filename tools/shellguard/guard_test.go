@@ -45,6 +45,24 @@ func TestCheckCommandAllowsBenign(t *testing.T) {
 	}
 }
 
+func TestCheckCommandWarnsAboutDangerousCommands(t *testing.T) {
+	for _, tc := range shellguardtest.Dangerous {
+		v, err := shellguard.CheckCommand(tc.Cmd)
+		if err != nil || v.Blocked {
+			t.Errorf("CheckCommand(%q) = %+v, %v; want it left to the approvers with a warning", tc.Cmd, v, err)
+			continue
+		}
+		if !v.Dangerous() || !strings.Contains(strings.Join(v.Warnings, "; "), tc.Warning) {
+			t.Errorf("CheckCommand(%q) warnings %q, want one mentioning %q", tc.Cmd, v.Warnings, tc.Warning)
+		}
+	}
+	for _, cmd := range shellguardtest.Benign {
+		if v, _ := shellguard.CheckCommand(cmd); v.Dangerous() {
+			t.Errorf("everyday command %q flagged as dangerous: %q", cmd, v.Warnings)
+		}
+	}
+}
+
 func TestCheckCommandRejectsUnusableText(t *testing.T) {
 	for _, cmd := range []string{"", "   ", "echo a\x00b", "echo " + strings.Repeat("a", 70<<10)} {
 		v, err := shellguard.CheckCommand(cmd)

@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -42,7 +43,7 @@ func (c *checker) interpreter(prog, family string, args []arg, in stdin, depth i
 			}
 		}
 	}
-	var codes []arg
+	var codes, modules []arg
 	hasFile := false
 	i := 0
 scan:
@@ -98,6 +99,10 @@ scan:
 						i++
 					}
 				case strings.IndexByte(spec.attached, ch) >= 0:
+					if family == "perl" && (ch == 'M' || ch == 'm') && j+1 < len(v) {
+						// -M'Mod;code' is `use Mod;code;`: code.
+						modules = append(modules, withVal(a, v[j+1:]))
+					}
 				default:
 					continue
 				}
@@ -108,6 +113,12 @@ scan:
 			}
 		default:
 			break scan
+		}
+	}
+	if len(modules) > 0 {
+		c.inlineCode(prog, family, modules, args, depth)
+		if c.verdict != nil {
+			return
 		}
 	}
 	rest := args[min(i, len(args)):]
@@ -204,6 +215,14 @@ func (c *checker) inlineCode(prog, family string, codes, args []arg, depth int) 
 		c.block(CategoryEvalInjection, prog+" code builds the names it calls from pieces, hiding what it runs")
 		return
 	}
+	if containsAnyOf(low, fetchWords) && evalCall.MatchString(low) {
+		c.block(CategoryRemoteCode, prog+" code downloads code and runs it")
+		return
+	}
+	if setuidChmod.MatchString(low) {
+		c.block(CategoryPrivilege, prog+" code sets the setuid/setgid bit")
+		return
+	}
 	if !containsAnyOf(low, shellOutWords) {
 		return
 	}
@@ -211,6 +230,20 @@ func (c *checker) inlineCode(prog, family string, codes, args []arg, depth int) 
 		c.embeddedCommands(prog, code.val, depth)
 	}
 }
+
+// fetchWords are library calls and programs that download.
+var fetchWords = []string{"urlopen", "urllib", "requests.get", "requests.post", "requests.request", "httpx", "http.client",
+	"urlretrieve", "lwp", "http::tiny", "http::request", "net::http", "open-uri", "uri.open", "fetch(", "https.get",
+	"http.get", "https.request", "http.request", "axios", "file_get_contents(\"http", "file_get_contents('http",
+	"curl", "wget", "socket.http", `require("http`, `require('http`, "from 'http", `from "http`, "invoke-webrequest", "downloadstring", "iwr ", "net.webclient"}
+
+// evalCall matches calls that run text as code: eval, exec, new
+// Function, vm.runIn…Context, load, instance_eval, Invoke-Expression.
+var evalCall = regexp.MustCompile(`\b(eval|exec|execfile|runinthiscontext|runinnewcontext|instance_eval|class_eval|module_eval|loadstring|load|iex|invoke-expression)\b\s*[\(\s"'$]|\bnew\s+function\b|\beval\b`)
+
+// setuidChmod matches a chmod call in code with a mode that sets the setuid
+// or setgid bit (0o4755, 04755, "4755", stat.S_ISUID).
+var setuidChmod = regexp.MustCompile(`chmod[a-z_]*\s*\(?[^;\n]*?(\b0o?[2-7][0-7]{3}\b|["'][2-7][0-7]{3}["']|s_isuid|s_isgid|\bu\+s\b|\bg\+s\b)`)
 
 // treeDeleteWords are library calls that delete a directory tree
 // (shutil.rmtree, File::Path rmtree, fs.rmSync, FileUtils.rm_rf…).
@@ -241,7 +274,7 @@ func outsideWorkspacePath(lit string) bool {
 // embeddedCommands checks the string literals of an inline program that
 // runs shell commands: os.system("rm -rf /"), ["rm", "-rf", "/"].
 func (c *checker) embeddedCommands(prog, code string, depth int) {
-	lits := stringLiterals(code)
+	lits := append(stringLiterals(code), quoteLikeLiterals(code)...)
 	var candidates []string
 	for i := range lits {
 		candidates = append(candidates, lits[i])
@@ -256,6 +289,9 @@ func (c *checker) embeddedCommands(prog, code string, depth int) {
 		sub := &checker{work: c.work}
 		sub.script(cand, depth+1, stdin{kind: stdinUnknown})
 		c.work = sub.work
+		for _, w := range sub.warnings {
+			c.warn(w)
+		}
 		v := sub.verdict
 		if v == nil || v.Category == CategoryUnparseable ||
 			(v.Category == CategoryEvalInjection && strings.HasPrefix(v.Reason, "obfuscated")) {
@@ -294,6 +330,43 @@ func stringLiterals(code string) []string {
 			out = append(out, b.String())
 		}
 		i = j
+	}
+	return out
+}
+
+// quoteLike matches the start of Perl's and Ruby's quote-like operators
+// whose text is a string or a shell command: qx(…), q{…}, qq[…], %x(…),
+// %Q{…}.
+var quoteLike = regexp.MustCompile(`(\bqx|\bqq|\bq|%x|%Q|%q)\s*([(\[{<|/!#])`)
+
+// quoteLikeLiterals returns the text of quote-like operators in program
+// text, bounded in number and size; brackets nest.
+func quoteLikeLiterals(code string) []string {
+	pairs := map[byte]byte{'(': ')', '[': ']', '{': '}', '<': '>'}
+	var out []string
+	for _, m := range quoteLike.FindAllStringSubmatchIndex(code, 64) {
+		open := code[m[4]]
+		close, nests := pairs[open]
+		if !nests {
+			close = open
+		}
+		depth, start := 1, m[5]
+		for j := start; j < len(code); j++ {
+			switch {
+			case code[j] == '\\':
+				j++
+			case nests && code[j] == open:
+				depth++
+			case code[j] == close:
+				depth--
+			}
+			if depth == 0 {
+				if j-start <= 4096 {
+					out = append(out, code[start:j])
+				}
+				break
+			}
+		}
 	}
 	return out
 }

@@ -32,7 +32,7 @@ func (c *checker) program(prog string, args []arg, in stdin, depth int) {
 			return
 		}
 	}
-	if _, ok := commandOptionNames[prog]; ok || prog == "ssh" {
+	if _, ok := commandOptionNames[prog]; ok || sshPrograms[prog] {
 		c.commandOptions(prog, args, in, depth)
 		if c.verdict != nil {
 			return
@@ -51,6 +51,9 @@ func (c *checker) program(prog string, args []arg, in stdin, depth int) {
 	switch {
 	case shells[prog]:
 		c.shell(prog, args, in, depth)
+		return
+	case makePrograms[prog]:
+		c.makeCmd(prog, args, in, depth)
 		return
 	case pythonName.MatchString(prog):
 		c.interpreter(prog, "python", args, in, depth)
@@ -110,6 +113,16 @@ func (c *checker) program(prog string, args []arg, in stdin, depth int) {
 		}
 	case "watch":
 		c.watch(args, in, depth)
+		return
+	case "sg":
+		c.sg(args, in, depth)
+		return
+	case "newgrp":
+		// newgrp starts a shell that reads commands from stdin.
+		c.stdinCode(prog, in, depth)
+		return
+	case "crontab":
+		c.crontabInstall(args, in, depth)
 		return
 	case "cd", "pushd":
 		if _, ops := splitOperands(args, ""); len(ops) > 0 && leavesWorkspace(ops[0]) {
@@ -330,7 +343,29 @@ func (c *checker) scriptFile(prog string, file arg, in stdin, depth int) {
 		c.procCode(prog, file.proc)
 	case file.lit && (stdinPaths[file.val] || file.val == "-"):
 		c.stdinCode(prog, in, depth)
+	case fdPath(file.val):
+		c.block(CategoryEvalInjection, prog+" runs code from an open file descriptor the guard cannot see")
 	}
+}
+
+// sg runs its command string through /bin/sh -c: `sg GROUP [-c] CMD`.
+func (c *checker) sg(args []arg, in stdin, depth int) {
+	if len(args) > 0 && args[0].lit && args[0].val == "-" {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		return
+	}
+	rest := args[1:]
+	if rest[0].lit && rest[0].val == "-c" {
+		rest = rest[1:]
+	}
+	text, ok := joinArgs(rest)
+	if !ok {
+		c.dynamicArgs("sg", rest)
+		return
+	}
+	c.script(text, depth+1, in)
 }
 
 // trap checks the command string a trap runs.
@@ -395,6 +430,17 @@ func (c *checker) codeVariable(name string, val arg, in stdin, depth int) {
 			return
 		}
 		c.script(strings.TrimPrefix(val.val, "!"), depth+1, in)
+	case name == "LD_PRELOAD" || name == "LD_AUDIT":
+		c.warn(name + " loads a library into every program the command starts")
+	case name == "PERL5OPT":
+		// -M'Mod;code' runs code in every perl.
+		code := []arg{val}
+		c.inlineCode("perl", "perl", code, code, depth)
+		c.warn("PERL5OPT adds modules or code to every perl the command starts")
+	case interpreterOptionVariables[name] != "":
+		c.warn(name + " adds options or code to every " + interpreterOptionVariables[name] + " the command starts")
+	case name == "GIT_ALLOW_PROTOCOL" && strings.Contains(val.val, "ext"):
+		c.warn("git may run commands given as ext:: repository addresses")
 	case name == "BASH_ENV" || name == "ENV":
 		c.scriptFile(name, val, in, depth)
 	case name == "PS1" || name == "PS2" || name == "PS3" || name == "PS4":
@@ -409,6 +455,10 @@ func (c *checker) codeVariable(name string, val arg, in stdin, depth int) {
 		c.script(strings.TrimLeft(val.val, "|"), depth+1, in)
 	}
 }
+
+// interpreterOptionVariables name the interpreter each variable changes.
+var interpreterOptionVariables = map[string]string{"RUBYOPT": "ruby", "NODE_OPTIONS": "node", "PYTHONSTARTUP": "python",
+	"PYTHONWARNINGS": "python", "JAVA_TOOL_OPTIONS": "java", "_JAVA_OPTIONS": "java", "JDK_JAVA_OPTIONS": "java"}
 
 // codeVariables hold commands that git, less, man and editors run.
 var codeVariables = setOf("PROMPT_COMMAND", "GIT_SSH_COMMAND", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",

@@ -182,6 +182,10 @@ func orDefault(s, def string) string {
 func (c *checker) dd(args []arg) {
 	for _, a := range args {
 		if rest, ok := strings.CutPrefix(a.val, "of="); ok {
+			if !a.lit || a.glob {
+				c.block(CategoryDisk, "dd writes to a target only known at run time (it could be a disk)")
+				return
+			}
 			c.writePath(withVal(a, rest), "dd output")
 		}
 	}
@@ -274,6 +278,10 @@ func mentionsVar(a arg, name string) bool {
 // pkill blocks pkill/killall aimed at init, systemd, this daemon or every
 // process.
 func (c *checker) pkill(args []arg) {
+	if rootOwner(args) {
+		c.block(CategorySystemControl, "killing every process of root")
+		return
+	}
 	_, ops := splitOperands(args, "gGPsStuUFn", "signal", "group", "pgroup", "parent", "session", "terminal",
 		"euid", "uid", "pidfile", "ns", "nslist", "user", "older-than", "younger-than", "context")
 	for _, o := range ops {
@@ -283,6 +291,32 @@ func (c *checker) pkill(args []arg) {
 			return
 		}
 	}
+}
+
+// rootOwner reports whether pkill/killall select processes by an owner list
+// that includes root (-u 0, -U root, --euid=0, --user root).
+func rootOwner(args []arg) bool {
+	for i, a := range args {
+		v := a.val
+		var list string
+		switch {
+		case v == "-u" || v == "-U" || v == "--euid" || v == "--uid" || v == "--user":
+			list = nextVal(args, i)
+		case strings.HasPrefix(v, "--euid=") || strings.HasPrefix(v, "--uid=") || strings.HasPrefix(v, "--user="):
+			_, list, _ = strings.Cut(v, "=")
+		case len(v) > 2 && (strings.HasPrefix(v, "-u") || strings.HasPrefix(v, "-U")) && !strings.HasPrefix(v, "--"):
+			list = v[2:]
+		default:
+			continue
+		}
+		for _, owner := range strings.Split(list, ",") {
+			owner = strings.TrimLeft(owner, "0")
+			if owner == "" || owner == "root" || owner == unknownPart {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // netcat blocks nc -e / -c / --exec / --sh-exec: a shell wired to a socket.

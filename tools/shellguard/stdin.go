@@ -170,8 +170,18 @@ func (c *checker) stdinCode(prog string, in stdin, depth int) {
 // family is "" for shells, else the interpreter family (python, perl…).
 func (c *checker) stdinProgram(prog, family string, in stdin, depth int) {
 	known := func(text string) {
-		if family == "" {
+		switch family {
+		case "":
 			c.script(text, depth+1, stdin{kind: stdinNull})
+			return
+		case "make":
+			c.makefile(text, depth)
+			return
+		case "crontab":
+			c.crontabText(text, depth)
+			return
+		case "sshconfig":
+			c.sshConfig(text, depth)
 			return
 		}
 		code := []arg{literalArg(text)}

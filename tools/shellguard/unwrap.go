@@ -57,8 +57,10 @@ var wrappers = map[string]wrapperSpec{
 	"prlimit":          {argOpts: "p", longArg: []string{"pid"}},
 	"dbus-run-session": {longArg: []string{"config-file", "dbus-daemon"}},
 	"ssh-agent":        {argOpts: "aEOPt"},
-	"busybox":          {applet: true},
-	"toybox":           {applet: true},
+	// setarch's per-architecture names run like setarch without the ARCH.
+	"linux32": {}, "linux64": {}, "i386": {}, "i686": {}, "x86_64": {}, "uname26": {}, "aarch64": {}, "arm64": {},
+	"busybox": {applet: true},
+	"toybox":  {applet: true},
 }
 
 // unwrapSpec returns the command a wrapper runs, if any.
@@ -214,6 +216,13 @@ scan:
 func unwrap(prog string, args []arg) ([]arg, bool) {
 	if prog == "xargs" {
 		return xargsCommand(args), true
+	}
+	if prog == "setarch" {
+		// setarch ARCH [flags] [program [args]]: the architecture first.
+		if len(args) > 0 && args[0].lit && !strings.HasPrefix(args[0].val, "-") {
+			args = args[1:]
+		}
+		return unwrapSpec(args, wrapperSpec{})
 	}
 	spec, ok := wrappers[prog]
 	if !ok {
