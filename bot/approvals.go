@@ -91,7 +91,7 @@ func (s *Approvals) Approve(ctx context.Context, req tools.ApprovalRequest) (too
 	for range 2 {
 		now := time.Now()
 		a, created, err := s.o.Store.CreateApproval(ctx, Approval{
-			ID: newID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern,
+			ID: newID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern, Warnings: req.Warnings,
 			Agent: c.Agent, Session: c.Session, ToolCallID: c.ToolCallID, Requester: c.UserID,
 			Chat:   channels.Address{Platform: c.Channel, ChatID: c.ChatID, ThreadID: c.ThreadID},
 			Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(s.o.Timeout),
@@ -130,11 +130,11 @@ func (s *Approvals) Approve(ctx context.Context, req tools.ApprovalRequest) (too
 // requester's chat, remembering the messages to edit them later.
 func (s *Approvals) announce(ctx context.Context, a Approval) {
 	text := approvalText(a)
-	buttons := [][]channels.Button{{
-		{Label: "Allow once", Data: approvalPrefix + a.ID + ":" + choiceOnce},
-		{Label: "Always allow", Data: approvalPrefix + a.ID + ":" + choiceAlways},
-		{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny},
-	}}
+	row := []channels.Button{{Label: "Allow once", Data: approvalPrefix + a.ID + ":" + choiceOnce}}
+	if len(a.Warnings) == 0 {
+		row = append(row, channels.Button{Label: "Always allow", Data: approvalPrefix + a.ID + ":" + choiceAlways})
+	}
+	buttons := [][]channels.Button{append(row, channels.Button{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny})}
 	for _, to := range approverAddresses(s.o.Chat, s.o.Approvers) {
 		id := s.post.send(ctx, OutboxMessage{To: to, Text: text, Buttons: buttons})
 		s.remember(ctx, KindApproval, a.ID, id, "approver")
@@ -194,7 +194,21 @@ func approvalText(a Approval) string {
 		fmt.Fprintf(&b, ", in folder %s", a.Cwd)
 	}
 	b.WriteString(":\n" + commandBlock(a.Command))
+	b.WriteString(warningLines(a))
+	if len(a.Warnings) > 0 {
+		b.WriteString("\n\"Always allow\" is not offered for a command flagged dangerous.")
+	}
 	fmt.Fprintf(&b, "\nExpires at %s UTC if nobody decides.", a.ExpiresAt.UTC().Format("15:04:05"))
+	return b.String()
+}
+
+// warningLines renders why the exec guard flagged a's command as
+// dangerous, one line each, or "".
+func warningLines(a Approval) string {
+	var b strings.Builder
+	for _, w := range a.Warnings {
+		b.WriteString("\n⚠️ Dangerous: " + w)
+	}
 	return b.String()
 }
 
@@ -225,6 +239,21 @@ func (s *Approvals) Decide(ctx context.Context, in channels.Inbound, id, choice 
 	if !ok {
 		s.post.answer(ctx, in, "This button is no longer active.")
 		return
+	}
+	if status == StatusAllowedAlways {
+		// No such button is shown for a dangerous command; a forged or
+		// stale press must not make it run unasked from now on.
+		cur, err := s.o.Store.GetApproval(ctx, id)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			s.o.Logger.Error("load approval", "approval_id", id, "err", err)
+			s.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
+			return
+		}
+		if err == nil && len(cur.Warnings) > 0 {
+			s.o.Logger.Warn("always-allow press on a command flagged dangerous", "approval_id", id, "presser", presser)
+			s.post.answer(ctx, in, "\"Always allow\" is not offered for a command flagged dangerous; press Allow once or Deny.")
+			return
+		}
 	}
 	a, changed, err := s.o.Store.DecideApproval(ctx, id, status, presser)
 	switch {
@@ -324,7 +353,7 @@ func (s *Approvals) finish(ctx context.Context, a Approval) {
 		return
 	}
 	for _, m := range msgs {
-		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + commandBlock(a.Command)
+		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + commandBlock(a.Command) + warningLines(a)
 		if m.Role == "requester" && a.Status == StatusExpired {
 			text += "\nAsk again if it is still needed."
 		}

@@ -169,6 +169,52 @@ func TestApprovalAlwaysAllowStoresFullPattern(t *testing.T) {
 	}
 }
 
+// TestApprovalDangerousCommand: a command the guard flagged shows its
+// warnings in the request, in /approvals and in the outcome, offers no
+// "Always allow", and a forged always press neither decides nor stores a
+// pattern.
+func TestApprovalDangerousCommand(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
+	ctx := context.Background()
+	req := approvalRequest("default/test:work", "call-danger", "crontab jobs.txt")
+	req.Warnings = []string{"installs a crontab: its commands run later on a schedule, without asking"}
+	pending(t, p.approvals, req)
+	ask := p.ch.waitFor(t, "boss", 1)[0]
+	if !strings.Contains(ask.Text, "⚠️ Dangerous: installs a crontab") {
+		t.Fatalf("approver message lacks the warning: %q", ask.Text)
+	}
+	for _, row := range ask.Buttons {
+		for _, b := range row {
+			if b.Label == "Always allow" {
+				t.Fatalf("a dangerous command offers Always allow: %+v", ask.Buttons)
+			}
+		}
+	}
+	list, err := p.approvals.Pending(ctx)
+	if err != nil || len(list) != 1 || len(list[0].Warnings) != 1 {
+		t.Fatalf("pending = %+v, %v; want one with its warning", list, err)
+	}
+
+	id := strings.Split(buttonData(t, ask, "Allow once"), ":")[1]
+	forged := "ap:" + id + ":a"
+	p.router.Handle(ctx, press(p, "boss", "boss", forged, 0))
+	if a := p.ch.lastAnswer(); !strings.Contains(a, "not offered for a command flagged dangerous") {
+		t.Fatalf("forged always press answer = %q", a)
+	}
+	if w := pending(t, p.approvals, req); w.New {
+		t.Fatalf("the forged press decided or replaced the request: %+v", w)
+	}
+	if got, _ := p.approvals.AlwaysAllowed(ctx, "exec", "crontab jobs.txt"); got {
+		t.Fatal("a forged always press stored an always-allow pattern")
+	}
+
+	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Allow once"), 0))
+	decided(t, p.approvals, req, tools.AllowedOnce)
+	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "⚠️ Dangerous: installs a crontab") {
+		t.Fatalf("outcome lacks the warning: %q", e)
+	}
+}
+
 func TestApprovalExpires(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
 	var resumed []string

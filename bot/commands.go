@@ -111,6 +111,9 @@ func (r *Router) cmdApprovals(ctx context.Context, in channels.Inbound, _ string
 		anyHidden = anyHidden || hidden
 		fmt.Fprintf(&b, "- %s by %s in %s, expires %s UTC: `%s`\n", a.Tool, a.Requester, a.Chat.String(),
 			a.ExpiresAt.UTC().Format("15:04:05"), strings.ReplaceAll(cmd, "`", "'"))
+		for _, w := range a.Warnings {
+			b.WriteString("  ⚠️ Dangerous: " + w + "\n")
+		}
 	}
 	if anyHidden {
 		b.WriteString(invisibleWarning + "\n")

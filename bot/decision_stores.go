@@ -43,6 +43,9 @@ type Approval struct {
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
 	DecidedAt  time.Time
+	// Warnings say why the command is dangerous though not blocked; an
+	// approval with warnings offers no "Always allow".
+	Warnings []string
 }
 
 // AccessRequest is an unknown person's request to talk to the agents.

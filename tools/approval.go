@@ -17,6 +17,10 @@ type ApprovalRequest struct {
 	// against later calls (for exec: the parsed argv, never the first word).
 	Pattern string
 	Call    Call // where and for whom; Call.ToolCallID makes the request idempotent
+	// Warnings say why the request is dangerous though allowed to be
+	// asked (the exec guard's warnings). Such a request is always asked:
+	// "Always allow" is neither offered nor honoured for it.
+	Warnings []string
 }
 
 // Decision is the outcome of an approval request.
@@ -106,13 +110,15 @@ func askApproval(ctx context.Context, log *slog.Logger, approver Approver, req A
 	if approver == nil {
 		return ErrorResult(noApproverHint), false
 	}
-	always, err := approver.AlwaysAllowed(ctx, req.Tool, req.Pattern)
-	if err != nil {
-		log.Error("always-allowed lookup", "tool", req.Tool, "error", err)
-		always = false // fall back to asking
-	}
-	if always {
-		return Result{}, true
+	if len(req.Warnings) == 0 {
+		always, err := approver.AlwaysAllowed(ctx, req.Tool, req.Pattern)
+		if err != nil {
+			log.Error("always-allowed lookup", "tool", req.Tool, "error", err)
+			always = false // fall back to asking
+		}
+		if always {
+			return Result{}, true
+		}
 	}
 	dec, err := approver.Approve(ctx, req)
 	var pending *PendingError

@@ -160,8 +160,13 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return ErrorResult(err.Error())
 	}
 
-	if e.opts.Mode == ExecModeAsk {
-		if res, ok := e.approve(ctx, log, call, command, rel); !ok {
+	// A dangerous command is asked even in allow mode: the guard found a
+	// reason a human must look at it.
+	if e.opts.Mode == ExecModeAsk || verdict.Dangerous() {
+		if verdict.Dangerous() {
+			log.Info("exec flagged dangerous", "warnings", len(verdict.Warnings))
+		}
+		if res, ok := e.approve(ctx, log, call, command, rel, verdict.Warnings); !ok {
 			return res
 		}
 	}
@@ -170,8 +175,12 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) Result {
 
 // approve asks the approvers unless the command is always-allowed. ok is
 // false when the command must not run (now); res then says why or parks.
-func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command, cwd string) (res Result, ok bool) {
+func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command, cwd string, warnings []string) (res Result, ok bool) {
 	if e.opts.Approver == nil {
+		if len(warnings) > 0 {
+			return ErrorResult("this command needs an approver (" + strings.Join(warnings, "; ") +
+				") and none is configured; ask an admin to set approvers"), false
+		}
 		return ErrorResult(ErrNoApprover.Error() + "; ask an admin to configure approvers or change exec.approval"), false
 	}
 	pattern, err := shellguard.NormalizeCommand(command)
@@ -180,6 +189,6 @@ func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command
 		return ErrorResult("blocked by safety policy: " + shellguard.CategoryUnparseable), false
 	}
 	return askApproval(ctx, log, e.opts.Approver, ApprovalRequest{
-		Tool: "exec", Command: command, Cwd: cwd, Pattern: pattern, Call: call,
+		Tool: "exec", Command: command, Cwd: cwd, Pattern: pattern, Call: call, Warnings: warnings,
 	}, "command")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -291,7 +292,7 @@ func TestExecApprovalRequestIsExact(t *testing.T) {
 	}
 	asked, requests := approver.calls()
 	want := tools.ApprovalRequest{Tool: "exec", Command: cmd, Cwd: "sub", Pattern: pattern, Call: testCall}
-	if asked != 1 || len(requests) != 1 || requests[0] != want {
+	if asked != 1 || len(requests) != 1 || !reflect.DeepEqual(requests[0], want) {
 		t.Fatalf("asked %d, requests %+v, want %+v", asked, requests, want)
 	}
 	if b, err := os.ReadFile(filepath.Join(ws, "sub", "out.txt")); err != nil || string(b) != "hello world\n" {
@@ -370,6 +371,38 @@ func TestExecBlockedNeverReachesApprover(t *testing.T) {
 		if asked, reqs := approver.calls(); asked+len(reqs) != 0 {
 			t.Errorf("%s: blocked command reached the approver", mode)
 		}
+	}
+}
+
+// TestExecDangerousIsAlwaysAsked: a command the guard flags as dangerous
+// (not blocked) goes to the approvers with the warnings even in allow mode
+// and even when its pattern was always-allowed; with no approver it does
+// not run and the error says why.
+func TestExecDangerousIsAlwaysAsked(t *testing.T) {
+	const cmd = "crontab jobs.txt"
+	pattern, err := shellguard.NormalizeCommand(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{tools.ExecModeAsk, tools.ExecModeAllow} {
+		approver := &recordingApprover{decision: tools.Denied, always: map[string]bool{pattern: true}}
+		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: mode, Approver: approver})
+		res := e.Execute(callCtx(), execArgs(t, cmd, nil))
+		if res.ForLLM != "the approvers denied this command" {
+			t.Errorf("%s: %+v, want the approvers asked (and denying)", mode, res)
+		}
+		asked, reqs := approver.calls()
+		if asked != 0 {
+			t.Errorf("%s: the always-allowed list was consulted for a dangerous command", mode)
+		}
+		if len(reqs) != 1 || len(reqs[0].Warnings) == 0 || !strings.Contains(reqs[0].Warnings[0], "crontab") {
+			t.Errorf("%s: requests %+v, want one carrying the crontab warning", mode, reqs)
+		}
+	}
+	res := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow}).
+		Execute(callCtx(), execArgs(t, cmd, nil))
+	if !res.IsError || !strings.Contains(res.ForLLM, "needs an approver (installs a crontab") {
+		t.Errorf("allow mode without approvers: %+v", res)
 	}
 }
 

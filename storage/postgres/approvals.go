@@ -19,7 +19,7 @@ const maxPendingApprovals = 200
 // approvalCols are the columns scanApproval reads, in order.
 const approvalCols = `id, tool, command, cwd, pattern, agent, coalesce(session_key, ''),
 	coalesce(tool_call_id, ''), requester, platform, chat_id, thread_id, status, decided_by,
-	created_at, expires_at, decided_at`
+	created_at, expires_at, decided_at, warnings`
 
 // CreateApproval stores a as pending (a.Status is ignored) and audits the
 // request. ID and ExpiresAt must be set; a zero CreatedAt means now. When an
@@ -50,13 +50,13 @@ func (db *DB) CreateApproval(ctx context.Context, a bot.Approval) (bot.Approval,
 		var err error
 		stored, err = scanApproval(tx.QueryRow(ctx, `INSERT INTO approvals
 				(id, tool, command, cwd, pattern, agent, session_key, tool_call_id, requester,
-				 platform, chat_id, thread_id, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()), $14)
+				 platform, chat_id, thread_id, created_at, expires_at, warnings)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()), $14, $15)
 			ON CONFLICT (session_key, tool_call_id) WHERE consumed_at IS NULL DO NOTHING
 			RETURNING `+approvalCols,
 			storable(a.ID), storable(a.Tool), storable(a.Command), storable(a.Cwd), storable(a.Pattern),
 			storable(a.Agent), session, callID, storable(a.Requester), storable(a.Chat.Platform),
-			storable(a.Chat.ChatID), storable(a.Chat.ThreadID), createdAt, a.ExpiresAt))
+			storable(a.Chat.ChatID), storable(a.Chat.ThreadID), createdAt, a.ExpiresAt, storableList(a.Warnings)))
 		if errors.Is(err, pgx.ErrNoRows) {
 			// An approval for (session, tool call) exists; the conflicting
 			// insert has committed by now, so a fresh statement sees it.
@@ -245,9 +245,12 @@ func scanApproval(row pgx.Row) (bot.Approval, error) {
 	)
 	err := row.Scan(&a.ID, &a.Tool, &a.Command, &a.Cwd, &a.Pattern, &a.Agent, &a.Session, &a.ToolCallID,
 		&a.Requester, &a.Chat.Platform, &a.Chat.ChatID, &a.Chat.ThreadID, &a.Status, &a.DecidedBy,
-		&a.CreatedAt, &a.ExpiresAt, &decidedAt)
+		&a.CreatedAt, &a.ExpiresAt, &decidedAt, &a.Warnings)
 	if decidedAt != nil {
 		a.DecidedAt = *decidedAt
+	}
+	if len(a.Warnings) == 0 {
+		a.Warnings = nil
 	}
 	return a, err
 }

@@ -77,6 +77,22 @@ func countAction(entries []postgres.AuditEntry, action string) int {
 	return n
 }
 
+func TestApprovalWarningsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	a := newApproval("ap-w", "ops/telegram:-100", "call_w")
+	a.Warnings = []string{"installs a crontab", "LD_PRELOAD loads a library\x00"}
+	stored, _, err := db.CreateApproval(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.GetApproval(ctx, "ap-w")
+	want := []string{"installs a crontab", "LD_PRELOAD loads a library\uFFFD"}
+	if err != nil || !reflect.DeepEqual(got.Warnings, want) || !reflect.DeepEqual(stored.Warnings, want) {
+		t.Errorf("warnings stored %q, read %q (%v); want %q", stored.Warnings, got.Warnings, err, want)
+	}
+}
+
 func TestApprovalRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)

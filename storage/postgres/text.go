@@ -15,6 +15,16 @@ func storable(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
+// storableList makes every string of list storable; a nil list is an
+// empty one (text[] columns here are NOT NULL).
+func storableList(list []string) []string {
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		out = append(out, storable(s))
+	}
+	return out
+}
+
 // truncate cuts s to at most n bytes without splitting a UTF-8 sequence.
 func truncate(s string, n int) string {
 	if len(s) <= n {
