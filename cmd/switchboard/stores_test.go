@@ -225,3 +225,34 @@ func waitLog(ctx context.Context, t *testing.T, d *daemonProc, s string) string 
 		}
 	}
 }
+
+// TestE2EEmbeddedServerKilledIsRestarted: when serve's embedded PostgreSQL
+// dies (kill -9 of the postmaster), serve starts it again on the same port
+// and goes on answering.
+func TestE2EEmbeddedServerKilledIsRestarted(t *testing.T) {
+	needServerBinaries(t)
+	ctx := testCtx(t, 3*time.Minute)
+	tg := telegramtest.NewServer(testToken)
+	defer tg.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	dir := reachableDir(t)
+	env := embeddedEnv(tg, llm, freeAddr(t))
+	env["SWITCHBOARD_ACCESS_MODE"] = "open"
+	d := startDaemon(t, dir, env["SWITCHBOARD_HTTP_LISTEN"], env)
+	d.waitReady(ctx)
+	tg.SendText(31, 31, "Ann", "one")
+	newReplyContaining(ctx, t, tg, 31, 0, "echo: one")
+
+	server := postmasterOf(t, filepath.Join(dir, "data", "postgres"))
+	if err := syscall.Kill(server, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(ctx, t, d, "embedded postgres: restarted")
+	if got := postmasterOf(t, filepath.Join(dir, "data", "postgres")); got == server {
+		t.Fatalf("the postmaster is still the killed %d", server)
+	}
+	after := lastID(tg, 31)
+	tg.SendText(31, 31, "Ann", "two")
+	newReplyContaining(ctx, t, tg, 31, after, "echo: two")
+}
