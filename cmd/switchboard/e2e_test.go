@@ -3,8 +3,6 @@ package main
 import (
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,27 +129,13 @@ func TestE2EConfiguredSecretNeverReachesChat(t *testing.T) {
 // and the LLM URL set: it must bring up its own PostgreSQL and Redis and
 // answer.
 func TestE2EEmbeddedDefault(t *testing.T) {
-	if _, err := exec.LookPath("pg_ctl"); err != nil {
-		if matches, _ := os.ReadDir("/usr/lib/postgresql"); len(matches) == 0 {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("PostgreSQL server binaries are missing; .ci/run installs them")
-			}
-			t.Skip("no PostgreSQL server binaries for the embedded default")
-		}
-	}
+	needServerBinaries(t)
 	ctx := testCtx(t, 3*time.Minute)
 	tg := telegramtest.NewServer(testToken)
 	defer tg.Close()
 	llm := llmtest.NewServer()
 	defer llm.Close()
-	dir := t.TempDir()
-	// As root the embedded PostgreSQL runs as another user, which must be
-	// able to reach the data dir (t.TempDir's folders are 0700).
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := reachableDir(t)
 	env := map[string]string{
 		"SWITCHBOARD_TELEGRAM_TOKEN":   testToken,
 		"SWITCHBOARD_TELEGRAM_API_URL": tg.URL(),

@@ -42,6 +42,31 @@ func embeddedEnv(tg *telegramtest.Server, llm *llmtest.Server, httpAddr string) 
 	}
 }
 
+// embeddedServe is serve on the embedded stores with fake Telegram and LLM.
+type embeddedServe struct {
+	d   *daemonProc
+	tg  *telegramtest.Server
+	llm *llmtest.Server
+	dir string
+}
+
+// startEmbeddedServe starts serve on the embedded stores in a fresh
+// directory (with extra env) and waits until it is ready.
+func startEmbeddedServe(ctx context.Context, t *testing.T, extra map[string]string) embeddedServe {
+	t.Helper()
+	needServerBinaries(t)
+	s := embeddedServe{tg: telegramtest.NewServer(testToken), llm: llmtest.NewServer(), dir: reachableDir(t)}
+	t.Cleanup(s.tg.Close)
+	t.Cleanup(s.llm.Close)
+	env := embeddedEnv(s.tg, s.llm, freeAddr(t))
+	for k, v := range extra {
+		env[k] = v
+	}
+	s.d = startDaemon(t, s.dir, env["SWITCHBOARD_HTTP_LISTEN"], env)
+	s.d.waitReady(ctx)
+	return s
+}
+
 // runOnce runs `switchboard args…` in dir to its end.
 func runOnce(t *testing.T, dir string, env map[string]string, args ...string) (string, error) {
 	t.Helper()
@@ -84,16 +109,9 @@ func postmasterOf(t *testing.T, pgData string) int {
 // stores, `migrate` on the same data_dir shares its PostgreSQL and leaves
 // it running, and `chat` refuses to start a second in-process Redis.
 func TestE2EEmbeddedSecondProcessOnDataDir(t *testing.T) {
-	needServerBinaries(t)
 	ctx := testCtx(t, 3*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
-	dir := reachableDir(t)
-	env := embeddedEnv(tg, llm, freeAddr(t))
-	serve := startDaemon(t, dir, env["SWITCHBOARD_HTTP_LISTEN"], env)
-	serve.waitReady(ctx)
+	es := startEmbeddedServe(ctx, t, nil)
+	serve, llm, dir := es.d, es.llm, es.dir
 	pgData := filepath.Join(dir, "data", "postgres")
 	server := postmasterOf(t, pgData)
 
@@ -230,17 +248,9 @@ func waitLog(ctx context.Context, t *testing.T, d *daemonProc, s string) string 
 // dies (kill -9 of the postmaster), serve starts it again on the same port
 // and goes on answering.
 func TestE2EEmbeddedServerKilledIsRestarted(t *testing.T) {
-	needServerBinaries(t)
 	ctx := testCtx(t, 3*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
-	dir := reachableDir(t)
-	env := embeddedEnv(tg, llm, freeAddr(t))
-	env["SWITCHBOARD_ACCESS_MODE"] = "open"
-	d := startDaemon(t, dir, env["SWITCHBOARD_HTTP_LISTEN"], env)
-	d.waitReady(ctx)
+	es := startEmbeddedServe(ctx, t, map[string]string{"SWITCHBOARD_ACCESS_MODE": "open"})
+	d, tg, dir := es.d, es.tg, es.dir
 	tg.SendText(31, 31, "Ann", "one")
 	newReplyContaining(ctx, t, tg, 31, 0, "echo: one")
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,14 +32,36 @@ func authTestDir(t *testing.T) string {
 	return dir
 }
 
-// syncLog collects a logger's text output.
-type syncLog struct{ bytes.Buffer }
+// lockedBuffer collects a logger's text output; the watchdog's goroutine
+// writes to it too.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
 
-func startForTest(t *testing.T, dir string, logs *syncLog) *Embedded {
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startForTest starts the server of dir (logging to logs, if not nil) and
+// stops it when the test ends; it skips without server binaries outside CI.
+func startForTest(t *testing.T, dir string, logs *lockedBuffer) *Embedded {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e, err := StartEmbedded(ctx, EmbeddedOptions{DataDir: dir, Logger: slog.New(slog.NewTextHandler(&logs.Buffer, nil))})
+	var logger *slog.Logger
+	if logs != nil {
+		logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	e, err := StartEmbedded(ctx, EmbeddedOptions{DataDir: dir, Logger: logger})
 	if errors.Is(err, ErrNoServerBinaries) && os.Getenv("CI") != "true" {
 		t.Skipf("no PostgreSQL server binaries on this machine: %v", err)
 	}
@@ -124,7 +147,7 @@ func checkPasswordFile(t *testing.T, e *Embedded) {
 }
 
 // checkNoLeak fails if the password shows in the logs or the server log.
-func checkNoLeak(t *testing.T, e *Embedded, logs *syncLog) {
+func checkNoLeak(t *testing.T, e *Embedded, logs *lockedBuffer) {
 	t.Helper()
 	serverLog, _ := os.ReadFile(e.logFile)
 	for name, text := range map[string]string{"switchboard log": logs.String(), "server log": string(serverLog)} {
@@ -138,7 +161,7 @@ func TestEmbeddedPasswordOnFreshInit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
 	}
-	logs := &syncLog{}
+	logs := &lockedBuffer{}
 	e := startForTest(t, authTestDir(t), logs)
 	checkPasswordFile(t, e)
 	checkPasswordOnly(t, e)
@@ -222,7 +245,7 @@ func TestEmbeddedUpgradesStoppedTrustCluster(t *testing.T) {
 	}
 	dir := authTestDir(t)
 	legacyTrustCluster(t, dir, false)
-	logs := &syncLog{}
+	logs := &lockedBuffer{}
 	e := startForTest(t, dir, logs)
 	checkPasswordFile(t, e)
 	checkPasswordOnly(t, e)
@@ -243,7 +266,7 @@ func TestEmbeddedUpgradesRunningTrustServer(t *testing.T) {
 	if !ok {
 		t.Fatal("legacy server not running")
 	}
-	logs := &syncLog{}
+	logs := &lockedBuffer{}
 	e := startForTest(t, dir, logs)
 	if after, ok := e.runningServer(context.Background()); !ok || after.pid != before.pid {
 		t.Errorf("server pid %d (running %v) after the upgrade, want the adopted %d, reloaded not restarted", after.pid, ok, before.pid)
@@ -259,7 +282,7 @@ func TestEmbeddedLostPasswordFileGetsANewPassword(t *testing.T) {
 		t.Skip("starts a PostgreSQL server")
 	}
 	dir := authTestDir(t)
-	e := startForTest(t, dir, &syncLog{})
+	e := startForTest(t, dir, &lockedBuffer{})
 	old := e.password
 	if err := e.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -267,7 +290,7 @@ func TestEmbeddedLostPasswordFileGetsANewPassword(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, passwordFileName)); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncLog{}
+	logs := &lockedBuffer{}
 	e = startForTest(t, dir, logs)
 	if e.password == old {
 		t.Fatal("same password after losing the file")

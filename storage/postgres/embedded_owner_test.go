@@ -1,14 +1,11 @@
 package postgres_test
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,43 +14,11 @@ import (
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 )
 
-// lockedBuffer is a log sink safe for the watchdog's goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startLogged is startEmbedded with the logs kept.
-func startLogged(t *testing.T, dir string) (*postgres.Embedded, *lockedBuffer) {
+func startLogged(t *testing.T, dir string) (*postgres.Embedded, *postgres.LockedBuffer) {
 	t.Helper()
-	logs := &lockedBuffer{}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	e, err := postgres.StartEmbedded(ctx, postgres.EmbeddedOptions{DataDir: dir, Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	if err != nil {
-		if strings.Contains(err.Error(), "server binaries") && os.Getenv("CI") != "true" {
-			t.Skipf("no PostgreSQL server binaries on this machine: %v", err)
-		}
-		t.Fatalf("StartEmbedded: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := e.Stop(context.Background()); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
-	return e, logs
+	logs := &postgres.LockedBuffer{}
+	return postgres.StartForTest(t, dir, logs), logs
 }
 
 // postmasterPID returns the pid in e's postmaster.pid, 0 if none.

@@ -10,44 +10,18 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 )
 
-// reachableTempDir returns a fresh directory the embedded server can reach
-// even when the test runs as root and the server as another user.
-func reachableTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if os.Geteuid() == 0 {
-		// t.TempDir's parent is private to root.
-		if err := os.Chmod(filepath.Dir(dir), 0o711); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+// reachableTempDir is the package's authTestDir (see export_test.go).
+var reachableTempDir = postgres.ReachableTempDir
 
 // startEmbedded starts the server of dir and stops it when the test ends.
 func startEmbedded(t *testing.T, dir string) *postgres.Embedded {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	e, err := postgres.StartEmbedded(ctx, postgres.EmbeddedOptions{DataDir: dir})
-	if errors.Is(err, postgres.ErrNoServerBinaries) && os.Getenv("CI") != "true" {
-		t.Skipf("no PostgreSQL server binaries on this machine: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("StartEmbedded: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := e.Stop(context.Background()); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
-	return e
+	return postgres.StartForTest(t, dir, nil)
 }
 
 // openEmbedded opens and migrates the database of e.
