@@ -1,5 +1,9 @@
 package config
 
+// Suggest returns the candidate closest to key when it is close enough to
+// be a likely typo, else "" (for "did you mean" hints elsewhere).
+func Suggest(key string, candidates []string) string { return suggest(key, candidates) }
+
 // suggest returns the candidate closest to key when it is close enough to be
 // a likely typo (edit distance at most 2, or 3 for long keys), else "".
 func suggest(key string, candidates []string) string {
