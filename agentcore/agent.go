@@ -31,6 +31,9 @@ type Agent struct {
 	// AllowTool filters the tools offered to and callable by the model
 	// (policy). Nil allows every registered tool.
 	AllowTool func(tools.Tool) bool
+	// Gate, when set, decides each call before it runs (side-effect class
+	// approvals); a call it stops gets its result instead.
+	Gate func(ctx context.Context, call tools.Call, t tools.Tool, args json.RawMessage) (tools.Result, bool)
 	Logger    *slog.Logger
 	// ObserveLLM, if set, is told the duration and outcome of each LLM call.
 	ObserveLLM func(took time.Duration, err error)
@@ -257,6 +260,14 @@ func (a *Agent) execute(ctx context.Context, call tools.Call, c ToolCall) tools.
 	}
 	call.Agent = a.Name
 	call.ToolCallID = c.ID
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if a.Gate != nil {
+		if res, ok := a.Gate(ctx, call, t, args); !ok {
+			return res
+		}
+	}
 	return a.Tools.Execute(ctx, call, c.Name, args)
 }
 

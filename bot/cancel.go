@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -30,7 +29,7 @@ func (r *Router) cancel(ctx context.Context, in channels.Inbound) (string, []App
 	if ap == nil {
 		return "Nothing is waiting for an approver here.", nil
 	}
-	session := agentcore.SessionKey{Agent: r.opts.AgentName, Scope: in.Address().String()}.String()
+	session := r.sessionKey(in.Address())
 	done, err := ap.Cancel(ctx, session, in.Identity())
 	if err != nil {
 		r.log.Error("cancel approvals", "session", session, "err", err)

@@ -21,6 +21,7 @@ func commands() []command {
 		{"help", "what I can do", (*Router).cmdHelp},
 		{"whoami", "your identity as the bot sees it", (*Router).cmdWhoami},
 		{"status", "agent and service status", (*Router).cmdStatus},
+		{"agents", "the agents here: name, description, model", (*Router).cmdAgents},
 		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},
 		{"cancel", "withdraw your request that waits for an approver", (*Router).cmdCancel},
 		{"revoke", "revoke someone's access: /revoke platform:user_id (admins only)", (*Router).cmdRevoke},
@@ -81,7 +82,7 @@ func (r *Router) cmdWhoami(_ context.Context, in channels.Inbound, _ string) str
 
 func (r *Router) cmdStatus(ctx context.Context, in channels.Inbound, _ string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Agent: %s\nSession: %s\n", r.opts.AgentName, in.Address().String())
+	fmt.Fprintf(&b, "Agent: %s\nSession: %s\n", r.agentFor(in.Address()), in.Address().String())
 	if r.opts.Status != nil {
 		for _, line := range r.opts.Status(ctx) {
 			b.WriteString(line + "\n")

@@ -19,8 +19,15 @@ type Runner interface {
 
 // Options wires a Router. Stores are required; the rest have defaults.
 type Options struct {
-	Agent      Runner
-	AgentName  string
+	// Agent (called AgentName) answers wherever no binding chooses one of
+	// Agents.
+	Agent     Runner
+	AgentName string
+	// Agents are the other agents, by name; Bindings choose them per chat
+	// (first match wins); AgentInfo describes all of them for /agents.
+	Agents     map[string]Runner
+	Bindings   []Binding
+	AgentInfo  []AgentInfo
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery
@@ -193,7 +200,7 @@ func isCommand(name string) bool {
 // A message stored before (a redelivery) is not stored again, but its run
 // is still queued: if it was answered already the run is idle.
 func (r *Router) route(ctx context.Context, in channels.Inbound, text string, log *slog.Logger) error {
-	key := agentcore.SessionKey{Agent: r.opts.AgentName, Scope: in.Address().String()}.String()
+	key := r.sessionKey(in.Address())
 	msg := agentcore.Message{Role: agentcore.RoleUser, Content: text, ExternalID: in.ExternalID}
 	fresh := true
 	if _, err := r.opts.History.Append(ctx, key, msg); err != nil {

@@ -175,6 +175,10 @@ type pipelineOptions struct {
 	// Tools returns the agent's tools, given the pipeline's approvals;
 	// nil means the datetime tool only.
 	Tools func(approvals *bot.Approvals) []tools.Tool
+	// Agents are more agents by name (model "m-NAME", the same tools);
+	// Bindings choose them.
+	Agents   []string
+	Bindings []bot.Binding
 }
 
 func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
@@ -212,7 +216,20 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		Name: "default", Model: "m", History: db, Tools: reg,
 		Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"}),
 	}
+	agents := map[string]bot.Runner{}
+	info := []bot.AgentInfo{{Name: "default", Model: "m"}}
+	for _, name := range o.Agents {
+		agents[name] = &agentcore.Agent{
+			Name: name, Model: "m-" + name, History: db, Tools: reg,
+			Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m-" + name}),
+		}
+		info = append(info, bot.AgentInfo{Name: name, Description: "the " + name + " agent", Model: "m-" + name})
+	}
+	if len(o.Agents) == 0 {
+		info = nil
+	}
 	r = bot.NewRouter(bot.Options{
+		Agents: agents, Bindings: o.Bindings, AgentInfo: info,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,

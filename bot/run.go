@@ -81,10 +81,17 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	if j.Direct {
 		peer = "direct"
 	}
+	agentName := r.agentOfSession(j.Session)
+	agent, ok := r.runner(agentName)
+	if !ok {
+		// Answered (and stored) once, so recovery does not try again.
+		r.failRun(ctx, j, fmt.Errorf("%w: %s", errAgentGone, agentName))
+		return
+	}
 	call := tools.Call{Channel: j.To.Platform, ChatID: j.To.ChatID, ThreadID: j.To.ThreadID,
-		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: r.opts.AgentName}
+		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: agentName}
 	start := time.Now()
-	res, err := r.opts.Agent.Run(ctx, agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
+	res, err := agent.Run(ctx, agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
 		OnReply: func(ctx context.Context, rep agentcore.Reply) {
 			text := rep.Text
 			if strings.TrimSpace(text) == "" {
@@ -154,6 +161,9 @@ func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
 	r.send(ctx, OutboxMessage{Session: j.Session, SourceSeq: seq, To: j.To, Text: text, ReplyTo: j.ReplyTo})
 }
 
+// errAgentGone: a session's agent is no longer in the config.
+var errAgentGone = errors.New("agent not configured")
+
 // userReason says in a few words what went wrong, without internals.
 func userReason(err error) string {
 	var pe *agentcore.ProviderError
@@ -166,6 +176,8 @@ func userReason(err error) string {
 		return "the model provider refused our credentials"
 	case errors.As(err, &pe):
 		return "the model provider is unavailable"
+	case errors.Is(err, errAgentGone):
+		return "the agent of this conversation is not configured any more (ask an admin to add it back or change bindings)"
 	}
 	return "something went wrong on my side"
 }

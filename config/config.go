@@ -39,6 +39,10 @@ type Config struct {
 	RateLimit RateLimit `mapstructure:"ratelimit"`
 	// Agent is the default agent.
 	Agent Agent `mapstructure:"agent"`
+	// Agents are more named agents (not settable by env).
+	Agents []NamedAgent `mapstructure:"agents"`
+	// Bindings choose the agent per chat; first match wins, else Agent.
+	Bindings []Binding `mapstructure:"bindings"`
 	// Conversation says how a chat's messages are taken in.
 	Conversation Conversation `mapstructure:"conversation"`
 	// Log configures logging.
@@ -153,6 +157,86 @@ type Exec struct {
 type Tools struct {
 	// RateLimit caps tool calls per session ("N/s", "N/m", "N/h" or "off").
 	RateLimit string `mapstructure:"rate_limit"`
+	// Profile, Allow, Deny, AlsoAllow and ByProvider are the global tool
+	// policy (see ToolPolicy).
+	Profile    string                `mapstructure:"profile"`
+	Allow      []string              `mapstructure:"allow"`
+	Deny       []string              `mapstructure:"deny"`
+	AlsoAllow  []string              `mapstructure:"also_allow"`
+	ByProvider map[string]ToolPolicy `mapstructure:"by_provider"`
+	// Approvals maps a side-effect class (none, read_only, mutating,
+	// network, blocking, spawns) to allow, ask or deny.
+	Approvals map[string]string `mapstructure:"approvals"`
+}
+
+// Policy returns the global tool policy.
+func (t Tools) Policy() ToolPolicy {
+	return ToolPolicy{Profile: t.Profile, Allow: t.Allow, Deny: t.Deny, AlsoAllow: t.AlsoAllow, ByProvider: t.ByProvider}
+}
+
+// ToolPolicy is one level of tool policy: a profile (full, coding,
+// messaging, minimal), allow lists that narrow it, deny lists that remove,
+// also_allow lists that add back; entries are tool names or group:NAME.
+type ToolPolicy struct {
+	Profile    string                `mapstructure:"profile"`
+	Allow      []string              `mapstructure:"allow"`
+	Deny       []string              `mapstructure:"deny"`
+	AlsoAllow  []string              `mapstructure:"also_allow"`
+	ByProvider map[string]ToolPolicy `mapstructure:"by_provider"`
+}
+
+// SideEffectClasses are the classes tools.approvals maps, with the
+// defaults.
+var SideEffectClasses = map[string]string{
+	"none": "allow", "read_only": "allow", "mutating": "ask", "network": "ask", "blocking": "allow", "spawns": "ask",
+}
+
+// NamedAgent is one more agent (agents:), with its own model settings and
+// policy; empty model settings default to llm.*.
+type NamedAgent struct {
+	Name          string `mapstructure:"name"`
+	Description   string `mapstructure:"description"`
+	SystemPrompt  string `mapstructure:"system_prompt"`
+	MaxIterations int    `mapstructure:"max_iterations"`
+	HistoryLimit  int    `mapstructure:"history_limit"`
+	// Provider, BaseURL, APIKey and Model override llm.*.
+	Provider string `mapstructure:"provider"`
+	BaseURL  string `mapstructure:"base_url"`
+	APIKey   string `mapstructure:"api_key" secret:"true"`
+	Model    string `mapstructure:"model"`
+	// Kind is predefined (context files per agent) or open (per user).
+	Kind string `mapstructure:"kind"`
+	// Tools is the agent's tool policy, applied after the global one.
+	Tools ToolPolicy `mapstructure:"tools"`
+	// Approvals overrides tools.approvals per side-effect class.
+	Approvals map[string]string `mapstructure:"approvals"`
+}
+
+// LLMFor returns the model settings of agent a: its own where set, else
+// llm.*.
+func (c *Config) LLMFor(a NamedAgent) LLM {
+	l := c.LLM
+	if a.Provider != "" && a.Provider != l.Provider {
+		// Another provider: llm.* URL and key belong to the other one.
+		l.Provider, l.BaseURL, l.APIKey = a.Provider, "", ""
+	}
+	if a.BaseURL != "" {
+		l.BaseURL = a.BaseURL
+	}
+	if a.APIKey != "" {
+		l.APIKey = a.APIKey
+	}
+	if a.Model != "" {
+		l.Model = a.Model
+	}
+	return l
+}
+
+// Binding chooses the agent that answers in a chat: Chat is
+// platform:chat[:thread], a trailing * matches a prefix.
+type Binding struct {
+	Chat  string `mapstructure:"chat"`
+	Agent string `mapstructure:"agent"`
 }
 
 // RateLimit caps messages; each value is "N/s", "N/m", "N/h" or "off".
@@ -167,6 +251,8 @@ type RateLimit struct {
 type Agent struct {
 	// Name identifies the agent ([a-z0-9][a-z0-9_-]*).
 	Name string `mapstructure:"name"`
+	// Description says what the agent is for (/agents).
+	Description string `mapstructure:"description"`
 	// SystemPrompt is the agent's instructions.
 	SystemPrompt string `mapstructure:"system_prompt"`
 	// MaxIterations caps LLM ⇄ tool rounds in one run (1..200).

@@ -14,8 +14,11 @@ type field struct {
 	index  []int  // reflect field index path into Config
 	list   bool   // []string: comma-separated in env
 	secret bool
-	// fileOnly keys (lists of records, like jobs) come only from the file.
+	// fileOnly keys (lists of records, like jobs, and maps) come only
+	// from the file.
 	fileOnly bool
+	// isMap keys hold a map: any key below them is the map's.
+	isMap bool
 }
 
 // env returns the environment variable that sets f.
@@ -44,13 +47,16 @@ func fields() []field {
 				walk(sf.Type, prefix+name+".", idx)
 				continue
 			}
-			records := sf.Type.Kind() == reflect.Slice && sf.Type.Elem().Kind() == reflect.Struct
+			// Lists of records and maps come only from the file.
+			records := sf.Type.Kind() == reflect.Slice && sf.Type.Elem().Kind() == reflect.Struct ||
+				sf.Type.Kind() == reflect.Map
 			out = append(out, field{
 				key:      prefix + name,
 				index:    idx,
 				list:     sf.Type.Kind() == reflect.Slice && !records,
 				secret:   sf.Tag.Get("secret") == "true",
 				fileOnly: records,
+				isMap:    sf.Type.Kind() == reflect.Map,
 			})
 		}
 	}

@@ -156,7 +156,7 @@ func unknownKeys(keys []string, all []field) []string {
 	}
 	var out []string
 	for _, k := range keys {
-		if known[k] {
+		if known[k] || slices.ContainsFunc(all, func(f field) bool { return f.isMap && strings.HasPrefix(k, f.key+".") }) {
 			continue
 		}
 		msg := k

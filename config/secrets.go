@@ -23,6 +23,11 @@ func (c *Config) Secrets() []string {
 			out = append(out, s)
 		}
 	}
+	for _, a := range c.Agents {
+		if a.APIKey != "" && !slices.Contains(out, a.APIKey) {
+			out = append(out, a.APIKey)
+		}
+	}
 	return out
 }
 

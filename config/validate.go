@@ -95,6 +95,9 @@ func (c *Config) Validate() error {
 		add("agent.history_limit must be at least 1 (got %d)", c.Agent.HistoryLimit)
 	}
 
+	c.validateAgents(add)
+	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)
+
 	oneOf("conversation.queue", c.Conversation.Queue, "steer", "followup", "collect")
 	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	oneOf("log.format", c.Log.Format, "text", "json")
@@ -187,4 +190,88 @@ func orList(items []string) string {
 		return strings.Join(items, "")
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// AgentNames returns the default agent's name and every named agent's.
+func (c *Config) AgentNames() []string {
+	names := []string{c.Agent.Name}
+	for _, a := range c.Agents {
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+// validateAgents checks agents:, bindings: and the agents jobs name.
+func (c *Config) validateAgents(add func(string, ...any)) {
+	seen := map[string]bool{c.Agent.Name: true}
+	for i, a := range c.Agents {
+		where := fmt.Sprintf("agents[%d]", i)
+		if a.Name != "" {
+			where = fmt.Sprintf("agents[%s]", a.Name)
+		}
+		switch {
+		case !agentName.MatchString(a.Name):
+			add("%s.name must be lower-case letters, digits, _ and - starting with a letter or digit (got %q)", where, a.Name)
+		case seen[a.Name]:
+			add("%s: the name %q is used twice (agent.name and agents[].name must all differ)", where, a.Name)
+		}
+		seen[a.Name] = true
+		if a.Provider != "" && !slices.Contains([]string{"openai", "anthropic"}, a.Provider) {
+			add("%s.provider must be openai or anthropic (got %q); empty uses llm.provider", where, a.Provider)
+		}
+		checkHTTPURL(add, where+".base_url", a.BaseURL)
+		if a.Kind != "" && a.Kind != "predefined" && a.Kind != "open" {
+			add("%s.kind must be predefined or open (got %q)", where, a.Kind)
+		}
+		if a.MaxIterations < 0 || a.MaxIterations > 200 {
+			add("%s.max_iterations must be between 1 and 200, or 0 for agent.max_iterations (got %d)", where, a.MaxIterations)
+		}
+		if a.HistoryLimit < 0 {
+			add("%s.history_limit must be at least 1, or 0 for agent.history_limit (got %d)", where, a.HistoryLimit)
+		}
+		checkApprovalClasses(add, where+".approvals", a.Approvals)
+	}
+	names := c.AgentNames()
+	unknown := func(key, name string) {
+		msg := fmt.Sprintf("%s names unknown agent %q; agents are %s", key, name, strings.Join(names, ", "))
+		if s := suggest(name, names); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		add("%s", msg)
+	}
+	for i, b := range c.Bindings {
+		key := fmt.Sprintf("bindings[%d]", i)
+		if msg := checkAddress(strings.TrimSuffix(b.Chat, "*"), "chat_id", "slack:C0123ABC"); msg != "" && !strings.HasSuffix(b.Chat, ":*") {
+			add("%s.chat: %s", key, msg)
+		}
+		if !slices.Contains(names, b.Agent) {
+			unknown(key+".agent", b.Agent)
+		}
+	}
+	for _, j := range c.Jobs {
+		if j.Agent != "" && !slices.Contains(names, j.Agent) {
+			unknown(fmt.Sprintf("jobs[%s].agent", j.Name), j.Agent)
+		}
+	}
+}
+
+// checkApprovalClasses checks a side-effect class → allow|ask|deny map.
+func checkApprovalClasses(add func(string, ...any), key string, m map[string]string) {
+	classes := make([]string, 0, len(SideEffectClasses))
+	for c := range SideEffectClasses {
+		classes = append(classes, c)
+	}
+	slices.Sort(classes)
+	for class, decision := range m {
+		if _, ok := SideEffectClasses[class]; !ok {
+			msg := fmt.Sprintf("%s.%s: unknown side-effect class; classes are %s", key, class, strings.Join(classes, ", "))
+			if s := suggest(class, classes); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			add("%s", msg)
+		}
+		if decision != "allow" && decision != "ask" && decision != "deny" {
+			add("%s.%s must be allow, ask or deny (got %q)", key, class, decision)
+		}
+	}
 }

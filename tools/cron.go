@@ -120,6 +120,10 @@ func (*Cron) Parameters() json.RawMessage {
 // SideEffect implements Tool: cron writes job records.
 func (*Cron) SideEffect() SideEffect { return SideEffectMutating }
 
+// ApprovesItself implements SelfApproving: cron asks per job it creates or
+// deletes (cron.approval), never for listing.
+func (*Cron) ApprovesItself() {}
+
 // cronArgs are the tool's arguments.
 type cronArgs struct {
 	Action   string `json:"action"`

@@ -106,6 +106,9 @@ func (e *Exec) Parameters() json.RawMessage {
 		int(MaxExecTimeout/time.Second), int(e.opts.Timeout/time.Second)))
 }
 
+// ApprovesItself implements SelfApproving: exec asks per command.
+func (*Exec) ApprovesItself() {}
+
 // SideEffect implements Tool: exec runs arbitrary programs.
 func (*Exec) SideEffect() SideEffect { return SideEffectNetwork }
 

@@ -66,6 +66,18 @@ func (r *Registry) Get(name string) (Tool, bool) {
 	return t, ok
 }
 
+// All returns every registered tool, sorted by name.
+func (r *Registry) All() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, 0, len(r.tools))
+	for _, t := range r.tools {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
 // Specs describes the tools for which allow returns true (all when allow is
 // nil), sorted by name so prompts are stable.
 func (r *Registry) Specs(allow func(Tool) bool) []Spec {

@@ -39,8 +39,17 @@ func loadConfig(file string) (*config.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errConfig, err)
 	}
+	var problems config.Problems
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w:\n%v", errConfig, err)
+		var p config.Problems
+		if !errors.As(err, &p) {
+			return nil, fmt.Errorf("%w:\n%v", errConfig, err)
+		}
+		problems = append(problems, p...)
+	}
+	problems = append(problems, policyProblems(cfg)...)
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w:\n%v", errConfig, problems)
 	}
 	if _, err := configJobs(cfg); err != nil {
 		return nil, fmt.Errorf("%w:\n%v", errConfig, err)
@@ -128,21 +137,28 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Approvers: cfg.Approvals.Approvers, Chat: cfg.Approvals.Chat, Timeout: cfg.Approvals.Timeout,
 		Nudge: d.disp.Nudge, Scrub: scrubber.Scrub, Logger: d.log,
 	})
-	agent, err := d.newAgent(approvals)
+	reg, err := d.newTools(approvals)
 	if err != nil {
 		st.close(ctx)
 		return nil, err
 	}
+	agents, err := d.buildAgents(reg, approvals)
+	if err != nil {
+		st.close(ctx)
+		return nil, err
+	}
+	agent := agents.def
 	userRate, _ := rateOf(cfg.RateLimit.User)
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
 	d.sched = bot.NewScheduler(bot.SchedulerOptions{
-		Jobs: st.db, History: st.db, Outbox: st.db, Agent: agent, AgentName: cfg.Agent.Name,
+		Jobs: st.db, History: st.db, Outbox: st.db, Agent: agent, AgentName: cfg.Agent.Name, Agents: agents.named,
 		Owner: owner, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
 		Metrics: bot.NewSchedulerMetrics(d.reg), Logger: d.log.With("component", "scheduler"),
 	})
 	d.router = bot.NewRouter(bot.Options{
 		Jobs:  st.db,
 		Agent: agent, AgentName: cfg.Agent.Name,
+		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info,
 		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
 		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
@@ -189,12 +205,8 @@ func (d *daemon) openChannels() error {
 	return nil
 }
 
-// newAgent builds the default agent with its provider and tools.
-func (d *daemon) newAgent(approver tools.Approver) (*agentcore.Agent, error) {
-	provider, err := newProvider(d.cfg, d.log)
-	if err != nil {
-		return nil, err
-	}
+// newTools builds the tool registry every agent shares.
+func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	place, err := placeExec(d.cfg.DataDir, d.cfg.Exec.User, d.log)
 	if err != nil {
 		return nil, err
@@ -214,13 +226,7 @@ func (d *daemon) newAgent(approver tools.Approver) (*agentcore.Agent, error) {
 			return nil, err
 		}
 	}
-	return &agentcore.Agent{
-		Name: d.cfg.Agent.Name, Model: d.cfg.LLM.Model, SystemPrompt: d.cfg.Agent.SystemPrompt,
-		Provider: provider, Tools: reg, History: d.st.db,
-		MaxIterations: d.cfg.Agent.MaxIterations, HistoryLimit: d.cfg.Agent.HistoryLimit,
-		MaxTokens: d.cfg.LLM.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM,
-		Queue: agentcore.QueueMode(d.cfg.Conversation.Queue),
-	}, nil
+	return reg, nil
 }
 
 // processOwner returns hostname-pid-random, this process's lease owner name.
@@ -233,19 +239,19 @@ func processOwner() string {
 
 // newProvider picks the LLM provider from config, with bounded retries
 // logged to log.
-func newProvider(cfg *config.Config, log *slog.Logger) (agentcore.Provider, error) {
+func newProvider(llm config.LLM, log *slog.Logger) (agentcore.Provider, error) {
 	var p agentcore.Provider
-	switch cfg.LLM.Provider {
+	switch llm.Provider {
 	case "anthropic":
 		p = agentcore.NewAnthropic(agentcore.AnthropicOptions{
-			BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model, Timeout: cfg.LLM.Timeout,
+			BaseURL: llm.BaseURL, APIKey: llm.APIKey, Model: llm.Model, Timeout: llm.Timeout,
 		})
 	case "openai", "":
 		p = agentcore.NewOpenAI(agentcore.OpenAIOptions{
-			BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model, Timeout: cfg.LLM.Timeout,
+			BaseURL: llm.BaseURL, APIKey: llm.APIKey, Model: llm.Model, Timeout: llm.Timeout,
 		})
 	default:
-		return nil, fmt.Errorf("%w: llm.provider %q", errConfig, cfg.LLM.Provider)
+		return nil, fmt.Errorf("%w: llm.provider %q", errConfig, llm.Provider)
 	}
 	return agentcore.WithRetry(p, agentcore.RetryOptions{Logger: log}), nil
 }

@@ -1,0 +1,91 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// Binding chooses the agent that answers in a chat: Chat is
+// platform:chat[:thread]; a trailing * matches every address with that
+// prefix ("slack:C01*", "telegram:*").
+type Binding struct {
+	Chat  string
+	Agent string
+}
+
+// matches reports whether the binding covers addr.
+func (b Binding) matches(addr channels.Address) bool {
+	s := addr.String()
+	if prefix, wild := strings.CutSuffix(b.Chat, "*"); wild {
+		return strings.HasPrefix(s, prefix)
+	}
+	// A binding for a chat covers its threads too.
+	return s == b.Chat || strings.HasPrefix(s, b.Chat+":")
+}
+
+// AgentInfo describes an agent for /agents.
+type AgentInfo struct {
+	Name        string
+	Description string
+	Model       string
+}
+
+// agentFor returns the name of the agent that answers at addr: the first
+// binding that matches, else the default agent.
+func (r *Router) agentFor(addr channels.Address) string {
+	for _, b := range r.opts.Bindings {
+		if b.matches(addr) {
+			if _, ok := r.runner(b.Agent); ok {
+				return b.Agent
+			}
+		}
+	}
+	return r.opts.AgentName
+}
+
+// runner returns the agent called name.
+func (r *Router) runner(name string) (Runner, bool) {
+	if name == r.opts.AgentName {
+		return r.opts.Agent, r.opts.Agent != nil
+	}
+	a, ok := r.opts.Agents[name]
+	return a, ok
+}
+
+// sessionKey is the session of the agent that answers at addr.
+func (r *Router) sessionKey(addr channels.Address) string {
+	return agentcore.SessionKey{Agent: r.agentFor(addr), Scope: addr.String()}.String()
+}
+
+// agentOfSession returns the agent a session key belongs to.
+func (r *Router) agentOfSession(session string) string {
+	if k, err := agentcore.ParseSessionKey(session); err == nil {
+		return k.Agent
+	}
+	return r.opts.AgentName
+}
+
+func (r *Router) cmdAgents(_ context.Context, in channels.Inbound, _ string) string {
+	if len(r.opts.AgentInfo) == 0 {
+		return "One agent answers here: " + r.opts.AgentName + "."
+	}
+	here := r.agentFor(in.Address())
+	var b strings.Builder
+	b.WriteString("Agents:\n")
+	for _, a := range r.opts.AgentInfo {
+		mark := ""
+		if a.Name == here {
+			mark = " ← answers in this chat"
+		}
+		desc := a.Description
+		if desc == "" {
+			desc = "no description"
+		}
+		fmt.Fprintf(&b, "- %s — %s (model %s)%s\n", a.Name, desc, a.Model, mark)
+	}
+	return b.String()
+}

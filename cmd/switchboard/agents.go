@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/config"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// agentSpecs returns every configured agent: the default one (agent:)
+// first, then agents:, each with the default agent's values where it sets
+// none.
+func agentSpecs(cfg *config.Config) []config.NamedAgent {
+	def := config.NamedAgent{
+		Name: cfg.Agent.Name, Description: cfg.Agent.Description, SystemPrompt: cfg.Agent.SystemPrompt,
+		MaxIterations: cfg.Agent.MaxIterations, HistoryLimit: cfg.Agent.HistoryLimit,
+	}
+	out := []config.NamedAgent{def}
+	for _, a := range cfg.Agents {
+		if a.SystemPrompt == "" {
+			a.SystemPrompt = def.SystemPrompt
+		}
+		if a.MaxIterations == 0 {
+			a.MaxIterations = def.MaxIterations
+		}
+		if a.HistoryLimit == 0 {
+			a.HistoryLimit = def.HistoryLimit
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// rulesOf converts a config tool policy to the policy engine's rules.
+func rulesOf(p config.ToolPolicy) tools.PolicyRules {
+	r := tools.PolicyRules{Profile: p.Profile, Allow: p.Allow, Deny: p.Deny, AlsoAllow: p.AlsoAllow}
+	if len(p.ByProvider) > 0 {
+		r.ByProvider = map[string]tools.PolicyRules{}
+		for name, sub := range p.ByProvider {
+			r.ByProvider[name] = rulesOf(sub)
+		}
+	}
+	return r
+}
+
+// policyProblems lists unknown profiles, tools and groups in the global
+// and the agents' tool policies.
+func policyProblems(cfg *config.Config) []string {
+	known := tools.KnownTools()
+	errs := tools.ValidateRules("tools", rulesOf(cfg.Tools.Policy()), known, config.Suggest)
+	for _, a := range cfg.Agents {
+		errs = append(errs, tools.ValidateRules("agents["+a.Name+"].tools", rulesOf(a.Tools), known, config.Suggest)...)
+	}
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+// approvalClasses merges the class decisions: defaults, then
+// tools.approvals, then the agent's.
+func approvalClasses(cfg *config.Config, a config.NamedAgent) map[string]string {
+	out := maps.Clone(config.SideEffectClasses)
+	maps.Copy(out, cfg.Tools.Approvals)
+	maps.Copy(out, a.Approvals)
+	return out
+}
+
+// builtAgents are the agents the router and scheduler run.
+type builtAgents struct {
+	def   *agentcore.Agent
+	named map[string]bot.Runner
+	info  []bot.AgentInfo
+}
+
+// buildAgents makes every configured agent on the shared tool registry:
+// each with its own provider and model, the tools its policy allows, and
+// a gate applying its side-effect class decisions.
+func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (builtAgents, error) {
+	out := builtAgents{named: map[string]bot.Runner{}}
+	for i, spec := range agentSpecs(d.cfg) {
+		llm := d.cfg.LLMFor(spec)
+		provider, err := newProvider(llm, d.log)
+		if err != nil {
+			return out, err
+		}
+		policy := tools.Policy{Global: rulesOf(d.cfg.Tools.Policy()), Agent: rulesOf(spec.Tools), Provider: llm.Provider}
+		allowed := policy.Allowed(reg.All())
+		gate := tools.Gate{Classes: approvalClasses(d.cfg, spec), Approver: approver, Logger: d.log}
+		a := &agentcore.Agent{
+			Name: spec.Name, Model: llm.Model, SystemPrompt: spec.SystemPrompt,
+			Provider: provider, Tools: reg, History: d.st.db,
+			MaxIterations: spec.MaxIterations, HistoryLimit: spec.HistoryLimit,
+			MaxTokens: llm.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM,
+			Queue:     agentcore.QueueMode(d.cfg.Conversation.Queue),
+			AllowTool: func(t tools.Tool) bool { return allowed[t.Name()] },
+			Gate: func(ctx context.Context, call tools.Call, t tools.Tool, args json.RawMessage) (tools.Result, bool) {
+				return gate.Check(ctx, call, t, args)
+			},
+		}
+		d.log.Info("agent ready", "agent", spec.Name, "provider", llm.Provider, "model", llm.Model, "tools", len(allowed))
+		if i == 0 {
+			out.def = a
+		} else {
+			out.named[spec.Name] = a
+		}
+		out.info = append(out.info, bot.AgentInfo{Name: spec.Name, Description: spec.Description, Model: llm.Model})
+	}
+	if len(out.named) == 0 {
+		out.info = nil // one agent: /agents says so in a line
+	}
+	return out, nil
+}
+
+// bindingsOf converts config bindings.
+func bindingsOf(cfg *config.Config) []bot.Binding {
+	out := make([]bot.Binding, 0, len(cfg.Bindings))
+	for _, b := range cfg.Bindings {
+		out = append(out, bot.Binding{Chat: b.Chat, Agent: b.Agent})
+	}
+	return out
+}
+

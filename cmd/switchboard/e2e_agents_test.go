@@ -1,0 +1,129 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+)
+
+// TestE2ENamedAgentsAndPolicy: two agents bound to two chats answer with
+// their own model; the ops agent's policy denies exec, so it is not
+// offered and a call the model makes anyway is refused without running or
+// reaching the approvers; /agents lists both.
+func TestE2ENamedAgentsAndPolicy(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg := telegramtest.NewServer(testToken)
+	defer tg.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	dir := t.TempDir()
+	canary := filepath.Join(dir, "canary")
+	cfg := `agents:
+  - name: ops
+    description: on-call helper
+    model: ops-model
+    tools: {deny: [exec]}
+bindings:
+  - chat: "telegram:71"
+    agent: ops
+`
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	llm.Handle(func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case r.Model == "ops-model" && last.Role == "user":
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "exec", Arguments: `{"command":"touch ` + canary + `"}`}}}
+		case r.Model == "ops-model":
+			return llmtest.Reply{Text: "ops says: " + last.Content}
+		}
+		return llmtest.Echo(r)
+	})
+	addr := freeAddr(t)
+	env := approvalEnv(t, tg, llm, addr)
+	d := startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+
+	tg.SendText(71, 71, "Olga", "restart the thing")
+	ops := newReplyContaining(ctx, t, tg, 71, 0, "ops says:")
+	if !strings.Contains(ops.Visible, `tool "exec" is not available to you`) {
+		t.Errorf("ops agent's exec call was not refused: %q", ops.Visible)
+	}
+	tg.SendText(72, 72, "Dan", "hello")
+	newReplyContaining(ctx, t, tg, 72, 0, "echo: hello")
+
+	var opsReqs, defReqs int
+	for _, r := range llm.Requests() {
+		switch r.Model {
+		case "ops-model":
+			opsReqs++
+			if slices.Contains(r.Tools, "exec") {
+				t.Errorf("exec was offered to the ops agent: %v", r.Tools)
+			}
+		default:
+			defReqs++
+			if !slices.Contains(r.Tools, "exec") {
+				t.Errorf("the default agent lost exec: %v", r.Tools)
+			}
+		}
+	}
+	if opsReqs != 2 || defReqs != 1 {
+		t.Errorf("requests: %d to ops-model, %d to the default model; want 2 and 1", opsReqs, defReqs)
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Fatal("the denied exec call ran")
+	}
+	if msgs := tg.Messages(admin); len(msgs) != 0 {
+		t.Errorf("the denied call reached the approvers: %+v", msgs)
+	}
+
+	after := lastID(tg, 72)
+	tg.SendText(72, 72, "Dan", "/agents")
+	list := newReplyContaining(ctx, t, tg, 72, after, "Agents:").Visible
+	if !strings.Contains(list, "ops — on-call helper (model ops-model)") || !strings.Contains(list, "← answers in this chat") {
+		t.Errorf("/agents = %q", list)
+	}
+}
+
+// TestE2EAgentConfigMistakesAreConfigErrors: an unknown agent in bindings
+// or jobs and an unknown tool in a policy stop serve and doctor with exit 2,
+// all reported at once, with "did you mean".
+func TestE2EAgentConfigMistakesAreConfigErrors(t *testing.T) {
+	ctx := testCtx(t, time.Minute)
+	dir := t.TempDir()
+	cfg := `agents:
+  - name: ops
+    tools: {deny: [exce]}
+bindings:
+  - chat: "telegram:71"
+    agent: opps
+tools:
+  profile: coder
+  approvals: {mutatng: ask}
+`
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{"serve", "doctor"} {
+		d := startDaemon(t, dir, "", nil, command)
+		code, err := d.wait(ctx)
+		if err != nil || code != 2 {
+			t.Fatalf("%s exit %d (%v), want 2:\n%s", command, code, err, d.out.String())
+		}
+		out := d.out.String()
+		for _, want := range []string{`bindings[0].agent names unknown agent "opps"`, `(did you mean "ops"?)`,
+			`agents[ops].tools.deny: unknown tool "exce"; did you mean "exec"?`, `tools.profile: unknown profile "coder"`,
+			`tools.approvals.mutatng: unknown side-effect class`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s output lacks %q:\n%s", command, want, out)
+			}
+		}
+	}
+}
