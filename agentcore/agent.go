@@ -33,8 +33,8 @@ type Agent struct {
 	AllowTool func(tools.Tool) bool
 	// Gate, when set, decides each call before it runs (side-effect class
 	// approvals); a call it stops gets its result instead.
-	Gate func(ctx context.Context, call tools.Call, t tools.Tool, args json.RawMessage) (tools.Result, bool)
-	Logger    *slog.Logger
+	Gate   func(ctx context.Context, call tools.Call, t tools.Tool, args json.RawMessage) (tools.Result, bool)
+	Logger *slog.Logger
 	// ObserveLLM, if set, is told the duration and outcome of each LLM call.
 	ObserveLLM func(took time.Duration, err error)
 	// Queue says how messages that arrive during a run are taken in

@@ -125,4 +125,3 @@ func bindingsOf(cfg *config.Config) []bot.Binding {
 	}
 	return out
 }
-
