@@ -167,6 +167,16 @@ type Tools struct {
 	// Approvals maps a side-effect class (none, read_only, mutating,
 	// network, blocking, spawns) to allow, ask or deny.
 	Approvals map[string]string `mapstructure:"approvals"`
+	// FS configures the file tools.
+	FS FSTools `mapstructure:"fs"`
+}
+
+// FSTools configures read_file, write_file, edit, list_files, search and
+// glob.
+type FSTools struct {
+	// DenyPaths are hidden from the file tools and refused: names (".git"
+	// anywhere) or workspace-relative paths.
+	DenyPaths []string `mapstructure:"deny_paths"`
 }
 
 // Policy returns the global tool policy.
@@ -296,7 +306,7 @@ func Defaults() Config {
 		Access:    Access{Mode: "request"},
 		Approvals: Approvals{Timeout: 2 * time.Minute},
 		Exec:      Exec{Approval: "ask", User: "nobody"},
-		Tools:     Tools{RateLimit: "60/m"},
+		Tools:     Tools{RateLimit: "60/m", FS: FSTools{DenyPaths: []string{".git", ".ssh", ".env"}}},
 		RateLimit: RateLimit{User: "20/m", Chat: "60/m"},
 		Agent: Agent{
 			Name:          "default",

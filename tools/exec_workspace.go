@@ -38,16 +38,26 @@ func WorkspaceDir(root, session string) string {
 	return filepath.Join(root, name+"-"+hex.EncodeToString(sum[:4]))
 }
 
-// workspace creates (if needed) and returns the session's workspace, with
+// Workspaces hands each session a directory of its own under Root; exec
+// runs commands there and the fs tools read and write there.
+type Workspaces struct {
+	// Root holds one directory per session (see WorkspaceDir).
+	Root string
+	// RunAs, when set, owns each workspace (exec's unprivileged account
+	// when the daemon is root).
+	RunAs *ExecUser
+}
+
+// Dir creates (if needed) and returns the session's workspace, with
 // symlinks resolved.
-func (e *Exec) workspace(session string) (string, error) {
-	if e.opts.WorkspaceRoot == "" {
+func (w Workspaces) Dir(session string) (string, error) {
+	if w.Root == "" {
 		return "", errors.New("no workspace root is configured; ask an admin to set data_dir")
 	}
 	if session == "" {
-		return "", errors.New("this call has no session; exec runs only inside a conversation")
+		return "", errors.New("this call has no session; workspace tools run only inside a conversation")
 	}
-	root, err := filepath.Abs(e.opts.WorkspaceRoot)
+	root, err := filepath.Abs(w.Root)
 	if err != nil {
 		return "", fmt.Errorf("resolve workspace root: %w", err)
 	}
@@ -55,7 +65,7 @@ func (e *Exec) workspace(session string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create workspace: %w", err)
 	}
-	if u := e.opts.RunAs; u != nil {
+	if u := w.RunAs; u != nil {
 		if !u.CanReach(filepath.Dir(root)) {
 			return "", fmt.Errorf("the exec user %s cannot reach the workspace root %s (a parent directory is closed to it); ask an admin to move data_dir", u.Name, root)
 		}
@@ -72,6 +82,11 @@ func (e *Exec) workspace(session string) (string, error) {
 		return "", fmt.Errorf("resolve workspace: %w", err)
 	}
 	return real, nil
+}
+
+// workspace returns the session's workspace for exec.
+func (e *Exec) workspace(session string) (string, error) {
+	return Workspaces{Root: e.opts.WorkspaceRoot, RunAs: e.opts.RunAs}.Dir(session)
 }
 
 // resolveCwd confines the requested working directory to the workspace ws

@@ -221,7 +221,10 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver,
 		RunAs: place.user, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
-	for _, t := range []tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron} {
+	fsTools := tools.NewFSTools(tools.FSOptions{
+		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
+	})
+	for _, t := range append([]tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron}, fsTools...) {
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}

@@ -127,3 +127,48 @@ tools:
 		}
 	}
 }
+
+// TestE2EAskClassToolGetsButtons: write_file is "mutating", which asks by
+// default: the approvers get buttons showing the tool and its arguments;
+// once allowed the file is written, and read_file (read_only: allowed)
+// reads it back without asking.
+func TestE2EAskClassToolGetsButtons(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg := telegramtest.NewServer(testToken)
+	defer tg.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	llm.Handle(func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case last.Role == "user":
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "write_file", Arguments: `{"path":"notes/hello.txt","content":"hi there"}`}}}
+		case strings.HasPrefix(last.Content, "wrote "):
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "read_file", Arguments: `{"path":"notes/hello.txt"}`}}}
+		}
+		return llmtest.Reply{Text: "file says: " + last.Content}
+	})
+	addr := freeAddr(t)
+	d := startDaemon(t, t.TempDir(), addr, approvalEnv(t, tg, llm, addr))
+	d.waitReady(ctx)
+
+	tg.SendText(81, 81, "Flo", "make a file")
+	asks, err := waitAnswers(ctx, tg, admin, 1)
+	if err != nil {
+		t.Fatalf("the approvers were not asked: %v", err)
+	}
+	ask := asks[0]
+	for _, want := range []string{"wants to run write_file", `write_file {"path":"notes/hello.txt","content":"hi there"}`, "telegram:81"} {
+		if !strings.Contains(ask.Visible, want) {
+			t.Errorf("approval message lacks %q:\n%s", want, ask.Visible)
+		}
+	}
+	tg.PressButton(admin, admin, ask.ID, buttonOn(t, ask, "Allow once"))
+	reply := newReplyContaining(ctx, t, tg, 81, 0, "file says:")
+	if !strings.Contains(reply.Visible, "file says: hi there") {
+		t.Errorf("reply = %q", reply.Visible)
+	}
+	if n := len(tg.Messages(admin)); n != 1 {
+		t.Errorf("the approvers got %d messages; read_file (read_only) must not ask", n)
+	}
+}

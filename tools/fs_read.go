@@ -1,0 +1,97 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ReadFile is the read_file tool: a text file of the workspace, whole or a
+// range of lines.
+type ReadFile struct{ j *jail }
+
+// Name implements Tool.
+func (*ReadFile) Name() string { return "read_file" }
+
+// Description implements Tool.
+func (*ReadFile) Description() string {
+	return "Read a text file in this conversation's workspace. Optional start_line and end_line (1-based, inclusive) " +
+		"read part of a long file."
+}
+
+// Parameters implements Tool.
+func (*ReadFile) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"File path relative to the workspace."},` +
+		`"start_line":{"type":"integer","minimum":1},"end_line":{"type":"integer","minimum":1}},` +
+		`"required":["path"],"additionalProperties":false}`)
+}
+
+// SideEffect implements Tool.
+func (*ReadFile) SideEffect() SideEffect { return SideEffectReadOnly }
+
+// Execute implements Tool.
+func (t *ReadFile) Execute(ctx context.Context, raw json.RawMessage) Result {
+	var a struct {
+		Path      string `json:"path"`
+		StartLine int    `json:"start_line"`
+		EndLine   int    `json:"end_line"`
+	}
+	if err := fsArgs(raw, &a, `{"path": "...", "start_line"?: N, "end_line"?: N}`); err != nil {
+		return ErrorResult(err.Error())
+	}
+	if a.Path == "" {
+		return ErrorResult(`missing "path": pass the file to read`)
+	}
+	if a.StartLine < 0 || a.EndLine < 0 || (a.EndLine > 0 && a.EndLine < a.StartLine) {
+		return ErrorResult("start_line and end_line must be positive, and end_line not before start_line")
+	}
+	call, _ := CallFrom(ctx)
+	root, err := t.j.open(call)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+	defer root.Close()
+	rel, err := t.j.rel(root, a.Path)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+	data, _, err := readLimited(root, rel, maxReadBytes)
+	switch {
+	case errors.Is(err, errIsDir), errors.Is(err, errNotRegular), errors.Is(err, errTooLarge):
+		return ErrorResult(fmt.Sprintf("%s %v", a.Path, err))
+	case err != nil:
+		return ErrorResult(friendly(a.Path, err))
+	}
+	if isBinary(data) {
+		return ErrorResult(fmt.Sprintf("%s is a binary file (%d bytes); read_file shows text only", a.Path, len(data)))
+	}
+	text := string(data)
+	if a.StartLine > 0 || a.EndLine > 0 {
+		lines := strings.SplitAfter(text, "\n")
+		if len(lines) > 0 && lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		start := max(a.StartLine, 1)
+		end := a.EndLine
+		if end == 0 || end > len(lines) {
+			end = len(lines)
+		}
+		if start > len(lines) {
+			return ErrorResult(fmt.Sprintf("%s has %d lines; start_line %d is past the end", a.Path, len(lines), start))
+		}
+		text = strings.Join(lines[start-1:end], "")
+	}
+	if len(text) > maxShownBytes {
+		cut := maxShownBytes
+		for cut > 0 && !isRuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown; read the rest with start_line/end_line]", cut, len(text))
+	}
+	return Result{ForLLM: text}
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

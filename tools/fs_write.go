@@ -1,0 +1,156 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// WriteFile is the write_file tool: create or replace a file in the
+// workspace (parent folders are created).
+type WriteFile struct{ j *jail }
+
+// Name implements Tool.
+func (*WriteFile) Name() string { return "write_file" }
+
+// Description implements Tool.
+func (*WriteFile) Description() string {
+	return "Create or overwrite a text file in this conversation's workspace with the given content; missing folders are created."
+}
+
+// Parameters implements Tool.
+func (*WriteFile) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string","description":"File path relative to the workspace."},` +
+		`"content":{"type":"string","description":"The whole new content."}},` +
+		`"required":["path","content"],"additionalProperties":false}`)
+}
+
+// SideEffect implements Tool.
+func (*WriteFile) SideEffect() SideEffect { return SideEffectMutating }
+
+// Execute implements Tool.
+func (t *WriteFile) Execute(ctx context.Context, raw json.RawMessage) Result {
+	var a struct {
+		Path    string  `json:"path"`
+		Content *string `json:"content"`
+	}
+	if err := fsArgs(raw, &a, `{"path": "...", "content": "..."}`); err != nil {
+		return ErrorResult(err.Error())
+	}
+	if a.Path == "" || a.Content == nil {
+		return ErrorResult(`pass "path" and "content"`)
+	}
+	if len(*a.Content) > maxWriteBytes {
+		return ErrorResult(fmt.Sprintf("content is %d bytes; write_file takes at most %d", len(*a.Content), maxWriteBytes))
+	}
+	call, _ := CallFrom(ctx)
+	root, err := t.j.open(call)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+	defer root.Close()
+	rel, err := t.j.rel(root, a.Path)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+	if rel == "." {
+		return ErrorResult(`"path" must name a file, not the workspace`)
+	}
+	if dir := path.Dir(rel); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return ErrorResult(friendly(a.Path, err))
+		}
+	}
+	if info, err := root.Lstat(rel); err == nil && info.IsDir() {
+		return ErrorResult(fmt.Sprintf("%s is a directory", a.Path))
+	}
+	if err := root.WriteFile(rel, []byte(*a.Content), 0o644); err != nil {
+		return ErrorResult(friendly(a.Path, err))
+	}
+	t.j.chown(root, rel)
+	return Result{ForLLM: fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), rel)}
+}
+
+// Edit is the edit tool: replace one exact piece of text in a file.
+type Edit struct{ j *jail }
+
+// Name implements Tool.
+func (*Edit) Name() string { return "edit" }
+
+// Description implements Tool.
+func (*Edit) Description() string {
+	return "Replace old_text with new_text in a workspace file. old_text must match exactly (whitespace included) " +
+		"and be unique in the file, unless replace_all is true. Read the file first to copy the exact text."
+}
+
+// Parameters implements Tool.
+func (*Edit) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"path":{"type":"string"},"old_text":{"type":"string"},"new_text":{"type":"string"},` +
+		`"replace_all":{"type":"boolean"}},"required":["path","old_text","new_text"],"additionalProperties":false}`)
+}
+
+// SideEffect implements Tool.
+func (*Edit) SideEffect() SideEffect { return SideEffectMutating }
+
+// Execute implements Tool.
+func (t *Edit) Execute(ctx context.Context, raw json.RawMessage) Result {
+	var a struct {
+		Path       string  `json:"path"`
+		OldText    string  `json:"old_text"`
+		NewText    *string `json:"new_text"`
+		ReplaceAll bool    `json:"replace_all"`
+	}
+	if err := fsArgs(raw, &a, `{"path": "...", "old_text": "...", "new_text": "...", "replace_all"?: false}`); err != nil {
+		return ErrorResult(err.Error())
+	}
+	if a.Path == "" || a.NewText == nil {
+		return ErrorResult(`pass "path", "old_text" and "new_text"`)
+	}
+	if a.OldText == "" {
+		return ErrorResult(`"old_text" is empty; pass the exact text to replace (use write_file to create a file)`)
+	}
+	call, _ := CallFrom(ctx)
+	root, err := t.j.open(call)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+	defer root.Close()
+	rel, err := t.j.rel(root, a.Path)
+	if err != nil {
+		return ErrorResult(err.Error())
+	}
+	data, info, err := readLimited(root, rel, maxWriteBytes)
+	switch {
+	case errors.Is(err, errIsDir), errors.Is(err, errNotRegular), errors.Is(err, errTooLarge):
+		return ErrorResult(fmt.Sprintf("%s %v", a.Path, err))
+	case err != nil:
+		return ErrorResult(friendly(a.Path, err))
+	}
+	if isBinary(data) {
+		return ErrorResult(fmt.Sprintf("%s is a binary file; edit changes text files only", a.Path))
+	}
+	text := string(data)
+	n := strings.Count(text, a.OldText)
+	switch {
+	case n == 0:
+		return ErrorResult(fmt.Sprintf("old_text was not found in %s; read the file and copy the exact text, whitespace included", a.Path))
+	case n > 1 && !a.ReplaceAll:
+		return ErrorResult(fmt.Sprintf("old_text matches %d places in %s; include more surrounding lines to make it unique, or set replace_all", n, a.Path))
+	}
+	out, replaced := strings.Replace(text, a.OldText, *a.NewText, 1), 1
+	if a.ReplaceAll {
+		out, replaced = strings.ReplaceAll(text, a.OldText, *a.NewText), n
+	}
+	if len(out) > maxWriteBytes {
+		return ErrorResult(fmt.Sprintf("the edited file would be %d bytes; the limit is %d", len(out), maxWriteBytes))
+	}
+	if err := root.WriteFile(rel, []byte(out), info.Mode().Perm()); err != nil {
+		return ErrorResult(friendly(a.Path, err))
+	}
+	return Result{ForLLM: fmt.Sprintf("replaced %d occurrence(s) in %s", replaced, rel)}
+}
