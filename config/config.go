@@ -169,6 +169,35 @@ type Tools struct {
 	Approvals map[string]string `mapstructure:"approvals"`
 	// FS configures the file tools.
 	FS FSTools `mapstructure:"fs"`
+	// Web configures web_fetch and web_search.
+	Web WebTools `mapstructure:"web"`
+}
+
+// WebTools configures the web tools.
+type WebTools struct {
+	Fetch  WebFetch  `mapstructure:"fetch"`
+	Search WebSearch `mapstructure:"search"`
+}
+
+// WebFetch configures web_fetch.
+type WebFetch struct {
+	// MaxBytes caps a page's size.
+	MaxBytes int64 `mapstructure:"max_bytes"`
+	// Timeout bounds one fetch.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// AllowPrivate lets web_fetch reach loopback, private and link-local
+	// addresses (off: the SSRF guard refuses them).
+	AllowPrivate bool `mapstructure:"allow_private"`
+}
+
+// WebSearch configures web_search.
+type WebSearch struct {
+	// Provider is duckduckgo, brave or searxng.
+	Provider string `mapstructure:"provider"`
+	// URL overrides the provider's endpoint (required for searxng).
+	URL string `mapstructure:"url"`
+	// APIKey authenticates to Brave.
+	APIKey string `mapstructure:"api_key" secret:"true"`
 }
 
 // FSTools configures read_file, write_file, edit, list_files, search and
@@ -306,7 +335,8 @@ func Defaults() Config {
 		Access:    Access{Mode: "request"},
 		Approvals: Approvals{Timeout: 2 * time.Minute},
 		Exec:      Exec{Approval: "ask", User: "nobody"},
-		Tools:     Tools{RateLimit: "60/m", FS: FSTools{DenyPaths: []string{".git", ".ssh", ".env"}}},
+		Tools: Tools{RateLimit: "60/m", FS: FSTools{DenyPaths: []string{".git", ".ssh", ".env"}},
+			Web: WebTools{Fetch: WebFetch{MaxBytes: 2_000_000, Timeout: 20 * time.Second}, Search: WebSearch{Provider: "duckduckgo"}}},
 		RateLimit: RateLimit{User: "20/m", Chat: "60/m"},
 		Agent: Agent{
 			Name:          "default",

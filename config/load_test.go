@@ -201,9 +201,14 @@ func sample(f field) (text string, want any) {
 		return "telegram:1,slack:" + f.key, []string{"telegram:1", "slack:" + f.key}
 	case strings.HasSuffix(f.key, "timeout"):
 		return "7s", 7 * time.Second
-	case strings.HasSuffix(f.key, "max_tokens"), strings.HasSuffix(f.key, "max_iterations"), strings.HasSuffix(f.key, "history_limit"),
-		strings.HasSuffix(f.key, "max_conns"):
+	}
+	switch reflect.TypeFor[Config]().FieldByIndex(f.index).Type.Kind() {
+	case reflect.Int:
 		return "7", 7
+	case reflect.Int64:
+		return "7", int64(7)
+	case reflect.Bool:
+		return "true", true
 	}
 	return "v-" + f.key, "v-" + f.key
 }

@@ -95,6 +95,20 @@ func (c *Config) Validate() error {
 		add("agent.history_limit must be at least 1 (got %d)", c.Agent.HistoryLimit)
 	}
 
+	if c.Tools.Web.Fetch.MaxBytes < 1 || c.Tools.Web.Fetch.MaxBytes > 100_000_000 {
+		add("tools.web.fetch.max_bytes must be between 1 and 100000000 (got %d)", c.Tools.Web.Fetch.MaxBytes)
+	}
+	if c.Tools.Web.Fetch.Timeout <= 0 {
+		add("tools.web.fetch.timeout must be positive (e.g. 20s)")
+	}
+	oneOf("tools.web.search.provider", c.Tools.Web.Search.Provider, "duckduckgo", "brave", "searxng")
+	checkHTTPURL(add, "tools.web.search.url", c.Tools.Web.Search.URL)
+	if c.Tools.Web.Search.Provider == "searxng" && c.Tools.Web.Search.URL == "" {
+		add("tools.web.search.url must be set to your SearXNG server for provider searxng (e.g. https://searx.example.org)")
+	}
+	if c.Tools.Web.Search.Provider == "brave" && c.Tools.Web.Search.APIKey == "" {
+		add("tools.web.search.api_key must be set for provider brave (SWITCHBOARD_TOOLS_WEB_SEARCH_API_KEY)")
+	}
 	c.validateAgents(add)
 	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)
 

@@ -224,7 +224,10 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	fsTools := tools.NewFSTools(tools.FSOptions{
 		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
 	})
-	for _, t := range append([]tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron}, fsTools...) {
+	web := d.cfg.Tools.Web
+	fetch := tools.NewWebFetch(tools.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
+	search := tools.NewWebSearch(tools.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
+	for _, t := range append([]tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron, fetch, search}, fsTools...) {
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}
