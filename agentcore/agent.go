@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/tools"
@@ -31,6 +32,10 @@ type Agent struct {
 	// AllowTool filters the tools offered to and callable by the model
 	// (policy). Nil allows every registered tool.
 	AllowTool func(tools.Tool) bool
+	// Context, when set, returns text appended to the system prompt (the
+	// agent's context files). It is read at the start of every run, so a
+	// file written in one run shapes the next; an error only logs.
+	Context func(ctx context.Context, call tools.Call) (string, error)
 	// Gate, when set, decides each call before it runs (side-effect class
 	// approvals); a call it stops gets its result instead.
 	Gate   func(ctx context.Context, call tools.Call, t tools.Tool, args json.RawMessage) (tools.Result, bool)
@@ -103,6 +108,7 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		maxIter = DefaultMaxIterations
 	}
 	specs := a.Tools.Specs(a.AllowTool)
+	system := a.systemPrompt(ctx, log, in)
 	turn := 0 // model calls in the current turn
 	for {
 		msgs, err := a.window(ctx, in.Session)
@@ -137,7 +143,7 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		res.Iterations++
 		start := time.Now()
 		resp, err := a.Provider.Chat(ctx, Request{
-			Model: a.Model, System: a.SystemPrompt, Messages: v, Tools: specs, MaxTokens: a.MaxTokens,
+			Model: a.Model, System: system, Messages: v, Tools: specs, MaxTokens: a.MaxTokens,
 		}, in.OnDelta)
 		if a.ObserveLLM != nil {
 			a.ObserveLLM(time.Since(start), err)
@@ -276,6 +282,27 @@ func (a *Agent) execute(ctx context.Context, call tools.Call, c ToolCall) tools.
 func isJSONObject(b json.RawMessage) bool {
 	var m map[string]json.RawMessage
 	return json.Unmarshal(b, &m) == nil && m != nil
+}
+
+// systemPrompt is the agent's prompt plus what Context adds for the run.
+func (a *Agent) systemPrompt(ctx context.Context, log *slog.Logger, in RunInput) string {
+	if a.Context == nil {
+		return a.SystemPrompt
+	}
+	call := in.Call
+	if call.Session == "" {
+		call.Session = in.Session
+	}
+	call.Agent = a.Name
+	extra, err := a.Context(ctx, call)
+	if err != nil {
+		log.Warn("context files unavailable; running with the base prompt", "err", err)
+		return a.SystemPrompt
+	}
+	if strings.TrimSpace(extra) == "" {
+		return a.SystemPrompt
+	}
+	return a.SystemPrompt + "\n\n" + extra
 }
 
 func (a *Agent) logger() *slog.Logger {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,13 @@ type FSOptions struct {
 	// DenyPaths are hidden and refused: names (".git" anywhere) or
 	// workspace-relative paths ("secrets/prod"). Nil means DefaultDenyPaths.
 	DenyPaths []string
+	// Docs, when set, keeps the context files (ContextFiles) and memory
+	// documents (MEMORY.md, memory/*.md): read_file, write_file and edit
+	// route those paths there instead of the disk.
+	Docs DocStore
+	// AgentKind returns an agent's kind (KindPredefined or KindOpen); nil
+	// means predefined for every agent.
+	AgentKind func(agent string) string
 }
 
 // NewFSTools returns the six fs tools.
@@ -59,6 +67,39 @@ func (j *jail) open(call Call) (*os.Root, error) {
 		return nil, err
 	}
 	return os.OpenRoot(ws)
+}
+
+// docRoute reports whether the path argument p names a document the
+// database keeps for the call's agent, and where: the key to write and
+// the scopes to read, in order.
+func (j *jail) docRoute(call Call, p string) (key DocKey, read []string, ok bool) {
+	if j.opts.Docs == nil || filepath.IsAbs(p) {
+		return DocKey{}, nil, false
+	}
+	c := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./")
+	if !isContextFile(c) && !isMemoryPath(c) {
+		return DocKey{}, nil, false
+	}
+	kind := KindPredefined
+	if j.opts.AgentKind != nil {
+		kind = j.opts.AgentKind(call.Agent)
+	}
+	write, read := docScopes(kind, call, c)
+	return DocKey{Agent: call.Agent, Scope: write, Path: c}, read, true
+}
+
+// getDoc reads the routed document from the first scope that has it.
+func (j *jail) getDoc(ctx context.Context, key DocKey, read []string) (string, error) {
+	for _, scope := range read {
+		k := key
+		k.Scope = scope
+		text, err := j.opts.Docs.GetDoc(ctx, k)
+		if errors.Is(err, ErrNoDoc) {
+			continue
+		}
+		return text, err
+	}
+	return "", ErrNoDoc
 }
 
 // errOutside is returned for paths that lead out of the workspace.

@@ -49,6 +49,16 @@ func (t *ReadFile) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return ErrorResult("start_line and end_line must be positive, and end_line not before start_line")
 	}
 	call, _ := CallFrom(ctx)
+	if key, read, ok := t.j.docRoute(call, a.Path); ok {
+		text, err := t.j.getDoc(ctx, key, read)
+		switch {
+		case errors.Is(err, ErrNoDoc):
+			return ErrorResult(fmt.Sprintf("%s does not exist yet; write_file creates it", key.Path))
+		case err != nil:
+			return ErrorResult(fmt.Sprintf("could not read %s right now (storage unavailable); try again later", key.Path))
+		}
+		return lineRange(a.Path, text, a.StartLine, a.EndLine)
+	}
 	root, err := t.j.open(call)
 	if err != nil {
 		return ErrorResult(err.Error())
@@ -68,19 +78,23 @@ func (t *ReadFile) Execute(ctx context.Context, raw json.RawMessage) Result {
 	if isBinary(data) {
 		return ErrorResult(fmt.Sprintf("%s is a binary file (%d bytes); read_file shows text only", a.Path, len(data)))
 	}
-	text := string(data)
-	if a.StartLine > 0 || a.EndLine > 0 {
+	return lineRange(a.Path, string(data), a.StartLine, a.EndLine)
+}
+
+// lineRange returns lines start..end (1-based, inclusive; 0 means the
+// whole text) of the text of file name, cut to maxShownBytes.
+func lineRange(name, text string, start, end int) Result {
+	if start > 0 || end > 0 {
 		lines := strings.SplitAfter(text, "\n")
 		if len(lines) > 0 && lines[len(lines)-1] == "" {
 			lines = lines[:len(lines)-1]
 		}
-		start := max(a.StartLine, 1)
-		end := a.EndLine
+		start = max(start, 1)
 		if end == 0 || end > len(lines) {
 			end = len(lines)
 		}
 		if start > len(lines) {
-			return ErrorResult(fmt.Sprintf("%s has %d lines; start_line %d is past the end", a.Path, len(lines), start))
+			return ErrorResult(fmt.Sprintf("%s has %d lines; start_line %d is past the end", name, len(lines), start))
 		}
 		text = strings.Join(lines[start-1:end], "")
 	}

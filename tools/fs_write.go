@@ -48,6 +48,15 @@ func (t *WriteFile) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return ErrorResult(fmt.Sprintf("content is %d bytes; write_file takes at most %d", len(*a.Content), maxWriteBytes))
 	}
 	call, _ := CallFrom(ctx)
+	if key, _, ok := t.j.docRoute(call, a.Path); ok {
+		if err := t.j.opts.Docs.PutDoc(ctx, key, *a.Content); err != nil {
+			return ErrorResult(fmt.Sprintf("could not save %s right now (storage unavailable); try again later", key.Path))
+		}
+		if *a.Content == "" {
+			return Result{ForLLM: "deleted " + key.Path}
+		}
+		return Result{ForLLM: fmt.Sprintf("saved %s (%d bytes)", key.Path, len(*a.Content))}
+	}
 	root, err := t.j.open(call)
 	if err != nil {
 		return ErrorResult(err.Error())
@@ -115,6 +124,23 @@ func (t *Edit) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return ErrorResult(`"old_text" is empty; pass the exact text to replace (use write_file to create a file)`)
 	}
 	call, _ := CallFrom(ctx)
+	if key, read, ok := t.j.docRoute(call, a.Path); ok {
+		text, err := t.j.getDoc(ctx, key, read)
+		switch {
+		case errors.Is(err, ErrNoDoc):
+			return ErrorResult(fmt.Sprintf("%s does not exist yet; write_file creates it", key.Path))
+		case err != nil:
+			return ErrorResult(fmt.Sprintf("could not read %s right now (storage unavailable); try again later", key.Path))
+		}
+		out, msg, res := replaceText(key.Path, text, a.OldText, *a.NewText, a.ReplaceAll)
+		if res != nil {
+			return *res
+		}
+		if err := t.j.opts.Docs.PutDoc(ctx, key, out); err != nil {
+			return ErrorResult(fmt.Sprintf("could not save %s right now (storage unavailable); try again later", key.Path))
+		}
+		return Result{ForLLM: msg}
+	}
 	root, err := t.j.open(call)
 	if err != nil {
 		return ErrorResult(err.Error())
@@ -134,23 +160,35 @@ func (t *Edit) Execute(ctx context.Context, raw json.RawMessage) Result {
 	if isBinary(data) {
 		return ErrorResult(fmt.Sprintf("%s is a binary file; edit changes text files only", a.Path))
 	}
-	text := string(data)
-	n := strings.Count(text, a.OldText)
-	switch {
-	case n == 0:
-		return ErrorResult(fmt.Sprintf("old_text was not found in %s; read the file and copy the exact text, whitespace included", a.Path))
-	case n > 1 && !a.ReplaceAll:
-		return ErrorResult(fmt.Sprintf("old_text matches %d places in %s; include more surrounding lines to make it unique, or set replace_all", n, a.Path))
-	}
-	out, replaced := strings.Replace(text, a.OldText, *a.NewText, 1), 1
-	if a.ReplaceAll {
-		out, replaced = strings.ReplaceAll(text, a.OldText, *a.NewText), n
-	}
-	if len(out) > maxWriteBytes {
-		return ErrorResult(fmt.Sprintf("the edited file would be %d bytes; the limit is %d", len(out), maxWriteBytes))
+	out, msg, res := replaceText(rel, string(data), a.OldText, *a.NewText, a.ReplaceAll)
+	if res != nil {
+		return *res
 	}
 	if err := root.WriteFile(rel, []byte(out), info.Mode().Perm()); err != nil {
 		return ErrorResult(friendly(a.Path, err))
 	}
-	return Result{ForLLM: fmt.Sprintf("replaced %d occurrence(s) in %s", replaced, rel)}
+	return Result{ForLLM: msg}
+}
+
+// replaceText replaces oldText in the text of file name: once (it must be
+// unique) or everywhere. A non-nil res is the error to return instead.
+func replaceText(name, text, oldText, newText string, all bool) (out, msg string, res *Result) {
+	n := strings.Count(text, oldText)
+	switch {
+	case n == 0:
+		r := ErrorResult(fmt.Sprintf("old_text was not found in %s; read the file and copy the exact text, whitespace included", name))
+		return "", "", &r
+	case n > 1 && !all:
+		r := ErrorResult(fmt.Sprintf("old_text matches %d places in %s; include more surrounding lines to make it unique, or set replace_all", n, name))
+		return "", "", &r
+	}
+	out, replaced := strings.Replace(text, oldText, newText, 1), 1
+	if all {
+		out, replaced = strings.ReplaceAll(text, oldText, newText), n
+	}
+	if len(out) > maxWriteBytes {
+		r := ErrorResult(fmt.Sprintf("the edited file would be %d bytes; the limit is %d", len(out), maxWriteBytes))
+		return "", "", &r
+	}
+	return out, fmt.Sprintf("replaced %d occurrence(s) in %s", replaced, name), nil
 }

@@ -92,6 +92,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 		policy := tools.Policy{Global: rulesOf(d.cfg.Tools.Policy()), Agent: rulesOf(spec.Tools), Provider: llm.Provider}
 		allowed := policy.Allowed(reg.All())
 		gate := tools.Gate{Classes: approvalClasses(d.cfg, spec), Approver: approver, Logger: d.log}
+		kind := agentKind(spec)
 		a := &agentcore.Agent{
 			Name: spec.Name, Model: llm.Model, SystemPrompt: spec.SystemPrompt,
 			Provider: provider, Tools: reg, History: d.st.db,
@@ -101,6 +102,9 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 			AllowTool: func(t tools.Tool) bool { return allowed[t.Name()] },
 			Gate: func(ctx context.Context, call tools.Call, t tools.Tool, args json.RawMessage) (tools.Result, bool) {
 				return gate.Check(ctx, call, t, args)
+			},
+			Context: func(ctx context.Context, call tools.Call) (string, error) {
+				return tools.ContextPrompt(ctx, d.st.db, kind, call)
 			},
 		}
 		d.log.Info("agent ready", "agent", spec.Name, "provider", llm.Provider, "model", llm.Model, "tools", len(allowed))
@@ -115,6 +119,23 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 		out.info = nil // one agent: /agents says so in a line
 	}
 	return out, nil
+}
+
+// agentKind returns an agent's kind, predefined unless set to open.
+func agentKind(a config.NamedAgent) string {
+	if a.Kind == tools.KindOpen {
+		return tools.KindOpen
+	}
+	return tools.KindPredefined
+}
+
+// agentKinds returns the kind of each agent by name, for the tools.
+func agentKinds(cfg *config.Config) func(string) string {
+	kinds := map[string]string{}
+	for _, a := range agentSpecs(cfg) {
+		kinds[a.Name] = agentKind(a)
+	}
+	return func(name string) string { return kinds[name] }
 }
 
 // bindingsOf converts config bindings.

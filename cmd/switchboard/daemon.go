@@ -221,9 +221,12 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver,
 		RunAs: place.user, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
+	kinds := agentKinds(d.cfg)
 	fsTools := tools.NewFSTools(tools.FSOptions{
 		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
+		Docs: d.st.db, AgentKind: kinds,
 	})
+	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds})...)
 	web := d.cfg.Tools.Web
 	fetch := tools.NewWebFetch(tools.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
 	search := tools.NewWebSearch(tools.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})

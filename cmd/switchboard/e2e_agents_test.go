@@ -172,3 +172,77 @@ func TestE2EAskClassToolGetsButtons(t *testing.T) {
 		t.Errorf("the approvers got %d messages; read_file (read_only) must not ask", n)
 	}
 }
+
+// systemOf returns the system prompt of a model request.
+func systemOf(r llmtest.Request) string {
+	for _, m := range r.Messages {
+		if m.Role == "system" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// TestE2EContextFilesAndMemory: a context file the agent writes is in the
+// next run's system prompt; a memory written in a chat is found by
+// memory_search in that chat after a restart.
+func TestE2EContextFilesAndMemory(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg := telegramtest.NewServer(testToken)
+	defer tg.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	llm.Handle(func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case last.Role == "user" && last.Content == "remember this":
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+				{Name: "write_file", Arguments: `{"path":"SOUL.md","content":"You speak like a pirate."}`},
+				{Name: "write_file", Arguments: `{"path":"memory/project.md","content":"The project codename is Bluebird; it ships in March."}`},
+			}}
+		case last.Role == "user" && last.Content == "what is the codename?":
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "memory_search", Arguments: `{"query":"codename"}`}}}
+		case last.Role == "tool":
+			return llmtest.Reply{Text: "tool said: " + last.Content}
+		}
+		return llmtest.Echo(r)
+	})
+	dir := t.TempDir()
+	cfg := "tools:\n  approvals: {mutating: allow}\n"
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	env := externalEnv(t, tg, llm, addr)
+	d := startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+
+	tg.SendText(91, 91, "Pat", "remember this")
+	newReplyContaining(ctx, t, tg, 91, 0, "tool said:")
+	after := lastID(tg, 91)
+	tg.SendText(91, 91, "Pat", "hello again")
+	newReplyContaining(ctx, t, tg, 91, after, "echo: hello again")
+	reqs := llm.Requests()
+	if sys := systemOf(reqs[len(reqs)-1]); !strings.Contains(sys, "## SOUL.md\nYou speak like a pirate.") {
+		t.Errorf("the next run's system prompt lacks the written SOUL.md:\n%s", sys)
+	}
+	if sys := systemOf(reqs[0]); strings.Contains(sys, "pirate") {
+		t.Errorf("the first run already had SOUL.md:\n%s", sys)
+	}
+
+	d.stop()
+	d = startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+	after = lastID(tg, 91)
+	tg.SendText(91, 91, "Pat", "what is the codename?")
+	reply := newReplyContaining(ctx, t, tg, 91, after, "tool said:")
+	if !strings.Contains(reply.Visible, "memory/project.md") || !strings.Contains(reply.Visible, "Bluebird") {
+		t.Errorf("memory_search after a restart = %q", reply.Visible)
+	}
+	// Another chat does not see that chat's memory.
+	tg.SendText(92, 92, "Quinn", "what is the codename?")
+	other := newReplyContaining(ctx, t, tg, 92, 0, "tool said:")
+	if strings.Contains(other.Visible, "Bluebird") {
+		t.Errorf("memory leaked to another chat: %q", other.Visible)
+	}
+}

@@ -1,0 +1,90 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+var _ tools.DocStore = (*DB)(nil)
+
+// maxDocBytes bounds one stored document.
+const maxDocBytes = 1 << 20
+
+// GetDoc implements tools.DocStore.
+func (db *DB) GetDoc(ctx context.Context, key tools.DocKey) (string, error) {
+	var content string
+	err := db.pool.QueryRow(ctx, `SELECT content FROM agent_docs WHERE agent = $1 AND scope = $2 AND path = $3`,
+		storable(key.Agent), storable(key.Scope), storable(key.Path)).Scan(&content)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", tools.ErrNoDoc
+	}
+	if err != nil {
+		return "", fmt.Errorf("get doc %s: %w", key.Path, err)
+	}
+	return content, nil
+}
+
+// PutDoc implements tools.DocStore: empty content deletes the document.
+func (db *DB) PutDoc(ctx context.Context, key tools.DocKey, content string) error {
+	if len(content) > maxDocBytes {
+		return fmt.Errorf("put doc %s: %d bytes, the limit is %d", key.Path, len(content), maxDocBytes)
+	}
+	var err error
+	if content == "" {
+		_, err = db.pool.Exec(ctx, `DELETE FROM agent_docs WHERE agent = $1 AND scope = $2 AND path = $3`,
+			storable(key.Agent), storable(key.Scope), storable(key.Path))
+	} else {
+		_, err = db.pool.Exec(ctx, `INSERT INTO agent_docs (agent, scope, path, content) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (agent, scope, path) DO UPDATE SET content = EXCLUDED.content, updated_at = now()`,
+			storable(key.Agent), storable(key.Scope), storable(key.Path), storable(content))
+	}
+	if err != nil {
+		return fmt.Errorf("put doc %s: %w", key.Path, err)
+	}
+	return nil
+}
+
+// ListDocs implements tools.DocStore.
+func (db *DB) ListDocs(ctx context.Context, agent, scope string) ([]string, error) {
+	rows, err := db.pool.Query(ctx, `SELECT path FROM agent_docs WHERE agent = $1 AND scope = $2 ORDER BY path LIMIT 1000`,
+		storable(agent), storable(scope))
+	if err != nil {
+		return nil, fmt.Errorf("list docs: %w", err)
+	}
+	paths, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list docs: %w", err)
+	}
+	return paths, nil
+}
+
+// SearchMemory implements tools.DocStore with PostgreSQL full-text search
+// (websearch syntax: words, "phrases", -excluded), ranked by ts_rank.
+func (db *DB) SearchMemory(ctx context.Context, agent string, scopes []string, query string, limit int) ([]tools.MemoryHit, error) {
+	rows, err := db.pool.Query(ctx, `
+		SELECT path, scope, ts_rank(tsv, q) AS rank,
+		       ts_headline('english', content, q, 'MaxFragments=2, MaxWords=20, MinWords=5, StartSel=**, StopSel=**')
+		FROM agent_docs, websearch_to_tsquery('english', $3) AS q
+		WHERE agent = $1 AND scope = ANY($2) AND (path LIKE 'memory/%' OR path IN ('MEMORY.md', 'memory.md')) AND tsv @@ q
+		ORDER BY rank DESC, updated_at DESC
+		LIMIT $4`, storable(agent), scopes, storable(query), limit)
+	if err != nil {
+		return nil, fmt.Errorf("search memory: %w", err)
+	}
+	hits, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.MemoryHit, error) {
+		var h tools.MemoryHit
+		var rank float32
+		err := r.Scan(&h.Path, &h.Scope, &rank, &h.Snippet)
+		h.Rank = float64(rank)
+		return h, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search memory: %w", err)
+	}
+	return hits, nil
+}

@@ -1,0 +1,133 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// docWorld is the fs and memory tools on a real PostgreSQL document store.
+type docWorld struct {
+	tools map[string]tools.Tool
+	root  string // the workspaces' root
+}
+
+func newDocWorld(t *testing.T, kinds map[string]string) *docWorld {
+	t.Helper()
+	db := pgtest.Open(t, context.Background())
+	wsp := tools.Workspaces{Root: t.TempDir()}
+	kind := func(agent string) string { return kinds[agent] }
+	w := &docWorld{tools: map[string]tools.Tool{}}
+	all := append(tools.NewFSTools(tools.FSOptions{Workspaces: wsp, Docs: db, AgentKind: kind}),
+		tools.NewMemoryTools(tools.MemoryOptions{Docs: db, AgentKind: kind})...)
+	for _, tool := range all {
+		w.tools[tool.Name()] = tool
+	}
+	w.root = wsp.Root
+	return w
+}
+
+// as runs tool as user in chat with agent.
+func (w *docWorld) as(agent, user, chat, tool string, args any) tools.Result {
+	raw, _ := json.Marshal(args)
+	c := tools.Call{Channel: "telegram", ChatID: chat, UserID: user, Agent: agent, Session: agent + "/telegram:" + chat, ToolCallID: "c"}
+	return w.tools[tool].Execute(tools.WithCall(context.Background(), c), raw)
+}
+
+// TestContextFilesAreRoutedToTheStore: context files live in the database,
+// per agent for a predefined agent (USER.md per person), per person for an
+// open agent with the agent's file as fallback; nothing reaches the disk;
+// an empty write deletes.
+func TestContextFilesAreRoutedToTheStore(t *testing.T) {
+	w := newDocWorld(t, map[string]string{"ops": tools.KindPredefined, "pal": tools.KindOpen})
+	ok := func(r tools.Result) {
+		t.Helper()
+		if r.IsError {
+			t.Fatalf("unexpected error: %s", r.ForLLM)
+		}
+	}
+	ok(w.as("ops", "telegram:1", "10", "write_file", map[string]any{"path": "SOUL.md", "content": "You are calm."}))
+	// Another person of the same predefined agent sees the same SOUL.md…
+	if r := w.as("ops", "telegram:2", "20", "read_file", map[string]any{"path": "./SOUL.md"}); r.ForLLM != "You are calm." {
+		t.Errorf("predefined SOUL.md for another user = %+v", r)
+	}
+	// …but USER.md is per person.
+	ok(w.as("ops", "telegram:1", "10", "write_file", map[string]any{"path": "USER.md", "content": "Likes tea."}))
+	if r := w.as("ops", "telegram:2", "20", "read_file", map[string]any{"path": "USER.md"}); !r.IsError {
+		t.Errorf("USER.md leaked to another person: %+v", r)
+	}
+	// Another agent does not see ops's files.
+	if r := w.as("pal", "telegram:1", "10", "read_file", map[string]any{"path": "SOUL.md"}); !r.IsError {
+		t.Errorf("another agent read ops's SOUL.md: %+v", r)
+	}
+	// Open agent: per person, the agent's own file as fallback.
+	ok(w.as("pal", "telegram:1", "10", "write_file", map[string]any{"path": "IDENTITY.md", "content": "pal for user 1"}))
+	if r := w.as("pal", "telegram:2", "20", "read_file", map[string]any{"path": "IDENTITY.md"}); !r.IsError {
+		t.Errorf("an open agent's per-user file leaked: %+v", r)
+	}
+	ok(w.as("pal", "telegram:1", "10", "edit", map[string]any{"path": "IDENTITY.md", "old_text": "user 1", "new_text": "Ann"}))
+	if r := w.as("pal", "telegram:1", "10", "read_file", map[string]any{"path": "IDENTITY.md"}); r.ForLLM != "pal for Ann" {
+		t.Errorf("edited context file = %+v", r)
+	}
+	// BOOTSTRAP.md written empty is deleted.
+	ok(w.as("ops", "telegram:1", "10", "write_file", map[string]any{"path": "BOOTSTRAP.md", "content": "first run"}))
+	ok(w.as("ops", "telegram:1", "10", "write_file", map[string]any{"path": "BOOTSTRAP.md", "content": ""}))
+	if r := w.as("ops", "telegram:1", "10", "read_file", map[string]any{"path": "BOOTSTRAP.md"}); !r.IsError {
+		t.Errorf("empty BOOTSTRAP.md still there: %+v", r)
+	}
+	// Nothing went to the disk.
+	_ = filepath.WalkDir(w.root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("a context file reached the disk: %s", p)
+		}
+		return nil
+	})
+	// Other names are still files: notes.md goes to the workspace.
+	if r := w.as("ops", "telegram:1", "10", "write_file", map[string]any{"path": "soul.md", "content": "x"}); r.IsError {
+		t.Errorf("an ordinary file: %+v", r)
+	}
+	ws, err := tools.Workspaces{Root: w.root}.Dir("ops/telegram:10")
+	must(t, err)
+	if _, err := os.Stat(filepath.Join(ws, "soul.md")); err != nil {
+		t.Errorf("an ordinary file did not reach the disk: %v", err)
+	}
+}
+
+// TestMemorySearchFindsWhatWasWritten: memory documents written with
+// write_file are found by memory_search (ranked), read by memory_get, and
+// scoped per chat for a predefined agent.
+func TestMemorySearchFindsWhatWasWritten(t *testing.T) {
+	w := newDocWorld(t, map[string]string{"ops": tools.KindPredefined})
+	for path, content := range map[string]string{
+		"memory/db.md":      "The production database runs PostgreSQL 17 on host db-1; backups run nightly.",
+		"memory/deploys.md": "Deploys happen on Tuesdays. The database is migrated first.",
+		"MEMORY.md":         "Ann prefers short answers.",
+	} {
+		if r := w.as("ops", "telegram:1", "10", "write_file", map[string]any{"path": path, "content": content}); r.IsError {
+			t.Fatal(r.ForLLM)
+		}
+	}
+	r := w.as("ops", "telegram:1", "10", "memory_search", map[string]any{"query": "database backups"})
+	if r.IsError || !strings.HasPrefix(r.ForLLM, "1. memory/db.md") || !strings.Contains(r.ForLLM, "**backups**") {
+		t.Errorf("search = %+v; want memory/db.md first with the match highlighted", r)
+	}
+	if r := w.as("ops", "telegram:1", "10", "memory_search", map[string]any{"query": "database"}); !strings.Contains(r.ForLLM, "memory/deploys.md") {
+		t.Errorf("search for a shared word misses a document: %s", r.ForLLM)
+	}
+	if r := w.as("ops", "telegram:1", "10", "memory_get", map[string]any{"path": "MEMORY.md"}); r.ForLLM != "Ann prefers short answers." {
+		t.Errorf("memory_get = %+v", r)
+	}
+	if r := w.as("ops", "telegram:1", "10", "memory_get", map[string]any{"path": "notes.txt"}); !r.IsError {
+		t.Errorf("memory_get of a non-memory path: %+v", r)
+	}
+	// Another chat of the same agent has its own memory.
+	if r := w.as("ops", "telegram:2", "20", "memory_search", map[string]any{"query": "database"}); r.IsError || !strings.HasPrefix(r.ForLLM, "nothing in memory") {
+		t.Errorf("memory leaked to another chat: %+v", r)
+	}
+}

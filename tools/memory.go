@@ -1,0 +1,133 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// maxMemoryHits bounds one memory_search.
+const maxMemoryHits = 10
+
+// MemoryOptions configures memory_search and memory_get.
+type MemoryOptions struct {
+	Docs DocStore
+	// AgentKind returns an agent's kind; nil means predefined.
+	AgentKind func(agent string) string
+}
+
+// NewMemoryTools returns memory_search and memory_get. Memory documents
+// are written with write_file under memory/ (or MEMORY.md): per chat for a
+// predefined agent, per person for an open one, with the agent's own as a
+// shared fallback.
+func NewMemoryTools(o MemoryOptions) []Tool {
+	return []Tool{&MemorySearch{o}, &MemoryGet{o}}
+}
+
+// memoryScopes are the scopes a call's memory is read from, best first.
+func (o MemoryOptions) memoryScopes(c Call) []string {
+	kind := KindPredefined
+	if o.AgentKind != nil {
+		kind = o.AgentKind(c.Agent)
+	}
+	_, read := docScopes(kind, c, "MEMORY.md")
+	return read
+}
+
+// MemorySearch is the memory_search tool: full-text search over the
+// agent's memory documents.
+type MemorySearch struct{ o MemoryOptions }
+
+// Name implements Tool.
+func (*MemorySearch) Name() string { return "memory_search" }
+
+// Description implements Tool.
+func (*MemorySearch) Description() string {
+	return "Search your memory documents (MEMORY.md and memory/*.md, written with write_file) by words; " +
+		"returns the best matching documents with snippets. Use memory_get to read one."
+}
+
+// Parameters implements Tool.
+func (*MemorySearch) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`)
+}
+
+// SideEffect implements Tool.
+func (*MemorySearch) SideEffect() SideEffect { return SideEffectNone }
+
+// Execute implements Tool.
+func (t *MemorySearch) Execute(ctx context.Context, raw json.RawMessage) Result {
+	var a struct {
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Query) == "" {
+		return ErrorResult(`pass {"query": "words to look for"}`)
+	}
+	call, _ := CallFrom(ctx)
+	if call.Agent == "" || call.Session == "" {
+		return ErrorResult("memory works only inside a conversation")
+	}
+	hits, err := t.o.Docs.SearchMemory(ctx, call.Agent, t.o.memoryScopes(call), a.Query, maxMemoryHits)
+	if err != nil {
+		return ErrorResult("could not search memory right now (storage unavailable); try again later")
+	}
+	if len(hits) == 0 {
+		return Result{ForLLM: "nothing in memory matches " + a.Query}
+	}
+	var b strings.Builder
+	for i, h := range hits {
+		fmt.Fprintf(&b, "%d. %s\n   %s\n", i+1, h.Path, strings.Join(strings.Fields(h.Snippet), " "))
+	}
+	return Result{ForLLM: b.String()}
+}
+
+// MemoryGet is the memory_get tool: one memory document.
+type MemoryGet struct{ o MemoryOptions }
+
+// Name implements Tool.
+func (*MemoryGet) Name() string { return "memory_get" }
+
+// Description implements Tool.
+func (*MemoryGet) Description() string {
+	return "Read one memory document by path (MEMORY.md or memory/NAME.md)."
+}
+
+// Parameters implements Tool.
+func (*MemoryGet) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)
+}
+
+// SideEffect implements Tool.
+func (*MemoryGet) SideEffect() SideEffect { return SideEffectNone }
+
+// Execute implements Tool.
+func (t *MemoryGet) Execute(ctx context.Context, raw json.RawMessage) Result {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil || a.Path == "" {
+		return ErrorResult(`pass {"path": "memory/NAME.md"}`)
+	}
+	p := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(a.Path)), "./")
+	if !isMemoryPath(p) {
+		return ErrorResult(fmt.Sprintf("%s is not a memory document; memory documents are MEMORY.md and memory/*.md", a.Path))
+	}
+	call, _ := CallFrom(ctx)
+	if call.Agent == "" || call.Session == "" {
+		return ErrorResult("memory works only inside a conversation")
+	}
+	for _, scope := range t.o.memoryScopes(call) {
+		text, err := t.o.Docs.GetDoc(ctx, DocKey{Agent: call.Agent, Scope: scope, Path: p})
+		if errors.Is(err, ErrNoDoc) {
+			continue
+		}
+		if err != nil {
+			return ErrorResult("could not read memory right now (storage unavailable); try again later")
+		}
+		return lineRange(p, text, 0, 0)
+	}
+	return ErrorResult(fmt.Sprintf("%s is not in memory; memory_search finds documents by words", p))
+}
