@@ -75,3 +75,36 @@ func TestBindingsChooseTheAgent(t *testing.T) {
 		t.Errorf("/status in ops-room = %q", st)
 	}
 }
+
+// TestContextCommand: admins list, set, show and clear the context files
+// of the agent of their chat; others may not.
+func TestContextCommand(t *testing.T) {
+	p := startPipeline(t, pipelineOptions{Access: bot.AccessOptions{Admins: []string{"test:boss"}}})
+	ctx := context.Background()
+	say := func(user, text string, n int) string {
+		t.Helper()
+		p.router.Handle(ctx, msg("room", user, text))
+		return p.ch.waitFor(t, "room", n)[n-1].Text
+	}
+	if got := say("dev", "/context", 1); !strings.Contains(got, "Only admins") {
+		t.Fatalf("non-admin /context = %q", got)
+	}
+	if got := say("boss", "/context set SOUL.md Be brief and kind.", 2); !strings.Contains(got, "Saved SOUL.md for agent default") {
+		t.Fatalf("set = %q", got)
+	}
+	if got := say("boss", "/context SOUL.md", 3); !strings.Contains(got, "Be brief and kind.") {
+		t.Fatalf("show = %q", got)
+	}
+	if got := say("boss", "/context", 4); !strings.Contains(got, "- SOUL.md (18 bytes)") || !strings.Contains(got, "- USER.md (not set)") {
+		t.Fatalf("list = %q", got)
+	}
+	if got := say("boss", "/context set NOTES.md x", 5); !strings.Contains(got, "is not a context file") {
+		t.Fatalf("unknown name = %q", got)
+	}
+	if got := say("boss", "/context clear SOUL.md", 6); !strings.Contains(got, "Cleared SOUL.md") {
+		t.Fatalf("clear = %q", got)
+	}
+	if got := say("boss", "/context SOUL.md", 7); !strings.Contains(got, "not set") {
+		t.Fatalf("show after clear = %q", got)
+	}
+}

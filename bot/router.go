@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // Runner runs an agent on a session; *agentcore.Agent implements it.
@@ -25,9 +26,11 @@ type Options struct {
 	AgentName string
 	// Agents are the other agents, by name; Bindings choose them per chat
 	// (first match wins); AgentInfo describes all of them for /agents.
-	Agents     map[string]Runner
-	Bindings   []Binding
-	AgentInfo  []AgentInfo
+	Agents    map[string]Runner
+	Bindings  []Binding
+	AgentInfo []AgentInfo
+	// Docs keeps the agents' context files for /context; nil: off.
+	Docs       tools.DocStore
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery

@@ -229,7 +229,7 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		info = nil
 	}
 	r = bot.NewRouter(bot.Options{
-		Agents: agents, Bindings: o.Bindings, AgentInfo: info,
+		Agents: agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
