@@ -126,6 +126,14 @@ type Typer interface {
 	Typing(ctx context.Context, to Address) error
 }
 
+// TopicCreator is implemented by channels with forum topics (Telegram
+// forum groups).
+type TopicCreator interface {
+	// CreateTopic creates a topic called name in chat and returns the
+	// topic's address (chat plus its thread id).
+	CreateTopic(ctx context.Context, chat Address, name string) (Address, error)
+}
+
 // Deleter is implemented by channels that can delete a message the bot
 // sent (a progress note that is no longer needed).
 type Deleter interface {

@@ -150,6 +150,20 @@ func (c *Channel) Typing(ctx context.Context, to channels.Address) error {
 	return nil
 }
 
+// CreateTopic implements channels.TopicCreator: a topic in a forum
+// supergroup.
+func (c *Channel) CreateTopic(ctx context.Context, chat channels.Address, name string) (channels.Address, error) {
+	chatID, _, err := target(chat)
+	if err != nil {
+		return channels.Address{}, err
+	}
+	topic, err := c.bot.CreateForumTopic(ctx, &bot.CreateForumTopicParams{ChatID: chatID, Name: name})
+	if err != nil {
+		return channels.Address{}, fmt.Errorf("telegram: create topic in %s: %w", chat, c.classify(rateLimited(err)))
+	}
+	return channels.Address{Platform: chat.Platform, ChatID: chat.ChatID, ThreadID: strconv.Itoa(topic.MessageThreadID)}, nil
+}
+
 // AnswerPress acknowledges a button press, showing text (if any) to the
 // presser as a short notification.
 func (c *Channel) AnswerPress(ctx context.Context, press channels.ButtonPress, text string) error {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -227,6 +228,11 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Docs: d.st.db, AgentKind: kinds,
 	})
 	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds})...)
+	fsTools = append(fsTools, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, IsAdmin: d.isAdmin})...)
+	fsTools = append(fsTools, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
+		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
+		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
+	}))...)
 	web := d.cfg.Tools.Web
 	fetch := tools.NewWebFetch(tools.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
 	search := tools.NewWebSearch(tools.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
@@ -236,6 +242,16 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		}
 	}
 	return reg, nil
+}
+
+// isAdmin reports whether identity is one of admins.
+func (d *daemon) isAdmin(identity string) bool { return slices.Contains(d.cfg.Admins, identity) }
+
+// nudge wakes the outbox dispatcher (set up after the tools).
+func (d *daemon) nudge() {
+	if d.disp != nil {
+		d.disp.Nudge()
+	}
 }
 
 // processOwner returns hostname-pid-random, this process's lease owner name.

@@ -246,3 +246,64 @@ func TestE2EContextFilesAndMemory(t *testing.T) {
 		t.Errorf("memory leaked to another chat: %q", other.Visible)
 	}
 }
+
+// TestE2EMessagingAndSessionsTools: the agent posts to another chat it has
+// talked in (not to one it has not), creates a forum topic in a Telegram
+// forum group, and lists and reads its sessions.
+func TestE2EMessagingAndSessionsTools(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg := telegramtest.NewServer(testToken)
+	defer tg.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	const group = -1005550001
+	llm.Handle(func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case last.Role == "user" && last.Content == "tell the group":
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+				{Name: "message", Arguments: `{"to":"telegram:-1005550001","text":"deploy finished"}`},
+				{Name: "message", Arguments: `{"to":"telegram:424242","text":"spam"}`},
+				{Name: "create_forum_topic", Arguments: `{"name":"Incident 42","chat":"telegram:-1005550001"}`},
+				{Name: "sessions_list", Arguments: `{}`},
+			}}
+		case last.Role == "tool":
+			var all []string
+			for _, m := range r.Messages {
+				if m.Role == "tool" {
+					all = append(all, m.Content)
+				}
+			}
+			return llmtest.Reply{Text: "tools said: " + strings.Join(all, " | ")}
+		}
+		return llmtest.Echo(r)
+	})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte("tools:\n  approvals: {mutating: allow}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	env := externalEnv(t, tg, llm, addr)
+	env["SWITCHBOARD_ADMINS"] = "telegram:77"
+	d := startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+
+	tg.SendText(group, 77, "Ada", "hello group") // the agent now serves the group
+	newReplyContaining(ctx, t, tg, group, 0, "echo: hello group")
+	after := lastID(tg, group)
+	tg.SendText(77, 77, "Ada", "tell the group")
+	reply := newReplyContaining(ctx, t, tg, 77, 0, "tools said:").Visible
+	newReplyContaining(ctx, t, tg, group, after, "deploy finished")
+	for _, want := range []string{"queued for telegram:-1005550001", "telegram:424242: that chat is not one this agent may post to",
+		`created topic "Incident 42": telegram:-1005550001:`, "default/telegram:-1005550001", "default/telegram:77"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("tool results lack %q:\n%s", want, reply)
+		}
+	}
+	if msgs := tg.Messages(424242); len(msgs) != 0 {
+		t.Errorf("a message reached a chat the agent never served: %+v", msgs)
+	}
+	if topics := tg.Topics(); len(topics) != 1 || topics[0].Name != "Incident 42" || topics[0].ChatID != group {
+		t.Errorf("topics = %+v", topics)
+	}
+}

@@ -134,3 +134,42 @@ func (s *Server) getMyCommands(params) (any, *apiError) {
 	}
 	return slices.Clone(s.commands), nil
 }
+
+// Topic is a forum topic the bot created.
+type Topic struct {
+	ChatID   int64
+	ThreadID int
+	Name     string
+}
+
+// createForumTopic creates a topic in a forum supergroup (a chat the
+// fake has seen a topic message in, or any group with a negative id).
+func (s *Server) createForumTopic(p params) (any, *apiError) {
+	chatID, err := p.chatID()
+	if err != nil {
+		return nil, err
+	}
+	name := p["name"]
+	if n := utf16Len(name); n < 1 || n > 128 {
+		return nil, badRequest("TOPIC_NAME_INVALID")
+	}
+	if chatID > 0 {
+		return nil, badRequest("the chat is not a forum")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chatLocked(chatID)
+	c.forum = true
+	c.nextID++
+	t := Topic{ChatID: chatID, ThreadID: 1000 + c.nextID, Name: name}
+	s.topics = append(s.topics, t)
+	s.notifyLocked()
+	return map[string]any{"message_thread_id": t.ThreadID, "name": name, "icon_color": 7322096}, nil
+}
+
+// Topics returns the forum topics the bot created, oldest first.
+func (s *Server) Topics() []Topic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Topic(nil), s.topics...)
+}

@@ -43,6 +43,7 @@ type Server struct {
 	requests  map[string]int
 	offline   bool
 	conns     int // TCP connections accepted
+	topics    []Topic
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is
@@ -199,6 +200,7 @@ var handlers = map[string]handler{
 	"sendchataction":         (*Server).sendChatAction,
 	"setmycommands":          (*Server).setMyCommands,
 	"getmycommands":          (*Server).getMyCommands,
+	"createforumtopic":       (*Server).createForumTopic,
 }
 
 // apiError is a Bot API error response.

@@ -1,0 +1,52 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+var _ tools.SessionReader = (*DB)(nil)
+
+// ListSessions implements tools.SessionReader.
+func (db *DB) ListSessions(ctx context.Context, agent, scope string, limit int) ([]tools.SessionInfo, error) {
+	rows, err := db.pool.Query(ctx, `
+		SELECT s.key, s.scope, (SELECT count(*) FROM messages m WHERE m.session_key = s.key), s.updated_at
+		FROM sessions s
+		WHERE s.agent = $1 AND ($2 = '' OR s.scope = $2 OR starts_with(s.scope, $2 || ':'))
+		ORDER BY s.updated_at DESC LIMIT $3`, storable(agent), storable(scope), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.SessionInfo, error) {
+		var s tools.SessionInfo
+		return s, r.Scan(&s.Key, &s.Scope, &s.Messages, &s.Updated)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// SessionLines implements tools.SessionReader.
+func (db *DB) SessionLines(ctx context.Context, session string, limit int) ([]tools.SessionLine, error) {
+	rows, err := db.pool.Query(ctx, `
+		SELECT role, content, tool_name, created_at FROM (
+			SELECT seq, role, content, tool_name, created_at FROM messages
+			WHERE session_key = $1 ORDER BY seq DESC LIMIT $2) newest
+		ORDER BY seq`, storable(session), limit)
+	if err != nil {
+		return nil, fmt.Errorf("session lines: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.SessionLine, error) {
+		var l tools.SessionLine
+		return l, r.Scan(&l.Role, &l.Content, &l.ToolName, &l.At)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("session lines: %w", err)
+	}
+	return out, nil
+}
