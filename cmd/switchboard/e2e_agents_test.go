@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/discord/discordtest"
+	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
@@ -305,5 +308,75 @@ func TestE2EMessagingAndSessionsTools(t *testing.T) {
 	}
 	if topics := tg.Topics(); len(topics) != 1 || topics[0].Name != "Incident 42" || topics[0].ChatID != group {
 		t.Errorf("topics = %+v", topics)
+	}
+}
+
+// TestE2ENamedAgentsOnSlackAndDiscord: bindings choose the agent on Slack
+// and Discord too, each answering with its own model.
+func TestE2ENamedAgentsOnSlackAndDiscord(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	sl := slacktest.NewServer(slackBot, slackApp)
+	defer sl.Close()
+	dc := discordtest.NewServer()
+	defer dc.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	llm.Handle(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "model " + r.Model + " answers"}
+	})
+	dir := t.TempDir()
+	cfg := `agents:
+  - name: ops
+    model: ops-model
+bindings:
+  - chat: "slack:C0000OPS"
+    agent: ops
+  - chat: "discord:800000000000000077"
+    agent: ops
+`
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	env := externalEnv(t, nil, llm, addr)
+	env["SWITCHBOARD_SLACK_BOT_TOKEN"] = slackBot
+	env["SWITCHBOARD_SLACK_APP_TOKEN"] = slackApp
+	env["SWITCHBOARD_SLACK_API_URL"] = sl.URL()
+	env["SWITCHBOARD_DISCORD_TOKEN"] = discordToken
+	env["SWITCHBOARD_DISCORD_API_URL"] = dc.URL()
+	d := startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+	if err := sl.WaitConnections(ctx, 1); err != nil {
+		t.Fatalf("no Socket Mode connection: %v", err)
+	}
+	for i, ch := range []string{"C0000OPS", "C0000ALL"} {
+		msg := slacktest.Msg{Channel: ch, User: "U0000ANN", TS: slacktest.NewTS(), Text: "<@" + slacktest.BotUserID + "> hi"}
+		if _, err := sl.SendEvent(fmt.Sprintf("EvA%d", i), msg.Mention()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ch := range []string{"800000000000000077", "800000000000000078"} {
+		dc.SendMessage(ch, "900000000000000001", "700000000000000009", "dora", "<@"+discordtest.BotID+"> hi")
+	}
+	want := map[string]string{"slack C0000OPS": "ops-model", "slack C0000ALL": "test-model",
+		"discord 800000000000000077": "ops-model", "discord 800000000000000078": "test-model"}
+	for where, model := range want {
+		platform, ch, _ := strings.Cut(where, " ")
+		eventually(ctx, t, where+" answered by "+model, func() bool {
+			if platform == "slack" {
+				for _, m := range posted(sl, ch) {
+					if strings.Contains(m.Section+m.Text, "model "+model+" answers") {
+						return true
+					}
+				}
+				return false
+			}
+			for _, m := range dc.Messages(ch) {
+				if strings.Contains(m.Content, "model "+model+" answers") {
+					return true
+				}
+			}
+			return false
+		})
 	}
 }
