@@ -102,6 +102,51 @@ func (j *jail) getDoc(ctx context.Context, key DocKey, read []string) (string, e
 	return "", ErrNoDoc
 }
 
+// docText reads a routed document for a tool; the error is the message
+// for the model.
+func (j *jail) docText(ctx context.Context, key DocKey, read []string) (string, error) {
+	text, err := j.getDoc(ctx, key, read)
+	switch {
+	case errors.Is(err, ErrNoDoc):
+		return "", fmt.Errorf("%s does not exist yet; write_file creates it", key.Path)
+	case err != nil:
+		return "", fmt.Errorf("could not read %s right now (storage unavailable); try again later", key.Path)
+	}
+	return text, nil
+}
+
+// openPath opens the call's workspace and resolves the path argument p in
+// it; the caller closes the root. The error is the message for the model.
+func (j *jail) openPath(call Call, p string) (*os.Root, string, error) {
+	root, err := j.open(call)
+	if err != nil {
+		return nil, "", err
+	}
+	rel, err := j.rel(root, p)
+	if err != nil {
+		root.Close()
+		return nil, "", err
+	}
+	return root, rel, nil
+}
+
+// readText reads the text file rel (named name in messages), at most limit
+// bytes, refusing directories, special and binary files; the error is the
+// message for the model.
+func readText(root *os.Root, rel, name string, limit int64) (string, fs.FileInfo, error) {
+	data, info, err := readLimited(root, rel, limit)
+	switch {
+	case errors.Is(err, errIsDir), errors.Is(err, errNotRegular), errors.Is(err, errTooLarge):
+		return "", nil, fmt.Errorf("%s %v", name, err)
+	case err != nil:
+		return "", nil, errors.New(friendly(name, err))
+	}
+	if isBinary(data) {
+		return "", nil, fmt.Errorf("%s is a binary file (%d bytes); the file tools handle text only", name, len(data))
+	}
+	return string(data), info, nil
+}
+
 // errOutside is returned for paths that lead out of the workspace.
 var errOutside = errors.New("outside the workspace")
 

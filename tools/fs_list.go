@@ -43,15 +43,11 @@ func (t *ListFiles) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return ErrorResult(err.Error())
 	}
 	call, _ := CallFrom(ctx)
-	root, err := t.j.open(call)
+	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {
 		return ErrorResult(err.Error())
 	}
 	defer root.Close()
-	rel, err := t.j.rel(root, a.Path)
-	if err != nil {
-		return ErrorResult(err.Error())
-	}
 	shown := a.Path
 	if shown == "" {
 		shown = "."

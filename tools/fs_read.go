@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -50,35 +49,22 @@ func (t *ReadFile) Execute(ctx context.Context, raw json.RawMessage) Result {
 	}
 	call, _ := CallFrom(ctx)
 	if key, read, ok := t.j.docRoute(call, a.Path); ok {
-		text, err := t.j.getDoc(ctx, key, read)
-		switch {
-		case errors.Is(err, ErrNoDoc):
-			return ErrorResult(fmt.Sprintf("%s does not exist yet; write_file creates it", key.Path))
-		case err != nil:
-			return ErrorResult(fmt.Sprintf("could not read %s right now (storage unavailable); try again later", key.Path))
+		text, err := t.j.docText(ctx, key, read)
+		if err != nil {
+			return ErrorResult(err.Error())
 		}
 		return lineRange(a.Path, text, a.StartLine, a.EndLine)
 	}
-	root, err := t.j.open(call)
+	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {
 		return ErrorResult(err.Error())
 	}
 	defer root.Close()
-	rel, err := t.j.rel(root, a.Path)
+	text, _, err := readText(root, rel, a.Path, maxReadBytes)
 	if err != nil {
 		return ErrorResult(err.Error())
 	}
-	data, _, err := readLimited(root, rel, maxReadBytes)
-	switch {
-	case errors.Is(err, errIsDir), errors.Is(err, errNotRegular), errors.Is(err, errTooLarge):
-		return ErrorResult(fmt.Sprintf("%s %v", a.Path, err))
-	case err != nil:
-		return ErrorResult(friendly(a.Path, err))
-	}
-	if isBinary(data) {
-		return ErrorResult(fmt.Sprintf("%s is a binary file (%d bytes); read_file shows text only", a.Path, len(data)))
-	}
-	return lineRange(a.Path, string(data), a.StartLine, a.EndLine)
+	return lineRange(a.Path, text, a.StartLine, a.EndLine)
 }
 
 // lineRange returns lines start..end (1-based, inclusive; 0 means the

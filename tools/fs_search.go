@@ -59,15 +59,11 @@ func (t *Search) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return ErrorResult(fmt.Sprintf("pattern is not a valid regular expression (RE2): %v", err))
 	}
 	call, _ := CallFrom(ctx)
-	root, err := t.j.open(call)
+	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {
 		return ErrorResult(err.Error())
 	}
 	defer root.Close()
-	rel, err := t.j.rel(root, a.Path)
-	if err != nil {
-		return ErrorResult(err.Error())
-	}
 	var b strings.Builder
 	matches, scanned := 0, 0
 	stopped := ""

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -57,15 +56,11 @@ func (t *WriteFile) Execute(ctx context.Context, raw json.RawMessage) Result {
 		}
 		return Result{ForLLM: fmt.Sprintf("saved %s (%d bytes)", key.Path, len(*a.Content))}
 	}
-	root, err := t.j.open(call)
+	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {
 		return ErrorResult(err.Error())
 	}
 	defer root.Close()
-	rel, err := t.j.rel(root, a.Path)
-	if err != nil {
-		return ErrorResult(err.Error())
-	}
 	if rel == "." {
 		return ErrorResult(`"path" must name a file, not the workspace`)
 	}
@@ -125,12 +120,9 @@ func (t *Edit) Execute(ctx context.Context, raw json.RawMessage) Result {
 	}
 	call, _ := CallFrom(ctx)
 	if key, read, ok := t.j.docRoute(call, a.Path); ok {
-		text, err := t.j.getDoc(ctx, key, read)
-		switch {
-		case errors.Is(err, ErrNoDoc):
-			return ErrorResult(fmt.Sprintf("%s does not exist yet; write_file creates it", key.Path))
-		case err != nil:
-			return ErrorResult(fmt.Sprintf("could not read %s right now (storage unavailable); try again later", key.Path))
+		text, err := t.j.docText(ctx, key, read)
+		if err != nil {
+			return ErrorResult(err.Error())
 		}
 		out, msg, res := replaceText(key.Path, text, a.OldText, *a.NewText, a.ReplaceAll)
 		if res != nil {
@@ -141,26 +133,16 @@ func (t *Edit) Execute(ctx context.Context, raw json.RawMessage) Result {
 		}
 		return Result{ForLLM: msg}
 	}
-	root, err := t.j.open(call)
+	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {
 		return ErrorResult(err.Error())
 	}
 	defer root.Close()
-	rel, err := t.j.rel(root, a.Path)
+	text, info, err := readText(root, rel, a.Path, maxWriteBytes)
 	if err != nil {
 		return ErrorResult(err.Error())
 	}
-	data, info, err := readLimited(root, rel, maxWriteBytes)
-	switch {
-	case errors.Is(err, errIsDir), errors.Is(err, errNotRegular), errors.Is(err, errTooLarge):
-		return ErrorResult(fmt.Sprintf("%s %v", a.Path, err))
-	case err != nil:
-		return ErrorResult(friendly(a.Path, err))
-	}
-	if isBinary(data) {
-		return ErrorResult(fmt.Sprintf("%s is a binary file; edit changes text files only", a.Path))
-	}
-	out, msg, res := replaceText(rel, string(data), a.OldText, *a.NewText, a.ReplaceAll)
+	out, msg, res := replaceText(rel, text, a.OldText, *a.NewText, a.ReplaceAll)
 	if res != nil {
 		return *res
 	}
