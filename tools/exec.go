@@ -52,6 +52,9 @@ type ExecOptions struct {
 	// root to switch); each session's workspace is created owned by it.
 	// Nil runs commands as the daemon's own user.
 	RunAs *ExecUser
+	// PerUser reports whether an agent's workspaces are per person (open
+	// agents), as in Workspaces.
+	PerUser func(agent string) bool
 	// Logger receives blocked and finished commands (never their text).
 	// Nil discards them.
 	Logger *slog.Logger
@@ -153,7 +156,7 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return ErrorResult("exec is misconfigured: exec.approval must be ask, allow or deny; ask an admin to fix it")
 	}
 
-	ws, err := e.workspace(call.Session)
+	ws, err := e.workspace(call)
 	if err != nil {
 		log.Error("exec workspace", "error", err)
 		return ErrorResult("the workspace is not available: " + err.Error())

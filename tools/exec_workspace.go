@@ -46,6 +46,19 @@ type Workspaces struct {
 	// RunAs, when set, owns each workspace (exec's unprivileged account
 	// when the daemon is root).
 	RunAs *ExecUser
+	// PerUser reports whether an agent (an open one) gives each person
+	// one workspace for all their chats; otherwise each session (agent and
+	// chat) has its own. Nil: per session.
+	PerUser func(agent string) bool
+}
+
+// For returns the workspace of a call: its person's for an agent with
+// per-user workspaces, else its session's.
+func (w Workspaces) For(c Call) (string, error) {
+	if w.PerUser != nil && c.Agent != "" && c.UserID != "" && w.PerUser(c.Agent) {
+		return w.Dir(c.Agent + "/user:" + c.UserID)
+	}
+	return w.Dir(c.Session)
 }
 
 // Dir creates (if needed) and returns the session's workspace, with
@@ -84,9 +97,12 @@ func (w Workspaces) Dir(session string) (string, error) {
 	return real, nil
 }
 
-// workspace returns the session's workspace for exec.
-func (e *Exec) workspace(session string) (string, error) {
-	return Workspaces{Root: e.opts.WorkspaceRoot, RunAs: e.opts.RunAs}.Dir(session)
+// workspace returns the call's workspace for exec.
+func (e *Exec) workspace(c Call) (string, error) {
+	if c.Session == "" {
+		return "", errors.New("this call has no session; exec runs only inside a conversation")
+	}
+	return Workspaces{Root: e.opts.WorkspaceRoot, RunAs: e.opts.RunAs, PerUser: e.opts.PerUser}.For(c)
 }
 
 // resolveCwd confines the requested working directory to the workspace ws

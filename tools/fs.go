@@ -62,7 +62,10 @@ type jail struct{ opts FSOptions }
 
 // open returns the workspace of the call's session as an os.Root.
 func (j *jail) open(call Call) (*os.Root, error) {
-	ws, err := j.opts.Workspaces.Dir(call.Session)
+	if call.Session == "" {
+		return nil, errors.New("this call has no session; workspace tools run only inside a conversation")
+	}
+	ws, err := j.opts.Workspaces.For(call)
 	if err != nil {
 		return nil, err
 	}

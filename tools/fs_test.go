@@ -281,3 +281,34 @@ func TestFSNeedsASession(t *testing.T) {
 		t.Errorf("tool names %s", names)
 	}
 }
+
+// TestWorkspacesPerUserForOpenAgents: an open agent gives each person one
+// workspace across chats; a predefined agent one per chat.
+func TestWorkspacesPerUserForOpenAgents(t *testing.T) {
+	wsp := tools.Workspaces{Root: t.TempDir(), PerUser: func(agent string) bool { return agent == "pal" }}
+	set := map[string]tools.Tool{}
+	for _, tool := range tools.NewFSTools(tools.FSOptions{Workspaces: wsp}) {
+		set[tool.Name()] = tool
+	}
+	run := func(agent, user, chat, tool string, args string) tools.Result {
+		c := tools.Call{Channel: "telegram", ChatID: chat, UserID: user, Agent: agent, Session: agent + "/telegram:" + chat}
+		return set[tool].Execute(tools.WithCall(context.Background(), c), json.RawMessage(args))
+	}
+	for _, agent := range []string{"pal", "ops"} {
+		if r := run(agent, "telegram:1", "10", "write_file", `{"path":"f.txt","content":"from chat 10"}`); r.IsError {
+			t.Fatal(r.ForLLM)
+		}
+	}
+	if r := run("pal", "telegram:1", "20", "read_file", `{"path":"f.txt"}`); r.ForLLM != "from chat 10" {
+		t.Errorf("open agent, same person, other chat: %+v", r)
+	}
+	if r := run("pal", "telegram:2", "10", "read_file", `{"path":"f.txt"}`); !r.IsError {
+		t.Errorf("open agent, another person: %+v", r)
+	}
+	if r := run("ops", "telegram:1", "20", "read_file", `{"path":"f.txt"}`); !r.IsError {
+		t.Errorf("predefined agent, other chat: %+v", r)
+	}
+	if r := run("ops", "telegram:2", "10", "read_file", `{"path":"f.txt"}`); r.ForLLM != "from chat 10" {
+		t.Errorf("predefined agent, same chat, another person: %+v", r)
+	}
+}

@@ -219,12 +219,13 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		ropts.RateLimiter = bot.ToolRate{Limiter: d.st.rdb, Rate: rate, Logger: d.log}
 	}
 	reg := tools.NewRegistry(ropts)
-	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver,
-		RunAs: place.user, Logger: d.log})
-	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
 	kinds := agentKinds(d.cfg)
+	perUser := func(agent string) bool { return kinds(agent) == tools.KindOpen }
+	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver,
+		RunAs: place.user, PerUser: perUser, Logger: d.log})
+	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
 	fsTools := tools.NewFSTools(tools.FSOptions{
-		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
+		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
 		Docs: d.st.db, AgentKind: kinds,
 	})
 	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds})...)
