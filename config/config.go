@@ -171,6 +171,22 @@ type Tools struct {
 	FS FSTools `mapstructure:"fs"`
 	// Web configures web_fetch and web_search.
 	Web WebTools `mapstructure:"web"`
+	// Memory configures memory search.
+	Memory MemoryTools `mapstructure:"memory"`
+}
+
+// MemoryTools configures memory_search.
+type MemoryTools struct {
+	// Embedding, when its model is set, adds search by meaning.
+	Embedding Embedding `mapstructure:"embedding"`
+}
+
+// Embedding configures an OpenAI-compatible embeddings model; empty
+// base_url and api_key come from llm.* when llm.provider is openai.
+type Embedding struct {
+	Model   string `mapstructure:"model"`
+	BaseURL string `mapstructure:"base_url"`
+	APIKey  string `mapstructure:"api_key" secret:"true"`
 }
 
 // WebTools configures the web tools.

@@ -109,6 +109,10 @@ func (c *Config) Validate() error {
 	if c.Tools.Web.Search.Provider == "brave" && c.Tools.Web.Search.APIKey == "" {
 		add("tools.web.search.api_key must be set for provider brave (SWITCHBOARD_TOOLS_WEB_SEARCH_API_KEY)")
 	}
+	checkHTTPURL(add, "tools.memory.embedding.base_url", c.Tools.Memory.Embedding.BaseURL)
+	if e := c.Tools.Memory.Embedding; e.Model != "" && e.BaseURL == "" && c.LLM.Provider != "openai" {
+		add("tools.memory.embedding.base_url must be set: llm.provider %s has no OpenAI-compatible embeddings endpoint to borrow", c.LLM.Provider)
+	}
 	c.validateAgents(add)
 	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)
 

@@ -119,3 +119,19 @@ func ContextPrompt(ctx context.Context, docs DocStore, kind string, c Call) (str
 	}
 	return b.String(), nil
 }
+
+// Embedder turns texts into vectors (an embeddings model), for memory
+// search by meaning.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// VectorStore is implemented by a DocStore that also keeps a vector per
+// memory document.
+type VectorStore interface {
+	// SetDocVector stores the vector of the document at key.
+	SetDocVector(ctx context.Context, key DocKey, vec []float32) error
+	// NearestMemory ranks agent's memory documents in scopes by cosine
+	// similarity to vec, best first.
+	NearestMemory(ctx context.Context, agent string, scopes []string, vec []float32, limit int) ([]MemoryHit, error)
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -129,5 +131,57 @@ func TestMemorySearchFindsWhatWasWritten(t *testing.T) {
 	// Another chat of the same agent has its own memory.
 	if r := w.as("ops", "telegram:2", "20", "memory_search", map[string]any{"query": "database"}); r.IsError || !strings.HasPrefix(r.ForLLM, "nothing in memory") {
 		t.Errorf("memory leaked to another chat: %+v", r)
+	}
+}
+
+// TestMemorySearchByMeaning: with an embeddings model, memory_search finds
+// a document that shares no word with the query but means the same (the
+// fake embeds "automobile" where "car" is), and keeps word hits.
+func TestMemorySearchByMeaning(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	llm.Synonym("automobile", "car")
+	llm.Synonym("parked", "where")
+	emb := agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: llm.URL(), Model: "embed-test"})
+	wsp := tools.Workspaces{Root: t.TempDir()}
+	set := map[string]tools.Tool{}
+	for _, tool := range append(tools.NewFSTools(tools.FSOptions{Workspaces: wsp, Docs: db, Embedder: emb}),
+		tools.NewMemoryTools(tools.MemoryOptions{Docs: db, Embedder: emb})...) {
+		set[tool.Name()] = tool
+	}
+	c := tools.Call{Channel: "telegram", ChatID: "5", UserID: "telegram:5", Agent: "ops", Session: "ops/telegram:5"}
+	run := func(tool, args string) tools.Result {
+		return set[tool].Execute(tools.WithCall(ctx, c), json.RawMessage(args))
+	}
+	for _, doc := range []string{
+		`{"path":"memory/garage.md","content":"The automobile is parked in garage B, level 2."}`,
+		`{"path":"memory/lunch.md","content":"Team lunch: pizza at noon on Fridays."}`,
+	} {
+		if r := run("write_file", doc); r.IsError || strings.Contains(r.ForLLM, "not indexed") {
+			t.Fatalf("write: %+v", r)
+		}
+	}
+	if n := llm.EmbeddingRequests(); n != 2 {
+		t.Errorf("%d embedding requests for 2 memory documents", n)
+	}
+	r := run("memory_search", `{"query":"where is my car"}`)
+	if r.IsError || !strings.HasPrefix(r.ForLLM, "1. memory/garage.md") || strings.Contains(r.ForLLM, "lunch") {
+		t.Errorf("search by meaning = %+v", r)
+	}
+	// Without the embedder the same query finds nothing: the words differ.
+	plain := tools.NewMemoryTools(tools.MemoryOptions{Docs: db})[0]
+	if r := plain.Execute(tools.WithCall(ctx, c), json.RawMessage(`{"query":"where is my car"}`)); !strings.HasPrefix(r.ForLLM, "nothing in memory") {
+		t.Errorf("word search alone = %+v", r)
+	}
+	// Word hits still come first when they exist.
+	if r := run("memory_search", `{"query":"lunch fridays"}`); !strings.HasPrefix(r.ForLLM, "1. memory/lunch.md") {
+		t.Errorf("word search with the embedder = %+v", r)
+	}
+	// An unreachable embeddings model keeps writes working.
+	llm.Close()
+	if r := run("write_file", `{"path":"memory/x.md","content":"still saved"}`); r.IsError || !strings.Contains(r.ForLLM, "not indexed by meaning") {
+		t.Errorf("write with the embedder down = %+v", r)
 	}
 }

@@ -42,6 +42,9 @@ type FSOptions struct {
 	// AgentKind returns an agent's kind (KindPredefined or KindOpen); nil
 	// means predefined for every agent.
 	AgentKind func(agent string) string
+	// Embedder, when set (and Docs is a VectorStore), embeds every memory
+	// document written, for memory_search by meaning.
+	Embedder Embedder
 }
 
 // NewFSTools returns the six fs tools.
@@ -103,6 +106,34 @@ func (j *jail) getDoc(ctx context.Context, key DocKey, read []string) (string, e
 		return text, err
 	}
 	return "", ErrNoDoc
+}
+
+// maxEmbedText bounds the text of one document sent to the embedder.
+const maxEmbedText = 8000
+
+// putDoc stores a routed document and, for a memory document with an
+// embedder configured, its vector. An embedding failure keeps the
+// document (full-text search still finds it) and says so.
+func (j *jail) putDoc(ctx context.Context, key DocKey, content string) (note string, err error) {
+	if err := j.opts.Docs.PutDoc(ctx, key, content); err != nil {
+		return "", fmt.Errorf("could not save %s right now (storage unavailable); try again later", key.Path)
+	}
+	vs, ok := j.opts.Docs.(VectorStore)
+	if !ok || j.opts.Embedder == nil || content == "" || !isMemoryPath(key.Path) {
+		return "", nil
+	}
+	text := content
+	if len(text) > maxEmbedText {
+		text = text[:maxEmbedText]
+	}
+	vecs, err := j.opts.Embedder.Embed(ctx, []string{text})
+	if err == nil {
+		err = vs.SetDocVector(ctx, key, vecs[0])
+	}
+	if err != nil {
+		return " (not indexed by meaning: the embeddings model is unavailable; word search still finds it)", nil
+	}
+	return "", nil
 }
 
 // docText reads a routed document for a tool; the error is the message

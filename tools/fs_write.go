@@ -48,13 +48,14 @@ func (t *WriteFile) Execute(ctx context.Context, raw json.RawMessage) Result {
 	}
 	call, _ := CallFrom(ctx)
 	if key, _, ok := t.j.docRoute(call, a.Path); ok {
-		if err := t.j.opts.Docs.PutDoc(ctx, key, *a.Content); err != nil {
-			return ErrorResult(fmt.Sprintf("could not save %s right now (storage unavailable); try again later", key.Path))
+		note, err := t.j.putDoc(ctx, key, *a.Content)
+		if err != nil {
+			return ErrorResult(err.Error())
 		}
 		if *a.Content == "" {
 			return Result{ForLLM: "deleted " + key.Path}
 		}
-		return Result{ForLLM: fmt.Sprintf("saved %s (%d bytes)", key.Path, len(*a.Content))}
+		return Result{ForLLM: fmt.Sprintf("saved %s (%d bytes)%s", key.Path, len(*a.Content), note)}
 	}
 	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {
@@ -128,10 +129,11 @@ func (t *Edit) Execute(ctx context.Context, raw json.RawMessage) Result {
 		if res != nil {
 			return *res
 		}
-		if err := t.j.opts.Docs.PutDoc(ctx, key, out); err != nil {
-			return ErrorResult(fmt.Sprintf("could not save %s right now (storage unavailable); try again later", key.Path))
+		note, err := t.j.putDoc(ctx, key, out)
+		if err != nil {
+			return ErrorResult(err.Error())
 		}
-		return Result{ForLLM: msg}
+		return Result{ForLLM: msg + note}
 	}
 	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {

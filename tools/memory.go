@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -17,6 +18,9 @@ type MemoryOptions struct {
 	Docs DocStore
 	// AgentKind returns an agent's kind; nil means predefined.
 	AgentKind func(agent string) string
+	// Embedder, when set (and Docs is a VectorStore), adds search by
+	// meaning: results of both searches are merged by reciprocal rank.
+	Embedder Embedder
 }
 
 // NewMemoryTools returns memory_search and memory_get. Memory documents
@@ -70,9 +74,17 @@ func (t *MemorySearch) Execute(ctx context.Context, raw json.RawMessage) Result 
 	if call.Agent == "" || call.Session == "" {
 		return ErrorResult("memory works only inside a conversation")
 	}
-	hits, err := t.o.Docs.SearchMemory(ctx, call.Agent, t.o.memoryScopes(call), a.Query, maxMemoryHits)
+	scopes := t.o.memoryScopes(call)
+	hits, err := t.o.Docs.SearchMemory(ctx, call.Agent, scopes, a.Query, maxMemoryHits)
 	if err != nil {
 		return ErrorResult("could not search memory right now (storage unavailable); try again later")
+	}
+	if vs, ok := t.o.Docs.(VectorStore); ok && t.o.Embedder != nil {
+		if vecs, err := t.o.Embedder.Embed(ctx, []string{a.Query}); err == nil {
+			if near, err := vs.NearestMemory(ctx, call.Agent, scopes, vecs[0], maxMemoryHits); err == nil {
+				hits = fuseRanks(hits, near, maxMemoryHits)
+			}
+		}
 	}
 	if len(hits) == 0 {
 		return Result{ForLLM: "nothing in memory matches " + a.Query}
@@ -130,4 +142,44 @@ func (t *MemoryGet) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return lineRange(p, text, 0, 0)
 	}
 	return ErrorResult(fmt.Sprintf("%s is not in memory; memory_search finds documents by words", p))
+}
+
+// minSimilarity is the cosine similarity below which a vector hit is noise.
+const minSimilarity = 0.3
+
+// fuseRanks merges word-search and meaning-search hits by reciprocal rank
+// fusion (each list adds 1/(60+rank)); a document keeps the word search's
+// highlighted snippet when it has one.
+func fuseRanks(words, meaning []MemoryHit, limit int) []MemoryHit {
+	type entry struct {
+		hit   MemoryHit
+		score float64
+	}
+	byKey := map[string]*entry{}
+	var order []string
+	add := func(list []MemoryHit, vector bool) {
+		for i, h := range list {
+			if vector && h.Rank < minSimilarity {
+				continue
+			}
+			k := h.Scope + "\x00" + h.Path
+			e, ok := byKey[k]
+			if !ok {
+				e = &entry{hit: h}
+				byKey[k] = e
+				order = append(order, k)
+			}
+			e.score += 1 / float64(60+i+1)
+		}
+	}
+	add(words, false)
+	add(meaning, true)
+	sort.SliceStable(order, func(i, j int) bool { return byKey[order[i]].score > byKey[order[j]].score })
+	out := make([]MemoryHit, 0, min(len(order), limit))
+	for _, k := range order[:min(len(order), limit)] {
+		h := byKey[k].hit
+		h.Rank = byKey[k].score
+		out = append(out, h)
+	}
+	return out
 }

@@ -73,6 +73,9 @@ type Server struct {
 	requests  []Request
 	seq       int // completions served, for ids
 	closeOnce sync.Once
+
+	synonyms   map[string]string
+	embedCalls int
 }
 
 // NewServer starts a fake on a loopback port. Unscripted requests get the
@@ -82,6 +85,7 @@ func NewServer() *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("GET /v1/models", s.serveModels)
+	mux.HandleFunc("POST /v1/embeddings", s.serveEmbeddings)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, 0, fmt.Sprintf("llmtest: no route for %s %s", r.Method, r.URL.Path))
 	})

@@ -224,11 +224,12 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver,
 		RunAs: place.user, PerUser: perUser, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
+	embedder := d.embedder()
 	fsTools := tools.NewFSTools(tools.FSOptions{
 		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
-		Docs: d.st.db, AgentKind: kinds,
+		Docs: d.st.db, AgentKind: kinds, Embedder: embedder,
 	})
-	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds})...)
+	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds, Embedder: embedder})...)
 	fsTools = append(fsTools, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, IsAdmin: d.isAdmin})...)
 	fsTools = append(fsTools, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
@@ -243,6 +244,22 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		}
 	}
 	return reg, nil
+}
+
+// embedder returns the embeddings model for memory search, or nil (off).
+func (d *daemon) embedder() tools.Embedder {
+	e := d.cfg.Tools.Memory.Embedding
+	if e.Model == "" {
+		return nil
+	}
+	if e.BaseURL == "" {
+		e.BaseURL = d.cfg.LLM.BaseURL
+	}
+	if e.APIKey == "" && d.cfg.LLM.Provider == "openai" {
+		e.APIKey = d.cfg.LLM.APIKey
+	}
+	d.log.Info("memory search by meaning on", "embedding_model", e.Model)
+	return agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model})
 }
 
 // isAdmin reports whether identity is one of admins.

@@ -4,13 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"sort"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-var _ tools.DocStore = (*DB)(nil)
+var (
+	_ tools.DocStore    = (*DB)(nil)
+	_ tools.VectorStore = (*DB)(nil)
+)
+
+// maxVectorScan bounds the memory documents one NearestMemory compares.
+const maxVectorScan = 5000
 
 // maxDocBytes bounds one stored document.
 const maxDocBytes = 1 << 20
@@ -40,7 +48,8 @@ func (db *DB) PutDoc(ctx context.Context, key tools.DocKey, content string) erro
 			storable(key.Agent), storable(key.Scope), storable(key.Path))
 	} else {
 		_, err = db.pool.Exec(ctx, `INSERT INTO agent_docs (agent, scope, path, content) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (agent, scope, path) DO UPDATE SET content = EXCLUDED.content, updated_at = now()`,
+			ON CONFLICT (agent, scope, path) DO UPDATE SET content = EXCLUDED.content, updated_at = now(),
+				embedding = CASE WHEN agent_docs.content = EXCLUDED.content THEN agent_docs.embedding END`,
 			storable(key.Agent), storable(key.Scope), storable(key.Path), storable(content))
 	}
 	if err != nil {
@@ -87,4 +96,62 @@ func (db *DB) SearchMemory(ctx context.Context, agent string, scopes []string, q
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
 	return hits, nil
+}
+
+// SetDocVector implements tools.VectorStore.
+func (db *DB) SetDocVector(ctx context.Context, key tools.DocKey, vec []float32) error {
+	_, err := db.pool.Exec(ctx, `UPDATE agent_docs SET embedding = $4 WHERE agent = $1 AND scope = $2 AND path = $3`,
+		storable(key.Agent), storable(key.Scope), storable(key.Path), vec)
+	if err != nil {
+		return fmt.Errorf("set doc vector %s: %w", key.Path, err)
+	}
+	return nil
+}
+
+// NearestMemory implements tools.VectorStore: cosine similarity computed
+// here over the (at most maxVectorScan newest) embedded memory documents.
+func (db *DB) NearestMemory(ctx context.Context, agent string, scopes []string, vec []float32, limit int) ([]tools.MemoryHit, error) {
+	rows, err := db.pool.Query(ctx, `
+		SELECT path, scope, left(content, 240), embedding FROM agent_docs
+		WHERE agent = $1 AND scope = ANY($2) AND embedding IS NOT NULL
+		  AND (path LIKE 'memory/%' OR path IN ('MEMORY.md', 'memory.md'))
+		ORDER BY updated_at DESC LIMIT $3`, storable(agent), scopes, maxVectorScan)
+	if err != nil {
+		return nil, fmt.Errorf("nearest memory: %w", err)
+	}
+	hits, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.MemoryHit, error) {
+		var h tools.MemoryHit
+		var emb []float32
+		if err := r.Scan(&h.Path, &h.Scope, &h.Snippet, &emb); err != nil {
+			return h, err
+		}
+		h.Rank = cosine(vec, emb)
+		return h, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nearest memory: %w", err)
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Rank > hits[j].Rank })
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+// cosine is the cosine similarity of a and b (0 when their sizes differ
+// or either is zero).
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / (math.Sqrt(na) * math.Sqrt(nb))
 }

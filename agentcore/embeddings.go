@@ -1,0 +1,75 @@
+package agentcore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// EmbedderOptions configures an OpenAI-compatible embeddings client.
+type EmbedderOptions struct {
+	BaseURL, APIKey, Model string
+	Timeout                time.Duration
+}
+
+// Embedder turns texts into vectors through any OpenAI-compatible
+// /embeddings endpoint (OpenAI, Ollama, vLLM…), for memory search by
+// meaning.
+type Embedder struct {
+	client openai.Client
+	model  string
+}
+
+var _ tools.Embedder = (*Embedder)(nil)
+
+// NewEmbedder returns an Embedder.
+func NewEmbedder(o EmbedderOptions) *Embedder {
+	base := o.BaseURL
+	if base == "" {
+		base = openAIDefaultBaseURL
+	}
+	key := o.APIKey
+	if key == "" {
+		key = openAINoKey
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	return &Embedder{
+		client: openai.NewClient(option.WithBaseURL(base), option.WithAPIKey(key), option.WithMaxRetries(1),
+			option.WithRequestTimeout(timeout)),
+		model: o.Model,
+	}
+}
+
+// Embed implements tools.Embedder.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	resp, err := e.client.Embeddings.New(ctx, openai.EmbeddingNewParams{
+		Model: openai.EmbeddingModel(e.model),
+		Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("embeddings (%s): %w", e.model, err)
+	}
+	if len(resp.Data) != len(texts) {
+		return nil, fmt.Errorf("embeddings (%s): %d vectors for %d texts", e.model, len(resp.Data), len(texts))
+	}
+	out := make([][]float32, len(texts))
+	for _, d := range resp.Data {
+		if d.Index < 0 || int(d.Index) >= len(texts) {
+			return nil, fmt.Errorf("embeddings (%s): vector index %d out of range", e.model, d.Index)
+		}
+		v := make([]float32, len(d.Embedding))
+		for i, x := range d.Embedding {
+			v[i] = float32(x)
+		}
+		out[d.Index] = v
+	}
+	return out, nil
+}
