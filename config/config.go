@@ -43,6 +43,8 @@ type Config struct {
 	Agents []NamedAgent `mapstructure:"agents"`
 	// Bindings choose the agent per chat; first match wins, else Agent.
 	Bindings []Binding `mapstructure:"bindings"`
+	// Teams group agents under a lead (not settable by env).
+	Teams []Team `mapstructure:"teams"`
 	// Conversation says how a chat's messages are taken in.
 	Conversation Conversation `mapstructure:"conversation"`
 	// Log configures logging.
@@ -285,6 +287,13 @@ func (c *Config) LLMFor(a NamedAgent) LLM {
 		l.Model = a.Model
 	}
 	return l
+}
+
+// Team is a lead agent and its members.
+type Team struct {
+	Name    string   `mapstructure:"name"`
+	Lead    string   `mapstructure:"lead"`
+	Members []string `mapstructure:"members"`
 }
 
 // Binding chooses the agent that answers in a chat: Chat is

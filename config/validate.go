@@ -271,6 +271,31 @@ func (c *Config) validateAgents(add func(string, ...any)) {
 			unknown(fmt.Sprintf("jobs[%s].agent", j.Name), j.Agent)
 		}
 	}
+	teams := map[string]bool{}
+	for i, tm := range c.Teams {
+		key := fmt.Sprintf("teams[%d]", i)
+		switch {
+		case !agentName.MatchString(tm.Name):
+			add("%s.name must be lower-case letters, digits, _ and - (got %q)", key, tm.Name)
+		case teams[tm.Name]:
+			add("%s: team %q is defined twice", key, tm.Name)
+		}
+		teams[tm.Name] = true
+		if !slices.Contains(names, tm.Lead) {
+			unknown(key+".lead", tm.Lead)
+		}
+		if len(tm.Members) == 0 {
+			add("%s.members must name at least one agent", key)
+		}
+		for _, m := range tm.Members {
+			switch {
+			case !slices.Contains(names, m):
+				unknown(key+".members", m)
+			case m == tm.Lead:
+				add("%s.members: %q is the lead already", key, m)
+			}
+		}
+	}
 }
 
 // checkApprovalClasses checks a side-effect class → allow|ask|deny map.

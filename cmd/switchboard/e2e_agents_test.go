@@ -107,6 +107,10 @@ func TestE2EAgentConfigMistakesAreConfigErrors(t *testing.T) {
 bindings:
   - chat: "telegram:71"
     agent: opps
+teams:
+  - name: incident
+    lead: ops
+    members: [writter]
 tools:
   profile: coder
   approvals: {mutatng: ask}
@@ -123,7 +127,7 @@ tools:
 		out := d.out.String()
 		for _, want := range []string{`bindings[0].agent names unknown agent "opps"`, `(did you mean "ops"?)`,
 			`agents[ops].tools.deny: unknown tool "exce"; did you mean "exec"?`, `tools.profile: unknown profile "coder"`,
-			`tools.approvals.mutatng: unknown side-effect class`} {
+			`tools.approvals.mutatng: unknown side-effect class`, `teams[0].members names unknown agent "writter"`} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s output lacks %q:\n%s", command, want, out)
 			}
