@@ -384,3 +384,90 @@ bindings:
 		})
 	}
 }
+
+// TestE2EToolPolicyOnSlackAndDiscord: on Slack and Discord too, an
+// ask-class tool (write_file) waits for the admin's button, and a tool the
+// policy denies (exec) is refused without running or asking.
+func TestE2EToolPolicyOnSlackAndDiscord(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	sl := slacktest.NewServer(slackBot, slackApp)
+	defer sl.Close()
+	dc := discordtest.NewServer()
+	defer dc.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte("tools:\n  deny: [exec]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const boss = "700000000000000001"
+	addr := freeAddr(t)
+	env := externalEnv(t, nil, llm, addr)
+	env["SWITCHBOARD_SLACK_BOT_TOKEN"] = slackBot
+	env["SWITCHBOARD_SLACK_APP_TOKEN"] = slackApp
+	env["SWITCHBOARD_SLACK_API_URL"] = sl.URL()
+	env["SWITCHBOARD_DISCORD_TOKEN"] = discordToken
+	env["SWITCHBOARD_DISCORD_API_URL"] = dc.URL()
+	env["SWITCHBOARD_ADMINS"] = "slack:U0000BOSS,discord:" + boss
+	env["SWITCHBOARD_APPROVALS_CHAT"] = "slack:C0000ADM"
+	d := startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+	if err := sl.WaitConnections(ctx, 1); err != nil {
+		t.Fatalf("no Socket Mode connection: %v", err)
+	}
+	dc.AddUser(boss, "boss")
+
+	// Slack: write_file asks in the approvals chat; the admin allows it.
+	const ch = "C0000WRK"
+	if _, err := sl.SendEvent("EvP1", slacktest.Msg{Channel: ch, User: "U0000ANN", TS: slacktest.NewTS(),
+		Text: "<@" + slacktest.BotUserID + `> CALL_TOOL:write_file {"path":"a.txt","content":"from slack"}`}.Mention()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "the approval request in Slack", func() bool { return len(posted(sl, "C0000ADM")) >= 1 })
+	ap := posted(sl, "C0000ADM")[0]
+	if !strings.Contains(ap.Section+ap.Text, `write_file {"path":"a.txt","content":"from slack"}`) {
+		t.Fatalf("approval request = %+v", ap)
+	}
+	if _, err := sl.SendInteraction(slacktest.Press{Channel: "C0000ADM", User: "U0000BOSS", MessageTS: ap.TS,
+		Value: slackButton(t, ap, "Allow once"), ActionID: "p1"}.BlockActions()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "the write's result in Slack", func() bool {
+		for _, m := range posted(sl, ch) {
+			if strings.Contains(m.Section+m.Text, "tool write_file said: wrote 10 bytes to a.txt") {
+				return true
+			}
+		}
+		return false
+	})
+	// Slack and Discord: exec is denied by policy.
+	if _, err := sl.SendEvent("EvP2", slacktest.Msg{Channel: ch, User: "U0000ANN", TS: slacktest.NewTS(),
+		Text: "<@" + slacktest.BotUserID + `> CALL_TOOL:exec {"command":"echo hi"}`}.Mention()); err != nil {
+		t.Fatal(err)
+	}
+	dc.SendMessage("800000000000000001", "900000000000000001", "700000000000000002", "dora",
+		"<@"+discordtest.BotID+`> CALL_TOOL:exec {"command":"echo hi"}`)
+	eventually(ctx, t, "exec refused in Slack", func() bool {
+		for _, m := range posted(sl, ch) {
+			if strings.Contains(m.Section+m.Text, `tool exec said: tool "exec" is not available to you`) {
+				return true
+			}
+		}
+		return false
+	})
+	eventually(ctx, t, "exec refused in Discord", func() bool {
+		for _, m := range dc.Messages("800000000000000001") {
+			if strings.Contains(m.Content, `tool exec said: tool "exec" is not available to you`) {
+				return true
+			}
+		}
+		return false
+	})
+	// Discord: write_file asks too (the approvals chat is on Slack).
+	dc.SendMessage("800000000000000001", "900000000000000001", "700000000000000002", "dora",
+		"<@"+discordtest.BotID+`> CALL_TOOL:write_file {"path":"b.txt","content":"from discord"}`)
+	eventually(ctx, t, "the Discord approval request", func() bool { return len(posted(sl, "C0000ADM")) >= 2 })
+	if n := len(posted(sl, "C0000ADM")); n != 2 {
+		t.Errorf("%d approval requests; the denied exec calls must not ask", n)
+	}
+}
