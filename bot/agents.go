@@ -34,17 +34,23 @@ type AgentInfo struct {
 	Model       string
 }
 
-// agentFor returns the name of the agent that answers at addr: the first
-// binding that matches, else the default agent.
-func (r *Router) agentFor(addr channels.Address) string {
-	for _, b := range r.opts.Bindings {
-		if b.matches(addr) {
-			if _, ok := r.runner(b.Agent); ok {
-				return b.Agent
-			}
-		}
+// agentFor returns the name of the agent that answers at addr: the live
+// handoff route's, else the first binding that matches, else the default
+// agent.
+func (r *Router) agentFor(ctx context.Context, addr channels.Address) string {
+	if r.opts.Handoff != nil {
+		return r.opts.Handoff.AgentAt(ctx, addr)
 	}
-	return r.opts.AgentName
+	return r.directory().Bound(addr)
+}
+
+// directory describes the configured agents and bindings.
+func (r *Router) directory() Directory {
+	names := []string{r.opts.AgentName}
+	for name := range r.opts.Agents {
+		names = append(names, name)
+	}
+	return Directory{Default: r.opts.AgentName, Names: names, Bindings: r.opts.Bindings}
 }
 
 // runner returns the agent called name.
@@ -57,8 +63,8 @@ func (r *Router) runner(name string) (Runner, bool) {
 }
 
 // sessionKey is the session of the agent that answers at addr.
-func (r *Router) sessionKey(addr channels.Address) string {
-	return agentcore.SessionKey{Agent: r.agentFor(addr), Scope: addr.String()}.String()
+func (r *Router) sessionKey(ctx context.Context, addr channels.Address) string {
+	return agentcore.SessionKey{Agent: r.agentFor(ctx, addr), Scope: addr.String()}.String()
 }
 
 // agentOfSession returns the agent a session key belongs to.
@@ -69,11 +75,11 @@ func (r *Router) agentOfSession(session string) string {
 	return r.opts.AgentName
 }
 
-func (r *Router) cmdAgents(_ context.Context, in channels.Inbound, _ string) string {
+func (r *Router) cmdAgents(ctx context.Context, in channels.Inbound, _ string) string {
 	if len(r.opts.AgentInfo) == 0 {
 		return "One agent answers here: " + r.opts.AgentName + "."
 	}
-	here := r.agentFor(in.Address())
+	here := r.agentFor(ctx, in.Address())
 	var b strings.Builder
 	b.WriteString("Agents:\n")
 	for _, a := range r.opts.AgentInfo {

@@ -29,7 +29,7 @@ func (r *Router) cancel(ctx context.Context, in channels.Inbound) (string, []App
 	if ap == nil {
 		return "Nothing is waiting for an approver here.", nil
 	}
-	session := r.sessionKey(in.Address())
+	session := r.sessionKey(ctx, in.Address())
 	done, err := ap.Cancel(ctx, session, in.Identity())
 	if err != nil {
 		r.log.Error("cancel approvals", "session", session, "err", err)

@@ -21,7 +21,7 @@ func (r *Router) cmdContext(ctx context.Context, in channels.Inbound, args strin
 	if r.opts.Docs == nil {
 		return "Context files are not available here."
 	}
-	agent := r.agentFor(in.Address())
+	agent := r.agentFor(ctx, in.Address())
 	fields := strings.Fields(args)
 	scopeOf := func(name string) string {
 		if name == "USER.md" {

@@ -30,7 +30,10 @@ type Options struct {
 	Bindings  []Binding
 	AgentInfo []AgentInfo
 	// Docs keeps the agents' context files for /context; nil: off.
-	Docs       tools.DocStore
+	Docs tools.DocStore
+	// Handoff routes conversations between agents (/handoff); nil: the
+	// bindings alone decide.
+	Handoff    *HandoffService
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery
@@ -203,7 +206,7 @@ func isCommand(name string) bool {
 // A message stored before (a redelivery) is not stored again, but its run
 // is still queued: if it was answered already the run is idle.
 func (r *Router) route(ctx context.Context, in channels.Inbound, text string, log *slog.Logger) error {
-	key := r.sessionKey(in.Address())
+	key := r.sessionKey(ctx, in.Address())
 	msg := agentcore.Message{Role: agentcore.RoleUser, Content: text, ExternalID: in.ExternalID}
 	fresh := true
 	if _, err := r.opts.History.Append(ctx, key, msg); err != nil {

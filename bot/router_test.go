@@ -161,6 +161,7 @@ type pipeline struct {
 	rdb       *redis.Store
 	nudge     func()
 	approvals *bot.Approvals
+	handoff   *bot.HandoffService
 }
 
 func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pipeline {
@@ -179,6 +180,8 @@ type pipelineOptions struct {
 	// Bindings choose them.
 	Agents   []string
 	Bindings []bot.Binding
+	// Handoff turns on handoff routes (Redis + Postgres).
+	Handoff bool
 }
 
 func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
@@ -228,8 +231,17 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	if len(o.Agents) == 0 {
 		info = nil
 	}
+	var handoff *bot.HandoffService
+	if o.Handoff {
+		handoff = &bot.HandoffService{
+			Routes:    bot.NewHandoffs(bot.HandoffOptions{Cache: rdb, Store: db}),
+			Directory: bot.Directory{Default: "default", Names: append([]string{"default"}, o.Agents...), Bindings: o.Bindings},
+			History:   db, Outbox: db, Nudge: disp.Nudge,
+		}
+	}
 	r = bot.NewRouter(bot.Options{
-		Agents: agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
+		Handoff: handoff,
+		Agents:  agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
@@ -244,7 +256,7 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		llm.Close()
 		_ = rdb.Close()
 	})
-	return &pipeline{router: r, ch: ch, llm: llm, db: db, rdb: rdb, nudge: disp.Nudge, approvals: approvals}
+	return &pipeline{router: r, ch: ch, llm: llm, db: db, rdb: rdb, nudge: disp.Nudge, approvals: approvals, handoff: handoff}
 }
 
 var extID int

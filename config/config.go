@@ -45,6 +45,8 @@ type Config struct {
 	Bindings []Binding `mapstructure:"bindings"`
 	// Teams group agents under a lead (not settable by env).
 	Teams []Team `mapstructure:"teams"`
+	// Handoff configures handing conversations between agents.
+	Handoff Handoff `mapstructure:"handoff"`
 	// Conversation says how a chat's messages are taken in.
 	Conversation Conversation `mapstructure:"conversation"`
 	// Log configures logging.
@@ -289,6 +291,12 @@ func (c *Config) LLMFor(a NamedAgent) LLM {
 	return l
 }
 
+// Handoff configures handoff routes.
+type Handoff struct {
+	// TTL is how long a route lasts without use.
+	TTL time.Duration `mapstructure:"ttl"`
+}
+
 // Team is a lead agent and its members.
 type Team struct {
 	Name    string   `mapstructure:"name"`
@@ -370,6 +378,7 @@ func Defaults() Config {
 			HistoryLimit:  50,
 		},
 		Conversation: Conversation{Queue: "steer"},
+		Handoff:      Handoff{TTL: 24 * time.Hour},
 		Log:          Log{Level: "info", Format: "text"},
 	}
 }

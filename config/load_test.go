@@ -202,7 +202,11 @@ func sample(f field) (text string, want any) {
 	case strings.HasSuffix(f.key, "timeout"):
 		return "7s", 7 * time.Second
 	}
-	switch reflect.TypeFor[Config]().FieldByIndex(f.index).Type.Kind() {
+	typ := reflect.TypeFor[Config]().FieldByIndex(f.index).Type
+	if typ == reflect.TypeFor[time.Duration]() {
+		return "7s", 7 * time.Second
+	}
+	switch typ.Kind() {
 	case reflect.Int:
 		return "7", 7
 	case reflect.Int64:

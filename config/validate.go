@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Problems lists everything wrong with a configuration. Its message has one
@@ -112,6 +113,9 @@ func (c *Config) Validate() error {
 	checkHTTPURL(add, "tools.memory.embedding.base_url", c.Tools.Memory.Embedding.BaseURL)
 	if e := c.Tools.Memory.Embedding; e.Model != "" && e.BaseURL == "" && c.LLM.Provider != "openai" {
 		add("tools.memory.embedding.base_url must be set: llm.provider %s has no OpenAI-compatible embeddings endpoint to borrow", c.LLM.Provider)
+	}
+	if c.Handoff.TTL < time.Minute {
+		add("handoff.ttl must be at least 1m (got %s); 24h suits most teams", c.Handoff.TTL)
 	}
 	c.validateAgents(add)
 	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)

@@ -71,6 +71,7 @@ type daemon struct {
 	metrics  *bot.Metrics
 	channels map[string]channels.Channel
 	router   *bot.Router
+	handoff  *bot.HandoffService
 	disp     *bot.Dispatcher
 	sched    *bot.Scheduler
 	// leaders hold the channels only one replica may receive on (Telegram
@@ -138,6 +139,11 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Approvers: cfg.Approvals.Approvers, Chat: cfg.Approvals.Chat, Timeout: cfg.Approvals.Timeout,
 		Nudge: d.disp.Nudge, Scrub: scrubber.Scrub, Logger: d.log,
 	})
+	d.handoff = &bot.HandoffService{
+		Routes:    bot.NewHandoffs(bot.HandoffOptions{Cache: st.rdb, Store: st.db, TTL: cfg.Handoff.TTL, Logger: d.log}),
+		Directory: bot.Directory{Default: cfg.Agent.Name, Names: cfg.AgentNames(), Bindings: bindingsOf(cfg)},
+		History:   st.db, Outbox: st.db, Nudge: d.disp.Nudge, Logger: d.log,
+	}
 	reg, err := d.newTools(approvals)
 	if err != nil {
 		st.close(ctx)
@@ -159,7 +165,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	d.router = bot.NewRouter(bot.Options{
 		Jobs:  st.db,
 		Agent: agent, AgentName: cfg.Agent.Name,
-		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.db,
+		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.db, Handoff: d.handoff,
 		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
 		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
@@ -231,6 +237,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	})
 	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds, Embedder: embedder})...)
 	fsTools = append(fsTools, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, IsAdmin: d.isAdmin})...)
+	fsTools = append(fsTools, &tools.Handoff{H: d.handoff})
 	fsTools = append(fsTools, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,

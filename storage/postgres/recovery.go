@@ -65,14 +65,16 @@ func (db *DB) Unfinished(ctx context.Context, olderThan time.Duration) ([]bot.Un
 const undeliveredWindow = 50
 
 // Undelivered lists, oldest first, the final assistant replies among the
-// newest 50 messages of session that have no outbox row. Transient errors
-// are retried.
+// newest 50 messages of session that have no outbox row (assistant
+// messages with an external id are notes for the agent, not replies).
+// Transient errors are retried.
 func (db *DB) Undelivered(ctx context.Context, session string) ([]bot.Unfinished, error) {
 	out, err := retryValue(ctx, func(ctx context.Context) ([]bot.Unfinished, error) {
 		rows, err := db.pool.Query(ctx, `SELECT m.seq, m.content
 			FROM sessions s JOIN messages m ON m.session_key = s.key
 			WHERE s.key = $1 AND m.seq > s.last_seq - $2
 			  AND m.role = 'assistant' AND coalesce(jsonb_array_length(m.tool_calls), 0) = 0
+			  AND m.external_id IS NULL -- notes kept for the agent (handoff), never sent
 			  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.session_key = s.key AND o.source_seq = m.seq)
 			ORDER BY m.seq`, session, undeliveredWindow)
 		if err != nil {

@@ -1,0 +1,231 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// Directory says which agents exist and which one a chat's binding names.
+type Directory struct {
+	Default  string // answers where no binding matches
+	Names    []string
+	Bindings []Binding
+}
+
+// Bound returns the agent the bindings give addr (first match), else the
+// default agent.
+func (d Directory) Bound(addr channels.Address) string {
+	for _, b := range d.Bindings {
+		if b.matches(addr) && slices.Contains(d.Names, b.Agent) {
+			return b.Agent
+		}
+	}
+	return d.Default
+}
+
+// handoffNoteMessages is how many recent messages the note quotes.
+const handoffNoteMessages = 6
+
+// HandoffService hands conversations between agents: the handoff tool and
+// /handoff use it. The route lives in Redis with a durable copy in
+// Postgres (Handoffs); the receiving agent gets a note with who, why and
+// the last messages; the chat is told.
+type HandoffService struct {
+	Routes    *Handoffs
+	Directory Directory
+	History   agentcore.History
+	Outbox    Outbox
+	Nudge     func()
+	Logger    *slog.Logger
+}
+
+var _ tools.Handoffer = (*HandoffService)(nil)
+
+// AgentAt returns the agent answering at addr: its live route's, else its
+// binding's. A route storage failure falls back to the binding (logged).
+func (s *HandoffService) AgentAt(ctx context.Context, addr channels.Address) string {
+	bound := s.Directory.Bound(addr)
+	if s == nil || s.Routes == nil {
+		return bound
+	}
+	r, err := s.Routes.Current(ctx, addr.String())
+	if err != nil {
+		s.logger().Warn("handoff routes unavailable; using the binding", "address", addr.String(), "err", err)
+		return bound
+	}
+	if r != nil && slices.Contains(s.Directory.Names, r.Agent) {
+		return r.Agent
+	}
+	return bound
+}
+
+// Route returns addr's live route, or nil.
+func (s *HandoffService) Route(ctx context.Context, addr channels.Address) (*Route, error) {
+	return s.Routes.Current(ctx, addr.String())
+}
+
+// To hands the conversation at addr to agent to; by is who asked.
+func (s *HandoffService) To(ctx context.Context, addr channels.Address, to, reason, by string) (string, error) {
+	from := s.AgentAt(ctx, addr)
+	switch {
+	case !slices.Contains(s.Directory.Names, to):
+		return "", fmt.Errorf("there is no agent %q; agents are %s", to, strings.Join(s.Directory.Names, ", "))
+	case to == from:
+		return "", fmt.Errorf("%s is already answering here", to)
+	}
+	reason = strings.TrimSpace(reason)
+	if to == s.Directory.Bound(addr) {
+		// Handing to the binding's agent is handing back.
+		if err := s.Routes.Clear(ctx, addr.String()); err != nil {
+			return "", err
+		}
+	} else if _, err := s.Routes.Set(ctx, addr.String(), to, from, reason, by); err != nil {
+		return "", err
+	}
+	s.note(ctx, addr, from, to, reason)
+	text := fmt.Sprintf("Now talking to %s (handed off by %s", to, from)
+	if reason != "" {
+		text += ": " + reason
+	}
+	text += ")."
+	s.tell(ctx, addr, text)
+	return text, nil
+}
+
+// Back returns the conversation at addr to its binding's agent.
+func (s *HandoffService) Back(ctx context.Context, addr channels.Address, by string) (string, error) {
+	r, err := s.Routes.Current(ctx, addr.String())
+	if err != nil {
+		return "", err
+	}
+	bound := s.Directory.Bound(addr)
+	if r == nil {
+		return "", fmt.Errorf("%s is answering here already; there is nothing to hand back", bound)
+	}
+	if err := s.Routes.Clear(ctx, addr.String()); err != nil {
+		return "", err
+	}
+	s.note(ctx, addr, r.Agent, bound, "handed back by "+by)
+	text := fmt.Sprintf("Back to %s (handed back from %s).", bound, r.Agent)
+	s.tell(ctx, addr, text)
+	return text, nil
+}
+
+// Handoff implements tools.Handoffer for the handoff tool.
+func (s *HandoffService) Handoff(ctx context.Context, from tools.Call, to, reason string) (string, error) {
+	addr := channels.Address{Platform: from.Channel, ChatID: from.ChatID, ThreadID: from.ThreadID}
+	if cur := s.AgentAt(ctx, addr); cur != from.Agent {
+		return "", fmt.Errorf("this conversation is with %s now, not you", cur)
+	}
+	return s.To(ctx, addr, to, reason, "agent:"+from.Agent)
+}
+
+// HandBack implements tools.Handoffer.
+func (s *HandoffService) HandBack(ctx context.Context, from tools.Call) (string, error) {
+	addr := channels.Address{Platform: from.Channel, ChatID: from.ChatID, ThreadID: from.ThreadID}
+	return s.Back(ctx, addr, "agent:"+from.Agent)
+}
+
+// note gives the receiving agent a note in its session: who handed over,
+// why, and the last messages of the conversation so far.
+func (s *HandoffService) note(ctx context.Context, addr channels.Address, from, to, reason string) {
+	scope := addr.String()
+	msgs, err := s.History.Load(ctx, agentcore.SessionKey{Agent: from, Scope: scope}.String(), 30)
+	if err != nil {
+		s.logger().Warn("handoff note without history", "err", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Handoff] %s handed this conversation to you (%s)", from, to)
+	if reason != "" {
+		b.WriteString(": " + reason)
+	}
+	var recent []string
+	for i := len(msgs) - 1; i >= 0 && len(recent) < handoffNoteMessages; i-- {
+		m := msgs[i]
+		if (m.Role != agentcore.RoleUser && m.Role != agentcore.RoleAssistant) || strings.TrimSpace(m.Content) == "" {
+			continue
+		}
+		text := strings.Join(strings.Fields(m.Content), " ")
+		if len(text) > 300 {
+			text = text[:300] + "…"
+		}
+		recent = append(recent, fmt.Sprintf("%s: %s", m.Role, text))
+	}
+	if len(recent) > 0 {
+		b.WriteString("\nThe last messages before the handoff:")
+		for i := len(recent) - 1; i >= 0; i-- {
+			b.WriteString("\n- " + recent[i])
+		}
+	}
+	target := agentcore.SessionKey{Agent: to, Scope: scope}.String()
+	// An external id marks it as a note for the agent: recovery never
+	// sends it to the chat as an undelivered reply.
+	note := agentcore.Message{Role: agentcore.RoleAssistant, Content: b.String(),
+		ExternalID: fmt.Sprintf("handoff-note:%d", time.Now().UnixNano())}
+	if _, err := s.History.Append(ctx, target, note); err != nil {
+		s.logger().Warn("could not give the receiving agent its handoff note", "agent", to, "err", err)
+	}
+}
+
+func (s *HandoffService) tell(ctx context.Context, addr channels.Address, text string) {
+	if _, err := s.Outbox.Enqueue(ctx, OutboxMessage{To: addr, Text: text}); err != nil {
+		s.logger().Warn("could not tell the chat about the handoff", "err", err)
+		return
+	}
+	if s.Nudge != nil {
+		s.Nudge()
+	}
+}
+
+func (s *HandoffService) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// errNoHandoff is returned when handoff is not configured.
+var errNoHandoff = errors.New("handoff is not available here")
+
+// cmdHandoff is /handoff [AGENT|back].
+func (r *Router) cmdHandoff(ctx context.Context, in channels.Inbound, args string) string {
+	h := r.opts.Handoff
+	if h == nil {
+		return errNoHandoff.Error() + "."
+	}
+	addr := in.Address()
+	arg := strings.TrimSpace(args)
+	switch arg {
+	case "":
+		rt, err := h.Route(ctx, addr)
+		if err != nil {
+			return "Could not read the route right now (storage unavailable); try again later."
+		}
+		if rt == nil {
+			return fmt.Sprintf("%s answers here (no handoff). /handoff AGENT hands this chat to another agent; /agents lists them.", r.agentFor(ctx, addr))
+		}
+		text := fmt.Sprintf("%s answers here, handed off by %s", rt.Agent, rt.From)
+		if rt.Reason != "" {
+			text += ": " + rt.Reason
+		}
+		return text + ". /handoff back returns the chat to " + h.Directory.Bound(addr) + "."
+	case "back":
+		if _, err := h.Back(ctx, addr, in.Identity()); err != nil {
+			return "Not handed back: " + err.Error() + "."
+		}
+		return "" // the chat was told
+	}
+	if _, err := h.To(ctx, addr, arg, "asked by "+in.Identity(), in.Identity()); err != nil {
+		return "Not handed off: " + err.Error() + "."
+	}
+	return ""
+}
