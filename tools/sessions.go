@@ -30,17 +30,44 @@ type SessionReader interface {
 	SessionLines(ctx context.Context, session string, limit int) ([]SessionLine, error)
 }
 
-// SessionsOptions configures sessions_list and sessions_history.
+// SessionWriter posts a message into a session (Postgres implements it);
+// the session's agent answers it in the session's chat.
+type SessionWriter interface {
+	PostToSession(ctx context.Context, session, text string) error
+}
+
+// SessionsOptions configures sessions_list, sessions_history and
+// sessions_send.
 type SessionsOptions struct {
 	Store SessionReader
+	// Writer enables sessions_send; nil leaves it out.
+	Writer SessionWriter
 	// IsAdmin reports whether a person (platform:user_id) is an admin:
 	// admins see every session of the agent, others only their chat's.
 	IsAdmin func(identity string) bool
 }
 
-// NewSessionsTools returns sessions_list and sessions_history.
+// NewSessionsTools returns sessions_list, sessions_history and, with a
+// Writer, sessions_send.
 func NewSessionsTools(o SessionsOptions) []Tool {
-	return []Tool{&SessionsList{o}, &SessionsHistory{o}}
+	out := []Tool{&SessionsList{o}, &SessionsHistory{o}}
+	if o.Writer != nil {
+		out = append(out, &SessionsSend{o})
+	}
+	return out
+}
+
+// mayReach reports whether the call may look into or post to session: one
+// of the caller's agent in its chat (or a thread of it), any of that
+// agent's for an admin; posting also reaches other agents' sessions in the
+// same chat.
+func (o SessionsOptions) mayReach(c Call, session string, anyAgent bool) bool {
+	agent, scope, ok := strings.Cut(session, "/")
+	if !ok || agent == "" || scope == "" || (!anyAgent && agent != c.Agent) {
+		return false
+	}
+	visible := o.visibleScope(c)
+	return visible == "" || scope == visible || strings.HasPrefix(scope, visible+":")
 }
 
 // visibleScope is the scope a caller may list: the call's chat, or
@@ -124,9 +151,7 @@ func (t *SessionsHistory) Execute(ctx context.Context, raw json.RawMessage) Resu
 		a.Limit = 20
 	}
 	call, _ := CallFrom(ctx)
-	agent, scope, ok := strings.Cut(a.Session, "/")
-	visible := t.o.visibleScope(call)
-	if !ok || agent != call.Agent || (visible != "" && scope != visible && !strings.HasPrefix(scope, visible+":")) {
+	if !t.o.mayReach(call, a.Session, false) {
 		return ErrorResult("you may not read that session; sessions_list shows the ones you may")
 	}
 	lines, err := t.o.Store.SessionLines(ctx, a.Session, a.Limit)
@@ -149,4 +174,66 @@ func (t *SessionsHistory) Execute(ctx context.Context, raw json.RawMessage) Resu
 		fmt.Fprintf(&b, "[%s] %s: %s\n", l.At.UTC().Format("2006-01-02 15:04"), who, strings.TrimSpace(text))
 	}
 	return Result{ForLLM: b.String()}
+}
+
+// SessionsSend is the sessions_send tool: post into another session, whose
+// agent answers in that session's chat.
+type SessionsSend struct{ o SessionsOptions }
+
+// Name implements Tool.
+func (*SessionsSend) Name() string { return "sessions_send" }
+
+// Description implements Tool.
+func (*SessionsSend) Description() string {
+	return "Post a message into another session you may reach (a key from sessions_list, or another agent's session " +
+		"in this chat); that session's agent answers it in its chat."
+}
+
+// Parameters implements Tool.
+func (*SessionsSend) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"session":{"type":"string"},"text":{"type":"string"}},` +
+		`"required":["session","text"],"additionalProperties":false}`)
+}
+
+// SideEffect implements Tool.
+func (*SessionsSend) SideEffect() SideEffect { return SideEffectMutating }
+
+// ApprovalKey implements ApprovalKeyed: "Always allow" covers one session.
+func (*SessionsSend) ApprovalKey(args json.RawMessage) string {
+	var a struct{ Session string }
+	_ = json.Unmarshal(args, &a)
+	return a.Session
+}
+
+// Execute implements Tool.
+func (t *SessionsSend) Execute(ctx context.Context, raw json.RawMessage) Result {
+	var a struct {
+		Session string `json:"session"`
+		Text    string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil || a.Session == "" || strings.TrimSpace(a.Text) == "" {
+		return ErrorResult(`pass {"session": "agent/platform:chat", "text": "..."}`)
+	}
+	if len(a.Text) > maxMessageText {
+		return ErrorResult(fmt.Sprintf("text is %d bytes; at most %d", len(a.Text), maxMessageText))
+	}
+	call, _ := CallFrom(ctx)
+	if a.Session == call.Session {
+		return ErrorResult("that is this conversation; just answer here")
+	}
+	if !t.o.mayReach(call, a.Session, true) {
+		return ErrorResult("you may not post to that session; sessions_list shows the ones you may")
+	}
+	lines, err := t.o.Store.SessionLines(ctx, a.Session, 1)
+	if err != nil {
+		return ErrorResult("could not reach the session right now (storage unavailable); try again later")
+	}
+	if len(lines) == 0 {
+		return ErrorResult("there is no session " + a.Session + "; sessions_list shows the ones there are")
+	}
+	text := fmt.Sprintf("[Message from %s in %s:%s] %s", call.Agent, call.Channel, call.ChatID, a.Text)
+	if err := t.o.Writer.PostToSession(ctx, a.Session, text); err != nil {
+		return ErrorResult("could not post to the session right now (storage unavailable); try again later")
+	}
+	return Result{ForLLM: "posted to " + a.Session + "; its agent answers there shortly"}
 }

@@ -236,7 +236,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Docs: d.st.db, AgentKind: kinds, Embedder: embedder,
 	})
 	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds, Embedder: embedder})...)
-	fsTools = append(fsTools, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, IsAdmin: d.isAdmin})...)
+	fsTools = append(fsTools, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
 	fsTools = append(fsTools, &tools.Handoff{H: d.handoff})
 	fsTools = append(fsTools, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),

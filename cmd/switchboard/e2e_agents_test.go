@@ -273,6 +273,7 @@ func TestE2EMessagingAndSessionsTools(t *testing.T) {
 				{Name: "message", Arguments: `{"to":"telegram:424242","text":"spam"}`},
 				{Name: "create_forum_topic", Arguments: `{"name":"Incident 42","chat":"telegram:-1005550001"}`},
 				{Name: "sessions_list", Arguments: `{}`},
+				{Name: "sessions_send", Arguments: `{"session":"default/telegram:-1005550001","text":"post the status"}`},
 			}}
 		case last.Role == "tool":
 			var all []string
@@ -306,6 +307,12 @@ func TestE2EMessagingAndSessionsTools(t *testing.T) {
 		if !strings.Contains(reply, want) {
 			t.Errorf("tool results lack %q:\n%s", want, reply)
 		}
+	}
+	// sessions_send: the group's session gets the message and its agent
+	// answers it there.
+	newReplyContaining(ctx, t, tg, group, after, "echo: [Message from default in telegram:77] post the status")
+	if !strings.Contains(reply, "posted to default/telegram:-1005550001") {
+		t.Errorf("sessions_send result missing:\n%s", reply)
 	}
 	if msgs := tg.Messages(424242); len(msgs) != 0 {
 		t.Errorf("a message reached a chat the agent never served: %+v", msgs)

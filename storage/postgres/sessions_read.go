@@ -6,10 +6,24 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-var _ tools.SessionReader = (*DB)(nil)
+var (
+	_ tools.SessionReader = (*DB)(nil)
+	_ tools.SessionWriter = (*DB)(nil)
+)
+
+// PostToSession implements tools.SessionWriter: the text becomes a user
+// message of session, which recovery then runs (within a few seconds, on
+// whichever replica gets to it first).
+func (db *DB) PostToSession(ctx context.Context, session, text string) error {
+	if _, err := db.Append(ctx, session, agentcore.Message{Role: agentcore.RoleUser, Content: text}); err != nil {
+		return fmt.Errorf("post to session %s: %w", session, err)
+	}
+	return nil
+}
 
 // ListSessions implements tools.SessionReader.
 func (db *DB) ListSessions(ctx context.Context, agent, scope string, limit int) ([]tools.SessionInfo, error) {
