@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // Binding chooses the agent that answers in a chat: Chat is
@@ -92,6 +93,38 @@ func (r *Router) cmdAgents(ctx context.Context, in channels.Inbound, _ string) s
 			desc = "no description"
 		}
 		fmt.Fprintf(&b, "- %s — %s (model %s)%s\n", a.Name, desc, a.Model, mark)
+	}
+	return b.String()
+}
+
+// cmdTasks lists the active tasks of the team of the chat's agent.
+func (r *Router) cmdTasks(ctx context.Context, in channels.Inbound, _ string) string {
+	if r.opts.Tasks == nil || r.opts.TeamOf == nil {
+		return "There is no task board here."
+	}
+	agent := r.agentFor(ctx, in.Address())
+	team, lead, ok := r.opts.TeamOf(agent)
+	if !ok {
+		return agent + " is not in a team, so there is no task board here (teams: in the config)."
+	}
+	tasks, err := r.opts.Tasks.ListTasks(ctx, team, tools.TaskFilter{})
+	if err != nil {
+		return "Could not read the task board right now (storage unavailable); try again later."
+	}
+	if len(tasks) == 0 {
+		return fmt.Sprintf("Team %s (lead %s) has no open tasks.", team, lead)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Team %s (lead %s), open tasks:\n", team, lead)
+	for _, t := range tasks {
+		who := t.Owner
+		if who == "" {
+			who = t.Assignee
+		}
+		if who == "" {
+			who = "unclaimed"
+		}
+		fmt.Fprintf(&b, "- #%d [%s] %s — %s, %d%%\n", t.ID, t.Status, t.Subject, who, t.Progress)
 	}
 	return b.String()
 }

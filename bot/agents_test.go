@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // TestBindingsChooseTheAgent: bindings send each chat to its agent (with
@@ -106,5 +107,23 @@ func TestContextCommand(t *testing.T) {
 	}
 	if got := say("boss", "/context SOUL.md", 7); !strings.Contains(got, "not set") {
 		t.Fatalf("show after clear = %q", got)
+	}
+}
+
+// TestTasksCommand: /tasks shows the open tasks of the team of the chat's
+// agent.
+func TestTasksCommand(t *testing.T) {
+	p := startPipeline(t, pipelineOptions{})
+	ctx := context.Background()
+	p.router.Handle(ctx, msg("room", "u1", "/tasks"))
+	if got := p.ch.waitFor(t, "room", 1)[0].Text; !strings.Contains(got, "Team crew (lead default) has no open tasks") {
+		t.Fatalf("/tasks on an empty board = %q", got)
+	}
+	if _, err := p.db.CreateTask(ctx, tools.Task{Team: "crew", Subject: "check the backups", CreatedBy: "default"}); err != nil {
+		t.Fatal(err)
+	}
+	p.router.Handle(ctx, msg("room", "u1", "/tasks"))
+	if got := p.ch.waitFor(t, "room", 2)[1].Text; !strings.Contains(got, "[pending] check the backups — unclaimed, 0%") {
+		t.Fatalf("/tasks = %q", got)
 	}
 }

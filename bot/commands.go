@@ -22,6 +22,7 @@ func commands() []command {
 		{"whoami", "your identity as the bot sees it", (*Router).cmdWhoami},
 		{"status", "agent and service status", (*Router).cmdStatus},
 		{"agents", "the agents here: name, description, model", (*Router).cmdAgents},
+		{"tasks", "the task board of this chat's agent's team", (*Router).cmdTasks},
 		{"handoff", "who answers here: /handoff AGENT hands this chat over, /handoff back returns it, /handoff shows the route", (*Router).cmdHandoff},
 		{"context", "the agent's context files: /context, /context NAME, /context set NAME TEXT, /context clear NAME (admins only)", (*Router).cmdContext},
 		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},

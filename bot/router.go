@@ -33,7 +33,11 @@ type Options struct {
 	Docs tools.DocStore
 	// Handoff routes conversations between agents (/handoff); nil: the
 	// bindings alone decide.
-	Handoff    *HandoffService
+	Handoff *HandoffService
+	// Tasks and TeamOf serve /tasks: the board of the team of the chat's
+	// agent. Nil: off.
+	Tasks      tools.TaskBoard
+	TeamOf     func(agent string) (team, lead string, ok bool)
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery

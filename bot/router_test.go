@@ -240,8 +240,10 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		}
 	}
 	r = bot.NewRouter(bot.Options{
-		Handoff: handoff,
-		Agents:  agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
+		Handoff: handoff, Tasks: db, TeamOf: func(agent string) (string, string, bool) {
+			return "crew", "default", agent == "default" || agent == "ops"
+		},
+		Agents: agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
@@ -136,6 +137,19 @@ func agentKinds(cfg *config.Config) func(string) string {
 		kinds[a.Name] = agentKind(a)
 	}
 	return func(name string) string { return kinds[name] }
+}
+
+// teamOf returns, for an agent, its team (the first it leads or belongs
+// to) and that team's lead.
+func teamOf(cfg *config.Config) func(string) (string, string, bool) {
+	return func(agent string) (string, string, bool) {
+		for _, tm := range cfg.Teams {
+			if tm.Lead == agent || slices.Contains(tm.Members, agent) {
+				return tm.Name, tm.Lead, true
+			}
+		}
+		return "", "", false
+	}
 }
 
 // bindingsOf converts config bindings.

@@ -1,0 +1,82 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+func TestTeamTasksTool(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	var mu sync.Mutex
+	var told []string
+	tool := tools.NewTeamTasks(tools.TeamTasksOptions{
+		Board: db,
+		TeamOf: func(agent string) (string, string, bool) {
+			switch agent {
+			case "lead", "m1", "m2":
+				return "incident", "lead", true
+			}
+			return "", "", false
+		},
+		Notify: func(_ context.Context, team, agent, text string) {
+			mu.Lock()
+			defer mu.Unlock()
+			told = append(told, team+"/"+agent+": "+text)
+		},
+	})
+	as := func(agent, args string) tools.Result {
+		c := tools.Call{Agent: agent, Session: agent + "/telegram:1", Channel: "telegram", ChatID: "1"}
+		return tool.Execute(tools.WithCall(ctx, c), json.RawMessage(args))
+	}
+	check := func(r tools.Result, wantErr bool, want string) {
+		t.Helper()
+		if r.IsError != wantErr || !strings.Contains(r.ForLLM, want) {
+			t.Fatalf("got %+v; want error=%v containing %q", r, wantErr, want)
+		}
+	}
+	check(as("outsider", `{"action":"list"}`), true, "not in a team")
+	check(as("lead", `{"action":"create","subject":"collect logs","priority":2}`), false, "created #")
+	first := firstID(t, as("lead", `{"action":"list"}`).ForLLM)
+	check(as("lead", `{"action":"create","subject":"write the postmortem","assignee":"m2","blocked_by":[`+first+`]}`), false, "[blocked]")
+	check(as("m1", `{"action":"claim","task_id":`+first+`}`), false, "you claimed #"+first)
+	check(as("m2", `{"action":"claim","task_id":`+first+`}`), true, "not open for claiming")
+	check(as("m2", `{"action":"complete","task_id":`+first+`,"result":"x"}`), true, "only the agent that claimed")
+	check(as("m1", `{"action":"progress","task_id":`+first+`,"percent":60,"text":"most nodes done"}`), false, "progress 60%")
+	check(as("m1", `{"action":"complete","task_id":`+first+`,"result":"logs in the bucket"}`), false, "unblocked #")
+	if len(told) != 1 || !strings.HasPrefix(told[0], "incident/m2: Task #") {
+		t.Fatalf("told = %q; want m2 told its task is unblocked", told)
+	}
+	second := firstID(t, as("m2", `{"action":"list"}`).ForLLM)
+	check(as("m2", `{"action":"claim","task_id":`+second+`}`), false, "claimed by m2")
+	check(as("m2", `{"action":"comment","task_id":`+second+`,"type":"blocker","text":"no access to the wiki"}`), false, "the lead (lead) is told")
+	if len(told) != 2 || !strings.Contains(told[1], "incident/lead: Task #"+second) || !strings.Contains(told[1], "no access to the wiki") {
+		t.Fatalf("told = %q; want the lead told of the blocker", told)
+	}
+	check(as("lead", `{"action":"get","task_id":`+second+`}`), false, "[blocker] m2: no access to the wiki")
+	check(as("lead", `{"action":"search","query":"postmortem"}`), false, "write the postmortem")
+	check(as("lead", `{"action":"list","status":"all","order":"newest"}`), false, "[failed] write the postmortem")
+	check(as("lead", `{"action":"get","task_id":424242}`), true, "no such task")
+	check(as("lead", `{"action":"claim"}`), true, `pass "task_id"`)
+	check(as("lead", `{"action":"fly"}`), true, "unknown action")
+}
+
+// firstID returns the id of the first task line in a list.
+func firstID(t *testing.T, list string) string {
+	t.Helper()
+	i := strings.Index(list, "#")
+	if i < 0 {
+		t.Fatalf("no task in %q", list)
+	}
+	j := i + 1
+	for j < len(list) && list[j] >= '0' && list[j] <= '9' {
+		j++
+	}
+	return list[i+1 : j]
+}
