@@ -152,6 +152,18 @@ func teamOf(cfg *config.Config) func(string) (string, string, bool) {
 	}
 }
 
+// teamMembers returns the agents of a team, lead first.
+func teamMembers(cfg *config.Config) func(string) []string {
+	return func(team string) []string {
+		for _, tm := range cfg.Teams {
+			if tm.Name == team {
+				return append([]string{tm.Lead}, tm.Members...)
+			}
+		}
+		return nil
+	}
+}
+
 // bindingsOf converts config bindings.
 func bindingsOf(cfg *config.Config) []bot.Binding {
 	out := make([]bot.Binding, 0, len(cfg.Bindings))

@@ -238,7 +238,8 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	})
 	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds, Embedder: embedder})...)
 	fsTools = append(fsTools, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
-	fsTools = append(fsTools, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg)}))
+	fsTools = append(fsTools, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg)}),
+		tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg)}))
 	fsTools = append(fsTools, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,

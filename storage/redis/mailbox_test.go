@@ -1,0 +1,108 @@
+package redis_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	sbredis "github.com/switchboard-chat/switchboard/storage/redis"
+	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
+)
+
+// TestMailboxEveryMessageReadExactlyOnce: 1 000 messages between three
+// agents, read by two replicas at once while a third reader takes a batch
+// and dies before confirming it: every message is read exactly once (the
+// dead reader's batch is delivered again), and repeating a read returns
+// the same batch.
+func TestMailboxEveryMessageReadExactlyOnce(t *testing.T) {
+	old := sbredis.SetMailReclaim(300 * time.Millisecond)
+	defer sbredis.SetMailReclaim(old)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	url, prefix := redistest.URL(t), redistest.Prefix(t)
+	a, b := openStore(t, url, prefix), openStore(t, url, prefix)
+	members := []string{"lead", "m1", "m2"}
+	sent := map[string]bool{}
+	for i := range 1000 {
+		from, to := members[i%3], members[(i+1)%3]
+		store := a
+		if i%2 == 1 {
+			store = b
+		}
+		id, err := store.Send(ctx, "crew", from, to, fmt.Sprintf("msg %d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent[to+"/"+id] = true
+	}
+	// A reader on a third replica takes 100 of m1's messages and dies
+	// before confirming them.
+	raw := goredis.NewClient(mustOptions(t, url))
+	defer raw.Close()
+	res, err := raw.XReadGroup(ctx, &goredis.XReadGroupArgs{Group: "readers", Consumer: "dead-replica",
+		Streams: []string{prefix + "team:crew:inbox:m1", ">"}, Count: 100, Block: -1}).Result()
+	if err != nil || len(res) != 1 || len(res[0].Messages) != 100 {
+		t.Fatalf("the dying reader got %v, %v", res, err)
+	}
+
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var wg sync.WaitGroup
+	reads := 0
+	for r, store := range []*sbredis.Store{a, b} {
+		for _, m := range members {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := 0; ctx.Err() == nil; n++ {
+					key := fmt.Sprintf("replica%d/%s/read%d", r, m, n)
+					msgs, err := store.Read(ctx, "crew", m, key, 37)
+					if err != nil {
+						t.Errorf("read: %v", err)
+						return
+					}
+					again, err := store.Read(ctx, "crew", m, key, 37)
+					if err != nil || len(again) != len(msgs) {
+						t.Errorf("repeating read %s gave %d messages, first %d (%v)", key, len(again), len(msgs), err)
+					}
+					mu.Lock()
+					reads++
+					for _, msg := range msgs {
+						seen[m+"/"+msg.ID]++
+					}
+					done := len(seen) >= len(sent)
+					mu.Unlock()
+					if done {
+						return
+					}
+					if len(msgs) == 0 {
+						time.Sleep(50 * time.Millisecond)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	for id := range sent {
+		if seen[id] != 1 {
+			t.Errorf("message %s read %d times", id, seen[id])
+		}
+	}
+	if len(seen) != len(sent) {
+		t.Errorf("%d messages read, %d sent", len(seen), len(sent))
+	}
+	t.Logf("%d reads by two replicas", reads)
+}
+
+func mustOptions(t *testing.T, url string) *goredis.Options {
+	t.Helper()
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
