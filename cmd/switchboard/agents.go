@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
@@ -105,7 +107,11 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 				return gate.Check(ctx, call, t, args)
 			},
 			Context: func(ctx context.Context, call tools.Call) (string, error) {
-				return tools.ContextPrompt(ctx, d.st.db, kind, call)
+				text, err := tools.ContextPrompt(ctx, d.st.db, kind, call)
+				if team := teamPrompt(d.cfg, spec.Name); team != "" {
+					text = strings.TrimSpace(text + "\n\n" + team)
+				}
+				return text, err
 			},
 		}
 		d.log.Info("agent ready", "agent", spec.Name, "provider", llm.Provider, "model", llm.Model, "tools", len(allowed))
@@ -150,6 +156,36 @@ func teamOf(cfg *config.Config) func(string) (string, string, bool) {
 		}
 		return "", "", false
 	}
+}
+
+// teamPrompt is the TEAM.md section only a team's lead gets: its
+// teammates and their roles, and how to work with them. Members find
+// their context through the tools.
+func teamPrompt(cfg *config.Config, agent string) string {
+	desc := map[string]string{cfg.Agent.Name: cfg.Agent.Description}
+	for _, a := range cfg.Agents {
+		desc[a.Name] = a.Description
+	}
+	var b strings.Builder
+	for _, tm := range cfg.Teams {
+		if tm.Lead != agent {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("## TEAM.md")
+		}
+		fmt.Fprintf(&b, "\nYou lead team %s. Your teammates:", tm.Name)
+		for _, m := range tm.Members {
+			role := desc[m]
+			if role == "" {
+				role = "no description"
+			}
+			fmt.Fprintf(&b, "\n- %s: %s", m, role)
+		}
+		b.WriteString("\nSplit work into tasks with team_tasks (create, with blocked_by for order), talk to teammates " +
+			"with team_message, and give the person you work for one final answer.")
+	}
+	return b.String()
 }
 
 // teamMembers returns the agents of a team, lead first.
