@@ -36,9 +36,7 @@ bindings:
   - chat: "telegram:71"
     agent: ops
 `
-	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, dir, cfg)
 	llm.Handle(func(r llmtest.Request) llmtest.Reply {
 		last := r.Messages[len(r.Messages)-1]
 		switch {
@@ -115,9 +113,7 @@ tools:
   profile: coder
   approvals: {mutatng: ask}
 `
-	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, dir, cfg)
 	for _, command := range []string{"serve", "doctor"} {
 		d := startDaemon(t, dir, "", nil, command)
 		code, err := d.wait(ctx)
@@ -216,9 +212,7 @@ func TestE2EContextFilesAndMemory(t *testing.T) {
 	})
 	dir := t.TempDir()
 	cfg := "tools:\n  approvals: {mutating: allow}\n"
-	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, dir, cfg)
 	addr := freeAddr(t)
 	env := externalEnv(t, tg, llm, addr)
 	d := startDaemon(t, dir, addr, env)
@@ -287,9 +281,7 @@ func TestE2EMessagingAndSessionsTools(t *testing.T) {
 		return llmtest.Echo(r)
 	})
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte("tools:\n  approvals: {mutating: allow}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, dir, "tools:\n  approvals: {mutating: allow}\n")
 	addr := freeAddr(t)
 	env := externalEnv(t, tg, llm, addr)
 	env["SWITCHBOARD_ADMINS"] = "telegram:77"
@@ -345,9 +337,7 @@ bindings:
   - chat: "discord:800000000000000077"
     agent: ops
 `
-	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, dir, cfg)
 	addr := freeAddr(t)
 	env := externalEnv(t, nil, llm, addr)
 	env["SWITCHBOARD_SLACK_BOT_TOKEN"] = slackBot
@@ -404,9 +394,7 @@ func TestE2EToolPolicyOnSlackAndDiscord(t *testing.T) {
 	llm := llmtest.NewServer()
 	defer llm.Close()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte("tools:\n  deny: [exec]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, dir, "tools:\n  deny: [exec]\n")
 	const boss = "700000000000000001"
 	addr := freeAddr(t)
 	env := externalEnv(t, nil, llm, addr)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,22 +28,7 @@ func TestE2EHandoffAcrossReplicasRestartsAndFlush(t *testing.T) {
 	})
 	base := externalEnv(t, tg, llm, "")
 	cfg := "agents:\n  - name: ops\n    model: ops-model\n"
-	start := func() *daemonProc {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		env := map[string]string{}
-		for k, v := range base {
-			env[k] = v
-		}
-		addr := freeAddr(t)
-		env["SWITCHBOARD_HTTP_LISTEN"] = addr
-		env["SWITCHBOARD_DATA_DIR"] = filepath.Join(dir, "data")
-		d := startDaemon(t, dir, addr, env)
-		d.waitReady(ctx)
-		return d
-	}
+	start := func() *daemonProc { return startReplica(ctx, t, base, cfg) }
 	const chat = 6161
 	ask := func(text, want string) {
 		t.Helper()

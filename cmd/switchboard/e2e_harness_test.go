@@ -386,3 +386,29 @@ func reachableDir(t *testing.T) string {
 	}
 	return d
 }
+
+// writeConfig writes cfg as dir's switchboard.yaml.
+func writeConfig(t *testing.T, dir, cfg string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startReplica starts one more daemon on base's stores, in a directory of
+// its own with cfg as its config file, and waits until it is ready.
+func startReplica(ctx context.Context, t *testing.T, base map[string]string, cfg string) *daemonProc {
+	t.Helper()
+	dir := t.TempDir()
+	writeConfig(t, dir, cfg)
+	env := map[string]string{}
+	for k, v := range base {
+		env[k] = v
+	}
+	addr := freeAddr(t)
+	env["SWITCHBOARD_HTTP_LISTEN"] = addr
+	env["SWITCHBOARD_DATA_DIR"] = filepath.Join(dir, "data")
+	d := startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+	return d
+}

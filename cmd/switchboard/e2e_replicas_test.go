@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,20 +39,7 @@ func TestE2EJobExactlyOncePerSlotAcrossReplicas(t *testing.T) {
 `
 	var replicas []*daemonProc
 	for range 3 {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		env := map[string]string{}
-		for k, v := range base {
-			env[k] = v
-		}
-		addr := freeAddr(t)
-		env["SWITCHBOARD_HTTP_LISTEN"] = addr
-		env["SWITCHBOARD_DATA_DIR"] = filepath.Join(dir, "data")
-		d := startDaemon(t, dir, addr, env)
-		d.waitReady(ctx)
-		replicas = append(replicas, d)
+		replicas = append(replicas, startReplica(ctx, t, base, cfg))
 	}
 	db, err := pgx.Connect(ctx, base["SWITCHBOARD_DATABASE_URL"])
 	if err != nil {
