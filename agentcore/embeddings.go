@@ -29,23 +29,12 @@ var _ tools.Embedder = (*Embedder)(nil)
 
 // NewEmbedder returns an Embedder.
 func NewEmbedder(o EmbedderOptions) *Embedder {
-	base := o.BaseURL
-	if base == "" {
-		base = openAIDefaultBaseURL
-	}
-	key := o.APIKey
-	if key == "" {
-		key = openAINoKey
-	}
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	return &Embedder{
-		client: openai.NewClient(option.WithBaseURL(base), option.WithAPIKey(key), option.WithMaxRetries(1),
-			option.WithRequestTimeout(timeout)),
-		model: o.Model,
-	}
+	_, ro := openAIClientOptions(o.BaseURL, o.APIKey, 1)
+	return &Embedder{client: openai.NewClient(append(ro, option.WithRequestTimeout(timeout))...), model: o.Model}
 }
 
 // Embed implements tools.Embedder.

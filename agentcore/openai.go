@@ -48,22 +48,23 @@ type OpenAI struct {
 	maxCompletionTokens bool
 }
 
-// NewOpenAI returns a provider for the API at opts.BaseURL. It does no I/O.
-// The SDK's own retries are off; wrap the provider with WithRetry.
-func NewOpenAI(opts OpenAIOptions) *OpenAI {
-	base := opts.BaseURL
+// openAIClientOptions returns the base URL (the default when empty) and
+// the SDK options every OpenAI-compatible client here starts from: base
+// URL, key (a placeholder when empty: local servers need none) and retries.
+func openAIClientOptions(base, key string, retries int) (string, []option.RequestOption) {
 	if base == "" {
 		base = openAIDefaultBaseURL
 	}
-	key := opts.APIKey
 	if key == "" {
 		key = openAINoKey
 	}
-	ro := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithAPIKey(key),
-		option.WithMaxRetries(0),
-	}
+	return base, []option.RequestOption{option.WithBaseURL(base), option.WithAPIKey(key), option.WithMaxRetries(retries)}
+}
+
+// NewOpenAI returns a provider for the API at opts.BaseURL. It does no I/O.
+// The SDK's own retries are off; wrap the provider with WithRetry.
+func NewOpenAI(opts OpenAIOptions) *OpenAI {
+	base, ro := openAIClientOptions(opts.BaseURL, opts.APIKey, 0)
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
 	}
