@@ -32,16 +32,16 @@ func (r *Router) cmdContext(ctx context.Context, in channels.Inbound, args strin
 	usage := "Usage: /context · /context NAME · /context set NAME TEXT · /context clear NAME (NAME: " +
 		strings.Join(tools.ContextFiles, ", ") + ")"
 	if len(fields) == 0 {
+		found, err := r.opts.Docs.GetDocs(ctx, agent, []string{"", tools.UserScope(in.Identity())}, tools.ContextFiles)
+		if err != nil {
+			return "Could not read the context files right now (storage unavailable); try again later."
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "Context files of agent %s:\n", agent)
 		for _, name := range tools.ContextFiles {
-			text, err := r.opts.Docs.GetDoc(ctx, tools.DocKey{Agent: agent, Scope: scopeOf(name), Path: name})
-			switch {
-			case err == nil:
+			if text, ok := found[scopeOf(name)][name]; ok {
 				fmt.Fprintf(&b, "- %s (%d bytes)\n", name, len(text))
-			case !errors.Is(err, tools.ErrNoDoc):
-				return "Could not read the context files right now (storage unavailable); try again later."
-			default:
+			} else {
 				fmt.Fprintf(&b, "- %s (not set)\n", name)
 			}
 		}

@@ -54,7 +54,7 @@ var _ tools.Handoffer = (*HandoffService)(nil)
 // binding's. A route storage failure falls back to the binding (logged).
 func (s *HandoffService) AgentAt(ctx context.Context, addr channels.Address) string {
 	bound := s.Directory.Bound(addr)
-	if s == nil || s.Routes == nil {
+	if s.Routes == nil {
 		return bound
 	}
 	r, err := s.Routes.Current(ctx, addr.String())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -41,8 +42,9 @@ type DocStore interface {
 	GetDoc(ctx context.Context, key DocKey) (string, error)
 	// PutDoc stores content; empty content deletes the document.
 	PutDoc(ctx context.Context, key DocKey, content string) error
-	// ListDocs lists the paths an agent has in scope.
-	ListDocs(ctx context.Context, agent, scope string) ([]string, error)
+	// GetDocs returns, in one read, the agent's documents at any of paths
+	// in any of scopes, by scope and then path.
+	GetDocs(ctx context.Context, agent string, scopes, paths []string) (map[string]map[string]string, error)
 	// SearchMemory ranks the memory documents of agent in scopes that
 	// match query, best first.
 	SearchMemory(ctx context.Context, agent string, scopes []string, query string, limit int) ([]MemoryHit, error)
@@ -97,16 +99,27 @@ func docScopes(kind string, c Call, p string) (write string, read []string) {
 // call (see ContextFiles for who sees which) as system prompt sections,
 // in ContextFiles order; "" when there are none.
 func ContextPrompt(ctx context.Context, docs DocStore, kind string, c Call) (string, error) {
+	// Every scope any context file may come from, read in one query.
+	var scopes []string
+	for _, name := range ContextFiles {
+		_, read := docScopes(kind, c, name)
+		for _, sc := range read {
+			if !slices.Contains(scopes, sc) {
+				scopes = append(scopes, sc)
+			}
+		}
+	}
+	found, err := docs.GetDocs(ctx, c.Agent, scopes, ContextFiles)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	for _, name := range ContextFiles {
 		_, read := docScopes(kind, c, name)
 		for _, scope := range read {
-			text, err := docs.GetDoc(ctx, DocKey{Agent: c.Agent, Scope: scope, Path: name})
-			if errors.Is(err, ErrNoDoc) {
+			text, ok := found[scope][name]
+			if !ok {
 				continue
-			}
-			if err != nil {
-				return "", err
 			}
 			if strings.TrimSpace(text) != "" {
 				if b.Len() > 0 {

@@ -58,18 +58,29 @@ func (db *DB) PutDoc(ctx context.Context, key tools.DocKey, content string) erro
 	return nil
 }
 
-// ListDocs implements tools.DocStore.
-func (db *DB) ListDocs(ctx context.Context, agent, scope string) ([]string, error) {
-	rows, err := db.pool.Query(ctx, `SELECT path FROM agent_docs WHERE agent = $1 AND scope = $2 ORDER BY path LIMIT 1000`,
-		storable(agent), storable(scope))
+// GetDocs implements tools.DocStore: one query for every scope and path.
+func (db *DB) GetDocs(ctx context.Context, agent string, scopes, paths []string) (map[string]map[string]string, error) {
+	rows, err := db.pool.Query(ctx, `SELECT scope, path, content FROM agent_docs
+		WHERE agent = $1 AND scope = ANY($2) AND path = ANY($3)`, storable(agent), scopes, paths)
 	if err != nil {
-		return nil, fmt.Errorf("list docs: %w", err)
+		return nil, fmt.Errorf("get docs: %w", err)
 	}
-	paths, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("list docs: %w", err)
+	defer rows.Close()
+	out := map[string]map[string]string{}
+	for rows.Next() {
+		var scope, path, content string
+		if err := rows.Scan(&scope, &path, &content); err != nil {
+			return nil, fmt.Errorf("get docs: %w", err)
+		}
+		if out[scope] == nil {
+			out[scope] = map[string]string{}
+		}
+		out[scope][path] = content
 	}
-	return paths, nil
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("get docs: %w", err)
+	}
+	return out, nil
 }
 
 // SearchMemory implements tools.DocStore with PostgreSQL full-text search
