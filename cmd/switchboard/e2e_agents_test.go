@@ -12,7 +12,6 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/channels/discord/discordtest"
 	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
-	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
 // TestE2ENamedAgentsAndPolicy: two agents bound to two chats answer with
@@ -21,10 +20,7 @@ import (
 // reaching the approvers; /agents lists both.
 func TestE2ENamedAgentsAndPolicy(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	dir := t.TempDir()
 	canary := filepath.Join(dir, "canary")
 	cfg := `agents:
@@ -137,10 +133,7 @@ tools:
 // reads it back without asking.
 func TestE2EAskClassToolGetsButtons(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	llm.Handle(func(r llmtest.Request) llmtest.Reply {
 		last := r.Messages[len(r.Messages)-1]
 		switch {
@@ -191,10 +184,7 @@ func systemOf(r llmtest.Request) string {
 // memory_search in that chat after a restart.
 func TestE2EContextFilesAndMemory(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	llm.Handle(func(r llmtest.Request) llmtest.Reply {
 		last := r.Messages[len(r.Messages)-1]
 		switch {
@@ -253,10 +243,7 @@ func TestE2EContextFilesAndMemory(t *testing.T) {
 // forum group, and lists and reads its sessions.
 func TestE2EMessagingAndSessionsTools(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	const group = -1005550001
 	llm.Handle(func(r llmtest.Request) llmtest.Reply {
 		last := r.Messages[len(r.Messages)-1]

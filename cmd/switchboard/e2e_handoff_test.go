@@ -9,7 +9,6 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
-	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
 // TestE2EHandoffAcrossReplicasRestartsAndFlush: two replicas on one Redis
@@ -18,10 +17,7 @@ import (
 // Redis (restored from Postgres); /handoff back returns the chat.
 func TestE2EHandoffAcrossReplicasRestartsAndFlush(t *testing.T) {
 	ctx := testCtx(t, 3*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	llm.Handle(func(r llmtest.Request) llmtest.Reply {
 		last := r.Messages[len(r.Messages)-1]
 		return llmtest.Reply{Text: r.Model + " says: " + last.Content}

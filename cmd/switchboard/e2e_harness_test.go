@@ -412,3 +412,13 @@ func startReplica(ctx context.Context, t *testing.T, base map[string]string, cfg
 	d.waitReady(ctx)
 	return d
 }
+
+// fakes starts a fake Telegram and a fake LLM, closed when the test ends.
+func fakes(t *testing.T) (*telegramtest.Server, *llmtest.Server) {
+	t.Helper()
+	tg := telegramtest.NewServer(testToken)
+	t.Cleanup(tg.Close)
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	return tg, llm
+}
