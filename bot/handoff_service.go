@@ -54,8 +54,8 @@ var _ tools.Handoffer = (*HandoffService)(nil)
 // binding's. A route storage failure falls back to the binding (logged).
 func (s *HandoffService) AgentAt(ctx context.Context, addr channels.Address) string {
 	bound := s.Directory.Bound(addr)
-	if s.Routes == nil {
-		return bound
+	if s.Routes == nil || len(s.Directory.Names) < 2 {
+		return bound // with one agent there is nowhere to hand off to: no lookup
 	}
 	r, err := s.Routes.Current(ctx, addr.String())
 	if err != nil {
