@@ -105,11 +105,10 @@ func (r *Router) decideAccess(ctx context.Context, in channels.Inbound, id, choi
 		tell = "Sorry, an admin declined your access request."
 	}
 	r.post.answer(ctx, in, verb+".")
-	if msgs, err := r.messagesOf(ctx, KindAccessRequest, req.ID); err == nil {
-		for _, m := range msgs {
-			r.post.edit(ctx, m.To, m.PlatformMessageID, fmt.Sprintf("%s %s access for %s (`%s`) — %s",
-				statusIcon(req.Status), verb, escapeName(req.DisplayName), req.Identity, presser))
-		}
+	if r.opts.DecisionMessages != nil {
+		r.post.editDecisions(ctx, r.opts.DecisionMessages, KindAccessRequest, req.ID, func(DecisionMessage) string {
+			return fmt.Sprintf("%s %s access for %s (`%s`) — %s", statusIcon(req.Status), verb, escapeName(req.DisplayName), req.Identity, presser)
+		})
 	}
 	r.send(ctx, OutboxMessage{To: req.Chat, Text: tell})
 }
@@ -146,17 +145,6 @@ func (r *Router) rememberMessage(ctx context.Context, kind, subject string, outb
 	if err := r.opts.DecisionMessages.AddDecisionMessage(ctx, kind, subject, outboxID, role); err != nil {
 		r.log.Warn("remember decision message", "kind", kind, "id", subject, "err", err)
 	}
-}
-
-func (r *Router) messagesOf(ctx context.Context, kind, subject string) ([]DecisionMessage, error) {
-	if r.opts.DecisionMessages == nil {
-		return nil, errors.New("no decision message store")
-	}
-	msgs, err := r.opts.DecisionMessages.DecisionMessagesOf(ctx, kind, subject)
-	if err != nil {
-		r.log.Warn("load decision messages", "kind", kind, "id", subject, "err", err)
-	}
-	return msgs, err
 }
 
 // noticeOnce sends text unless the notice under key was given in the last

@@ -347,18 +347,13 @@ func (s *Approvals) finish(ctx context.Context, a Approval) {
 	if s.o.Messages == nil {
 		return
 	}
-	msgs, err := s.o.Messages.DecisionMessagesOf(ctx, KindApproval, a.ID)
-	if err != nil {
-		s.o.Logger.Warn("load decision messages", "approval_id", a.ID, "err", err)
-		return
-	}
-	for _, m := range msgs {
+	s.post.editDecisions(ctx, s.o.Messages, KindApproval, a.ID, func(m DecisionMessage) string {
 		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + commandBlock(a.Command) + warningLines(a)
 		if m.Role == "requester" && a.Status == StatusExpired {
 			text += "\nAsk again if it is still needed."
 		}
-		s.post.edit(ctx, m.To, m.PlatformMessageID, text)
-	}
+		return text
+	})
 }
 
 // Pending lists pending approvals for /approvals.

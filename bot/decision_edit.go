@@ -1,0 +1,64 @@
+package bot
+
+import (
+	"context"
+	"time"
+)
+
+// How long editDecisions waits for a message that was not yet delivered
+// when its subject was decided, and how often it looks.
+const (
+	undeliveredEditWait = 30 * time.Second
+	undeliveredEditPoll = 100 * time.Millisecond
+)
+
+// editDecisions edits every message about a decided subject (an approval,
+// an access request) to show the outcome, without buttons. A message the
+// outbox has not delivered yet has no platform id to edit (a press can
+// come in between the send and its being recorded): it is edited as soon
+// as its delivery is recorded, for up to 30 s, in the background.
+func (p *poster) editDecisions(ctx context.Context, store DecisionMessages, kind, subject string, text func(DecisionMessage) string) {
+	if store == nil {
+		return
+	}
+	msgs, err := store.DecisionMessagesOf(ctx, kind, subject)
+	if err != nil {
+		p.log.Warn("load decision messages", "kind", kind, "id", subject, "err", err)
+		return
+	}
+	waiting := map[int64]bool{}
+	for _, m := range msgs {
+		if m.PlatformMessageID == "" {
+			waiting[m.OutboxID] = true
+			continue
+		}
+		p.edit(ctx, m.To, m.PlatformMessageID, text(m))
+	}
+	if len(waiting) == 0 {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undeliveredEditWait)
+		defer cancel()
+		tick := time.NewTicker(undeliveredEditPoll)
+		defer tick.Stop()
+		for len(waiting) > 0 {
+			select {
+			case <-ctx.Done():
+				p.log.Warn("a decided message was not delivered in time to show the outcome", "kind", kind, "id", subject)
+				return
+			case <-tick.C:
+			}
+			msgs, err := store.DecisionMessagesOf(ctx, kind, subject)
+			if err != nil {
+				continue
+			}
+			for _, m := range msgs {
+				if waiting[m.OutboxID] && m.PlatformMessageID != "" {
+					delete(waiting, m.OutboxID)
+					p.edit(ctx, m.To, m.PlatformMessageID, text(m))
+				}
+			}
+		}
+	}()
+}
