@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -86,16 +87,38 @@ func baseEnv() []string {
 }
 
 // freeAddr returns a loopback host:port nothing listens on right now.
+//
+// The port comes from below Linux's ephemeral range (32768–60999), so no
+// listener that asks the kernel for any free port (the in-process Redis,
+// the embedded PostgreSQL, httptest servers) can take it between this
+// check and the daemon's listen; within this test binary no port is handed
+// out twice.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen: %v", err)
+	handedOutMu.Lock()
+	defer handedOutMu.Unlock()
+	for range 1000 {
+		port := 20000 + rand.IntN(12000)
+		if handedOut[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		_ = ln.Close()
+		handedOut[port] = true
+		return ln.Addr().String()
 	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
+	t.Fatal("no free port below the ephemeral range")
+	return ""
 }
+
+// handedOut are the ports freeAddr gave out.
+var (
+	handedOutMu sync.Mutex
+	handedOut   = map[int]bool{}
+)
 
 // startDaemon runs `switchboard args…` in dir with env added to baseEnv.
 // httpAddr is where its HTTP server listens ("" when not needed).
