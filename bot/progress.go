@@ -61,8 +61,12 @@ type progress struct {
 // session lock (nil: none) until Stop.
 func (r *Router) startProgress(ctx context.Context, j laneJob, lock Lock) *progress {
 	ctx, cancel := context.WithCancel(ctx)
+	ch := r.opts.Channels[j.To.Platform]
+	if background(j.Session) {
+		ch = nil // a teammate's or subagent's work is not shown in the chat
+	}
 	p := &progress{
-		to: j.To, ch: r.opts.Channels[j.To.Platform], lock: lock, scrub: r.opts.Scrub,
+		to: j.To, ch: ch, lock: lock, scrub: r.opts.Scrub,
 		log: r.log.With("session", j.Session), cancel: cancel, done: make(chan struct{}),
 	}
 	go p.run(ctx, time.Now())

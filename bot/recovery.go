@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // RecoverOlderThan is how old a session's last step must be before a
@@ -27,13 +28,20 @@ func (r *Router) Recover(ctx context.Context, olderThan time.Duration) (int, err
 	}
 	n := 0
 	for _, u := range list {
-		key, err := agentcore.ParseSessionKey(u.Session)
-		if err != nil {
+		if _, err := agentcore.ParseSessionKey(u.Session); err != nil {
 			continue
 		}
-		to, err := channels.ParseAddress(key.Scope)
+		to, err := channels.ParseAddress(tools.OriginOf(u.Session))
 		if err != nil || r.opts.Channels[to.Platform] == nil {
-			continue // not a chat session, or its platform is off here
+			continue // not for a chat, or its platform is off here
+		}
+		if background(u.Session) {
+			// A team or subagent session: nothing of it goes to the chat
+			// directly; it only ever needs a run.
+			if u.NeedsRun && r.lanes.enqueue(laneJob{Session: u.Session, To: to, recovered: true}) {
+				n++
+			}
+			continue
 		}
 		if u.NeedsRun {
 			if r.lanes.enqueue(laneJob{Session: u.Session, To: to, recovered: true}) {

@@ -36,8 +36,10 @@ type Options struct {
 	Handoff *HandoffService
 	// Tasks and TeamOf serve /tasks: the board of the team of the chat's
 	// agent. Nil: off.
-	Tasks      tools.TaskBoard
-	TeamOf     func(agent string) (team, lead string, ok bool)
+	Tasks  tools.TaskBoard
+	TeamOf func(agent string) (team, lead string, ok bool)
+	// Team wakes teammates when work reaches them (see team.go).
+	Team       TeamOptions
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery

@@ -94,6 +94,11 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	res, err := agent.Run(ctx, agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
 		OnReply: func(ctx context.Context, rep agentcore.Reply) {
 			text := rep.Text
+			if background(j.Session) || isSilent(text) {
+				// A teammate's or subagent's replies stay in its session;
+				// a silent reply is meant for nobody.
+				return
+			}
 			if strings.TrimSpace(text) == "" {
 				text = noReplyFallback
 			}
@@ -125,7 +130,7 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 // queued (a crash came in between) before the run adds new ones, so they
 // reach the chat in order.
 func (r *Router) deliverOrphans(ctx context.Context, j laneJob) {
-	if r.opts.Recovery == nil {
+	if r.opts.Recovery == nil || background(j.Session) {
 		return
 	}
 	orphans, err := r.opts.Recovery.Undelivered(ctx, j.Session)
@@ -134,6 +139,9 @@ func (r *Router) deliverOrphans(ctx context.Context, j laneJob) {
 		return
 	}
 	for _, o := range orphans {
+		if isSilent(o.Content) {
+			continue
+		}
 		r.log.Info("delivering a reply a crash left unqueued", "session", j.Session, "seq", o.LastSeq)
 		r.send(context.WithoutCancel(ctx), OutboxMessage{Session: j.Session, SourceSeq: o.LastSeq, To: j.To, Text: o.Content})
 	}
@@ -157,6 +165,10 @@ func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
 	if aerr != nil {
 		r.log.Error("record failure failed", "session", j.Session, "err", aerr)
 		seq = 0
+	}
+	if background(j.Session) {
+		r.teamFailed(ctx, j.Session, userReason(err), id)
+		return
 	}
 	r.send(ctx, OutboxMessage{Session: j.Session, SourceSeq: seq, To: j.To, Text: text, ReplyTo: j.ReplyTo})
 }

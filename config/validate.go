@@ -223,6 +223,15 @@ func (c *Config) AgentNames() []string {
 	return names
 }
 
+// TeamNames returns the names of the configured teams.
+func (c *Config) TeamNames() []string {
+	names := make([]string, 0, len(c.Teams))
+	for _, t := range c.Teams {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
 // validateAgents checks agents:, bindings: and the agents jobs name.
 func (c *Config) validateAgents(add func(string, ...any)) {
 	seen := map[string]bool{c.Agent.Name: true}

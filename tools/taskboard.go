@@ -31,8 +31,11 @@ type Task struct {
 	Result       string
 	Progress     int // percent
 	ProgressNote string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Origin is the conversation (chat address) the task was created for:
+	// its lead hears the outcome there.
+	Origin    string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // TaskComment is a note or a blocker on a task.

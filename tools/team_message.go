@@ -12,15 +12,19 @@ import (
 // MailMessage is one team mailbox message.
 type MailMessage struct {
 	ID, From, To, Text string
-	At                 time.Time
+	// Origin is the conversation the sender worked for (a chat address):
+	// the recipient's work on it happens in that conversation's team
+	// session.
+	Origin string
+	At     time.Time
 }
 
 // Mailbox is the teams' mailbox (Redis Streams implement it): one stream
 // per member; a message is read once even with several replicas reading,
 // and one read but never confirmed (a crash) is delivered again.
 type Mailbox interface {
-	// Send puts text in to's inbox.
-	Send(ctx context.Context, team, from, to, text string) (string, error)
+	// Send puts m in m.To's inbox.
+	Send(ctx context.Context, team string, m MailMessage) (string, error)
 	// Read returns up to max unread messages of member and marks them
 	// read. readKey names the read (the tool call): repeating a read with
 	// the same key returns the same messages, not new ones.
@@ -113,7 +117,8 @@ func (t *TeamMessage) Execute(ctx context.Context, raw json.RawMessage) Result {
 			}
 		}
 		for _, m := range to {
-			if _, err := t.o.Mailbox.Send(ctx, team, call.Agent, m, a.Text); err != nil {
+			mail := MailMessage{From: call.Agent, To: m, Text: a.Text, Origin: OriginOf(call.Session)}
+			if _, err := t.o.Mailbox.Send(ctx, team, mail); err != nil {
 				return ErrorResult("the mailbox is unavailable right now; try again later")
 			}
 			if t.o.Activate != nil {

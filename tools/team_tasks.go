@@ -14,9 +14,32 @@ type TeamTasksOptions struct {
 	// TeamOf returns the team an agent belongs to (as lead or member) and
 	// that team's lead; ok is false for an agent in no team.
 	TeamOf func(agent string) (team, lead string, ok bool)
-	// Notify, when set, tells an agent about a task event (an unblocked
-	// task for its assignee, a blocker for the lead).
-	Notify func(ctx context.Context, team, agent, text string)
+	// Events, when set, hears about the changes teammates must act on (the
+	// bot wakes them: an assignee for a new or unblocked task, the lead for
+	// a blocker or when a conversation's last open task closes).
+	Events func(ctx context.Context, ev TaskEvent)
+}
+
+// The kinds of TaskEvent.
+const (
+	TaskEventReady   = "ready"   // created or unblocked: pending, to be claimed
+	TaskEventClosed  = "closed"  // completed or cancelled
+	TaskEventBlocker = "blocker" // a blocker failed it
+)
+
+// TaskEvent is one change on a team's board that teammates must act on.
+type TaskEvent struct {
+	Kind string
+	Team string
+	Task Task
+	By   string // the agent that made the change
+	Text string // a blocker's text
+}
+
+func (t *TeamTasks) emit(ctx context.Context, ev TaskEvent) {
+	if t.o.Events != nil {
+		t.o.Events(ctx, ev)
+	}
 }
 
 // TeamTasks is the team_tasks tool: the team's task board.
@@ -96,8 +119,12 @@ func (t *TeamTasks) Execute(ctx context.Context, raw json.RawMessage) Result {
 			return ErrorResult(`pass "subject"`)
 		}
 		task, err = t.o.Board.CreateTask(ctx, Task{Team: team, Subject: strings.TrimSpace(a.Subject), Description: a.Description,
-			Priority: a.Priority, BlockedBy: a.BlockedBy, Assignee: strings.TrimSpace(a.Assignee), CreatedBy: call.Agent})
+			Priority: a.Priority, BlockedBy: a.BlockedBy, Assignee: strings.TrimSpace(a.Assignee), CreatedBy: call.Agent,
+			Origin: OriginOf(call.Session)})
 		if err == nil {
+			if task.Status == TaskPending {
+				t.emit(ctx, TaskEvent{Kind: TaskEventReady, Team: team, Task: task, By: call.Agent})
+			}
 			return Result{ForLLM: "created " + taskLine(task)}
 		}
 	case "list":
@@ -156,10 +183,9 @@ func (t *TeamTasks) Execute(ctx context.Context, raw json.RawMessage) Result {
 			out := "completed " + taskLine(task)
 			for _, u := range unblocked {
 				out += "\nunblocked " + taskLine(u)
-				if t.o.Notify != nil && u.Assignee != "" {
-					t.o.Notify(ctx, team, u.Assignee, "Task #"+fmt.Sprint(u.ID)+" is unblocked and yours: "+u.Subject)
-				}
+				t.emit(ctx, TaskEvent{Kind: TaskEventReady, Team: team, Task: u, By: call.Agent})
 			}
+			t.emit(ctx, TaskEvent{Kind: TaskEventClosed, Team: team, Task: task, By: call.Agent})
 			return Result{ForLLM: out}
 		}
 	case "cancel":
@@ -168,6 +194,7 @@ func (t *TeamTasks) Execute(ctx context.Context, raw json.RawMessage) Result {
 		}
 		task, err = t.o.Board.CancelTask(ctx, team, a.TaskID, call.Agent)
 		if err == nil {
+			t.emit(ctx, TaskEvent{Kind: TaskEventClosed, Team: team, Task: task, By: call.Agent})
 			return Result{ForLLM: "cancelled " + taskLine(task)}
 		}
 	case "comment":
@@ -184,9 +211,7 @@ func (t *TeamTasks) Execute(ctx context.Context, raw json.RawMessage) Result {
 		task, err = t.o.Board.CommentTask(ctx, team, a.TaskID, call.Agent, kind, a.Text)
 		if err == nil {
 			if kind == "blocker" {
-				if t.o.Notify != nil && lead != call.Agent {
-					t.o.Notify(ctx, team, lead, fmt.Sprintf("Task #%d (%s) is blocked, reported by %s: %s", task.ID, task.Subject, call.Agent, a.Text))
-				}
+				t.emit(ctx, TaskEvent{Kind: TaskEventBlocker, Team: team, Task: task, By: call.Agent, Text: a.Text})
 				return Result{ForLLM: "reported the blocker; the task failed and the lead (" + lead + ") is told: " + taskLine(task)}
 			}
 			return Result{ForLLM: "noted on " + taskLine(task)}

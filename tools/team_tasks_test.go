@@ -3,6 +3,8 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,10 +27,10 @@ func TestTeamTasksTool(t *testing.T) {
 			}
 			return "", "", false
 		},
-		Notify: func(_ context.Context, team, agent, text string) {
+		Events: func(_ context.Context, ev tools.TaskEvent) {
 			mu.Lock()
 			defer mu.Unlock()
-			told = append(told, team+"/"+agent+": "+text)
+			told = append(told, fmt.Sprintf("%s %s #%d origin=%s by %s %s", ev.Team, ev.Kind, ev.Task.ID, ev.Task.Origin, ev.By, ev.Text))
 		},
 	})
 	as := func(agent, args string) tools.Result {
@@ -50,14 +52,19 @@ func TestTeamTasksTool(t *testing.T) {
 	check(as("m2", `{"action":"complete","task_id":`+first+`,"result":"x"}`), true, "only the agent that claimed")
 	check(as("m1", `{"action":"progress","task_id":`+first+`,"percent":60,"text":"most nodes done"}`), false, "progress 60%")
 	check(as("m1", `{"action":"complete","task_id":`+first+`,"result":"logs in the bucket"}`), false, "unblocked #")
-	if len(told) != 1 || !strings.HasPrefix(told[0], "incident/m2: Task #") {
-		t.Fatalf("told = %q; want m2 told its task is unblocked", told)
-	}
 	second := firstID(t, as("m2", `{"action":"list"}`).ForLLM)
+	want := []string{
+		"incident ready #" + first + " origin=telegram:1 by lead ",
+		"incident ready #" + second + " origin=telegram:1 by m1 ",
+		"incident closed #" + first + " origin=telegram:1 by m1 ",
+	}
+	if !slices.Equal(told, want) {
+		t.Fatalf("events = %q; want %q (the blocked task is ready only when unblocked)", told, want)
+	}
 	check(as("m2", `{"action":"claim","task_id":`+second+`}`), false, "claimed by m2")
 	check(as("m2", `{"action":"comment","task_id":`+second+`,"type":"blocker","text":"no access to the wiki"}`), false, "the lead (lead) is told")
-	if len(told) != 2 || !strings.Contains(told[1], "incident/lead: Task #"+second) || !strings.Contains(told[1], "no access to the wiki") {
-		t.Fatalf("told = %q; want the lead told of the blocker", told)
+	if len(told) != 4 || told[3] != "incident blocker #"+second+" origin=telegram:1 by m2 no access to the wiki" {
+		t.Fatalf("events = %q; want the blocker last", told)
 	}
 	check(as("lead", `{"action":"get","task_id":`+second+`}`), false, "[blocker] m2: no access to the wiki")
 	check(as("lead", `{"action":"search","query":"postmortem"}`), false, "write the postmortem")

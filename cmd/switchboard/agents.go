@@ -182,8 +182,10 @@ func teamPrompt(cfg *config.Config, agent string) string {
 			}
 			fmt.Fprintf(&b, "\n- %s: %s", m, role)
 		}
-		b.WriteString("\nSplit work into tasks with team_tasks (create, with blocked_by for order), talk to teammates " +
-			"with team_message, and give the person you work for one final answer.")
+		b.WriteString("\nSplit work into tasks with team_tasks (create, with an assignee, and blocked_by for order); talk to " +
+			"teammates with team_message. Teammates wake up when a task or message reaches them. Once you have delegated, " +
+			"end your turn with exactly " + bot.SilentReply + " if you have nothing for the person yet: when every task of " +
+			"this conversation is closed you get the outcomes as \"teammate:\" messages, and then you give the person one final answer.")
 	}
 	return b.String()
 }

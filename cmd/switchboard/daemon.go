@@ -167,6 +167,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Agent: agent, AgentName: cfg.Agent.Name,
 		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.db, Handoff: d.handoff,
 		Tasks: st.db, TeamOf: teamOf(cfg),
+		Team:    bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Members: teamMembers(cfg)},
 		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
 		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
@@ -238,8 +239,11 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	})
 	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds, Embedder: embedder})...)
 	fsTools = append(fsTools, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
-	fsTools = append(fsTools, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg)}),
-		tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg)}))
+	fsTools = append(fsTools, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
+		// The router exists by the time a tool runs.
+		Events: func(ctx context.Context, ev tools.TaskEvent) { d.router.TaskEvent(ctx, ev) }}),
+		tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg),
+			Activate: func(ctx context.Context, team, agent string) { d.router.MailArrived(ctx, team, agent) }}))
 	fsTools = append(fsTools, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
@@ -421,10 +425,14 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBackground()
 	var bg, chans sync.WaitGroup
-	bg.Add(3)
+	// teamMailInterval: how often every inbox is looked at for mail a crash
+	// or an outage left unmoved.
+	const teamMailInterval = 5 * time.Second
+	bg.Add(4)
 	go func() { defer bg.Done(); d.disp.Run(bgCtx) }()
 	go func() { defer bg.Done(); d.sched.Run(chCtx) }()
 	go func() { defer bg.Done(); d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
+	go func() { defer bg.Done(); d.router.RunTeamMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
 	for name, ch := range d.channels {
 		chans.Add(1)
 		go func() {

@@ -19,7 +19,8 @@ const maxUnfinished = 500
 // whose newest message is older than olderThan and was not followed through:
 // a user or tool message, or an assistant message whose tool calls have no
 // results yet (NeedsRun: the agent loop resumes from there), or a final
-// assistant reply with no outbox row delivering it (Content holds the reply).
+// assistant reply with no outbox row delivering it (Content holds the reply;
+// not a note, a silent reply or a teammate's reply, which are never sent).
 // The agent stores each step right after what the model saw and moves
 // messages that arrived meanwhile behind it (History.Insert), so an
 // unanswered user message is always at the end: the newest message tells.
@@ -38,11 +39,14 @@ func (db *DB) Unfinished(ctx context.Context, olderThan time.Duration) ([]bot.Un
 		       OR (m.role = 'assistant' AND coalesce(jsonb_array_length(m.tool_calls), 0) > 0)
 		       OR (m.role = 'assistant'
 		           AND (m.tool_calls IS NULL OR jsonb_array_length(m.tool_calls) = 0)
+		           AND m.external_id IS NULL -- a note for the agent (handoff, announcement)
+		           AND btrim(m.content, E' \t\r\n') <> $3 -- a reply meant for nobody
+		           AND s.key NOT LIKE '%/team:%' -- a teammate's replies stay in its session
 		           AND NOT EXISTS (SELECT 1 FROM outbox o
 		                           WHERE o.session_key = s.key AND o.source_seq = m.seq AND o.source_seq > 0)))
 		  AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.session_key = s.key AND a.status = 'pending')
 		ORDER BY m.created_at, s.key
-		LIMIT $2`, float64(olderThan.Microseconds()), maxUnfinished)
+		LIMIT $2`, float64(olderThan.Microseconds()), maxUnfinished, bot.SilentReply)
 	if err != nil {
 		return nil, fmt.Errorf("find unfinished sessions: %w", err)
 	}
@@ -75,8 +79,9 @@ func (db *DB) Undelivered(ctx context.Context, session string) ([]bot.Unfinished
 			WHERE s.key = $1 AND m.seq > s.last_seq - $2
 			  AND m.role = 'assistant' AND coalesce(jsonb_array_length(m.tool_calls), 0) = 0
 			  AND m.external_id IS NULL -- notes kept for the agent (handoff), never sent
+			  AND btrim(m.content, E' \t\r\n') <> $3 -- a reply meant for nobody
 			  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.session_key = s.key AND o.source_seq = m.seq)
-			ORDER BY m.seq`, session, undeliveredWindow)
+			ORDER BY m.seq`, session, undeliveredWindow, bot.SilentReply)
 		if err != nil {
 			return nil, err
 		}

@@ -34,6 +34,12 @@ func TestUnfinished(t *testing.T) {
 	appendAll("a/5-calling", user, calling)       // tool calls without results: resume
 	appendAll("a/6-recent", user)                 // too recent: maybe running elsewhere
 	appendAll("a/7-old-reply", user, final, user) // an outbox row for an older seq does not count
+	// Replies never sent, so never undelivered: a note for the agent, a
+	// silent reply, a teammate's reply (but its unanswered mail needs a run).
+	appendAll("a/8-note", user, final, agentcore.Message{Role: agentcore.RoleAssistant, Content: "[Handoff] note", ExternalID: "handoff-note:1"})
+	appendAll("a/9-silent", user, agentcore.Message{Role: agentcore.RoleAssistant, Content: " " + bot.SilentReply + "\n"})
+	appendAll("dev/team:eng:telegram:1", user, final)
+	appendAll("qa/team:eng:telegram:1", final, user)
 
 	if _, err := db.Enqueue(ctx, bot.OutboxMessage{Session: "a/4-delivered", SourceSeq: 2, Text: "done!"}); err != nil {
 		t.Fatal(err)
@@ -52,11 +58,12 @@ func TestUnfinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bot.Unfinished{
-		"a/1-user":      {Session: "a/1-user", LastSeq: 2, NeedsRun: true},
-		"a/2-tool":      {Session: "a/2-tool", LastSeq: 3, NeedsRun: true},
-		"a/3-final":     {Session: "a/3-final", LastSeq: 2, Content: "done!"},
-		"a/5-calling":   {Session: "a/5-calling", LastSeq: 2, NeedsRun: true},
-		"a/7-old-reply": {Session: "a/7-old-reply", LastSeq: 3, NeedsRun: true},
+		"a/1-user":               {Session: "a/1-user", LastSeq: 2, NeedsRun: true},
+		"a/2-tool":               {Session: "a/2-tool", LastSeq: 3, NeedsRun: true},
+		"a/3-final":              {Session: "a/3-final", LastSeq: 2, Content: "done!"},
+		"a/5-calling":            {Session: "a/5-calling", LastSeq: 2, NeedsRun: true},
+		"a/7-old-reply":          {Session: "a/7-old-reply", LastSeq: 3, NeedsRun: true},
+		"qa/team:eng:telegram:1": {Session: "qa/team:eng:telegram:1", LastSeq: 2, NeedsRun: true},
 	}
 	gotMap := map[string]bot.Unfinished{}
 	for _, u := range got {

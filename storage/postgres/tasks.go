@@ -14,12 +14,12 @@ import (
 var _ tools.TaskBoard = (*DB)(nil)
 
 const taskCols = `id, team, subject, description, priority, status, blocked_by, assignee, owner, created_by,
-	result, progress, progress_note, created_at, updated_at`
+	result, progress, progress_note, origin, created_at, updated_at`
 
 func scanTask(row pgx.Row) (tools.Task, error) {
 	var t tools.Task
 	err := row.Scan(&t.ID, &t.Team, &t.Subject, &t.Description, &t.Priority, &t.Status, &t.BlockedBy, &t.Assignee,
-		&t.Owner, &t.CreatedBy, &t.Result, &t.Progress, &t.ProgressNote, &t.CreatedAt, &t.UpdatedAt)
+		&t.Owner, &t.CreatedBy, &t.Result, &t.Progress, &t.ProgressNote, &t.Origin, &t.CreatedAt, &t.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, tools.ErrNoTask
 	}
@@ -58,10 +58,10 @@ func (db *DB) CreateTask(ctx context.Context, t tools.Task) (tools.Task, error) 
 		}
 		var err error
 		out, err = scanTask(tx.QueryRow(ctx, `INSERT INTO team_tasks
-				(team, subject, description, priority, status, blocked_by, assignee, created_by)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+taskCols,
+				(team, subject, description, priority, status, blocked_by, assignee, created_by, origin)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+taskCols,
 			storable(t.Team), storable(t.Subject), storable(t.Description), t.Priority, status, t.BlockedBy,
-			storable(t.Assignee), storable(t.CreatedBy)))
+			storable(t.Assignee), storable(t.CreatedBy), storable(t.Origin)))
 		if err != nil {
 			return err
 		}

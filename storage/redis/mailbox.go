@@ -42,17 +42,86 @@ func (s *Store) ensureGroup(ctx context.Context, stream string) error {
 }
 
 // Send implements tools.Mailbox (XADD, trimmed to about 10 000 messages).
-func (s *Store) Send(ctx context.Context, team, from, to, text string) (string, error) {
-	stream := s.inbox(team, to)
+func (s *Store) Send(ctx context.Context, team string, m tools.MailMessage) (string, error) {
+	stream := s.inbox(team, m.To)
 	if err := s.ensureGroup(ctx, stream); err != nil {
-		return "", fmt.Errorf("mailbox of %s: %w", to, err)
+		return "", fmt.Errorf("mailbox of %s: %w", m.To, err)
 	}
 	id, err := s.client.XAdd(ctx, &goredis.XAddArgs{Stream: stream, MaxLen: mailMaxLen, Approx: true,
-		Values: map[string]any{"from": from, "text": text, "at": time.Now().UnixMilli()}}).Result()
+		Values: map[string]any{"from": m.From, "text": m.Text, "origin": m.Origin, "at": time.Now().UnixMilli()}}).Result()
 	if err != nil {
-		return "", fmt.Errorf("send to %s: %w", to, err)
+		return "", fmt.Errorf("send to %s: %w", m.To, err)
 	}
 	return id, nil
+}
+
+// Fetch returns up to max unread messages of member without confirming
+// them: messages another reader took but never confirmed for 30 s (it
+// crashed) first, then new ones. Confirm each with Ack once it is stored
+// elsewhere; until then no other reader gets it, and after 30 s without
+// an Ack any reader does.
+func (s *Store) Fetch(ctx context.Context, team, member string, max int) ([]tools.MailMessage, error) {
+	stream := s.inbox(team, member)
+	if err := s.ensureGroup(ctx, stream); err != nil {
+		return nil, fmt.Errorf("mailbox of %s: %w", member, err)
+	}
+	entries, err := s.takeMail(ctx, stream, max)
+	if err != nil {
+		return nil, err
+	}
+	return mailOf(member, entries), nil
+}
+
+// Ack confirms that member's messages ids are taken care of.
+func (s *Store) Ack(ctx context.Context, team, member string, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := s.client.XAck(ctx, s.inbox(team, member), mailGroup, ids...).Err(); err != nil {
+		return fmt.Errorf("confirm mail of %s: %w", member, err)
+	}
+	return nil
+}
+
+// takeMail claims abandoned entries (XAUTOCLAIM), then reads new ones
+// (XREADGROUP), up to max in all.
+func (s *Store) takeMail(ctx context.Context, stream string, max int) ([]goredis.XMessage, error) {
+	consumer := s.inst.id
+	claimed, _, err := s.client.XAutoClaim(ctx, &goredis.XAutoClaimArgs{Stream: stream, Group: mailGroup,
+		Consumer: consumer, MinIdle: mailReclaim, Start: "0-0", Count: int64(max)}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("reclaim mailbox: %w", err)
+	}
+	entries := claimed
+	if len(entries) < max {
+		res, err := s.client.XReadGroup(ctx, &goredis.XReadGroupArgs{Group: mailGroup, Consumer: consumer,
+			Streams: []string{stream, ">"}, Count: int64(max - len(entries)), Block: -1}).Result()
+		if err != nil && !errors.Is(err, goredis.Nil) {
+			return nil, fmt.Errorf("read mailbox: %w", err)
+		}
+		for _, st := range res {
+			entries = append(entries, st.Messages...)
+		}
+	}
+	return entries, nil
+}
+
+// mailOf decodes stream entries of member's inbox.
+func mailOf(member string, entries []goredis.XMessage) []tools.MailMessage {
+	msgs := make([]tools.MailMessage, 0, len(entries))
+	for _, e := range entries {
+		m := tools.MailMessage{ID: e.ID, To: member}
+		m.From, _ = e.Values["from"].(string)
+		m.Text, _ = e.Values["text"].(string)
+		m.Origin, _ = e.Values["origin"].(string)
+		if ms, ok := e.Values["at"].(string); ok {
+			var n int64
+			fmt.Sscan(ms, &n)
+			m.At = time.UnixMilli(n)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
 }
 
 // Read implements tools.Mailbox. Messages another reader took but never
@@ -74,35 +143,13 @@ func (s *Store) Read(ctx context.Context, team, member, readKey string, max int)
 	if err := s.ensureGroup(ctx, stream); err != nil {
 		return nil, fmt.Errorf("mailbox of %s: %w", member, err)
 	}
-	consumer := s.inst.id
-	claimed, _, err := s.client.XAutoClaim(ctx, &goredis.XAutoClaimArgs{Stream: stream, Group: mailGroup,
-		Consumer: consumer, MinIdle: mailReclaim, Start: "0-0", Count: int64(max)}).Result()
+	entries, err := s.takeMail(ctx, stream, max)
 	if err != nil {
-		return nil, fmt.Errorf("reclaim mailbox: %w", err)
+		return nil, err
 	}
-	entries := claimed
-	if len(entries) < max {
-		res, err := s.client.XReadGroup(ctx, &goredis.XReadGroupArgs{Group: mailGroup, Consumer: consumer,
-			Streams: []string{stream, ">"}, Count: int64(max - len(entries)), Block: -1}).Result()
-		if err != nil && !errors.Is(err, goredis.Nil) {
-			return nil, fmt.Errorf("read mailbox: %w", err)
-		}
-		for _, st := range res {
-			entries = append(entries, st.Messages...)
-		}
-	}
-	msgs := make([]tools.MailMessage, 0, len(entries))
+	msgs := mailOf(member, entries)
 	ids := make([]string, 0, len(entries))
 	for _, e := range entries {
-		m := tools.MailMessage{ID: e.ID, To: member}
-		m.From, _ = e.Values["from"].(string)
-		m.Text, _ = e.Values["text"].(string)
-		if ms, ok := e.Values["at"].(string); ok {
-			var n int64
-			fmt.Sscan(ms, &n)
-			m.At = time.UnixMilli(n)
-		}
-		msgs = append(msgs, m)
 		ids = append(ids, e.ID)
 	}
 	batch, err := json.Marshal(msgs)

@@ -11,6 +11,7 @@ import (
 
 	sbredis "github.com/switchboard-chat/switchboard/storage/redis"
 	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // TestMailboxEveryMessageReadExactlyOnce: 1 000 messages between three
@@ -33,7 +34,7 @@ func TestMailboxEveryMessageReadExactlyOnce(t *testing.T) {
 		if i%2 == 1 {
 			store = b
 		}
-		id, err := store.Send(ctx, "crew", from, to, fmt.Sprintf("msg %d", i))
+		id, err := store.Send(ctx, "crew", tools.MailMessage{From: from, To: to, Text: fmt.Sprintf("msg %d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,4 +106,45 @@ func mustOptions(t *testing.T, url string) *goredis.Options {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// TestMailboxFetchThenAck: fetched mail is nobody else's until confirmed;
+// a fetcher that dies before Ack has its messages (origin included)
+// handed to the next fetcher once they are abandoned; confirmed mail is
+// never fetched again.
+func TestMailboxFetchThenAck(t *testing.T) {
+	old := sbredis.SetMailReclaim(300 * time.Millisecond)
+	defer sbredis.SetMailReclaim(old)
+	ctx := context.Background()
+	url, prefix := redistest.URL(t), redistest.Prefix(t)
+	a, b := openStore(t, url, prefix), openStore(t, url, prefix)
+	for i := range 3 {
+		if _, err := a.Send(ctx, "crew", tools.MailMessage{From: "lead", To: "m1", Text: fmt.Sprint("job ", i), Origin: "telegram:42"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := a.Fetch(ctx, "crew", "m1", 2)
+	if err != nil || len(got) != 2 || got[0].Text != "job 0" || got[0].Origin != "telegram:42" || got[0].From != "lead" {
+		t.Fatalf("Fetch = %+v, %v", got, err)
+	}
+	// a "dies" holding job 0 and 1; b gets only job 2 meanwhile.
+	again, err := b.Fetch(ctx, "crew", "m1", 10)
+	if err != nil || len(again) != 1 || again[0].Text != "job 2" {
+		t.Fatalf("second Fetch = %+v, %v; want only job 2", again, err)
+	}
+	if err := b.Ack(ctx, "crew", "m1", again[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	taken, err := b.Fetch(ctx, "crew", "m1", 10)
+	if err != nil || len(taken) != 2 || taken[0].ID != got[0].ID || taken[1].ID != got[1].ID {
+		t.Fatalf("after a's death Fetch = %+v, %v; want job 0 and 1 again", taken, err)
+	}
+	if err := b.Ack(ctx, "crew", "m1", taken[0].ID, taken[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if rest, err := a.Fetch(ctx, "crew", "m1", 10); err != nil || len(rest) != 0 {
+		t.Fatalf("confirmed mail fetched again: %+v, %v", rest, err)
+	}
 }

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+)
+
+// teamBrain scripts a lead and two teammates: the lead splits the request
+// into two assigned tasks and waits silently; each teammate claims its
+// task and completes it; the lead answers once with both outcomes.
+type teamBrain struct {
+	mu       sync.Mutex
+	leadRuns []string // what each lead request answered
+}
+
+var taskRef = regexp.MustCompile(`#(\d+)`)
+
+func (b *teamBrain) reply(r llmtest.Request) llmtest.Reply {
+	last := r.Messages[len(r.Messages)-1]
+	switch r.Model {
+	case "lead-model":
+		switch {
+		case last.Role == "user" && strings.Contains(last.Content, "[Team message from dev]"):
+			b.note("relay")
+			return llmtest.Reply{Text: "dev says: " + strings.TrimPrefix(last.Content, "[Team message from dev] ")}
+		case last.Role == "user" && strings.Contains(last.Content, "ask dev"):
+			b.note("mail")
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+				{Name: "team_message", Arguments: `{"action":"send","to":"dev","text":"which version do we ship?"}`}}}
+		case last.Role == "user" && strings.Contains(last.Content, "teammate:"):
+			b.note("answer")
+			return llmtest.Reply{Text: "Release notes ready.\n" + last.Content}
+		case last.Role == "user":
+			b.note("delegate")
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+				{Name: "team_tasks", Arguments: `{"action":"create","subject":"collect the changes","assignee":"dev"}`},
+				{Name: "team_tasks", Arguments: `{"action":"create","subject":"run the tests","assignee":"qa"}`},
+			}}
+		default:
+			b.note("wait")
+			return llmtest.Reply{Text: "NO_REPLY"}
+		}
+	case "dev-model", "qa-model":
+		who := strings.TrimSuffix(r.Model, "-model")
+		m := taskRef.FindStringSubmatch(last.Content)
+		switch {
+		case last.Role == "user" && strings.HasPrefix(last.Content, "[Team message from lead]"):
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "team_message",
+				Arguments: `{"action":"send","to":"lead","text":"` + who + ` ships v1.2"}`}}}
+		case last.Role == "user" && m != nil:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "team_tasks", Arguments: `{"action":"claim","task_id":` + m[1] + `}`}}}
+		case last.Role == "tool" && strings.HasPrefix(last.Content, "you claimed") && m != nil:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "team_tasks",
+				Arguments: fmt.Sprintf(`{"action":"complete","task_id":%s,"result":"%s finished it"}`, m[1], who)}}}
+		default:
+			return llmtest.Reply{Text: "done: " + last.Content}
+		}
+	}
+	return llmtest.Reply{Text: "unexpected model " + r.Model}
+}
+
+func (b *teamBrain) note(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.leadRuns = append(b.leadRuns, s)
+}
+
+func (b *teamBrain) runs() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.leadRuns...)
+}
+
+// TestE2ETeamLeadAnswersOnce: through the binary, a lead creates two
+// tasks; the two teammates are woken, claim and complete them; the lead
+// hears both outcomes as "teammate:" messages once the last task closes
+// and answers the user's chat exactly once (its silent turn sends nothing).
+// /tasks shows the board. Then mail: a message wakes its recipient, whose
+// answer by mail wakes the lead in the chat.
+func TestE2ETeamLeadAnswersOnce(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg, llm := fakes(t)
+	brain := &teamBrain{}
+	llm.Handle(brain.reply)
+	base := externalEnv(t, tg, llm, "")
+	cfg := `agents:
+  - name: lead
+    model: lead-model
+  - name: dev
+    description: collects changes
+    model: dev-model
+  - name: qa
+    description: runs tests
+    model: qa-model
+bindings:
+  - chat: "telegram:7171"
+    agent: lead
+teams:
+  - name: release
+    lead: lead
+    members: [dev, qa]
+`
+	startReplica(ctx, t, base, cfg)
+	const chat = 7171
+	after := lastID(tg, chat)
+	tg.SendText(chat, chat, "Hal", "prepare the release notes")
+	answer := newReplyContaining(ctx, t, tg, chat, after, "Release notes ready.")
+	for _, want := range []string{"teammate: dev completed task #", "dev finished it", "teammate: qa completed task #", "qa finished it"} {
+		if !strings.Contains(answer.Visible, want) {
+			t.Errorf("the lead's answer lacks %q:\n%s", want, answer.Visible)
+		}
+	}
+	// Nothing else reaches the chat: not the silent turn, not a teammate,
+	// not recovery taking a silent or a teammate's reply for undelivered.
+	// Recovery passes run every second and take sessions idle for 3 s.
+	time.Sleep(4 * time.Second)
+	var replies []string
+	for _, m := range tg.Messages(chat) {
+		if m.ID > after && m.ID != answer.ID {
+			replies = append(replies, m.Visible)
+		}
+	}
+	if len(replies) > 0 {
+		t.Errorf("the chat got more than the one answer: %q", replies)
+	}
+	after = lastID(tg, chat)
+	if got := brain.runs(); strings.Join(got, ",") != "delegate,wait,answer" {
+		t.Errorf("lead turns = %v; want delegate, wait, answer", got)
+	}
+
+	tg.SendText(chat, chat, "Hal", "/tasks")
+	newReplyContaining(ctx, t, tg, chat, after, "Team release (lead lead) has no open tasks.")
+
+	// Mail: the lead asks dev, which is woken by the message, answers by
+	// mail, which wakes the lead in the chat.
+	after = lastID(tg, chat)
+	tg.SendText(chat, chat, "Hal", "ask dev which version we ship")
+	newReplyContaining(ctx, t, tg, chat, after, "dev says: dev ships v1.2")
+	if got := brain.runs(); strings.Join(got, ",") != "delegate,wait,answer,mail,wait,relay" {
+		t.Errorf("lead turns = %v", got)
+	}
+}
