@@ -63,6 +63,13 @@ type RunInput struct {
 	// OnStep, when set, is told about each tool call just before it runs
 	// (progress display: "working… exec ls -la").
 	OnStep func(c ToolCall)
+	// Allow, when set, narrows the agent's tools for this run (a
+	// subagent's deny lists): a tool is offered and callable only when
+	// both AllowTool and Allow accept it.
+	Allow func(tools.Tool) bool
+	// MaxIterations, when positive, bounds this run's loop instead of the
+	// agent's MaxIterations.
+	MaxIterations int
 }
 
 // Reply is one final answer of a run, stored at Seq in the session.
@@ -104,10 +111,13 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 	}
 	var res RunResult
 	maxIter := a.MaxIterations
+	if in.MaxIterations > 0 {
+		maxIter = in.MaxIterations
+	}
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIterations
 	}
-	specs := a.Tools.Specs(a.AllowTool)
+	specs := a.Tools.Specs(func(t tools.Tool) bool { return a.allows(in, t) })
 	system := a.systemPrompt(ctx, log, in)
 	turn := 0 // model calls in the current turn
 	for {
@@ -241,7 +251,7 @@ func (a *Agent) runTools(ctx context.Context, in RunInput, calls []ToolCall, wan
 		if call.Session == "" {
 			call.Session = in.Session
 		}
-		res := a.execute(ctx, call, c)
+		res := a.execute(ctx, in, call, c)
 		if res.Waiting != nil {
 			return res.Waiting, nil
 		}
@@ -255,9 +265,14 @@ func (a *Agent) runTools(ctx context.Context, in RunInput, calls []ToolCall, wan
 	return nil, nil
 }
 
-func (a *Agent) execute(ctx context.Context, call tools.Call, c ToolCall) tools.Result {
+// allows reports whether the run in may use t.
+func (a *Agent) allows(in RunInput, t tools.Tool) bool {
+	return (a.AllowTool == nil || a.AllowTool(t)) && (in.Allow == nil || in.Allow(t))
+}
+
+func (a *Agent) execute(ctx context.Context, in RunInput, call tools.Call, c ToolCall) tools.Result {
 	t, ok := a.Tools.Get(c.Name)
-	if !ok || (a.AllowTool != nil && !a.AllowTool(t)) {
+	if !ok || !a.allows(in, t) {
 		return tools.ErrorResult(fmt.Sprintf("tool %q is not available to you", c.Name))
 	}
 	args := c.Arguments

@@ -188,7 +188,7 @@ func approverAddresses(chat string, approvers []string) []channels.Address {
 
 func approvalText(a Approval) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "🔐 *Approval needed* — agent %s wants to run `%s`", a.Agent, a.Tool)
+	fmt.Fprintf(&b, "🔐 *Approval needed* — %s wants to run `%s`", whoAsks(a.Agent, a.Session), a.Tool)
 	fmt.Fprintf(&b, "\nAsked by %s in %s", a.Requester, a.Chat.String())
 	if a.Cwd != "" {
 		fmt.Fprintf(&b, ", in folder %s", a.Cwd)
@@ -200,6 +200,19 @@ func approvalText(a Approval) string {
 	}
 	fmt.Fprintf(&b, "\nExpires at %s UTC if nobody decides.", a.ExpiresAt.UTC().Format("15:04:05"))
 	return b.String()
+}
+
+// whoAsks names the agent behind session: the agent itself, a teammate
+// working for a team, or a subagent of which agent.
+func whoAsks(agent, session string) string {
+	scope := tools.ScopeOf(session)
+	if _, parent, ok := tools.ParseSubScope(scope); ok {
+		return fmt.Sprintf("a subagent of %s (session %s)", tools.AgentOf(parent), parent)
+	}
+	if team, _, ok := tools.ParseTeamScope(scope); ok {
+		return fmt.Sprintf("agent %s, working for team %s,", agent, team)
+	}
+	return "agent " + agent
 }
 
 // warningLines renders why the exec guard flagged a's command as

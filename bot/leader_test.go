@@ -49,17 +49,6 @@ func (c *taskConcurrency) task(ctx context.Context) error {
 	return nil
 }
 
-func waitLeaderState(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 10s waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestLeaderOneAtATime: two replicas compete for one task through a
 // PostgreSQL advisory lock; only one runs it at any moment, and when the
 // leader stops the other takes over.
@@ -87,7 +76,7 @@ func TestLeaderOneAtATime(t *testing.T) {
 	go func() { a.Run(ctxA, c.task); close(doneA) }()
 	go func() { b.Run(ctxB, c.task); close(doneB) }()
 
-	waitLeaderState(t, "one replica leads", func() bool { return a.Held() || b.Held() })
+	waitUntil(t, "one replica leads", func() bool { return a.Held() || b.Held() })
 	time.Sleep(time.Second) // several check periods with both competing
 	if a.Held() == b.Held() {
 		t.Fatalf("exactly one replica must lead: a=%v b=%v", a.Held(), b.Held())
@@ -107,7 +96,7 @@ func TestLeaderOneAtATime(t *testing.T) {
 	if leader.Held() {
 		t.Error("a stopped leader still reports Held")
 	}
-	waitLeaderState(t, "the standby replica takes over", standby.Held)
+	waitUntil(t, "the standby replica takes over", standby.Held)
 	if c.max.Load() != 1 || c.runs.Load() < 2 {
 		t.Fatalf("max concurrent %d, runs %d", c.max.Load(), c.runs.Load())
 	}
@@ -139,10 +128,10 @@ func TestLeaderStepsDownWhenItsConnectionDies(t *testing.T) {
 	defer cancel()
 	wg.Add(1)
 	go func() { defer wg.Done(); a.Run(ctx, c.task) }()
-	waitLeaderState(t, "a leads", a.Held)
+	waitUntil(t, "a leads", a.Held)
 	wg.Add(1)
 	go func() { defer wg.Done(); b.Run(ctx, c.task) }()
-	waitLeaderState(t, "b stands by", func() bool { return strings.Contains(logs.String(), "replica=b") })
+	waitUntil(t, "b stands by", func() bool { return strings.Contains(logs.String(), "replica=b") })
 
 	var pid int32
 	err := admin.Pool().QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
@@ -154,7 +143,7 @@ func TestLeaderStepsDownWhenItsConnectionDies(t *testing.T) {
 		t.Fatalf("pg_terminate_backend: %v", err)
 	}
 	killed := time.Now()
-	waitLeaderState(t, "b takes over", b.Held)
+	waitUntil(t, "b takes over", b.Held)
 	t.Logf("b leads %s after a's connection was terminated", time.Since(killed))
 	if c.max.Load() != 1 {
 		t.Errorf("the task ran on %d replicas at once", c.max.Load())
@@ -195,9 +184,9 @@ func TestLeaderLogsOutageOnce(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	done := make(chan struct{})
 	go func() { l.Run(ctx, func(ctx context.Context) error { <-ctx.Done(); return nil }); close(done) }()
-	waitLeaderState(t, "10 failed attempts", func() bool { return lock.calls.Load() >= 10 })
+	waitUntil(t, "10 failed attempts", func() bool { return lock.calls.Load() >= 10 })
 	lock.up.Store(true)
-	waitLeaderState(t, "leading after the outage", l.Held)
+	waitUntil(t, "leading after the outage", l.Held)
 	cancel()
 	<-done
 	out := logs.String()

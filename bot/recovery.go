@@ -38,7 +38,13 @@ func (r *Router) Recover(ctx context.Context, olderThan time.Duration) (int, err
 		if background(u.Session) {
 			// A team or subagent session: nothing of it goes to the chat
 			// directly; it only ever needs a run.
-			if u.NeedsRun && r.lanes.enqueue(laneJob{Session: u.Session, To: to, recovered: true}) {
+			switch {
+			case u.NeedsRun:
+				if r.lanes.enqueue(laneJob{Session: u.Session, To: to, recovered: true}) {
+					n++
+				}
+			default: // a subagent's result a crash kept from its parent
+				r.finishSub(ctx, u.Session, tools.SubCompleted, u.Content)
 				n++
 			}
 			continue

@@ -39,7 +39,9 @@ type Options struct {
 	Tasks  tools.TaskBoard
 	TeamOf func(agent string) (team, lead string, ok bool)
 	// Team wakes teammates when work reaches them (see team.go).
-	Team       TeamOptions
+	Team TeamOptions
+	// Subagents bounds the subagents agents spawn (see subagents.go).
+	Subagents  SubagentOptions
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery
@@ -89,6 +91,7 @@ type Router struct {
 	log   *slog.Logger
 	lanes *lanes
 	post  *poster
+	subs  *subagents
 }
 
 // NewRouter returns a Router; call Close to wait for running work.
@@ -105,7 +108,9 @@ func NewRouter(opts Options) *Router {
 	if opts.Scrub == nil {
 		opts.Scrub = func(s string) string { return s }
 	}
-	r := &Router{opts: opts, log: opts.Logger, post: &poster{
+	opts.Subagents = opts.Subagents.withDefaults()
+	r := &Router{opts: opts, log: opts.Logger, subs: &subagents{running: map[string]*subRun{},
+		waiters: map[string]chan struct{}{}, wakes: map[string]*time.Timer{}}, post: &poster{
 		outbox: opts.Outbox, channels: opts.Channels, nudge: opts.Nudge, scrub: opts.Scrub, log: opts.Logger,
 	}}
 	r.lanes = newLanes(opts.Lanes, r.runSession, opts.Logger)

@@ -182,6 +182,9 @@ type pipelineOptions struct {
 	Bindings []bot.Binding
 	// Handoff turns on handoff routes (Redis + Postgres).
 	Handoff bool
+	// Subagents, when set, turns subagents on (in Redis) and offers the
+	// spawn tool.
+	Subagents *bot.SubagentOptions
 }
 
 func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
@@ -208,6 +211,10 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	toolset := []tools.Tool{tools.Datetime{}}
 	if o.Tools != nil {
 		toolset = o.Tools(approvals)
+	}
+	if o.Subagents != nil {
+		o.Subagents.Store = rdb
+		toolset = append(toolset, &tools.Spawn{S: routerSpawner{&r}})
 	}
 	reg := tools.NewRegistry(tools.RegistryOptions{})
 	for _, tool := range toolset {
@@ -248,6 +255,7 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
 		Access: o.Access, Limits: o.Limits, Lanes: o.Lanes, Nudge: disp.Nudge,
+		Subagents: subagentOptions(o.Subagents),
 	})
 	done := make(chan struct{})
 	go func() { disp.Run(ctx); close(done) }()
@@ -402,4 +410,51 @@ func TestRecoveryFinishesInterruptedSession(t *testing.T) {
 	if n := p.ch.count("c8"); n != 1 {
 		t.Fatalf("recovered session answered %d times", n)
 	}
+}
+
+// routerSpawner hands the spawn tool to the router built after the tools.
+type routerSpawner struct{ r **bot.Router }
+
+func (s routerSpawner) Spawn(ctx context.Context, call tools.Call, task, label string, wait bool) (tools.Subagent, error) {
+	return (*s.r).Spawn(ctx, call, task, label, wait)
+}
+
+func (s routerSpawner) Subagents(ctx context.Context, call tools.Call) ([]tools.Subagent, error) {
+	return (*s.r).Subagents(ctx, call)
+}
+
+func (s routerSpawner) CancelSubagents(ctx context.Context, call tools.Call, which string) ([]tools.Subagent, error) {
+	return (*s.r).CancelSubagents(ctx, call, which)
+}
+
+func subagentOptions(o *bot.SubagentOptions) bot.SubagentOptions {
+	if o == nil {
+		return bot.SubagentOptions{}
+	}
+	return *o
+}
+
+// waitUntil polls cond until it holds, failing the test after 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after 10s waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sentTo returns what was sent to chat so far.
+func (r *recorder) sentTo(chat string) []channels.Outbound {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []channels.Outbound
+	for _, m := range r.sent {
+		if m.To.ChatID == chat {
+			out = append(out, m)
+		}
+	}
+	return out
 }

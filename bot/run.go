@@ -90,13 +90,14 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	}
 	call := tools.Call{Channel: j.To.Platform, ChatID: j.To.ChatID, ThreadID: j.To.ThreadID,
 		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: agentName}
-	start := time.Now()
-	res, err := agent.Run(ctx, agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
+	var last *agentcore.Reply // a subagent's result
+	in := agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
 		OnReply: func(ctx context.Context, rep agentcore.Reply) {
 			text := rep.Text
 			if background(j.Session) || isSilent(text) {
 				// A teammate's or subagent's replies stay in its session;
 				// a silent reply is meant for nobody.
+				last = &rep
 				return
 			}
 			if strings.TrimSpace(text) == "" {
@@ -108,7 +109,25 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 			j.ReplyTo = ""
 			// A stored reply is delivered even when shutdown began meanwhile.
 			r.send(context.WithoutCancel(ctx), OutboxMessage{Session: j.Session, SourceSeq: rep.Seq, To: j.To, Text: text, ReplyTo: replyTo})
-		}})
+		}}
+	var sub *subRun
+	if _, _, ok := tools.ParseSubScope(tools.ScopeOf(j.Session)); ok {
+		var stop func()
+		ctx, sub, stop = r.startSub(ctx, j.Session, &in)
+		defer stop()
+	}
+	start := time.Now()
+	res, err := agent.Run(ctx, in)
+	if sub != nil {
+		switch {
+		case sub.wasCancelled():
+			r.opts.Metrics.AgentRun.WithLabelValues("cancelled").Observe(time.Since(start).Seconds())
+			r.finishSub(ctx, j.Session, tools.SubCancelled, "cancelled by the agent that spawned it")
+			return
+		case err == nil && res.Waiting == nil && last != nil:
+			r.finishSub(ctx, j.Session, tools.SubCompleted, last.Text)
+		}
+	}
 	switch {
 	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
 		// Shutting down: the session stays unfinished and resumes later.
@@ -165,6 +184,10 @@ func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
 	if aerr != nil {
 		r.log.Error("record failure failed", "session", j.Session, "err", aerr)
 		seq = 0
+	}
+	if _, _, ok := tools.ParseSubScope(tools.ScopeOf(j.Session)); ok {
+		r.finishSub(ctx, j.Session, tools.SubFailed, fmt.Sprintf("failed: %s (error id %s)", userReason(err), id))
+		return
 	}
 	if background(j.Session) {
 		r.teamFailed(ctx, j.Session, userReason(err), id)

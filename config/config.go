@@ -47,6 +47,8 @@ type Config struct {
 	Teams []Team `mapstructure:"teams"`
 	// Handoff configures handing conversations between agents.
 	Handoff Handoff `mapstructure:"handoff"`
+	// Subagents bounds the subagents agents spawn.
+	Subagents Subagents `mapstructure:"subagents"`
 	// Conversation says how a chat's messages are taken in.
 	Conversation Conversation `mapstructure:"conversation"`
 	// Log configures logging.
@@ -297,6 +299,18 @@ type Handoff struct {
 	TTL time.Duration `mapstructure:"ttl"`
 }
 
+// Subagents bounds subagents (the spawn tool).
+type Subagents struct {
+	// MaxConcurrent is how many run at once across all replicas.
+	MaxConcurrent int `mapstructure:"max_concurrent"`
+	// MaxDepth is how deep subagents may nest (1: a subagent cannot spawn).
+	MaxDepth int `mapstructure:"max_depth"`
+	// MaxChildren is how many one conversation runs at once.
+	MaxChildren int `mapstructure:"max_children"`
+	// ArchiveAfter is how long finished subagents stay listed.
+	ArchiveAfter time.Duration `mapstructure:"archive_after"`
+}
+
 // Team is a lead agent and its members.
 type Team struct {
 	Name    string   `mapstructure:"name"`
@@ -379,6 +393,7 @@ func Defaults() Config {
 		},
 		Conversation: Conversation{Queue: "steer"},
 		Handoff:      Handoff{TTL: 24 * time.Hour},
+		Subagents:    Subagents{MaxConcurrent: 8, MaxDepth: 1, MaxChildren: 5, ArchiveAfter: time.Hour},
 		Log:          Log{Level: "info", Format: "text"},
 	}
 }

@@ -114,6 +114,10 @@ func (c *Config) Validate() error {
 	if e := c.Tools.Memory.Embedding; e.Model != "" && e.BaseURL == "" && c.LLM.Provider != "openai" {
 		add("tools.memory.embedding.base_url must be set: llm.provider %s has no OpenAI-compatible embeddings endpoint to borrow", c.LLM.Provider)
 	}
+	if sa := c.Subagents; sa.MaxConcurrent < 1 || sa.MaxDepth < 1 || sa.MaxChildren < 1 || sa.ArchiveAfter < time.Minute {
+		add("subagents: max_concurrent, max_depth and max_children must be at least 1 and archive_after at least 1m "+
+			"(got %d, %d, %d, %s); the defaults are 8, 1, 5, 60m", sa.MaxConcurrent, sa.MaxDepth, sa.MaxChildren, sa.ArchiveAfter)
+	}
 	if c.Handoff.TTL < time.Minute {
 		add("handoff.ttl must be at least 1m (got %s); 24h suits most teams", c.Handoff.TTL)
 	}

@@ -239,7 +239,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	})
 	fsTools = append(fsTools, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds, Embedder: embedder})...)
 	fsTools = append(fsTools, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
-	fsTools = append(fsTools, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
+	fsTools = append(fsTools, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
 		// The router exists by the time a tool runs.
 		Events: func(ctx context.Context, ev tools.TaskEvent) { d.router.TaskEvent(ctx, ev) }}),
 		tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg),
