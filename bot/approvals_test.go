@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -331,5 +332,21 @@ func TestAccessRequestDeniedToldOnce(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if n, m := p.ch.count("dm-x"), p.ch.count("boss"); n != 2 || m != 1 {
 		t.Fatalf("after denial: user got %d messages (want 2), admins %d (want 1)", n, m)
+	}
+}
+
+// TestApprovalSaysWhoAsks: a request from a subagent or a teammate says so
+// on the approver's card, with the chat it works for.
+func TestApprovalSaysWhoAsks(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
+	for i, c := range []struct{ session, want string }{
+		{"default/" + tools.SubScope("ab12cd34", "default/test:work"), "a subagent of default (session default/test:work) wants to run `exec`"},
+		{"ops/" + tools.TeamScope("crew", "test:work"), "agent default, working for team crew, wants to run `exec`"},
+	} {
+		pending(t, p.approvals, approvalRequest(c.session, fmt.Sprint("call-who-", i), "uptime"))
+		ask := p.ch.waitFor(t, "boss", i+1)[i]
+		if !strings.Contains(ask.Text, c.want) || !strings.Contains(ask.Text, "in test:work") {
+			t.Errorf("card = %q; want %q and the chat", ask.Text, c.want)
+		}
 	}
 }

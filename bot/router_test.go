@@ -185,6 +185,9 @@ type pipelineOptions struct {
 	// Subagents, when set, turns subagents on (in Redis) and offers the
 	// spawn tool.
 	Subagents *bot.SubagentOptions
+	// Team offers team_tasks and team_message: team crew is default (the
+	// lead) and ops.
+	Team bool
 }
 
 func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
@@ -211,6 +214,17 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	toolset := []tools.Tool{tools.Datetime{}}
 	if o.Tools != nil {
 		toolset = o.Tools(approvals)
+	}
+	teamOf := func(agent string) (string, string, bool) {
+		return "crew", "default", agent == "default" || agent == "ops"
+	}
+	members := func(string) []string { return []string{"default", "ops"} }
+	if o.Team {
+		toolset = append(toolset,
+			tools.NewTeamTasks(tools.TeamTasksOptions{Board: db, TeamOf: teamOf,
+				Events: func(ctx context.Context, ev tools.TaskEvent) { r.TaskEvent(ctx, ev) }}),
+			tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: rdb, TeamOf: teamOf, Members: members,
+				Activate: func(ctx context.Context, team, agent string) { r.MailArrived(ctx, team, agent) }}))
 	}
 	if o.Subagents != nil {
 		o.Subagents.Store = rdb
@@ -247,9 +261,8 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		}
 	}
 	r = bot.NewRouter(bot.Options{
-		Handoff: handoff, Tasks: db, TeamOf: func(agent string) (string, string, bool) {
-			return "crew", "default", agent == "default" || agent == "ops"
-		},
+		Handoff: handoff, Tasks: db, TeamOf: teamOf,
+		Team:   bot.TeamOptions{Mail: rdb, Outcomes: db, Members: members},
 		Agents: agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,

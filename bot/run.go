@@ -126,6 +126,8 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 			return
 		case err == nil && res.Waiting == nil && last != nil:
 			r.finishSub(ctx, j.Session, tools.SubCompleted, last.Text)
+		case err == nil && res.Waiting != nil:
+			r.parkSub(ctx, j.Session) // waiting for a human is not running
 		}
 	}
 	switch {

@@ -358,6 +358,18 @@ func (r *Router) finishSub(ctx context.Context, session, status, result string) 
 	r.log.Info("subagent ended", "subagent", id, "status", status)
 }
 
+// parkSub gives up the running slot of a subagent whose run waits for an
+// approval; the decision resumes it without one.
+func (r *Router) parkSub(ctx context.Context, session string) {
+	id, parent, ok := tools.ParseSubScope(tools.ScopeOf(session))
+	if !ok || r.opts.Subagents.Store == nil {
+		return
+	}
+	if err := r.opts.Subagents.Store.ReleaseSubagent(context.WithoutCancel(ctx), id, parent); err != nil {
+		r.log.Warn("subagent slot not released; its lease ends it", "subagent", id, "err", err)
+	}
+}
+
 // wakeSoon wakes a parent session after announceDebounce, once for all
 // results that arrive meanwhile.
 func (r *Router) wakeSoon(parent string) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,8 +16,9 @@ import (
 // into two assigned tasks and waits silently; each teammate claims its
 // task and completes it; the lead answers once with both outcomes.
 type teamBrain struct {
-	mu       sync.Mutex
-	leadRuns []string // what each lead request answered
+	mu        sync.Mutex
+	leadRuns  []string // what each lead request answered
+	leadTools []string // the tools the lead's first request offered
 }
 
 var taskRef = regexp.MustCompile(`#(\d+)`)
@@ -25,6 +27,11 @@ func (b *teamBrain) reply(r llmtest.Request) llmtest.Reply {
 	last := r.Messages[len(r.Messages)-1]
 	switch r.Model {
 	case "lead-model":
+		b.mu.Lock()
+		if b.leadTools == nil {
+			b.leadTools = r.Tools
+		}
+		b.mu.Unlock()
 		switch {
 		case last.Role == "user" && strings.Contains(last.Content, "[Team message from dev]"):
 			b.note("relay")
@@ -130,6 +137,15 @@ teams:
 		t.Errorf("the chat got more than the one answer: %q", replies)
 	}
 	after = lastID(tg, chat)
+	// The tools of agents working together, by CONTRACT.md's names.
+	brain.mu.Lock()
+	offered := brain.leadTools
+	brain.mu.Unlock()
+	for _, name := range []string{"handoff", "team_tasks", "team_message", "spawn", "sessions_send"} {
+		if !slices.Contains(offered, name) {
+			t.Errorf("the lead was not offered %s: %v", name, offered)
+		}
+	}
 	if got := brain.runs(); strings.Join(got, ",") != "delegate,wait,answer" {
 		t.Errorf("lead turns = %v; want delegate, wait, answer", got)
 	}

@@ -1,0 +1,70 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+var taskNumber = regexp.MustCompile(`#(\d+)`)
+
+// blockerBrain: the lead (model m) gives ops a task and waits silently;
+// ops claims it and reports a blocker; the lead answers what it heard.
+func blockerBrain(r llmtest.Request) llmtest.Reply {
+	last := r.Messages[len(r.Messages)-1]
+	switch r.Model {
+	case "m":
+		switch {
+		case last.Role == "user" && strings.HasPrefix(last.Content, "teammate:"):
+			return llmtest.Reply{Text: "lead heard: " + last.Content}
+		case last.Role == "user":
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "team_tasks",
+				Arguments: `{"action":"create","subject":"fix the database","assignee":"ops"}`}}}
+		}
+		return llmtest.Reply{Text: bot.SilentReply}
+	case "m-ops":
+		m := taskNumber.FindStringSubmatch(last.Content)
+		switch {
+		case last.Role == "user" && m != nil:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "team_tasks", Arguments: `{"action":"claim","task_id":` + m[1] + `}`}}}
+		case last.Role == "tool" && strings.HasPrefix(last.Content, "you claimed") && m != nil:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "team_tasks",
+				Arguments: fmt.Sprintf(`{"action":"comment","task_id":%s,"type":"blocker","text":"no access to the database"}`, m[1])}}}
+		}
+		return llmtest.Reply{Text: "ops is done"}
+	}
+	return llmtest.Reply{Text: "?"}
+}
+
+// TestTeamBlockerReachesTheLead: a task for ops wakes ops in its team
+// session; its blocker reaches the lead in the chat at once, and the lead's
+// answer is the only message the chat gets (its silent turn and ops'
+// replies are not sent, now or by recovery).
+func TestTeamBlockerReachesTheLead(t *testing.T) {
+	p := startPipeline(t, pipelineOptions{Team: true, Agents: []string{"ops"}})
+	p.llm.Handle(blockerBrain)
+	ctx := context.Background()
+	p.router.Handle(ctx, msg("c1", "u1", "the database is down, get it fixed"))
+	got := p.ch.waitFor(t, "c1", 1)
+	if !strings.HasPrefix(got[0].Text, "lead heard: teammate: ops reported a blocker on task #") ||
+		!strings.Contains(got[0].Text, "(fix the database): no access to the database") {
+		t.Fatalf("chat got %q", got[0].Text)
+	}
+	ops, err := p.db.Load(ctx, "ops/team:crew:test:c1", 0)
+	if err != nil || len(ops) == 0 || !strings.HasPrefix(ops[0].Content, "[Task #") {
+		t.Fatalf("ops' team session = %+v, %v; want it to start with the task", ops, err)
+	}
+	time.Sleep(time.Second)
+	if n, err := p.router.Recover(ctx, 0); err != nil || n != 0 {
+		t.Fatalf("recovery picked up %d sessions (%v); everything is finished", n, err)
+	}
+	if msgs := p.ch.sentTo("c1"); len(msgs) != 1 {
+		t.Fatalf("the chat got %d messages; want only the lead's answer", len(msgs))
+	}
+}
