@@ -76,7 +76,7 @@ func TestLeaderOneAtATime(t *testing.T) {
 	go func() { a.Run(ctxA, c.task); close(doneA) }()
 	go func() { b.Run(ctxB, c.task); close(doneB) }()
 
-	waitUntil(t, "one replica leads", func() bool { return a.Held() || b.Held() })
+	bot.WaitUntil(t, "one replica leads", func() bool { return a.Held() || b.Held() })
 	time.Sleep(time.Second) // several check periods with both competing
 	if a.Held() == b.Held() {
 		t.Fatalf("exactly one replica must lead: a=%v b=%v", a.Held(), b.Held())
@@ -96,7 +96,7 @@ func TestLeaderOneAtATime(t *testing.T) {
 	if leader.Held() {
 		t.Error("a stopped leader still reports Held")
 	}
-	waitUntil(t, "the standby replica takes over", standby.Held)
+	bot.WaitUntil(t, "the standby replica takes over", standby.Held)
 	if c.max.Load() != 1 || c.runs.Load() < 2 {
 		t.Fatalf("max concurrent %d, runs %d", c.max.Load(), c.runs.Load())
 	}
@@ -128,10 +128,10 @@ func TestLeaderStepsDownWhenItsConnectionDies(t *testing.T) {
 	defer cancel()
 	wg.Add(1)
 	go func() { defer wg.Done(); a.Run(ctx, c.task) }()
-	waitUntil(t, "a leads", a.Held)
+	bot.WaitUntil(t, "a leads", a.Held)
 	wg.Add(1)
 	go func() { defer wg.Done(); b.Run(ctx, c.task) }()
-	waitUntil(t, "b stands by", func() bool { return strings.Contains(logs.String(), "replica=b") })
+	bot.WaitUntil(t, "b stands by", func() bool { return strings.Contains(logs.String(), "replica=b") })
 
 	var pid int32
 	err := admin.Pool().QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
@@ -143,7 +143,7 @@ func TestLeaderStepsDownWhenItsConnectionDies(t *testing.T) {
 		t.Fatalf("pg_terminate_backend: %v", err)
 	}
 	killed := time.Now()
-	waitUntil(t, "b takes over", b.Held)
+	bot.WaitUntil(t, "b takes over", b.Held)
 	t.Logf("b leads %s after a's connection was terminated", time.Since(killed))
 	if c.max.Load() != 1 {
 		t.Errorf("the task ran on %d replicas at once", c.max.Load())
@@ -184,9 +184,9 @@ func TestLeaderLogsOutageOnce(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	done := make(chan struct{})
 	go func() { l.Run(ctx, func(ctx context.Context) error { <-ctx.Done(); return nil }); close(done) }()
-	waitUntil(t, "10 failed attempts", func() bool { return lock.calls.Load() >= 10 })
+	bot.WaitUntil(t, "10 failed attempts", func() bool { return lock.calls.Load() >= 10 })
 	lock.up.Store(true)
-	waitUntil(t, "leading after the outage", l.Held)
+	bot.WaitUntil(t, "leading after the outage", l.Held)
 	cancel()
 	<-done
 	out := logs.String()

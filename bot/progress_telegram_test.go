@@ -24,9 +24,9 @@ func TestProgressOnTelegram(t *testing.T) {
 	j := laneJob{Session: "telegram/42", To: channels.Address{Platform: "telegram", ChatID: "42"}}
 	p := r.startProgress(context.Background(), j, nil)
 	p.Step(toolCall("exec", `{"command":"ls <b>&"}`))
-	waitProgress(t, "the note is sent", func() bool { return len(fake.Messages(42)) == 1 })
+	waitUntil(t, "the note is sent", func() bool { return len(fake.Messages(42)) == 1 })
 	p.Step(toolCall("datetime", `{}`))
-	waitProgress(t, "the note shows the second step", func() bool {
+	waitUntil(t, "the note shows the second step", func() bool {
 		m := fake.Messages(42)
 		return len(m) == 1 && strings.Contains(m[0].Visible, "datetime")
 	})

@@ -116,17 +116,6 @@ func toolCall(name, args string) agentcore.ToolCall {
 	return agentcore.ToolCall{ID: "c", Name: name, Arguments: json.RawMessage(args)}
 }
 
-func waitProgress(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 10s waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestProgressQuickRunShowsNothing: a run that answers within 100 ms
 // shows no note and no typing.
 func TestProgressQuickRunShowsNothing(t *testing.T) {
@@ -149,11 +138,11 @@ func TestProgressNoteEditedThenDeleted(t *testing.T) {
 	start := time.Now()
 	time.Sleep(500 * time.Millisecond)
 	p.Step(toolCall("exec", `{"command":"ls -la\n/tmp"}`))
-	waitProgress(t, "the note is sent", func() bool { return len(ch.ops("send")) == 1 })
+	waitUntil(t, "the note is sent", func() bool { return len(ch.ops("send")) == 1 })
 	t.Logf("note sent after %s", time.Since(start))
 	time.Sleep(500 * time.Millisecond)
 	p.Step(toolCall("datetime", `{"tz":"Europe/Paris"}`))
-	waitProgress(t, "the note shows the second step", func() bool {
+	waitUntil(t, "the note shows the second step", func() bool {
 		e := ch.ops("edit")
 		return len(e) > 0 && strings.Contains(e[len(e)-1].Text, "datetime")
 	})
@@ -203,9 +192,9 @@ func TestProgressRespectsRetryAfter(t *testing.T) {
 	ch.editErrs = []error{&channels.RetryAfterError{After: 1500 * time.Millisecond, Err: errors.New("429")}}
 	p := progressRouter(ch).startProgress(context.Background(), progressJob(), nil)
 	defer p.Stop(context.Background())
-	waitProgress(t, "the note is sent", func() bool { return len(ch.ops("send")) == 1 })
+	waitUntil(t, "the note is sent", func() bool { return len(ch.ops("send")) == 1 })
 	p.Step(toolCall("exec", `{"command":"one"}`))
-	waitProgress(t, "the first edit (refused with 429)", func() bool { return len(ch.ops("edit")) == 1 })
+	waitUntil(t, "the first edit (refused with 429)", func() bool { return len(ch.ops("edit")) == 1 })
 	refused := time.Now()
 	for i := range 8 {
 		p.Step(toolCall("exec", fmt.Sprintf(`{"command":"step %d"}`, i)))
@@ -214,7 +203,7 @@ func TestProgressRespectsRetryAfter(t *testing.T) {
 	if n := len(ch.ops("edit")); n != 1 && time.Since(refused) < 1500*time.Millisecond {
 		t.Errorf("%d edit attempts within the 429's 1.5 s, want none after the refused one", n-1)
 	}
-	waitProgress(t, "an edit after the wait", func() bool { return len(ch.ops("edit")) >= 2 })
+	waitUntil(t, "an edit after the wait", func() bool { return len(ch.ops("edit")) >= 2 })
 	if d := time.Since(refused); d < 1500*time.Millisecond {
 		t.Errorf("edited again %s after a 429 asking for 1.5 s", d)
 	}
@@ -229,7 +218,7 @@ func TestProgressRespectsRetryAfter(t *testing.T) {
 func TestProgressFallsBackToEdit(t *testing.T) {
 	ch := &progressChannel{}
 	p := progressRouter(ch).startProgress(context.Background(), progressJob(), nil)
-	waitProgress(t, "the note is sent", func() bool { return len(ch.ops("send")) == 1 })
+	waitUntil(t, "the note is sent", func() bool { return len(ch.ops("send")) == 1 })
 	p.Stop(context.Background())
 	edits := ch.ops("edit")
 	if len(edits) != 1 || edits[0].Text != progressDone {

@@ -79,25 +79,12 @@ func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 		interval = DefaultRecoveryInterval
 	}
 	olderThan := time.Duration(0)
-	failing := false
-	for {
+	repeat(ctx, interval, r.log, "recovery pass", func(ctx context.Context) error {
 		_, err := r.Recover(ctx, olderThan)
 		if err == nil && r.opts.Approvals != nil {
 			_, err = r.opts.Approvals.ExpireDue(ctx)
 		}
-		switch {
-		case err != nil && ctx.Err() == nil && !failing:
-			r.log.Warn("recovery pass failed; will keep trying", "err", err)
-			failing = true
-		case err == nil && failing:
-			r.log.Info("recovery passes work again")
-			failing = false
-		}
 		olderThan = RecoverOlderThan
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-	}
+		return err
+	})
 }

@@ -447,18 +447,6 @@ func subagentOptions(o *bot.SubagentOptions) bot.SubagentOptions {
 	return *o
 }
 
-// waitUntil polls cond until it holds, failing the test after 10 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 10s waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // sentTo returns what was sent to chat so far.
 func (r *recorder) sentTo(chat string) []channels.Outbound {
 	r.mu.Lock()

@@ -103,22 +103,7 @@ func NewScheduler(o SchedulerOptions) *Scheduler {
 // replica (or this one after a restart) finishes them.
 func (s *Scheduler) Run(ctx context.Context) {
 	defer s.wg.Wait()
-	failing := false
-	for ctx.Err() == nil {
-		err := s.Tick(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil && !failing:
-			s.log.Error("scheduler check failed; will keep trying", "err", err)
-			failing = true
-		case err == nil && failing:
-			s.log.Info("scheduler check works again")
-			failing = false
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(s.o.Tick):
-		}
-	}
+	repeat(ctx, s.o.Tick, s.log, "scheduler check", s.Tick)
 }
 
 // Tick runs one check: it takes over runs whose lease expired or whose

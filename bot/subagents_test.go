@@ -158,7 +158,7 @@ func TestSubagentLimits(t *testing.T) {
 	if err != nil || len(done) != 5 {
 		t.Fatalf("cancel all = %d, %v", len(done), err)
 	}
-	waitUntil(t, "the cancelled subagents to stop", func() bool {
+	bot.WaitUntil(t, "the cancelled subagents to stop", func() bool {
 		subs, _ := p.router.Subagents(ctx, call("c1"))
 		return len(subs) == 5 && !slices.ContainsFunc(subs, func(s tools.Subagent) bool { return s.Status != tools.SubCancelled })
 	})
@@ -196,7 +196,7 @@ func TestSubagentCancelStopsItsToolCall(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the tool call was not stopped")
 	}
-	waitUntil(t, "the subagent to end cancelled", func() bool {
+	bot.WaitUntil(t, "the subagent to end cancelled", func() bool {
 		subs, _ := p.router.Subagents(ctx, call)
 		return len(subs) == 1 && subs[0].Status == tools.SubCancelled
 	})

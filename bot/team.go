@@ -179,18 +179,24 @@ func (r *Router) markReported(ctx context.Context, team string, ids []int64) {
 // confirmed only once it is stored, so a crash in between delivers it
 // again (into the same session, where its id makes it a duplicate).
 func (r *Router) MailArrived(ctx context.Context, team, member string) {
+	if err := r.moveMail(ctx, team, member); err != nil {
+		r.log.Warn("could not read a team inbox; it is read again within seconds", "team", team, "member", member, "err", err)
+	}
+}
+
+// moveMail is MailArrived; it returns a failure to read the inbox.
+func (r *Router) moveMail(ctx context.Context, team, member string) error {
 	if r.opts.Team.Mail == nil || r.opts.TeamOf == nil {
-		return
+		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
 	for range 20 { // a bounded number of batches; the pump takes the rest
 		msgs, err := r.opts.Team.Mail.Fetch(ctx, team, member, teamMailBatch)
 		if err != nil {
-			r.log.Warn("could not read a team inbox; it is read again shortly", "team", team, "member", member, "err", err)
-			return
+			return err
 		}
 		if len(msgs) == 0 {
-			return
+			return nil
 		}
 		var stored []string
 		var sessions []string
@@ -213,9 +219,10 @@ func (r *Router) MailArrived(ctx context.Context, team, member string) {
 			r.wake(ctx, s)
 		}
 		if len(msgs) < teamMailBatch {
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // RunTeamMail moves every member's mail into its sessions now and every
@@ -226,18 +233,17 @@ func (r *Router) RunTeamMail(ctx context.Context, teams []string, interval time.
 	if r.opts.Team.Mail == nil || r.opts.Team.Members == nil || len(teams) == 0 {
 		return
 	}
-	for {
+	repeat(ctx, interval, r.log, "reading the team inboxes", func(ctx context.Context) error {
+		var err error
 		for _, team := range teams {
 			for _, m := range r.opts.Team.Members(team) {
-				r.MailArrived(ctx, team, m)
+				if e := r.moveMail(ctx, team, m); e != nil {
+					err = e
+				}
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-	}
+		return err
+	})
 }
 
 // handOver stores text as a user message in session (idempotent by

@@ -139,18 +139,13 @@ func (s *Store) Read(ctx context.Context, team, member, readKey string, max int)
 	} else if !errors.Is(err, goredis.Nil) {
 		return nil, fmt.Errorf("read mailbox: %w", err)
 	}
-	stream := s.inbox(team, member)
-	if err := s.ensureGroup(ctx, stream); err != nil {
-		return nil, fmt.Errorf("mailbox of %s: %w", member, err)
-	}
-	entries, err := s.takeMail(ctx, stream, max)
+	msgs, err := s.Fetch(ctx, team, member, max)
 	if err != nil {
 		return nil, err
 	}
-	msgs := mailOf(member, entries)
-	ids := make([]string, 0, len(entries))
-	for _, e := range entries {
-		ids = append(ids, e.ID)
+	ids := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		ids = append(ids, m.ID)
 	}
 	batch, err := json.Marshal(msgs)
 	if err != nil {
@@ -159,7 +154,7 @@ func (s *Store) Read(ctx context.Context, team, member, readKey string, max int)
 	_, err = s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		p.Set(ctx, doneKey, batch, mailReadTTL)
 		if len(ids) > 0 {
-			p.XAck(ctx, stream, mailGroup, ids...)
+			p.XAck(ctx, s.inbox(team, member), mailGroup, ids...)
 		}
 		return nil
 	})

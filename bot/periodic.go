@@ -1,0 +1,29 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// repeat calls pass now and then every interval until ctx ends. A run of
+// failures is logged twice: when it starts ("<what> failed; will keep
+// trying") and when a pass works again, so an outage does not flood the log.
+func repeat(ctx context.Context, interval time.Duration, log *slog.Logger, what string, pass func(context.Context) error) {
+	failing := false
+	for ctx.Err() == nil {
+		err := pass(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil && !failing:
+			log.Warn(what+" failed; will keep trying", "err", err)
+			failing = true
+		case err == nil && failing:
+			log.Info(what + " works again")
+			failing = false
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(interval):
+		}
+	}
+}
