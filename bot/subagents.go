@@ -209,12 +209,17 @@ func (r *Router) awaitSub(ctx context.Context, parent, id string, done chan stru
 	}
 }
 
-// Subagents implements tools.Spawner.
+// Subagents implements tools.Spawner: running ones, and finished ones
+// until they are archived (ArchiveAfter after they ended).
 func (r *Router) Subagents(ctx context.Context, call tools.Call) ([]tools.Subagent, error) {
 	if r.opts.Subagents.Store == nil {
 		return nil, nil
 	}
-	return r.opts.Subagents.Store.Subagents(ctx, call.Session)
+	all, err := r.opts.Subagents.Store.Subagents(ctx, call.Session)
+	cutoff := time.Now().Add(-r.opts.Subagents.ArchiveAfter)
+	return slices.DeleteFunc(all, func(s tools.Subagent) bool {
+		return s.Status != tools.SubRunning && s.Finished.Before(cutoff)
+	}), err
 }
 
 // CancelSubagents implements tools.Spawner. A run on this replica stops at

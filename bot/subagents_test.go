@@ -207,3 +207,42 @@ func TestSubagentCancelStopsItsToolCall(t *testing.T) {
 		t.Fatalf("the chat got %q; the parent asked for the cancel", msgs[0].Text)
 	}
 }
+
+// TestSubagentSteer: steer stops a subagent (its tool call ends) and
+// starts one on the new task, whose result is announced to the parent.
+func TestSubagentSteer(t *testing.T) {
+	block := &blockTool{started: make(chan struct{}, 1), ended: make(chan error, 1)}
+	p := subPipeline(t, bot.SubagentOptions{}, block)
+	call := tools.Call{Channel: "test", ChatID: "c1", Agent: "default", Session: "default/test:c1"}
+	ctx := tools.WithCall(context.Background(), call)
+	spawn := &tools.Spawn{S: p.router}
+	first, err := p.router.Spawn(ctx, call, "block until told", "digger", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-block.started
+	res := spawn.Execute(ctx, json.RawMessage(`{"action":"steer","id":"`+first.ID+`","task":"summarise the logs instead"}`))
+	if res.IsError || !strings.Contains(res.ForLLM, "stopped "+first.ID+" and spawned") {
+		t.Fatalf("steer = %+v", res)
+	}
+	if err := <-block.ended; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the first subagent's tool call ended with %v", err)
+	}
+	got := p.ch.waitFor(t, "c1", 1)
+	if !strings.Contains(got[0].Text, "parent heard: [Subagent digger (") || !strings.Contains(got[0].Text, "sub result for: summarise the logs instead") {
+		t.Fatalf("chat got %q; want the steered subagent's result", got[0].Text)
+	}
+	list := spawn.Execute(ctx, json.RawMessage(`{"action":"list"}`))
+	if !strings.Contains(list.ForLLM, first.ID+" [cancelled] digger") || !strings.Contains(list.ForLLM, "[completed] digger") {
+		t.Fatalf("list = %q", list.ForLLM)
+	}
+	// One that ended longer than archive_after (60 min) ago is archived.
+	old := tools.Subagent{ID: "0ld0ld00", Parent: call.Session, Label: "ancient", Status: tools.SubCompleted,
+		Started: time.Now().Add(-3 * time.Hour), Finished: time.Now().Add(-2 * time.Hour)}
+	if err := p.rdb.SaveSubagent(ctx, old, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if list := spawn.Execute(ctx, json.RawMessage(`{"action":"list"}`)); strings.Contains(list.ForLLM, "ancient") {
+		t.Fatalf("an archived subagent is listed: %q", list.ForLLM)
+	}
+}
