@@ -55,6 +55,8 @@ type Config struct {
 	Log Log `mapstructure:"log"`
 	// Jobs are scheduled agent jobs defined in the file (not settable by env).
 	Jobs []Job `mapstructure:"jobs"`
+	// MCP lists the MCP servers whose tools agents may use.
+	MCP MCP `mapstructure:"mcp"`
 
 	// File is the config file that was read, "" when none was.
 	File string `mapstructure:"-"`

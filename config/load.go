@@ -71,6 +71,15 @@ func Load(opts LoadOptions) (*Config, error) {
 	if len(c.Approvals.Approvers) == 0 {
 		c.Approvals.Approvers = slices.Clone(c.Admins)
 	}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err == nil {
+			err = c.mcpMaps(data)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("config file %s: %w", file, err)
+		}
+	}
 	c.File = file
 	c.UnknownEnv = unknownEnv
 	return &c, nil

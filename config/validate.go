@@ -122,6 +122,7 @@ func (c *Config) Validate() error {
 		add("handoff.ttl must be at least 1m (got %s); 24h suits most teams", c.Handoff.TTL)
 	}
 	c.validateAgents(add)
+	c.validateMCP(add)
 	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)
 
 	oneOf("conversation.queue", c.Conversation.Queue, "steer", "followup", "collect")

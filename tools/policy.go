@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The tool profiles a policy may start from.
@@ -123,6 +124,34 @@ func (p Policy) Allowed(all []Tool) map[string]bool {
 		}
 	}
 	return set
+}
+
+// Allower applies a Policy to a registry whose tools come and go (MCP
+// servers connect and drop): the allowed set is worked out again when the
+// registry changes, so a tool added later is judged by the same rules.
+type Allower struct {
+	Policy   Policy
+	Registry *Registry
+
+	mu      sync.Mutex
+	version uint64
+	allowed map[string]bool
+}
+
+// Allows reports whether the policy offers t.
+func (a *Allower) Allows(t Tool) bool {
+	return a.Set()[t.Name()]
+}
+
+// Set returns the names of the tools the policy offers now.
+func (a *Allower) Set() map[string]bool {
+	v := a.Registry.Version()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.allowed == nil || a.version != v {
+		a.allowed, a.version = a.Policy.Allowed(a.Registry.All()), v
+	}
+	return a.allowed
 }
 
 // groupsOf returns the groups t belongs to.

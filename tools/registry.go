@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,9 +32,10 @@ type RegistryOptions struct {
 
 // Registry holds the tools and runs calls to them.
 type Registry struct {
-	opts  RegistryOptions
-	mu    sync.RWMutex
-	tools map[string]Tool
+	opts    RegistryOptions
+	mu      sync.RWMutex
+	tools   map[string]Tool
+	version atomic.Uint64 // bumped by every Register and Unregister
 }
 
 // NewRegistry returns an empty registry.
@@ -55,8 +57,23 @@ func (r *Registry) Register(t Tool) error {
 		return fmt.Errorf("tool %q registered twice", t.Name())
 	}
 	r.tools[t.Name()] = t
+	r.version.Add(1)
 	return nil
 }
+
+// Unregister removes the tool called name (an MCP server went away); a
+// call to it from then on is refused as unknown.
+func (r *Registry) Unregister(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[name]; ok {
+		delete(r.tools, name)
+		r.version.Add(1)
+	}
+}
+
+// Version changes whenever a tool is registered or removed.
+func (r *Registry) Version() uint64 { return r.version.Load() }
 
 // Get returns the tool called name.
 func (r *Registry) Get(name string) (Tool, bool) {
@@ -81,10 +98,9 @@ func (r *Registry) All() []Tool {
 // Specs describes the tools for which allow returns true (all when allow is
 // nil), sorted by name so prompts are stable.
 func (r *Registry) Specs(allow func(Tool) bool) []Spec {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	specs := make([]Spec, 0, len(r.tools))
-	for _, t := range r.tools {
+	all := r.All() // allow may look at the registry itself: no lock held while it runs
+	specs := make([]Spec, 0, len(all))
+	for _, t := range all {
 		if allow != nil && !allow(t) {
 			continue
 		}

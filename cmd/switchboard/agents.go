@@ -93,7 +93,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 			return out, err
 		}
 		policy := tools.Policy{Global: rulesOf(d.cfg.Tools.Policy()), Agent: rulesOf(spec.Tools), Provider: llm.Provider}
-		allowed := policy.Allowed(reg.All())
+		allowed := &tools.Allower{Policy: policy, Registry: reg}
 		gate := tools.Gate{Classes: approvalClasses(d.cfg, spec), Approver: approver, Logger: d.log}
 		kind := agentKind(spec)
 		a := &agentcore.Agent{
@@ -102,7 +102,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 			MaxIterations: spec.MaxIterations, HistoryLimit: spec.HistoryLimit,
 			MaxTokens: llm.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM,
 			Queue:     agentcore.QueueMode(d.cfg.Conversation.Queue),
-			AllowTool: func(t tools.Tool) bool { return allowed[t.Name()] },
+			AllowTool: allowed.Allows,
 			Gate: func(ctx context.Context, call tools.Call, t tools.Tool, args json.RawMessage) (tools.Result, bool) {
 				return gate.Check(ctx, call, t, args)
 			},
@@ -114,7 +114,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 				return text, err
 			},
 		}
-		d.log.Info("agent ready", "agent", spec.Name, "provider", llm.Provider, "model", llm.Model, "tools", len(allowed))
+		d.log.Info("agent ready", "agent", spec.Name, "provider", llm.Provider, "model", llm.Model, "tools", len(allowed.Set()))
 		if i == 0 {
 			out.def = a
 		} else {

@@ -1,0 +1,125 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MCP lists MCP servers (file only).
+type MCP struct {
+	Servers []MCPServer `mapstructure:"servers"`
+}
+
+// MCPServer is one MCP server whose tools are bridged as mcp_<name>_<tool>.
+type MCPServer struct {
+	Name string `mapstructure:"name"`
+	// Transport is stdio, sse or http (streamable HTTP).
+	Transport string `mapstructure:"transport"`
+	// Command runs a stdio server: the program and its arguments, no shell.
+	Command []string `mapstructure:"command"`
+	// Env is the stdio server's whole environment besides PATH; values may
+	// name the daemon's variables as ${NAME}. Names keep their case.
+	Env map[string]string `mapstructure:"env"`
+	// URL is the sse or http server's endpoint.
+	URL string `mapstructure:"url"`
+	// Headers are sent with every request to an sse or http server
+	// (${NAME} expanded; names keep their case).
+	Headers map[string]string `mapstructure:"headers"`
+	// Tools narrows which of the server's tools are bridged.
+	Tools MCPToolFilter `mapstructure:"tools"`
+	// Grants say who may use the server's tools without asking.
+	Grants MCPGrants `mapstructure:"grants"`
+}
+
+// MCPToolFilter allows and denies a server's tools by their own names.
+type MCPToolFilter struct {
+	Allow []string `mapstructure:"allow"`
+	Deny  []string `mapstructure:"deny"`
+}
+
+// MCPGrants name the agents and users (platform:user_id) that may use a
+// server's tools without asking; everyone else asks an admin.
+type MCPGrants struct {
+	Agents []string `mapstructure:"agents"`
+	Users  []string `mapstructure:"users"`
+}
+
+var mcpName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// validateMCP checks mcp.servers.
+func (c *Config) validateMCP(add func(string, ...any)) {
+	seen := map[string]bool{}
+	for i, s := range c.MCP.Servers {
+		where := fmt.Sprintf("mcp.servers[%d]", i)
+		if !mcpName.MatchString(s.Name) {
+			add("%s.name %q must be 1–32 of a-z, 0-9, _ and -, starting with a letter or digit (it becomes part of tool names)", where, s.Name)
+		} else if seen[s.Name] {
+			add("%s.name %q is used twice", where, s.Name)
+		}
+		seen[s.Name] = true
+		switch s.Transport {
+		case "stdio":
+			if len(s.Command) == 0 || s.Command[0] == "" {
+				add("%s (%s): transport stdio needs command: [program, args…]", where, s.Name)
+			}
+		case "sse", "http":
+			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				add("%s (%s): transport %s needs url: an http(s) URL (got %q)", where, s.Name, s.Transport, s.URL)
+			}
+		default:
+			add("%s (%s): transport must be stdio, sse or http (got %q)", where, s.Name, s.Transport)
+		}
+		for _, a := range s.Grants.Agents {
+			if !slices.Contains(c.AgentNames(), a) {
+				msg := fmt.Sprintf("%s (%s): grants.agents names %q, which is not an agent", where, s.Name, a)
+				if hint := suggest(a, c.AgentNames()); hint != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", hint)
+				}
+				add("%s", msg)
+			}
+		}
+	}
+}
+
+// mcpMaps re-reads the env and headers maps of mcp.servers from the YAML
+// file with their names' case kept (the config library lower-cases map
+// keys: API_KEY would reach the server as api_key) and expands ${NAME}
+// from the daemon's environment.
+func (c *Config) mcpMaps(data []byte) error {
+	var raw struct {
+		MCP struct {
+			Servers []struct {
+				Env     map[string]string `yaml:"env"`
+				Headers map[string]string `yaml:"headers"`
+			} `yaml:"servers"`
+		} `yaml:"mcp"`
+	}
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	for i := range c.MCP.Servers {
+		if i >= len(raw.MCP.Servers) {
+			break
+		}
+		c.MCP.Servers[i].Env = expandAll(raw.MCP.Servers[i].Env)
+		c.MCP.Servers[i].Headers = expandAll(raw.MCP.Servers[i].Headers)
+	}
+	return nil
+}
+
+// expandAll expands ${NAME} in m's values from the environment.
+func expandAll(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = os.Expand(v, os.Getenv)
+	}
+	return out
+}
