@@ -10,6 +10,7 @@ import "strings"
 const (
 	buttonApproval = "ap"
 	buttonAccess   = "ar"
+	buttonGrant    = "gr"
 )
 
 // idLen is the length of ids made by newID.
@@ -24,7 +25,7 @@ func parseButton(data string) (kind, id, choice string, ok bool) {
 	}
 	kind, rest, _ := strings.Cut(data, ":")
 	id, choice, found := strings.Cut(rest, ":")
-	if !found || (kind != buttonApproval && kind != buttonAccess) || len(id) != idLen || len(choice) != 1 {
+	if !found || (kind != buttonApproval && kind != buttonAccess && kind != buttonGrant) || len(id) != idLen || len(choice) != 1 {
 		return "", "", "", false
 	}
 	for _, c := range id {

@@ -41,7 +41,9 @@ type Options struct {
 	// Team wakes teammates when work reaches them (see team.go).
 	Team TeamOptions
 	// Subagents bounds the subagents agents spawn (see subagents.go).
-	Subagents  SubagentOptions
+	Subagents SubagentOptions
+	// Grants decide who may use MCP servers' tools (see grants.go).
+	Grants     GrantOptions
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery
@@ -250,6 +252,8 @@ func (r *Router) handlePress(ctx context.Context, in channels.Inbound) {
 		r.opts.Approvals.Decide(ctx, in, id, choice)
 	case ok && kind == buttonAccess:
 		r.decideAccess(ctx, in, id, choice)
+	case ok && kind == buttonGrant:
+		r.decideGrant(ctx, in, id, choice)
 	default:
 		r.log.Info("press on unknown button", "user", in.Identity())
 		r.answerPress(ctx, in, "This button is no longer active.")

@@ -44,9 +44,22 @@ type Gate struct {
 // maxShownArgs bounds the arguments shown to approvers.
 const maxShownArgs = 2000
 
+// Permitted is implemented by tools that only some agents and people may
+// use (an MCP server's, by grant): Permit says whether call may, and if
+// not, why, for the model.
+type Permitted interface {
+	Permit(ctx context.Context, call Call) (why string, ok bool)
+}
+
 // Check reports whether the call of t with args may run now; when not,
 // res says why or that it waits for an approver.
 func (g Gate) Check(ctx context.Context, call Call, t Tool, args json.RawMessage) (res Result, ok bool) {
+	if p, guarded := t.(Permitted); guarded {
+		// Who may use it at all comes before what needs an approval.
+		if why, ok := p.Permit(ctx, call); !ok {
+			return ErrorResult(why), false
+		}
+	}
 	if _, self := t.(SelfApproving); self {
 		return Result{}, true
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/redis"
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/mcp"
 )
 
 // errConfig marks an invalid configuration (exit 2).
@@ -81,6 +82,8 @@ type daemon struct {
 	readyAt  time.Time
 	// execInfo says who exec commands run as and where (for /status).
 	execInfo string
+	// mcp keeps the MCP servers connected and their tools registered.
+	mcp *mcp.Bridge
 }
 
 // daemonOptions says what to run besides the configured platforms.
@@ -167,7 +170,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Agent: agent, AgentName: cfg.Agent.Name,
 		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.db, Handoff: d.handoff,
 		Tasks: st.db, TeamOf: teamOf(cfg),
-		Team:    bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Members: teamMembers(cfg)},
+		Team: bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Members: teamMembers(cfg)},
+		Subagents: bot.SubagentOptions{Store: st.rdb, MaxConcurrent: cfg.Subagents.MaxConcurrent, MaxDepth: cfg.Subagents.MaxDepth,
+			MaxChildren: cfg.Subagents.MaxChildren, ArchiveAfter: cfg.Subagents.ArchiveAfter},
+		Grants:  bot.GrantOptions{Store: st.db, Config: mcpGrants(cfg)},
 		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
 		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
@@ -175,8 +181,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, o.allow...)},
 		Limits:   bot.Limits{User: userRate, Chat: chatRate},
 		Metrics:  d.metrics, Logger: d.log, Nudge: d.disp.Nudge,
-		Status: func(ctx context.Context) []string { return append(bot.StatusLines(ctx, d.checks()), d.execInfo) },
-		Scrub:  scrubber.Scrub,
+		Status: func(ctx context.Context) []string {
+			return append(append(bot.StatusLines(ctx, d.checks()), d.execInfo), d.mcpStatusLines(ctx)...)
+		},
+		Scrub: scrubber.Scrub,
 	})
 	return d, nil
 }
@@ -227,6 +235,11 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		ropts.RateLimiter = bot.ToolRate{Limiter: d.st.rdb, Rate: rate, Logger: d.log}
 	}
 	reg := tools.NewRegistry(ropts)
+	d.mcp = mcp.New(mcp.Options{Registry: reg, Logger: d.log,
+		// The router exists by the time a tool is called.
+		Permit: func(ctx context.Context, call tools.Call, server, tool string) (string, bool) {
+			return d.router.CheckGrant(ctx, call, server, tool)
+		}})
 	kinds := agentKinds(d.cfg)
 	perUser := func(agent string) bool { return kinds(agent) == tools.KindOpen }
 	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver,
@@ -433,6 +446,10 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	go func() { defer bg.Done(); d.sched.Run(chCtx) }()
 	go func() { defer bg.Done(); d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer bg.Done(); d.router.RunTeamMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
+	for _, s := range d.cfg.MCP.Servers {
+		d.mcp.Add(mcpServer(s))
+	}
+	defer d.mcp.Close() // stdio servers and their children stop with the daemon
 	for name, ch := range d.channels {
 		chans.Add(1)
 		go func() {

@@ -162,3 +162,39 @@ teams:
 		t.Errorf("lead turns = %v", got)
 	}
 }
+
+// TestE2ESubagentResultReachesTheChat: through the binary, an agent spawns
+// a subagent; the subagent (not offered spawn) works on its own session,
+// and its result, announced to the parent, is answered in the chat.
+func TestE2ESubagentResultReachesTheChat(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg, llm := fakes(t)
+	var mu sync.Mutex
+	var subTools []string
+	llm.Handle(func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case last.Role == "user" && strings.HasPrefix(last.Content, "[Task from default"):
+			mu.Lock()
+			subTools = r.Tools
+			mu.Unlock()
+			return llmtest.Reply{Text: "the logs are quiet"}
+		case last.Role == "user" && strings.HasPrefix(last.Content, "[Subagent"):
+			return llmtest.Reply{Text: "parent heard: " + last.Content}
+		case last.Role == "user":
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "spawn", Arguments: `{"action":"spawn","task":"read the logs","label":"logs"}`}}}
+		}
+		return llmtest.Reply{Text: "tool said: " + last.Content}
+	})
+	startReplica(ctx, t, externalEnv(t, tg, llm, ""), "")
+	const chat = 7373
+	after := lastID(tg, chat)
+	tg.SendText(chat, chat, "Hal", "look at the logs in the background")
+	newReplyContaining(ctx, t, tg, chat, after, "tool said: spawned subagent")
+	newReplyContaining(ctx, t, tg, chat, after, "parent heard: [Subagent logs (")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(subTools) == 0 || slices.Contains(subTools, "spawn") || slices.Contains(subTools, "sessions_send") {
+		t.Errorf("the subagent was offered %v; want its tools without spawn and sessions_send", subTools)
+	}
+}

@@ -45,6 +45,9 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Timeout bounds connecting, listing and pinging (20 s).
 	Timeout time.Duration
+	// Permit, when set, decides who may use a server's tools (grants);
+	// the tools check it before any approval is asked. Nil: everyone.
+	Permit func(ctx context.Context, call tools.Call, server, tool string) (why string, ok bool)
 }
 
 // Bridge keeps MCP servers connected and their tools registered.
@@ -250,7 +253,7 @@ func (b *Bridge) register(srv *server, cs *sdk.ClientSession, list []*sdk.Tool) 
 		if t == nil || !toolAllowed(srv.cfg, t.Name) {
 			continue
 		}
-		bt := newTool(srv, t)
+		bt := newTool(srv, t, b.o.Permit)
 		if err := b.o.Registry.Register(bt); err != nil {
 			b.o.Logger.Warn("MCP tool not bridged", "mcp_server", srv.cfg.Name, "tool", t.Name, "err", err)
 			continue

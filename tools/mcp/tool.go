@@ -23,6 +23,7 @@ type tool struct {
 	desc   string
 	params json.RawMessage
 	class  tools.SideEffect
+	permit func(ctx context.Context, call tools.Call, server, tool string) (string, bool)
 }
 
 var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
@@ -37,7 +38,7 @@ func ToolName(server, remote string) string {
 	return n
 }
 
-func newTool(srv *server, t *sdk.Tool) *tool {
+func newTool(srv *server, t *sdk.Tool, permit func(context.Context, tools.Call, string, string) (string, bool)) *tool {
 	params, err := json.Marshal(t.InputSchema)
 	if err != nil || string(params) == "null" || !strings.HasPrefix(string(params), "{") {
 		params = json.RawMessage(`{"type":"object"}`)
@@ -47,7 +48,8 @@ func newTool(srv *server, t *sdk.Tool) *tool {
 		desc = t.Title
 	}
 	desc = fmt.Sprintf("[MCP server %s] %s", srv.cfg.Name, desc)
-	return &tool{srv: srv, name: ToolName(srv.cfg.Name, t.Name), remote: t.Name, desc: desc, params: params, class: ClassOf(t.Annotations)}
+	return &tool{srv: srv, name: ToolName(srv.cfg.Name, t.Name), remote: t.Name, desc: desc, params: params,
+		class: ClassOf(t.Annotations), permit: permit}
 }
 
 // ClassOf maps a tool's annotations to a side-effect class: read-only
@@ -85,8 +87,22 @@ func (t *tool) Server() string { return t.srv.cfg.Name }
 // Remote returns the tool's name on its server.
 func (t *tool) Remote() string { return t.remote }
 
-// Execute implements tools.Tool: one tools/call on the live session.
+// Permit implements tools.Permitted (grants).
+func (t *tool) Permit(ctx context.Context, call tools.Call) (string, bool) {
+	if t.permit == nil {
+		return "", true
+	}
+	return t.permit(ctx, call, t.srv.cfg.Name, t.remote)
+}
+
+// Execute implements tools.Tool: one tools/call on the live session. The
+// grant is checked again here, so a call that reaches the tool without the
+// gate cannot use it either.
 func (t *tool) Execute(ctx context.Context, args json.RawMessage) tools.Result {
+	call, _ := tools.CallFrom(ctx)
+	if why, ok := t.Permit(ctx, call); !ok {
+		return tools.ErrorResult(why)
+	}
 	cs := t.srv.current()
 	if cs == nil {
 		return tools.ErrorResult(fmt.Sprintf("MCP server %s is down right now; try again in a minute", t.srv.cfg.Name))

@@ -78,9 +78,21 @@ func NewServer() *sdk.Server {
 	return s
 }
 
+// HTTPServer is NewServer served over streamable HTTP.
+type HTTPServer struct {
+	*httptest.Server
+}
+
+// Close drops every connection (clients' open event streams included, as
+// a crash would) and stops the server.
+func (s *HTTPServer) Close() {
+	s.CloseClientConnections()
+	s.Server.Close()
+}
+
 // HTTP serves NewServer over streamable HTTP on addr ("127.0.0.1:0" for
 // any port); Close stops it.
-func HTTP(addr string) (*httptest.Server, error) {
+func HTTP(addr string) (*HTTPServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -90,7 +102,7 @@ func HTTP(addr string) (*httptest.Server, error) {
 	ts.Listener.Close()
 	ts.Listener = ln
 	ts.Start()
-	return ts, nil
+	return &HTTPServer{ts}, nil
 }
 
 // StdioEnv, set to 1 in a test binary's environment, makes ServeStdioIfAsked

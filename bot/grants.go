@@ -1,0 +1,197 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// Grants decide who may use an MCP server's tools. The config names agents
+// and people who may use a server without asking; everyone else needs a
+// grant in Postgres, which an admin gives by pressing Approve on a grant
+// request. The request is filed by the tool call that lacked the grant;
+// the call is refused meanwhile and works on the next call after approval.
+
+// Grant subject kinds.
+const (
+	GrantAgent = "agent"
+	GrantUser  = "user"
+)
+
+// KindGrantRequest names grant requests in decision messages.
+const KindGrantRequest = "grant_request"
+
+// grantDeniedCooldown: a denied request is not asked again for a day.
+const grantDeniedCooldown = 24 * time.Hour
+
+// Grant lets an agent or a person use a server's tools.
+type Grant struct {
+	Server      string
+	SubjectKind string // GrantAgent or GrantUser
+	Subject     string // agent name or platform:user_id
+	Allow, Deny []string
+	GrantedBy   string
+}
+
+// permits reports whether the grant covers tool.
+func (g Grant) permits(tool string) bool {
+	return !slices.Contains(g.Deny, tool) && (len(g.Allow) == 0 || slices.Contains(g.Allow, tool))
+}
+
+// GrantRequest asks the admins for one tool of a server.
+type GrantRequest struct {
+	ID          string
+	Server      string
+	Tool        string
+	Agent       string
+	SubjectKind string
+	Subject     string
+	Chat        channels.Address // where it was asked; told the outcome
+	Status      string           // StatusPending, StatusApproved, StatusDenied
+	DecidedBy   string
+	CreatedAt   time.Time
+}
+
+// GrantStore keeps grants and grant requests (Postgres implements it).
+type GrantStore interface {
+	// GrantsFor returns the grants of server for these subjects.
+	GrantsFor(ctx context.Context, server string, agent, user string) ([]Grant, error)
+	// OpenGrantRequest stores r as pending unless the same subject has a
+	// pending request for the tool, or one denied less than cooldown ago:
+	// then it returns that one with created=false.
+	OpenGrantRequest(ctx context.Context, r GrantRequest, cooldown time.Duration) (GrantRequest, bool, error)
+	// DecideGrantRequest decides a pending request once; approving adds the
+	// tool to the subject's grant in the same transaction. changed is false
+	// when it was decided before.
+	DecideGrantRequest(ctx context.Context, id, status, by string) (GrantRequest, bool, error)
+}
+
+// GrantOptions wires grants.
+type GrantOptions struct {
+	Store GrantStore
+	// Config returns the agents and people the config lets use server
+	// without asking.
+	Config func(server string) (agents, users []string)
+}
+
+// CheckGrant decides whether call may use tool of server: ok, or why not
+// for the model (the first time, with a request filed with the admins).
+func (r *Router) CheckGrant(ctx context.Context, call tools.Call, server, tool string) (string, bool) {
+	o := r.opts.Grants
+	if o.Config != nil {
+		agents, users := o.Config(server)
+		if slices.Contains(agents, call.Agent) || (call.UserID != "" && slices.Contains(users, call.UserID)) {
+			return "", true
+		}
+	}
+	if o.Store == nil {
+		return fmt.Sprintf("mcp:%s is not granted to you (mcp.servers[].grants in the config)", server), false
+	}
+	grants, err := o.Store.GrantsFor(ctx, server, call.Agent, call.UserID)
+	if err != nil {
+		r.log.Error("read tool grants", "server", server, "err", err)
+		return "could not check access to this tool right now (storage unavailable); try again in a minute", false
+	}
+	permitted := false
+	for _, g := range grants {
+		if slices.Contains(g.Deny, tool) {
+			return fmt.Sprintf("an admin denied %s of mcp:%s to %s", tool, server, g.Subject), false
+		}
+		permitted = permitted || g.permits(tool)
+	}
+	if permitted {
+		return "", true
+	}
+	return r.requestGrant(ctx, call, server, tool), false
+}
+
+// requestGrant files a grant request (once) and says what happened.
+func (r *Router) requestGrant(ctx context.Context, call tools.Call, server, tool string) string {
+	kind, subject := GrantUser, call.UserID
+	if subject == "" {
+		kind, subject = GrantAgent, call.Agent // a scheduled job: nobody to grant it to but the agent
+	}
+	admins := r.opts.Access.Admins
+	if len(admins) == 0 && r.opts.AdminChat == "" {
+		return fmt.Sprintf("%s of mcp:%s is not granted to %s and no admins are configured to ask; the operator can "+
+			"add it to mcp.servers[].grants", tool, server, subject)
+	}
+	req, created, err := r.opts.Grants.Store.OpenGrantRequest(ctx, GrantRequest{
+		ID: newID(), Server: server, Tool: tool, Agent: call.Agent, SubjectKind: kind, Subject: subject,
+		Chat:   channels.Address{Platform: call.Channel, ChatID: call.ChatID, ThreadID: call.ThreadID},
+		Status: StatusPending, CreatedAt: time.Now(),
+	}, grantDeniedCooldown)
+	if err != nil {
+		r.log.Error("open grant request", "server", server, "tool", tool, "err", err)
+		return "could not ask the admins for access right now (storage unavailable); try again in a minute"
+	}
+	switch {
+	case req.Status == StatusDenied:
+		return fmt.Sprintf("an admin declined %s of mcp:%s for %s; do not ask again today", tool, server, subject)
+	case !created:
+		return fmt.Sprintf("access to %s of mcp:%s for %s is waiting for an admin; tell the person and try again after they decide",
+			tool, server, subject)
+	}
+	r.log.Info("grant requested", "request_id", req.ID, "server", server, "tool", tool, "subject", subject)
+	text := fmt.Sprintf("🔑 *Tool access request*\n%s wants `mcp:%s` for %s — tools: %s", call.Agent, server, subject, tool)
+	if req.Chat.Platform != "" {
+		text += "\nAsked in " + req.Chat.String()
+	}
+	buttons := [][]channels.Button{{
+		{Label: "Approve", Data: buttonGrant + ":" + req.ID + ":" + choiceApprove},
+		{Label: "Deny", Data: buttonGrant + ":" + req.ID + ":" + choiceReject},
+	}}
+	for _, to := range approverAddresses(r.opts.AdminChat, admins) {
+		oid := r.post.send(ctx, OutboxMessage{To: to, Text: text, Buttons: buttons})
+		r.rememberMessage(ctx, KindGrantRequest, req.ID, oid, "approver")
+	}
+	return fmt.Sprintf("%s of mcp:%s is not granted to %s yet; I asked the admins (request %s). Tell the person, and call the "+
+		"tool again once an admin approves", tool, server, subject, req.ID)
+}
+
+// decideGrant handles a press on a grant-request button.
+func (r *Router) decideGrant(ctx context.Context, in channels.Inbound, id, choice string) {
+	presser := in.Identity()
+	if !r.opts.Access.IsAdmin(presser) {
+		r.log.Warn("grant press by a non-admin", "request_id", id, "presser", presser)
+		r.post.answer(ctx, in, "You may not decide this.")
+		return
+	}
+	status, ok := map[string]string{choiceApprove: StatusApproved, choiceReject: StatusDenied}[choice]
+	if !ok || r.opts.Grants.Store == nil {
+		r.post.answer(ctx, in, "This button is no longer active.")
+		return
+	}
+	req, changed, err := r.opts.Grants.Store.DecideGrantRequest(ctx, id, status, presser)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		r.post.answer(ctx, in, "This request no longer exists.")
+		return
+	case err != nil:
+		r.log.Error("decide grant request", "request_id", id, "err", err)
+		r.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
+		return
+	case !changed:
+		r.post.answer(ctx, in, fmt.Sprintf("Already decided: %s by %s.", req.Status, req.DecidedBy))
+		return
+	}
+	r.log.Info("grant request decided", "request_id", id, "server", req.Server, "tool", req.Tool, "status", req.Status, "by", presser)
+	verb, tell := "Approved", fmt.Sprintf("✅ An admin granted %s of mcp:%s to %s; ask again and it will work.", req.Tool, req.Server, req.Subject)
+	if req.Status == StatusDenied {
+		verb, tell = "Denied", fmt.Sprintf("❌ An admin declined %s of mcp:%s for %s.", req.Tool, req.Server, req.Subject)
+	}
+	r.post.answer(ctx, in, verb+".")
+	if r.opts.DecisionMessages != nil {
+		r.post.editDecisions(ctx, r.opts.DecisionMessages, KindGrantRequest, req.ID, func(DecisionMessage) string {
+			return fmt.Sprintf("%s %s `mcp:%s` (%s) for %s — %s", statusIcon(req.Status), verb, req.Server, req.Tool, req.Subject, presser)
+		})
+	}
+	if req.Chat.Platform != "" {
+		r.send(ctx, OutboxMessage{To: req.Chat, Text: tell})
+	}
+}

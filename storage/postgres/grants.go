@@ -1,0 +1,149 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+var _ bot.GrantStore = (*DB)(nil)
+
+const grantRequestCols = `id, server, tool, agent, subject_kind, subject, platform, chat_id, thread_id, status,
+	coalesce(decided_by, ''), created_at`
+
+func scanGrantRequest(row pgx.Row) (bot.GrantRequest, error) {
+	var r bot.GrantRequest
+	err := row.Scan(&r.ID, &r.Server, &r.Tool, &r.Agent, &r.SubjectKind, &r.Subject,
+		&r.Chat.Platform, &r.Chat.ChatID, &r.Chat.ThreadID, &r.Status, &r.DecidedBy, &r.CreatedAt)
+	return r, err
+}
+
+// GrantsFor implements bot.GrantStore: the grants of server for the agent
+// and (when not empty) the person. Transient errors are retried.
+func (db *DB) GrantsFor(ctx context.Context, server, agent, user string) ([]bot.Grant, error) {
+	out, err := retryValue(ctx, func(ctx context.Context) ([]bot.Grant, error) {
+		rows, err := db.pool.Query(ctx, `SELECT server, subject_kind, subject, allow, deny, granted_by FROM tool_grants
+			WHERE server = $1 AND ((subject_kind = 'agent' AND subject = $2) OR (subject_kind = 'user' AND subject = $3 AND $3 <> ''))`,
+			storable(server), storable(agent), storable(user))
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Grant, error) {
+			var g bot.Grant
+			err := row.Scan(&g.Server, &g.SubjectKind, &g.Subject, &g.Allow, &g.Deny, &g.GrantedBy)
+			return g, err
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("grants of mcp:%s: %w", server, err)
+	}
+	return out, nil
+}
+
+// OpenGrantRequest implements bot.GrantStore, audited.
+func (db *DB) OpenGrantRequest(ctx context.Context, r bot.GrantRequest, cooldown time.Duration) (bot.GrantRequest, bool, error) {
+	if r.ID == "" || r.Server == "" || r.Tool == "" || r.Subject == "" {
+		return r, false, errors.New("open grant request: id, server, tool and subject are required")
+	}
+	var (
+		out     bot.GrantRequest
+		created bool
+	)
+	err := withRetry(ctx, func(ctx context.Context) error {
+		created = false
+		return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+			existing, err := scanGrantRequest(tx.QueryRow(ctx, `SELECT `+grantRequestCols+` FROM grant_requests
+				WHERE server = $1 AND tool = $2 AND subject_kind = $3 AND subject = $4
+				  AND (status = 'pending' OR (status = 'denied' AND decided_at > now() - $5::float8 * interval '1 microsecond'))
+				ORDER BY status = 'pending' DESC, decided_at DESC LIMIT 1`,
+				storable(r.Server), storable(r.Tool), r.SubjectKind, storable(r.Subject), float64(cooldown.Microseconds())))
+			if err == nil {
+				out = existing
+				return nil
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			out, err = scanGrantRequest(tx.QueryRow(ctx, `INSERT INTO grant_requests
+					(id, server, tool, agent, subject_kind, subject, platform, chat_id, thread_id)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+				ON CONFLICT (server, tool, subject_kind, subject) WHERE status = 'pending' DO NOTHING
+				RETURNING `+grantRequestCols,
+				storable(r.ID), storable(r.Server), storable(r.Tool), storable(r.Agent), r.SubjectKind, storable(r.Subject),
+				storable(r.Chat.Platform), storable(r.Chat.ChatID), storable(r.Chat.ThreadID)))
+			if errors.Is(err, pgx.ErrNoRows) { // a concurrent open won; it has committed by now
+				out, err = scanGrantRequest(tx.QueryRow(ctx, `SELECT `+grantRequestCols+` FROM grant_requests
+					WHERE server = $1 AND tool = $2 AND subject_kind = $3 AND subject = $4 AND status = 'pending'`,
+					storable(r.Server), storable(r.Tool), r.SubjectKind, storable(r.Subject)))
+				return err
+			}
+			if err != nil {
+				return err
+			}
+			created = true
+			return writeAudit(ctx, tx, AuditEntry{Actor: "agent:" + r.Agent, Action: "grant.requested",
+				SubjectKind: bot.KindGrantRequest, SubjectID: out.ID,
+				Detail: map[string]any{"server": r.Server, "tool": r.Tool, "subject": r.Subject, "subject_kind": r.SubjectKind}})
+		})
+	})
+	if err != nil {
+		return bot.GrantRequest{}, false, fmt.Errorf("open grant request: %w", err)
+	}
+	return out, created, nil
+}
+
+// DecideGrantRequest implements bot.GrantStore: approving adds the tool to
+// the subject's grant (creating it) in the decision's transaction.
+func (db *DB) DecideGrantRequest(ctx context.Context, id, status, by string) (bot.GrantRequest, bool, error) {
+	if status != bot.StatusApproved && status != bot.StatusDenied {
+		return bot.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %q is not a decision", id, status)
+	}
+	get := func(ctx context.Context) (bot.GrantRequest, error) {
+		r, err := scanGrantRequest(db.pool.QueryRow(ctx, `SELECT `+grantRequestCols+` FROM grant_requests WHERE id = $1`, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return r, fmt.Errorf("grant request %s: %w", id, bot.ErrNotFound)
+		}
+		return r, err
+	}
+	type outcome struct {
+		r       bot.GrantRequest
+		decided bool
+	}
+	res, err := retryValue(ctx, func(ctx context.Context) (outcome, error) {
+		r, decided, err := decideOnce(ctx, db,
+			func(tx pgx.Tx) (bot.GrantRequest, error) {
+				return scanGrantRequest(tx.QueryRow(ctx, `UPDATE grant_requests
+					SET status = $2, decided_by = $3, decided_at = now()
+					WHERE id = $1 AND status = 'pending' RETURNING `+grantRequestCols, id, status, storable(by)))
+			},
+			func(tx pgx.Tx, r bot.GrantRequest) error {
+				if status == bot.StatusApproved {
+					// Add the tool to the grant; a grant that allows every
+					// tool (empty allow) stays so; a deny of it is lifted.
+					if _, err := tx.Exec(ctx, `INSERT INTO tool_grants (server, subject_kind, subject, allow, granted_by)
+						VALUES ($1, $2, $3, ARRAY[$4::text], $5)
+						ON CONFLICT (server, subject_kind, subject) DO UPDATE SET
+							allow = CASE WHEN cardinality(tool_grants.allow) = 0 OR $4 = ANY(tool_grants.allow)
+							             THEN tool_grants.allow ELSE tool_grants.allow || $4::text END,
+							deny = array_remove(tool_grants.deny, $4::text),
+							granted_by = $5, updated_at = now()`,
+						r.Server, r.SubjectKind, r.Subject, r.Tool, storable(by)); err != nil {
+						return err
+					}
+				}
+				return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "grant.decided",
+					SubjectKind: bot.KindGrantRequest, SubjectID: id,
+					Detail: map[string]any{"status": status, "server": r.Server, "tool": r.Tool, "subject": r.Subject}})
+			}, get)
+		return outcome{r, decided}, err
+	})
+	if err != nil {
+		return bot.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %w", id, err)
+	}
+	return res.r, res.decided, nil
+}
