@@ -57,6 +57,10 @@ type Config struct {
 	Jobs []Job `mapstructure:"jobs"`
 	// MCP lists the MCP servers whose tools agents may use.
 	MCP MCP `mapstructure:"mcp"`
+	// CustomTools are shell-command tools defined by the operator.
+	CustomTools []CustomTool `mapstructure:"custom_tools"`
+	// SecretsKey holds the key that encrypts secrets kept in Postgres.
+	SecretsKey SecretsKey `mapstructure:"secrets"`
 
 	// File is the config file that was read, "" when none was.
 	File string `mapstructure:"-"`

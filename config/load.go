@@ -74,7 +74,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	if file != "" {
 		data, err := os.ReadFile(file)
 		if err == nil {
-			err = c.mcpMaps(data)
+			err = c.caseKeptMaps(data)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("config file %s: %w", file, err)

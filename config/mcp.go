@@ -86,11 +86,12 @@ func (c *Config) validateMCP(add func(string, ...any)) {
 	}
 }
 
-// mcpMaps re-reads the env and headers maps of mcp.servers from the YAML
-// file with their names' case kept (the config library lower-cases map
-// keys: API_KEY would reach the server as api_key) and expands ${NAME}
-// from the daemon's environment.
-func (c *Config) mcpMaps(data []byte) error {
+// caseKeptMaps re-reads from the YAML file the maps whose keys are names
+// that must keep their case — mcp.servers[].env and .headers,
+// custom_tools[].env and .parameters (the config library lower-cases map
+// keys: API_KEY would reach the server as api_key) — and expands ${NAME}
+// in env and header values from the daemon's environment.
+func (c *Config) caseKeptMaps(data []byte) error {
 	var raw struct {
 		MCP struct {
 			Servers []struct {
@@ -98,6 +99,10 @@ func (c *Config) mcpMaps(data []byte) error {
 				Headers map[string]string `yaml:"headers"`
 			} `yaml:"servers"`
 		} `yaml:"mcp"`
+		CustomTools []struct {
+			Env        map[string]string `yaml:"env"`
+			Parameters map[string]any    `yaml:"parameters"`
+		} `yaml:"custom_tools"`
 	}
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return err
@@ -108,6 +113,13 @@ func (c *Config) mcpMaps(data []byte) error {
 		}
 		c.MCP.Servers[i].Env = expandAll(raw.MCP.Servers[i].Env)
 		c.MCP.Servers[i].Headers = expandAll(raw.MCP.Servers[i].Headers)
+	}
+	for i := range c.CustomTools {
+		if i >= len(raw.CustomTools) {
+			break
+		}
+		c.CustomTools[i].Env = expandAll(raw.CustomTools[i].Env)
+		c.CustomTools[i].Parameters = raw.CustomTools[i].Parameters
 	}
 	return nil
 }

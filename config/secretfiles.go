@@ -21,9 +21,15 @@ const maxSecretFile = 64 << 10
 // removed). It returns the names it consumed, and problems: an unreadable
 // file (named, its content never shown) or a key set both ways.
 func applySecretFiles(v *viper.Viper, environ []string, all []field) (consumed []string, problems Problems) {
+	keyEnv := map[string]bool{}
+	for _, f := range all {
+		keyEnv[f.env()] = true
+	}
 	byFile := map[string]field{}
 	for _, f := range all {
-		if f.secret && !f.fileOnly {
+		// SWITCHBOARD_SECRETS_KEY_FILE is secrets.key_file's own variable
+		// (a path the daemon reads the key from: the same meaning).
+		if f.secret && !f.fileOnly && !keyEnv[f.env()+fileSuffix] {
 			byFile[f.env()+fileSuffix] = f
 		}
 	}

@@ -11,8 +11,9 @@ import (
 const redactedValue = "[redacted]"
 
 // Secrets returns every configured secret value (API key, bot tokens,
-// signing secret, and the whole database and Redis URLs), non-empty only,
-// for scrubbing logs, tool output and replies.
+// signing secret, the whole database and Redis URLs, and the values of
+// MCP servers' env and headers and custom tools' env), non-empty only, for
+// scrubbing logs, tool output and replies.
 func (c *Config) Secrets() []string {
 	var out []string
 	for _, f := range fields() {
@@ -23,9 +24,26 @@ func (c *Config) Secrets() []string {
 			out = append(out, s)
 		}
 	}
+	add := func(v string) {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
 	for _, a := range c.Agents {
-		if a.APIKey != "" && !slices.Contains(out, a.APIKey) {
-			out = append(out, a.APIKey)
+		add(a.APIKey)
+	}
+	// Values given to MCP servers and custom tools are credentials as a rule.
+	for _, s := range c.MCP.Servers {
+		for _, v := range s.Env {
+			add(v)
+		}
+		for _, v := range s.Headers {
+			add(v)
+		}
+	}
+	for _, t := range c.CustomTools {
+		for _, v := range t.Env {
+			add(v)
 		}
 	}
 	return out

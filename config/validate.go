@@ -123,6 +123,7 @@ func (c *Config) Validate() error {
 	}
 	c.validateAgents(add)
 	c.validateMCP(add)
+	c.validateCustomTools(add)
 	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)
 
 	oneOf("conversation.queue", c.Conversation.Queue, "steer", "followup", "collect")

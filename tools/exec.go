@@ -198,3 +198,30 @@ func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command
 		Tool: "exec", Command: command, Cwd: cwd, Pattern: pattern, Call: call, Warnings: warnings,
 	}, "command")
 }
+
+// RunRendered runs a command rendered by a custom tool, in the calling
+// session's workspace, as exec would, with env added to its environment.
+// The exec guard applies to the rendered command: one it blocks or flags
+// dangerous is refused (its values came from the model).
+func (e *Exec) RunRendered(ctx context.Context, tool, command string, env []string, timeout time.Duration) Result {
+	call, _ := CallFrom(ctx)
+	log := e.opts.Logger.With("tool", tool, "session", call.Session)
+	verdict, _ := shellguard.CheckCommand(command)
+	if verdict.Blocked {
+		log.Warn("custom tool command blocked", "category", verdict.Category, "reason", verdict.Reason)
+		return ErrorResult("blocked by safety policy: " + verdict.Category)
+	}
+	if verdict.Dangerous() {
+		log.Warn("custom tool command flagged dangerous", "warnings", len(verdict.Warnings))
+		return ErrorResult("refused: the rendered command looks dangerous (" + strings.Join(verdict.Warnings, "; ") + ")")
+	}
+	if e.opts.Mode == ExecModeDeny {
+		return ErrorResult("commands are disabled here (exec.approval=deny)")
+	}
+	ws, err := e.workspace(call)
+	if err != nil {
+		log.Error("custom tool workspace", "error", err)
+		return ErrorResult("the workspace is not available: " + err.Error())
+	}
+	return e.run(ctx, log, command, ws, ws, min(timeout, MaxExecTimeout), env...)
+}

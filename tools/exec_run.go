@@ -40,10 +40,10 @@ func (e *Exec) env(home string) []string {
 // /dev/null and stdout+stderr captured together up to MaxOutput. On
 // timeout or cancellation the whole group is killed; it is also killed
 // when the shell exits, so background jobs do not outlive the call.
-func (e *Exec) run(ctx context.Context, log *slog.Logger, command, dir, home string, timeout time.Duration) Result {
+func (e *Exec) run(ctx context.Context, log *slog.Logger, command, dir, home string, timeout time.Duration, extraEnv ...string) Result {
 	cmd := exec.Command(e.opts.Shell, "-c", command)
 	cmd.Dir = dir
-	cmd.Env = e.env(home)
+	cmd.Env = append(e.env(home), extraEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if e.opts.RunAs != nil {
 		cmd.SysProcAttr.Credential = e.opts.RunAs.credential()

@@ -1,0 +1,72 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// CustomTool is a tool that runs a shell command rendered from a template
+// whose {{.name}} placeholders are filled with the call's arguments, each
+// shell-quoted.
+type CustomTool struct {
+	Name        string `mapstructure:"name"`
+	Description string `mapstructure:"description"`
+	// Parameters is the JSON schema of the arguments (an object); its
+	// property names keep their case.
+	Parameters map[string]any `mapstructure:"parameters"`
+	Command    string         `mapstructure:"command"`
+	// Timeout bounds one run (default 30s, at most 10m).
+	Timeout time.Duration `mapstructure:"timeout"`
+	// Env is added to the command's environment (${NAME} expanded; names
+	// keep their case). Its values are scrubbed from all output.
+	Env map[string]string `mapstructure:"env"`
+}
+
+// ParametersJSON returns the parameters schema as JSON.
+func (t CustomTool) ParametersJSON() json.RawMessage {
+	if len(t.Parameters) == 0 {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	raw, err := json.Marshal(t.Parameters)
+	if err != nil {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return raw
+}
+
+// SecretsKey configures encryption of secrets at rest (secrets:).
+type SecretsKey struct {
+	// KeyFile holds the 32-byte key (raw, hex or base64).
+	KeyFile string `mapstructure:"key_file"`
+	// Key is the key itself, from SWITCHBOARD_SECRETS_KEY (wins over
+	// KeyFile).
+	Key string `mapstructure:"key" secret:"true"`
+}
+
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// validateCustomTools checks custom_tools (the templates themselves are
+// checked where they are parsed, in tools).
+func (c *Config) validateCustomTools(add func(string, ...any)) {
+	seen := map[string]bool{}
+	for i, t := range c.CustomTools {
+		where := fmt.Sprintf("custom_tools[%d]", i)
+		if !toolName.MatchString(t.Name) {
+			add("%s.name %q must be a-z, 0-9 and _, starting with a letter, at most 64 long", where, t.Name)
+		} else if seen[t.Name] {
+			add("%s.name %q is used twice", where, t.Name)
+		}
+		seen[t.Name] = true
+		if t.Command == "" {
+			add("%s (%s): command is empty", where, t.Name)
+		}
+		if t.Timeout < 0 || t.Timeout > 10*time.Minute {
+			add("%s (%s): timeout must be between 0 (30s) and 10m (got %s)", where, t.Name, t.Timeout)
+		}
+		if typ, ok := t.Parameters["type"]; len(t.Parameters) > 0 && (!ok || typ != "object") {
+			add("%s (%s): parameters must be a JSON schema with type: object", where, t.Name)
+		}
+	}
+}
