@@ -28,6 +28,7 @@ func commands() []command {
 		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},
 		{"cancel", "withdraw your request that waits for an approver", (*Router).cmdCancel},
 		{"revoke", "revoke someone's access: /revoke platform:user_id (admins only)", (*Router).cmdRevoke},
+		{"tools", "custom tools: /tools, /tools add {JSON}, /tools remove NAME (admins only)", (*Router).cmdTools},
 		{"jobs", "scheduled jobs: /jobs, /jobs add <schedule> | <prompt>, /jobs pause|resume|delete|run <name> (admins only)", (*Router).cmdJobs},
 	}
 }

@@ -43,7 +43,11 @@ type Options struct {
 	// Subagents bounds the subagents agents spawn (see subagents.go).
 	Subagents SubagentOptions
 	// Grants decide who may use MCP servers' tools (see grants.go).
-	Grants     GrantOptions
+	Grants GrantOptions
+	// CustomTools serve /tools (see tools_cmd.go).
+	CustomTools CustomToolOptions
+	// AddSecret registers a secret value with the scrubber; nil: none.
+	AddSecret  func(string)
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery
@@ -109,6 +113,9 @@ func NewRouter(opts Options) *Router {
 	}
 	if opts.Scrub == nil {
 		opts.Scrub = func(s string) string { return s }
+	}
+	if opts.AddSecret == nil {
+		opts.AddSecret = func(string) {}
 	}
 	opts.Subagents = opts.Subagents.withDefaults()
 	r := &Router{opts: opts, log: opts.Logger, subs: &subagents{running: map[string]*subRun{},

@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-chat/switchboard/config"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/redis"
+	"github.com/switchboard-chat/switchboard/storage/secretbox"
 	"github.com/switchboard-chat/switchboard/tools"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
 )
@@ -84,6 +85,11 @@ type daemon struct {
 	execInfo string
 	// mcp keeps the MCP servers connected and their tools registered.
 	mcp *mcp.Bridge
+	// tools is the registry every agent shares; exec runs custom tools;
+	// customs keeps the custom tools added at run time.
+	tools   *tools.Registry
+	exec    *tools.Exec
+	customs postgres.CustomTools
 }
 
 // daemonOptions says what to run besides the configured platforms.
@@ -113,11 +119,16 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	d.metrics = bot.NewMetrics(d.reg)
 
+	box, err := secretbox.Load(cfg.SecretsKey.Key, cfg.SecretsKey.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("secrets key: %w", err)
+	}
 	st, err := openStores(ctx, cfg, d.log)
 	if err != nil {
 		return nil, err
 	}
 	d.st = st
+	d.customs = postgres.CustomTools{DB: st.db, Box: box}
 
 	if o.only != nil {
 		for _, ch := range o.only {
@@ -173,8 +184,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Team: bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Members: teamMembers(cfg)},
 		Subagents: bot.SubagentOptions{Store: st.rdb, MaxConcurrent: cfg.Subagents.MaxConcurrent, MaxDepth: cfg.Subagents.MaxDepth,
 			MaxChildren: cfg.Subagents.MaxChildren, ArchiveAfter: cfg.Subagents.ArchiveAfter},
-		Grants:  bot.GrantOptions{Store: st.db, Config: mcpGrants(cfg)},
-		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
+		Grants:      bot.GrantOptions{Store: st.db, Config: mcpGrants(cfg)},
+		CustomTools: bot.CustomToolOptions{Store: d.customs, Install: d.installCustom, Uninstall: d.tools.Unregister},
+		AddSecret:   func(v string) { scrubber.Add(v) },
+		History:     st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
 		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
 		Channels: d.channels,
@@ -264,6 +277,14 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	web := d.cfg.Tools.Web
 	fetch := tools.NewWebFetch(tools.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
 	search := tools.NewWebSearch(tools.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
+	d.tools, d.exec = reg, exec
+	for _, spec := range customSpecs(d.cfg) {
+		c, err := tools.NewCustom(spec, exec)
+		if err != nil {
+			return nil, fmt.Errorf("custom_tools: %w", err)
+		}
+		fsTools = append(fsTools, c)
+	}
 	for _, t := range append([]tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron, fetch, search}, fsTools...) {
 		if err := reg.Register(t); err != nil {
 			return nil, err
@@ -427,6 +448,9 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	d.migrateUntilDone(ctx)
 	if ctx.Err() != nil {
 		return nil
+	}
+	if err := d.loadCustomTools(ctx); err != nil {
+		return err
 	}
 	if err := d.syncJobs(ctx); err != nil {
 		d.log.Error("jobs from config not synced; scheduled jobs may be stale", "err", err)

@@ -34,6 +34,7 @@ Usage:
   switchboard migrate [--config FILE]   apply database migrations and exit
   switchboard doctor  [--config FILE]   check config, database, Redis, LLM and platforms
   switchboard healthcheck [--url URL]   exit 0 when the running daemon is ready (/readyz)
+  switchboard secrets rotate --new-key-file FILE   re-encrypt stored secrets with a new key
   switchboard version                   print the version
 
 --config FILE may also come before the command: switchboard --config FILE serve.
@@ -75,6 +76,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = with("switchboard doctor [--config FILE]   check the setup", func(cfgFile string) error { return doctor(ctx, cfgFile, stdout) })
 	case "healthcheck":
 		err = healthcheckCmd(ctx, rest, cfgFile, stdout, stderr)
+	case "secrets":
+		err = secretsCmd(ctx, rest, cfgFile, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "switchboard", buildVersion())
 		return 0
