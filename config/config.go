@@ -59,6 +59,8 @@ type Config struct {
 	MCP MCP `mapstructure:"mcp"`
 	// CustomTools are shell-command tools defined by the operator.
 	CustomTools []CustomTool `mapstructure:"custom_tools"`
+	// CredentialedExec lists the CLIs credentialed_exec may run.
+	CredentialedExec []CredentialedBinary `mapstructure:"credentialed_exec"`
 	// SecretsKey holds the key that encrypts secrets kept in Postgres.
 	SecretsKey SecretsKey `mapstructure:"secrets"`
 

@@ -3,7 +3,9 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -67,6 +69,45 @@ func (c *Config) validateCustomTools(add func(string, ...any)) {
 		}
 		if typ, ok := t.Parameters["type"]; len(t.Parameters) > 0 && (!ok || typ != "object") {
 			add("%s (%s): parameters must be a JSON schema with type: object", where, t.Name)
+		}
+	}
+}
+
+// CredentialedBinary is a CLI credentialed_exec runs without a shell, with
+// its credentials in its environment only.
+type CredentialedBinary struct {
+	Binary string `mapstructure:"binary"`
+	// Path is the program's absolute path (find it with: command -v gh).
+	Path string `mapstructure:"path"`
+	// Env holds the credentials (${NAME} expanded; names keep their case);
+	// scrubbed from all output.
+	Env      map[string]string `mapstructure:"env"`
+	DenyArgs []string          `mapstructure:"deny_args"`
+	Timeout  time.Duration     `mapstructure:"timeout"`
+}
+
+// validateCredentialed checks credentialed_exec.
+func (c *Config) validateCredentialed(add func(string, ...any)) {
+	seen := map[string]bool{}
+	for i, b := range c.CredentialedExec {
+		where := fmt.Sprintf("credentialed_exec[%d]", i)
+		switch {
+		case b.Binary == "" || strings.ContainsAny(b.Binary, `/\ `):
+			add("%s.binary %q must be a bare program name like gh", where, b.Binary)
+		case seen[b.Binary]:
+			add("%s.binary %q is listed twice", where, b.Binary)
+		}
+		seen[b.Binary] = true
+		if !filepath.IsAbs(b.Path) {
+			add("%s (%s): path must be the program's absolute path (find it with: command -v %s)", where, b.Binary, b.Binary)
+		}
+		for _, p := range b.DenyArgs {
+			if _, err := regexp.Compile(p); err != nil {
+				add("%s (%s): deny_args %q is not a valid regular expression: %v", where, b.Binary, p, err)
+			}
+		}
+		if b.Timeout < 0 || b.Timeout > 10*time.Minute {
+			add("%s (%s): timeout must be between 0 (30s) and 10m", where, b.Binary)
 		}
 	}
 }

@@ -88,7 +88,7 @@ func (c *Config) validateMCP(add func(string, ...any)) {
 
 // caseKeptMaps re-reads from the YAML file the maps whose keys are names
 // that must keep their case — mcp.servers[].env and .headers,
-// custom_tools[].env and .parameters (the config library lower-cases map
+// custom_tools[].env and .parameters, credentialed_exec[].env (the config library lower-cases map
 // keys: API_KEY would reach the server as api_key) — and expands ${NAME}
 // in env and header values from the daemon's environment.
 func (c *Config) caseKeptMaps(data []byte) error {
@@ -103,6 +103,9 @@ func (c *Config) caseKeptMaps(data []byte) error {
 			Env        map[string]string `yaml:"env"`
 			Parameters map[string]any    `yaml:"parameters"`
 		} `yaml:"custom_tools"`
+		CredentialedExec []struct {
+			Env map[string]string `yaml:"env"`
+		} `yaml:"credentialed_exec"`
 	}
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return err
@@ -120,6 +123,11 @@ func (c *Config) caseKeptMaps(data []byte) error {
 		}
 		c.CustomTools[i].Env = expandAll(raw.CustomTools[i].Env)
 		c.CustomTools[i].Parameters = raw.CustomTools[i].Parameters
+	}
+	for i := range c.CredentialedExec {
+		if i < len(raw.CredentialedExec) {
+			c.CredentialedExec[i].Env = expandAll(raw.CredentialedExec[i].Env)
+		}
 	}
 	return nil
 }

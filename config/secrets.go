@@ -46,6 +46,11 @@ func (c *Config) Secrets() []string {
 			add(v)
 		}
 	}
+	for _, b := range c.CredentialedExec {
+		for _, v := range b.Env {
+			add(v)
+		}
+	}
 	return out
 }
 

@@ -124,6 +124,7 @@ func (c *Config) Validate() error {
 	c.validateAgents(add)
 	c.validateMCP(add)
 	c.validateCustomTools(add)
+	c.validateCredentialed(add)
 	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)
 
 	oneOf("conversation.queue", c.Conversation.Queue, "steer", "followup", "collect")

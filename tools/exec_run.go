@@ -41,7 +41,12 @@ func (e *Exec) env(home string) []string {
 // timeout or cancellation the whole group is killed; it is also killed
 // when the shell exits, so background jobs do not outlive the call.
 func (e *Exec) run(ctx context.Context, log *slog.Logger, command, dir, home string, timeout time.Duration, extraEnv ...string) Result {
-	cmd := exec.Command(e.opts.Shell, "-c", command)
+	return e.runArgv(ctx, log, []string{e.opts.Shell, "-c", command}, dir, home, timeout, extraEnv...)
+}
+
+// runArgv is run for a program and its arguments, no shell involved.
+func (e *Exec) runArgv(ctx context.Context, log *slog.Logger, argv []string, dir, home string, timeout time.Duration, extraEnv ...string) Result {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(e.env(home), extraEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -58,7 +63,7 @@ func (e *Exec) run(ctx context.Context, log *slog.Logger, command, dir, home str
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		log.Error("exec start", "error", err)
-		return ErrorResult(fmt.Sprintf("could not start the shell %s; ask an admin to check exec settings", e.opts.Shell))
+		return ErrorResult(fmt.Sprintf("could not start %s; ask an admin to check exec settings", argv[0]))
 	}
 	w.Close()
 	pgid := cmd.Process.Pid

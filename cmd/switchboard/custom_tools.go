@@ -55,3 +55,16 @@ func (d *daemon) loadCustomTools(ctx context.Context) error {
 	}
 	return nil
 }
+
+// credentialedExec builds the credentialed_exec tool from the config.
+func credentialedExec(cfg *config.Config, exec *tools.Exec) (*tools.CredentialedExec, error) {
+	bins := make([]tools.CredentialedBinary, 0, len(cfg.CredentialedExec))
+	for _, b := range cfg.CredentialedExec {
+		deny, err := tools.CompileDeny(b.Binary, b.DenyArgs)
+		if err != nil {
+			return nil, fmt.Errorf("credentialed_exec %s: %w", b.Binary, err)
+		}
+		bins = append(bins, tools.CredentialedBinary{Name: b.Binary, Path: b.Path, Env: b.Env, DenyArgs: deny, Timeout: b.Timeout})
+	}
+	return tools.NewCredentialedExec(bins, exec)
+}

@@ -278,6 +278,13 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	fetch := tools.NewWebFetch(tools.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
 	search := tools.NewWebSearch(tools.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
 	d.tools, d.exec = reg, exec
+	if len(d.cfg.CredentialedExec) > 0 {
+		ce, err := credentialedExec(d.cfg, exec)
+		if err != nil {
+			return nil, err
+		}
+		fsTools = append(fsTools, ce)
+	}
 	for _, spec := range customSpecs(d.cfg) {
 		c, err := tools.NewCustom(spec, exec)
 		if err != nil {
