@@ -89,6 +89,7 @@ type daemon struct {
 	// customs keeps the custom tools added at run time.
 	tools   *tools.Registry
 	exec    *tools.Exec
+	procs   *tools.Processes // background processes, killed on exit
 	customs postgres.CustomTools
 }
 
@@ -277,7 +278,8 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	web := d.cfg.Tools.Web
 	fetch := tools.NewWebFetch(tools.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
 	search := tools.NewWebSearch(tools.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
-	d.tools, d.exec = reg, exec
+	d.tools, d.exec, d.procs = reg, exec, tools.NewProcesses(exec)
+	fsTools = append(fsTools, d.procs)
 	if len(d.cfg.CredentialedExec) > 0 {
 		ce, err := credentialedExec(d.cfg, exec)
 		if err != nil {
@@ -481,6 +483,7 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 		d.mcp.Add(mcpServer(s))
 	}
 	defer d.mcp.Close() // stdio servers and their children stop with the daemon
+	defer d.procs.Close()
 	for name, ch := range d.channels {
 		chans.Add(1)
 		go func() {
