@@ -84,33 +84,49 @@ func (r *Router) decideAccess(ctx context.Context, in channels.Inbound, id, choi
 		r.post.answer(ctx, in, "This button is no longer active.")
 		return
 	}
-	req, changed, err := r.opts.AccessRequests.DecideAccessRequest(ctx, id, status, presser)
+	req, changed, err := r.DecideAccessAs(ctx, id, status, presser)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		r.post.answer(ctx, in, "This request no longer exists.")
-		return
 	case err != nil:
-		r.log.Error("decide access request", "request_id", id, "err", err)
 		r.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
-		return
 	case !changed:
 		r.post.answer(ctx, in, fmt.Sprintf("Already decided: %s by %s.", req.Status, req.DecidedBy))
-		return
+	case req.Status == StatusDenied:
+		r.post.answer(ctx, in, "Denied.")
+	default:
+		r.post.answer(ctx, in, "Approved.")
 	}
-	r.log.Info("access request decided", "request_id", id, "user", req.Identity, "status", req.Status, "by", presser)
+}
+
+// DecideAccessAs decides access request id (StatusApproved or
+// StatusDenied) on behalf of by — an admin's press, or the admin API —
+// edits its messages and tells the person once. The first decision wins.
+func (r *Router) DecideAccessAs(ctx context.Context, id, status, by string) (AccessRequest, bool, error) {
+	if r.opts.AccessRequests == nil {
+		return AccessRequest{}, false, ErrNotFound
+	}
+	req, changed, err := r.opts.AccessRequests.DecideAccessRequest(ctx, id, status, by)
+	if err != nil || !changed {
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			r.log.Error("decide access request", "request_id", id, "err", err)
+		}
+		return req, false, err
+	}
+	r.log.Info("access request decided", "request_id", id, "user", req.Identity, "status", req.Status, "by", by)
 	verb := "Approved"
 	tell := "Good news: an admin let you in. Go ahead and write to me."
 	if req.Status == StatusDenied {
 		verb = "Denied"
 		tell = "Sorry, an admin declined your access request."
 	}
-	r.post.answer(ctx, in, verb+".")
 	if r.opts.DecisionMessages != nil {
 		r.post.editDecisions(ctx, r.opts.DecisionMessages, KindAccessRequest, req.ID, func(DecisionMessage) string {
-			return fmt.Sprintf("%s %s access for %s (`%s`) — %s", statusIcon(req.Status), verb, escapeName(req.DisplayName), req.Identity, presser)
+			return fmt.Sprintf("%s %s access for %s (`%s`) — %s", statusIcon(req.Status), verb, escapeName(req.DisplayName), req.Identity, by)
 		})
 	}
 	r.send(ctx, OutboxMessage{To: req.Chat, Text: tell})
+	return req, true, nil
 }
 
 // cmdRevoke: /revoke platform:user_id (admins only).

@@ -239,6 +239,11 @@ func (s *Approvals) expire(ctx context.Context, a Approval) (tools.Decision, err
 	return decisionOf(after.Status), nil
 }
 
+// ErrDangerousAlways refuses Always allow for a command the exec guard
+// flagged dangerous: no such button is shown, so a press or an API call
+// asking for it is stale or forged.
+var ErrDangerousAlways = errors.New(`"Always allow" is not offered for a command flagged dangerous; allow once or deny`)
+
 // Decide handles a press on an approval button: only approvers decide,
 // the first valid press wins, every press is answered.
 func (s *Approvals) Decide(ctx context.Context, in channels.Inbound, id, choice string) {
@@ -253,43 +258,59 @@ func (s *Approvals) Decide(ctx context.Context, in channels.Inbound, id, choice 
 		s.post.answer(ctx, in, "This button is no longer active.")
 		return
 	}
+	a, changed, err := s.DecideAs(ctx, id, status, presser)
+	switch {
+	case errors.Is(err, ErrDangerousAlways):
+		s.o.Logger.Warn("always-allow press on a command flagged dangerous", "approval_id", id, "presser", presser)
+		s.post.answer(ctx, in, "\"Always allow\" is not offered for a command flagged dangerous; press Allow once or Deny.")
+	case errors.Is(err, ErrNotFound):
+		s.post.answer(ctx, in, "This request no longer exists.")
+	case err != nil:
+		s.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
+	case !changed:
+		s.post.answer(ctx, in, "Already decided: "+statusText(a))
+	default:
+		s.post.answer(ctx, in, "Done: "+decisionOf(a.Status).String()+".")
+	}
+}
+
+// DecideAs decides approval id with status (StatusAllowedOnce,
+// StatusAllowedAlways or StatusDenied) on behalf of by — an approver's
+// press, or the admin API — edits its messages and lets its run go on.
+// The first decision wins: changed is false when it was decided before.
+func (s *Approvals) DecideAs(ctx context.Context, id, status, by string) (Approval, bool, error) {
+	if status != StatusAllowedOnce && status != StatusAllowedAlways && status != StatusDenied {
+		return Approval{}, false, fmt.Errorf("%q is not a decision", status)
+	}
 	if status == StatusAllowedAlways {
-		// No such button is shown for a dangerous command; a forged or
-		// stale press must not make it run unasked from now on.
 		cur, err := s.o.Store.GetApproval(ctx, id)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			s.o.Logger.Error("load approval", "approval_id", id, "err", err)
-			s.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
-			return
+			return Approval{}, false, err
 		}
 		if err == nil && len(cur.Warnings) > 0 {
-			s.o.Logger.Warn("always-allow press on a command flagged dangerous", "approval_id", id, "presser", presser)
-			s.post.answer(ctx, in, "\"Always allow\" is not offered for a command flagged dangerous; press Allow once or Deny.")
-			return
+			return cur, false, ErrDangerousAlways
 		}
 	}
-	a, changed, err := s.o.Store.DecideApproval(ctx, id, status, presser)
-	switch {
-	case errors.Is(err, ErrNotFound):
-		s.post.answer(ctx, in, "This request no longer exists.")
-		return
-	case err != nil:
-		s.o.Logger.Error("decide approval", "approval_id", id, "err", err)
-		s.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
-		return
-	case !changed:
-		s.post.answer(ctx, in, "Already decided: "+statusText(a))
-		return
+	a, changed, err := s.o.Store.DecideApproval(ctx, id, status, by)
+	if err != nil {
+		if !errors.Is(err, ErrNotFound) {
+			s.o.Logger.Error("decide approval", "approval_id", id, "err", err)
+		}
+		return a, false, err
 	}
-	s.o.Logger.Info("approval decided", "approval_id", id, "status", a.Status, "by", presser)
+	if !changed {
+		return a, false, nil
+	}
+	s.o.Logger.Info("approval decided", "approval_id", id, "status", a.Status, "by", by)
 	if a.Status == StatusAllowedAlways {
-		if err := s.o.Store.AllowAlways(ctx, a.Tool, a.Pattern, presser); err != nil {
+		if err := s.o.Store.AllowAlways(ctx, a.Tool, a.Pattern, by); err != nil {
 			s.o.Logger.Error("store always-allow pattern", "approval_id", id, "err", err)
 		}
 	}
-	s.post.answer(ctx, in, "Done: "+decisionOf(a.Status).String()+".")
 	s.finish(ctx, a)
 	s.resume(ctx, a)
+	return a, true, nil
 }
 
 // resume lets the parked run of a's session go on.

@@ -23,6 +23,8 @@ type HTTPOptions struct {
 	Gatherer prometheus.Gatherer
 	// Webhooks are mounted under /webhooks/<platform>.
 	Webhooks map[string]http.Handler
+	// Admin, when set, serves /api/v1/ (NewAdminAPI).
+	Admin http.Handler
 }
 
 // NewHTTPHandler serves /healthz, /readyz, /metrics and webhooks.
@@ -48,6 +50,9 @@ func NewHTTPHandler(o HTTPOptions) http.Handler {
 	})
 	if o.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
+	}
+	if o.Admin != nil {
+		mux.Handle("/api/v1/", o.Admin)
 	}
 	for platform, h := range o.Webhooks {
 		mux.Handle("/webhooks/"+platform, h)

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -75,28 +76,8 @@ func (r *Router) cmdTools(ctx context.Context, in channels.Inbound, args string)
 			return `Usage: /tools add {"name": "dns_lookup", "description": "…", "parameters": {"type": "object", ` +
 				`"properties": {"domain": {"type": "string"}}}, "command": "dig +short {{.domain}}", "timeout": "10s", "env": {}}`
 		}
-		for _, v := range j.Env {
-			r.opts.AddSecret(v) // scrubbed from here on, whatever happens next
-		}
-		spec := tools.CustomSpec{Name: j.Name, Description: j.Description, Parameters: j.Parameters, Command: j.Command, Env: j.Env}
-		if j.Timeout != "" {
-			d, err := time.ParseDuration(j.Timeout)
-			if err != nil || d <= 0 || d > 10*time.Minute {
-				return "timeout must be a duration up to 10m, like \"10s\"."
-			}
-			spec.Timeout = d
-		}
-		if _, err := tools.NewCustom(spec, nil); err != nil {
-			return "Not added: " + err.Error()
-		}
-		if err := o.Store.Put(ctx, spec, in.Identity()); err != nil {
-			r.log.Error("store custom tool", "tool", spec.Name, "err", err)
-			return "Not added: " + err.Error()
-		}
-		if err := o.Install(spec); err != nil {
-			return "Stored, but not installed: " + err.Error()
-		}
-		return fmt.Sprintf("Added custom tool %s; agents whose policy allows it (group:custom) can use it now.", spec.Name)
+		msg, _ := r.addCustomTool(ctx, j, in.Identity())
+		return msg
 	case "remove":
 		name := strings.TrimSpace(rest)
 		found, err := o.Store.Delete(ctx, name, in.Identity())
@@ -113,4 +94,36 @@ func (r *Router) cmdTools(ctx context.Context, in channels.Inbound, args string)
 		return "Removed custom tool " + name + "."
 	}
 	return "Usage: /tools, /tools add {JSON}, /tools remove NAME."
+}
+
+// addCustomTool checks, stores and installs a custom tool (/tools add and
+// the admin API); the message says what happened, err is set when it was
+// not added.
+func (r *Router) addCustomTool(ctx context.Context, j customToolJSON, by string) (string, error) {
+	o := r.opts.CustomTools
+	if o.Store == nil || o.Install == nil {
+		return "Custom tools are not available here.", errors.New("off")
+	}
+	for _, v := range j.Env {
+		r.opts.AddSecret(v) // scrubbed from here on, whatever happens next
+	}
+	spec := tools.CustomSpec{Name: j.Name, Description: j.Description, Parameters: j.Parameters, Command: j.Command, Env: j.Env}
+	if j.Timeout != "" {
+		d, err := time.ParseDuration(j.Timeout)
+		if err != nil || d <= 0 || d > 10*time.Minute {
+			return "timeout must be a duration up to 10m, like \"10s\".", errors.New("bad timeout")
+		}
+		spec.Timeout = d
+	}
+	if _, err := tools.NewCustom(spec, nil); err != nil {
+		return "Not added: " + err.Error(), err
+	}
+	if err := o.Store.Put(ctx, spec, by); err != nil {
+		r.log.Error("store custom tool", "tool", spec.Name, "err", err)
+		return "Not added: " + err.Error(), err
+	}
+	if err := o.Install(spec); err != nil {
+		return "Stored, but not installed: " + err.Error(), err
+	}
+	return fmt.Sprintf("Added custom tool %s; agents whose policy allows it (group:custom) can use it now.", spec.Name), nil
 }

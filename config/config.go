@@ -91,6 +91,9 @@ type Redis struct {
 type HTTP struct {
 	// Listen is the host:port to listen on.
 	Listen string `mapstructure:"listen"`
+	// AdminToken turns the admin API (/api/v1) on: requests must carry
+	// Authorization: Bearer <token>. Empty: the API is off.
+	AdminToken string `mapstructure:"admin_token" secret:"true"`
 }
 
 // LLM configures the model provider.

@@ -51,8 +51,20 @@ type MCPGrants struct {
 
 var mcpName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 
+// CheckMCPServer lists what is wrong with one server (added through the
+// admin API); agents are the configured agents' names.
+func CheckMCPServer(s MCPServer, agents []string) []string {
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	c := &Config{MCP: MCP{Servers: []MCPServer{s}}}
+	c.checkMCPServers(add, agents)
+	return out
+}
+
 // validateMCP checks mcp.servers.
-func (c *Config) validateMCP(add func(string, ...any)) {
+func (c *Config) validateMCP(add func(string, ...any)) { c.checkMCPServers(add, c.AgentNames()) }
+
+func (c *Config) checkMCPServers(add func(string, ...any), agents []string) {
 	seen := map[string]bool{}
 	for i, s := range c.MCP.Servers {
 		where := fmt.Sprintf("mcp.servers[%d]", i)
@@ -75,9 +87,9 @@ func (c *Config) validateMCP(add func(string, ...any)) {
 			add("%s (%s): transport must be stdio, sse or http (got %q)", where, s.Name, s.Transport)
 		}
 		for _, a := range s.Grants.Agents {
-			if !slices.Contains(c.AgentNames(), a) {
+			if !slices.Contains(agents, a) {
 				msg := fmt.Sprintf("%s (%s): grants.agents names %q, which is not an agent", where, s.Name, a)
-				if hint := suggest(a, c.AgentNames()); hint != "" {
+				if hint := suggest(a, agents); hint != "" {
 					msg += fmt.Sprintf(" (did you mean %q?)", hint)
 				}
 				add("%s", msg)

@@ -91,6 +91,9 @@ type daemon struct {
 	exec    *tools.Exec
 	procs   *tools.Processes // background processes, killed on exit
 	customs postgres.CustomTools
+	mcpDB   postgres.MCPServers
+	// approvals decides risky tool calls (buttons, admin API).
+	approvals *bot.Approvals
 }
 
 // daemonOptions says what to run besides the configured platforms.
@@ -130,6 +133,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	}
 	d.st = st
 	d.customs = postgres.CustomTools{DB: st.db, Box: box}
+	d.mcpDB = postgres.MCPServers{DB: st.db, Box: box}
 
 	if o.only != nil {
 		for _, ch := range o.only {
@@ -154,6 +158,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Approvers: cfg.Approvals.Approvers, Chat: cfg.Approvals.Chat, Timeout: cfg.Approvals.Timeout,
 		Nudge: d.disp.Nudge, Scrub: scrubber.Scrub, Logger: d.log,
 	})
+	d.approvals = approvals
 	d.handoff = &bot.HandoffService{
 		Routes:    bot.NewHandoffs(bot.HandoffOptions{Cache: st.rdb, Store: st.db, TTL: cfg.Handoff.TTL, Logger: d.log}),
 		Directory: bot.Directory{Default: cfg.Agent.Name, Names: cfg.AgentNames(), Bindings: bindingsOf(cfg)},
@@ -185,7 +190,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Team: bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Members: teamMembers(cfg)},
 		Subagents: bot.SubagentOptions{Store: st.rdb, MaxConcurrent: cfg.Subagents.MaxConcurrent, MaxDepth: cfg.Subagents.MaxDepth,
 			MaxChildren: cfg.Subagents.MaxChildren, ArchiveAfter: cfg.Subagents.ArchiveAfter},
-		Grants:      bot.GrantOptions{Store: st.db, Config: mcpGrants(cfg)},
+		Grants:      bot.GrantOptions{Store: st.db, Config: d.mcpGrants},
 		CustomTools: bot.CustomToolOptions{Store: d.customs, Install: d.installCustom, Uninstall: d.tools.Unregister},
 		AddSecret:   func(v string) { scrubber.Add(v) },
 		History:     st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
@@ -443,7 +448,7 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 			return fmt.Errorf("http.listen %s: %w (is another switchboard running? change http.listen)", listen, err)
 		}
 		srv = &http.Server{
-			Handler:           bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Gatherer: d.reg, Webhooks: d.webhooks()}),
+			Handler:           bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Gatherer: d.reg, Webhooks: d.webhooks(), Admin: d.adminAPI()}),
 			ReadHeaderTimeout: 10 * time.Second,
 		}
 		go func() {
@@ -459,6 +464,9 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 		return nil
 	}
 	if err := d.loadCustomTools(ctx); err != nil {
+		return err
+	}
+	if err := d.loadMCPServers(ctx); err != nil {
 		return err
 	}
 	if err := d.syncJobs(ctx); err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +38,8 @@ func TestE2EMCPGrantApprovedInChat(t *testing.T) {
 		return llmtest.Reply{Text: "offered: " + strings.Join(r.Tools, ",")}
 	})
 	env := approvalEnv(t, tg, llm, "")
-	startReplica(ctx, t, env, `mcp:
+	env["SWITCHBOARD_HTTP_ADMIN_TOKEN"] = "e2e-admin-token"
+	d := startReplica(ctx, t, env, `mcp:
   servers:
     - name: kit
       transport: http
@@ -75,4 +78,50 @@ func TestE2EMCPGrantApprovedInChat(t *testing.T) {
 	// The grant is for echo only.
 	ask("search", "search of mcp:kit is not granted to telegram:7272 yet")
 	ask("/status", "MCP kit (http): 4 tools")
+
+	// A server added through the admin API is connected without a restart,
+	// and gone when deleted.
+	extra, err := mcptest.HTTP("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(extra.Close)
+	if code, body := adminCall(t, d, "POST", "/api/v1/mcp/servers", "wrong-token",
+		`{"name":"extra","transport":"http","url":"`+extra.URL+`"}`); code != 401 {
+		t.Fatalf("without the token: %d %s", code, body)
+	}
+	if code, body := adminCall(t, d, "POST", "/api/v1/mcp/servers", "e2e-admin-token",
+		`{"name":"extra","transport":"http","url":"`+extra.URL+`","tools":{"allow":["echo"]},"grants":{"users":["telegram:7272"]}}`); code != 201 {
+		t.Fatalf("add server: %d %s", code, body)
+	}
+	eventually(ctx, t, "the added server's tools", func() bool {
+		_, body := adminCall(t, d, "GET", "/api/v1/mcp/servers", "e2e-admin-token", "")
+		return strings.Contains(body, `"name":"extra","transport":"http","up":true,"tools":1`)
+	})
+	ask("/status", "MCP extra (http): 1 tools")
+	if code, body := adminCall(t, d, "DELETE", "/api/v1/mcp/servers/extra", "e2e-admin-token", ""); code != 204 {
+		t.Fatalf("delete server: %d %s", code, body)
+	}
+	if code, body := adminCall(t, d, "DELETE", "/api/v1/mcp/servers/kit", "e2e-admin-token", ""); code != 400 || !strings.Contains(body, "config file") {
+		t.Fatalf("deleting a configured server: %d %s", code, body)
+	}
+	after = lastID(tg, user)
+	tg.SendText(user, user, "Uma", "/status")
+	if m := newReplyContaining(ctx, t, tg, user, after, "MCP kit"); strings.Contains(m.Visible, "MCP extra") {
+		t.Fatalf("a deleted server is still listed: %q", m.Visible)
+	}
+}
+
+// adminCall makes one admin API request to d.
+func adminCall(t *testing.T, d *daemonProc, method, path, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://"+d.http+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }

@@ -215,3 +215,14 @@ func scanAccessRequest(row pgx.Row) (bot.AccessRequest, error) {
 	}
 	return r, err
 }
+
+// PendingAccessRequests lists the pending access requests, oldest first.
+func (db *DB) PendingAccessRequests(ctx context.Context) ([]bot.AccessRequest, error) {
+	return retryValue(ctx, func(ctx context.Context) ([]bot.AccessRequest, error) {
+		rows, err := db.pool.Query(ctx, `SELECT `+accessCols+` FROM access_requests WHERE status = 'pending' ORDER BY created_at LIMIT 500`)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.AccessRequest, error) { return scanAccessRequest(row) })
+	})
+}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,23 +49,11 @@ func (c CustomTools) List(ctx context.Context) ([]tools.CustomSpec, error) {
 	}
 	out := make([]tools.CustomSpec, 0, len(list))
 	for _, x := range list {
-		if len(x.env) > 0 {
-			if c.Box == nil {
-				return nil, fmt.Errorf("custom tool %s has encrypted env: %w", x.spec.Name, ErrNoSecretsKey)
-			}
-			x.spec.Env = map[string]string{}
-			for k, v := range x.env {
-				sealed, err := base64.StdEncoding.DecodeString(v)
-				if err != nil {
-					return nil, fmt.Errorf("custom tool %s env %s: %w", x.spec.Name, k, secretbox.ErrCorrupt)
-				}
-				plain, err := c.Box.Open(sealed)
-				if err != nil {
-					return nil, fmt.Errorf("custom tool %s env %s: %w", x.spec.Name, k, err)
-				}
-				x.spec.Env[k] = string(plain)
-			}
+		env, err := openMap(c.Box, x.env, "custom tool "+x.spec.Name+" env")
+		if err != nil {
+			return nil, err
 		}
+		x.spec.Env = env
 		out = append(out, x.spec)
 	}
 	return out, nil
@@ -147,17 +134,5 @@ func (c CustomTools) Rotate(ctx context.Context, next *secretbox.Box) (int, erro
 	return n, nil
 }
 
-// seal encrypts env's values: name → base64(sealed).
-func (c CustomTools) seal(env map[string]string) (json.RawMessage, error) {
-	if len(env) == 0 {
-		return json.RawMessage(`{}`), nil
-	}
-	if c.Box == nil {
-		return nil, fmt.Errorf("a custom tool with env needs encryption at rest: %w", ErrNoSecretsKey)
-	}
-	out := make(map[string]string, len(env))
-	for k, v := range env {
-		out[k] = base64.StdEncoding.EncodeToString(c.Box.Seal([]byte(v)))
-	}
-	return json.Marshal(out)
-}
+// seal encrypts env's values.
+func (c CustomTools) seal(env map[string]string) (json.RawMessage, error) { return sealMap(c.Box, env) }

@@ -147,3 +147,59 @@ func (db *DB) DecideGrantRequest(ctx context.Context, id, status, by string) (bo
 	}
 	return res.r, res.decided, nil
 }
+
+// ListGrants lists every grant, by server and subject.
+func (db *DB) ListGrants(ctx context.Context) ([]bot.Grant, error) {
+	return retryValue(ctx, func(ctx context.Context) ([]bot.Grant, error) {
+		rows, err := db.pool.Query(ctx, `SELECT server, subject_kind, subject, allow, deny, granted_by FROM tool_grants
+			ORDER BY server, subject_kind, subject`)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Grant, error) {
+			var g bot.Grant
+			err := row.Scan(&g.Server, &g.SubjectKind, &g.Subject, &g.Allow, &g.Deny, &g.GrantedBy)
+			return g, err
+		})
+	})
+}
+
+// PutGrant creates or replaces the grant of g's server and subject, audited.
+func (db *DB) PutGrant(ctx context.Context, g bot.Grant) error {
+	if g.Server == "" || g.Subject == "" || (g.SubjectKind != bot.GrantAgent && g.SubjectKind != bot.GrantUser) {
+		return fmt.Errorf("a grant needs server, subject_kind (agent or user) and subject")
+	}
+	if g.Allow == nil {
+		g.Allow = []string{}
+	}
+	if g.Deny == nil {
+		g.Deny = []string{}
+	}
+	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO tool_grants (server, subject_kind, subject, allow, deny, granted_by)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (server, subject_kind, subject) DO UPDATE SET allow = $4, deny = $5, granted_by = $6, updated_at = now()`,
+			storable(g.Server), g.SubjectKind, storable(g.Subject), g.Allow, g.Deny, storable(g.GrantedBy)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: g.GrantedBy, Action: "grant.put", SubjectKind: "grant",
+			SubjectID: g.Server + "/" + g.SubjectKind + ":" + g.Subject, Detail: map[string]any{"allow": g.Allow, "deny": g.Deny}})
+	})
+}
+
+// DeleteGrant removes a grant, audited; it reports whether there was one.
+func (db *DB) DeleteGrant(ctx context.Context, server, kind, subject, by string) (bool, error) {
+	var found bool
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM tool_grants WHERE server = $1 AND subject_kind = $2 AND subject = $3`, server, kind, subject)
+		if err != nil {
+			return err
+		}
+		if found = tag.RowsAffected() > 0; !found {
+			return nil
+		}
+		return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "grant.deleted", SubjectKind: "grant",
+			SubjectID: server + "/" + kind + ":" + subject})
+	})
+	return found, err
+}

@@ -33,6 +33,9 @@ type Server struct {
 	// Allow, when not empty, bridges only these tools (the server's own
 	// names); Deny never bridges these.
 	Allow, Deny []string
+	// GrantAgents and GrantUsers may use the server's tools without asking
+	// (read by the grants check, not by the bridge).
+	GrantAgents, GrantUsers []string
 }
 
 // Options configures a Bridge; zero durations take the defaults.
@@ -62,12 +65,12 @@ type Bridge struct {
 
 // Status is what /status and doctor say of one server.
 type Status struct {
-	Name      string
-	Transport string
-	Up        bool
-	Tools     int
-	LastError string
-	Since     time.Time // when it last came up or went down
+	Name      string    `json:"name"`
+	Transport string    `json:"transport"`
+	Up        bool      `json:"up"`
+	Tools     int       `json:"tools"`
+	LastError string    `json:"last_error,omitempty"`
+	Since     time.Time `json:"since"` // when it last came up or went down
 }
 
 // New returns a Bridge with no servers; Add them.
@@ -146,6 +149,17 @@ func (b *Bridge) Close() {
 		b.Remove(n)
 	}
 	b.wg.Wait()
+}
+
+// Server returns the configuration of the server called name.
+func (b *Bridge) Server(name string) (Server, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.servers[name]
+	if !ok {
+		return Server{}, false
+	}
+	return s.cfg, true
 }
 
 // Statuses lists the servers, by name.
