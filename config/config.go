@@ -168,6 +168,11 @@ type Exec struct {
 	// User is the account commands run as when the daemon runs as root
 	// (default nobody); ignored otherwise.
 	User string `mapstructure:"user"`
+	// Sandbox is auto (bubblewrap when it works, else none with a loud
+	// warning), bwrap (or refuse to start) or none.
+	Sandbox string `mapstructure:"sandbox"`
+	// Network lets sandboxed commands use the network (default: none).
+	Network bool `mapstructure:"network"`
 }
 
 // Tools configures every tool.
@@ -392,7 +397,7 @@ func Defaults() Config {
 		Telegram:  Telegram{APIURL: "https://api.telegram.org", Mode: "polling"},
 		Access:    Access{Mode: "request"},
 		Approvals: Approvals{Timeout: 2 * time.Minute},
-		Exec:      Exec{Approval: "ask", User: "nobody"},
+		Exec:      Exec{Approval: "ask", User: "nobody", Sandbox: "auto"},
 		Tools: Tools{RateLimit: "60/m", FS: FSTools{DenyPaths: []string{".git", ".ssh", ".env"}},
 			Web: WebTools{Fetch: WebFetch{MaxBytes: 2_000_000, Timeout: 20 * time.Second}, Search: WebSearch{Provider: "duckduckgo"}}},
 		RateLimit: RateLimit{User: "20/m", Chat: "60/m"},

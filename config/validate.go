@@ -73,6 +73,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	oneOf("exec.approval", c.Exec.Approval, "ask", "deny", "allow")
+	oneOf("exec.sandbox", c.Exec.Sandbox, "auto", "bwrap", "none")
 
 	if strings.TrimSpace(c.Exec.User) == "" {
 		add("exec.user must name the account exec commands run as when switchboard runs as root (e.g. nobody)")

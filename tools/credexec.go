@@ -167,5 +167,7 @@ func (c *CredentialedExec) Execute(ctx context.Context, raw json.RawMessage) Res
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
-	return c.exec.runArgv(ctx, log, append([]string{b.Path}, a.Args...), ws, ws, b.Timeout, env...)
+	// Not sandboxed: a CLI like gh or aws needs the network and its own
+	// configuration; it runs without a shell, from its pinned path.
+	return c.exec.runArgv(ctx, log, append([]string{b.Path}, a.Args...), ws, ws, b.Timeout, false, env...)
 }

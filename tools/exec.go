@@ -48,6 +48,9 @@ type ExecOptions struct {
 	// HOME=<workspace> only; the daemon's own environment (and its secrets)
 	// is never passed on. HOME is added when missing.
 	Env []string
+	// Sandbox, when set, runs commands (exec, custom tools, background
+	// processes) inside bubblewrap.
+	Sandbox *Sandbox
 	// RunAs, when set, is the account commands run as (the daemon must be
 	// root to switch); each session's workspace is created owned by it.
 	// Nil runs commands as the daemon's own user.

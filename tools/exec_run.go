@@ -41,11 +41,16 @@ func (e *Exec) env(home string) []string {
 // timeout or cancellation the whole group is killed; it is also killed
 // when the shell exits, so background jobs do not outlive the call.
 func (e *Exec) run(ctx context.Context, log *slog.Logger, command, dir, home string, timeout time.Duration, extraEnv ...string) Result {
-	return e.runArgv(ctx, log, []string{e.opts.Shell, "-c", command}, dir, home, timeout, extraEnv...)
+	return e.runArgv(ctx, log, []string{e.opts.Shell, "-c", command}, dir, home, timeout, true, extraEnv...)
 }
 
-// runArgv is run for a program and its arguments, no shell involved.
-func (e *Exec) runArgv(ctx context.Context, log *slog.Logger, argv []string, dir, home string, timeout time.Duration, extraEnv ...string) Result {
+// command builds the child process for argv in dir: the exec user, its
+// own process group, stdin from /dev/null, and, when sandboxed and a
+// sandbox is configured, inside it.
+func (e *Exec) command(argv []string, dir, home string, sandboxed bool, extraEnv []string) *exec.Cmd {
+	if sandboxed && e.opts.Sandbox != nil {
+		argv = e.opts.Sandbox.Wrap(argv, dir)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(e.env(home), extraEnv...)
@@ -53,6 +58,12 @@ func (e *Exec) runArgv(ctx context.Context, log *slog.Logger, argv []string, dir
 	if e.opts.RunAs != nil {
 		cmd.SysProcAttr.Credential = e.opts.RunAs.credential()
 	}
+	return cmd
+}
+
+// runArgv is run for a program and its arguments, no shell involved.
+func (e *Exec) runArgv(ctx context.Context, log *slog.Logger, argv []string, dir, home string, timeout time.Duration, sandboxed bool, extraEnv ...string) Result {
+	cmd := e.command(argv, dir, home, sandboxed, extraEnv)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return ErrorResult("could not start the command: out of resources; try again later")

@@ -6,11 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/tools/shellguard"
@@ -140,13 +138,7 @@ func (p *Processes) start(call Call, command string) Result {
 	if running >= maxProcsPerSession {
 		return ErrorResult(fmt.Sprintf("this conversation already runs %d background processes (the most allowed); stop one first", running))
 	}
-	cmd := exec.Command(p.exec.opts.Shell, "-c", command)
-	cmd.Dir = ws
-	cmd.Env = p.exec.env(ws)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if p.exec.opts.RunAs != nil {
-		cmd.SysProcAttr.Credential = p.exec.opts.RunAs.credential()
-	}
+	cmd := p.exec.command([]string{p.exec.opts.Shell, "-c", command}, ws, ws, true, nil)
 	out := &ring{max: processRing}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

@@ -247,7 +247,15 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.execInfo = place.describe()
+	sandbox, why, err := tools.FindSandbox(d.cfg.Exec.Sandbox, d.cfg.Exec.Network, place.user)
+	if err != nil {
+		return nil, err
+	}
+	if sandbox == nil && d.cfg.Exec.Sandbox != tools.SandboxNone {
+		d.log.Warn("EXEC RUNS WITHOUT A SANDBOX: commands can read and write whatever their user can; "+
+			"install bubblewrap, or set exec.sandbox: none to say this is intended", "reason", why)
+	}
+	d.execInfo = place.describe() + "; sandbox: " + sandbox.Describe()
 	d.log.Info(d.execInfo)
 	ropts := tools.RegistryOptions{Scrubber: d.scrubber, Logger: d.log, Observe: d.metrics.ObserveTool}
 	if rate, _ := rateOf(d.cfg.Tools.RateLimit); rate.Count > 0 {
@@ -261,7 +269,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		}})
 	kinds := agentKinds(d.cfg)
 	perUser := func(agent string) bool { return kinds(agent) == tools.KindOpen }
-	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver,
+	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver, Sandbox: sandbox,
 		RunAs: place.user, PerUser: perUser, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
 	embedder := d.embedder()

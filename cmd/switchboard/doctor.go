@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -15,6 +17,8 @@ import (
 	"github.com/switchboard-chat/switchboard/config"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/redis"
+	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/mcp"
 )
 
 // doctorCheck is one line of the doctor's report.
@@ -48,6 +52,11 @@ func doctor(ctx context.Context, cfgFile string, out io.Writer) error {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		detail, err := c.run(cctx)
 		cancel()
+		var warn doctorWarning
+		if errors.As(err, &warn) {
+			fmt.Fprintf(out, "WARN %s: %s\n", c.name, scrub.Scrub(warn.Error()))
+			continue
+		}
 		if err != nil {
 			failed++
 			fmt.Fprintf(out, "FAIL %s: %s\n", c.name, scrub.Scrub(err.Error()))
@@ -62,6 +71,55 @@ func doctor(ctx context.Context, cfgFile string, out io.Writer) error {
 	return nil
 }
 
+// doctorWarning is a finding that does not stop serve but deserves a look.
+type doctorWarning string
+
+func (w doctorWarning) Error() string { return string(w) }
+
+// checkSandbox says which exec sandbox serve would use.
+func checkSandbox(cfg *config.Config) (string, error) {
+	var runAs *tools.ExecUser
+	if os.Geteuid() == 0 {
+		u, err := tools.LookupExecUser(cmp.Or(cfg.Exec.User, defaultExecUser))
+		if err != nil {
+			return "", err
+		}
+		runAs = u
+	}
+	sb, why, err := tools.FindSandbox(cfg.Exec.Sandbox, cfg.Exec.Network, runAs)
+	switch {
+	case err != nil:
+		return "", err
+	case sb == nil && cfg.Exec.Sandbox == tools.SandboxNone:
+		return "none (exec.sandbox: none): commands can read and write whatever their user can", nil
+	case sb == nil:
+		return "", doctorWarning("exec would run WITHOUT a sandbox: " + why + "; or set exec.sandbox: none to say this is intended")
+	}
+	return sb.Describe(), nil
+}
+
+// checkMCP connects to one MCP server and lists its tools.
+func checkMCP(ctx context.Context, s config.MCPServer) (string, error) {
+	reg := tools.NewRegistry(tools.RegistryOptions{})
+	b := mcp.New(mcp.Options{Registry: reg, Timeout: 15 * time.Second})
+	defer b.Close()
+	b.Add(mcpServer(s))
+	for {
+		st := b.Statuses()
+		if len(st) == 1 && st[0].Up {
+			return fmt.Sprintf("%s server answered; %d tools bridged", s.Transport, st[0].Tools), nil
+		}
+		if len(st) == 1 && st[0].LastError != "" {
+			return "", fmt.Errorf("%s (check mcp.servers[].command or url)", st[0].LastError)
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("no answer within 30s")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
 }
@@ -72,6 +130,11 @@ func doctorChecks(cfg *config.Config) []doctorCheck {
 		{name: "postgres", run: func(ctx context.Context) (string, error) { return checkPostgres(ctx, cfg) }, timeout: 2 * time.Minute},
 		{name: "redis", run: func(ctx context.Context) (string, error) { return checkRedis(ctx, cfg) }},
 		{name: "llm", run: func(ctx context.Context) (string, error) { return checkLLM(ctx, cfg) }},
+	}
+	checks = append(checks, doctorCheck{name: "sandbox", run: func(ctx context.Context) (string, error) { return checkSandbox(cfg) }})
+	for _, srv := range cfg.MCP.Servers {
+		checks = append(checks, doctorCheck{name: "mcp " + srv.Name, timeout: 30 * time.Second,
+			run: func(ctx context.Context) (string, error) { return checkMCP(ctx, srv) }})
 	}
 	if cfg.Telegram.Token != "" {
 		checks = append(checks, doctorCheck{name: "telegram", run: func(ctx context.Context) (string, error) { return checkTelegram(ctx, cfg) }})

@@ -1,0 +1,105 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The exec sandbox modes (config exec.sandbox).
+const (
+	SandboxAuto  = "auto"  // bubblewrap when it works here, else none, with a warning
+	SandboxBwrap = "bwrap" // bubblewrap or refuse to start
+	SandboxNone  = "none"
+)
+
+// Sandbox runs commands inside bubblewrap: a new PID, IPC and UTS
+// namespace (and network namespace, so no network, unless Network), the
+// system directories read-only, a fresh /tmp, /proc and /dev, and the
+// session's workspace the only place it can write. Everything else of the
+// machine — the daemon's data_dir, config and home — is absent.
+type Sandbox struct {
+	Bwrap   string // path of the bwrap binary
+	Network bool
+}
+
+// sandboxReadOnly are bound read-only when they exist.
+var sandboxReadOnly = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"}
+
+// Wrap returns argv run inside the sandbox with workspace writable.
+func (s *Sandbox) Wrap(argv []string, workspace string) []string {
+	out := []string{s.Bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
+	if !s.Network {
+		out = append(out, "--unshare-net")
+	}
+	for _, d := range sandboxReadOnly {
+		out = append(out, "--ro-bind-try", d, d)
+	}
+	out = append(out, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+		"--bind", workspace, workspace, "--chdir", workspace, "--")
+	return append(out, argv...)
+}
+
+// Describe says what the sandbox allows, for /status and doctor.
+func (s *Sandbox) Describe() string {
+	if s == nil {
+		return "none — commands can read and write whatever their user can"
+	}
+	net := "no network"
+	if s.Network {
+		net = "network allowed"
+	}
+	return "bubblewrap (" + net + "; writes only in the workspace; system dirs read-only; own PIDs)"
+}
+
+// FindSandbox picks the sandbox for mode: it looks for bwrap on PATH and
+// checks that it can build a sandbox here as runAs (nil: this process's
+// user). With SandboxAuto a missing or broken bwrap gives no sandbox and
+// the reason, to be logged loudly; with SandboxBwrap it is an error.
+func FindSandbox(mode string, network bool, runAs *ExecUser) (*Sandbox, string, error) {
+	switch mode {
+	case SandboxNone:
+		return nil, "exec.sandbox is none", nil
+	case "", SandboxAuto, SandboxBwrap:
+	default:
+		return nil, "", fmt.Errorf("exec.sandbox must be auto, bwrap or none (got %q)", mode)
+	}
+	path, err := exec.LookPath("bwrap")
+	if err == nil {
+		sb := &Sandbox{Bwrap: path, Network: network}
+		if err = sb.probe(runAs); err == nil {
+			return sb, "", nil
+		}
+	}
+	why := fmt.Sprintf("bubblewrap is not usable here (%v); install the bubblewrap package", err)
+	if mode == SandboxBwrap {
+		return nil, "", fmt.Errorf("exec.sandbox is bwrap but %s, or set exec.sandbox: auto", why)
+	}
+	return nil, why, nil
+}
+
+// probe runs `true` in the sandbox.
+func (s *Sandbox) probe(runAs *ExecUser) error {
+	dir, err := os.MkdirTemp("", "switchboard-sandbox-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	_ = os.Chmod(dir, 0o777)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	argv := s.Wrap([]string{"/bin/sh", "-c", "true"}, dir)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = []string{"PATH=" + defaultExecPath}
+	if runAs != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: runAs.credential()}
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
