@@ -169,3 +169,67 @@ func gone(pid int) bool {
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err != nil || strings.Contains(string(raw), ") Z ")
 }
+
+// TestBridgeSSE: a server on the SSE transport is bridged too.
+func TestBridgeSSE(t *testing.T) {
+	ts := mcptest.SSE()
+	defer ts.Close()
+	b, reg := newBridge(t)
+	b.Add(mcp.Server{Name: "old", Transport: "sse", URL: ts.URL})
+	waitFor(t, "the SSE tools", func() bool { return has(reg, "mcp_old_echo") })
+	if r := call(t, reg, "mcp_old_echo", `{"text":"over sse"}`); r.ForLLM != "echo: over sse" {
+		t.Fatalf("echo = %+v", r)
+	}
+}
+
+// approverFunc answers approvals in tests.
+type approverFunc func(tools.ApprovalRequest) tools.Decision
+
+func (f approverFunc) AlwaysAllowed(context.Context, string, string) (bool, error) { return false, nil }
+func (f approverFunc) Approve(_ context.Context, r tools.ApprovalRequest) (tools.Decision, error) {
+	return f(r), nil
+}
+
+// TestBridgeAnnotationsDriveApprovals: with the default class decisions a
+// read-only tool runs at once, a destructive or unannotated one is asked
+// about (and does not run when denied); the grant check comes first.
+func TestBridgeAnnotationsDriveApprovals(t *testing.T) {
+	ts, err := mcptest.HTTP("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	var asked []string
+	gate := tools.Gate{
+		Classes: map[string]string{"none": "allow", "read_only": "allow", "mutating": "ask", "network": "ask"},
+		Approver: approverFunc(func(r tools.ApprovalRequest) tools.Decision {
+			asked = append(asked, r.Tool)
+			return tools.Denied
+		}),
+	}
+	reg := tools.NewRegistry(tools.RegistryOptions{})
+	b := mcp.New(mcp.Options{Registry: reg, Permit: func(_ context.Context, call tools.Call, server, tool string) (string, bool) {
+		return "no grant for " + call.UserID, call.UserID == "telegram:1"
+	}})
+	t.Cleanup(b.Close)
+	b.Add(mcp.Server{Name: "kit", Transport: "http", URL: ts.URL})
+	waitFor(t, "the tools", func() bool { return has(reg, "mcp_kit_delete_all") })
+	check := func(user, name string) (tools.Result, bool) {
+		tl, _ := reg.Get(name)
+		return gate.Check(context.Background(), tools.Call{UserID: user, Agent: "a", Session: "a/test:1"}, tl, json.RawMessage(`{}`))
+	}
+	if _, ok := check("telegram:1", "mcp_kit_echo"); !ok || len(asked) != 0 {
+		t.Fatalf("a read-only tool was stopped or asked about: %v", asked)
+	}
+	for _, name := range []string{"mcp_kit_delete_all", "mcp_kit_plain", "mcp_kit_search"} {
+		if res, ok := check("telegram:1", name); ok || !res.IsError {
+			t.Errorf("%s ran although its approval was denied", name)
+		}
+	}
+	if want := []string{"mcp_kit_delete_all", "mcp_kit_plain", "mcp_kit_search"}; !slices.Equal(asked, want) {
+		t.Errorf("asked about %v; want %v", asked, want)
+	}
+	if res, ok := check("telegram:2", "mcp_kit_echo"); ok || !strings.Contains(res.ForLLM, "no grant for telegram:2") {
+		t.Errorf("a call without a grant got through: %+v", res)
+	}
+}

@@ -81,18 +81,25 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.next.RoundTrip(r)
 }
 
-// connect opens a session to s within timeout.
+// connect opens a session to s within timeout. The session's context
+// lives until stop is called (an SSE transport reads its event stream
+// under it), so the timeout cancels only a connect that hangs.
 func connect(ctx context.Context, client *sdk.Client, s Server, timeout time.Duration) (*sdk.ClientSession, func(), error) {
 	t, kill, err := transport(s)
 	if err != nil {
 		return nil, nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cs, err := client.Connect(cctx, t, nil)
+	sctx, cancel := context.WithCancel(ctx)
+	hung := time.AfterFunc(timeout, cancel)
+	cs, err := client.Connect(sctx, t, nil)
+	if !hung.Stop() && err == nil {
+		err = fmt.Errorf("no answer within %s", timeout)
+		_ = cs.Close()
+	}
+	stop := func() { cancel(); kill() }
 	if err != nil {
-		kill()
+		stop()
 		return nil, nil, err
 	}
-	return cs, kill, nil
+	return cs, stop, nil
 }

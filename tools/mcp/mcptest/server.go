@@ -105,6 +105,13 @@ func HTTP(addr string) (*HTTPServer, error) {
 	return &HTTPServer{ts}, nil
 }
 
+// SSE serves NewServer over the older SSE transport; Close stops it.
+func SSE() *HTTPServer {
+	srv := NewServer()
+	ts := httptest.NewServer(sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	return &HTTPServer{ts}
+}
+
 // StdioEnv, set to 1 in a test binary's environment, makes ServeStdioIfAsked
 // serve instead of running the tests; StubbornEnv=1 makes the server ignore
 // a closed stdin and SIGTERM, as a badly written server would.
