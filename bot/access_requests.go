@@ -73,26 +73,37 @@ func (r *Router) requestAccess(ctx context.Context, in channels.Inbound) {
 
 // decideAccess handles a press on an access-request button.
 func (r *Router) decideAccess(ctx context.Context, in channels.Inbound, id, choice string) {
+	r.pressDecision(ctx, in, "access request", id, choice, r.opts.AccessRequests != nil, func(status string) (string, string, bool, error) {
+		req, changed, err := r.DecideAccessAs(ctx, id, status, in.Identity())
+		return req.Status, req.DecidedBy, changed, err
+	})
+}
+
+// pressDecision handles an Approve / Deny press on something only admins
+// decide (access and grant requests): a non-admin or an unknown choice
+// changes nothing; every press is answered.
+func (r *Router) pressDecision(ctx context.Context, in channels.Inbound, what, id, choice string, on bool,
+	decide func(status string) (now, by string, changed bool, err error)) {
 	presser := in.Identity()
 	if !r.opts.Access.IsAdmin(presser) {
-		r.log.Warn("access press by a non-admin", "request_id", id, "presser", presser)
+		r.log.Warn(what+" press by a non-admin", "request_id", id, "presser", presser)
 		r.post.answer(ctx, in, "You may not decide this.")
 		return
 	}
 	status, ok := map[string]string{choiceApprove: StatusApproved, choiceReject: StatusDenied}[choice]
-	if !ok || r.opts.AccessRequests == nil {
+	if !ok || !on {
 		r.post.answer(ctx, in, "This button is no longer active.")
 		return
 	}
-	req, changed, err := r.DecideAccessAs(ctx, id, status, presser)
+	now, by, changed, err := decide(status)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		r.post.answer(ctx, in, "This request no longer exists.")
 	case err != nil:
 		r.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
 	case !changed:
-		r.post.answer(ctx, in, fmt.Sprintf("Already decided: %s by %s.", req.Status, req.DecidedBy))
-	case req.Status == StatusDenied:
+		r.post.answer(ctx, in, fmt.Sprintf("Already decided: %s by %s.", now, by))
+	case now == StatusDenied:
 		r.post.answer(ctx, in, "Denied.")
 	default:
 		r.post.answer(ctx, in, "Approved.")

@@ -156,39 +156,29 @@ func (r *Router) requestGrant(ctx context.Context, call tools.Call, server, tool
 
 // decideGrant handles a press on a grant-request button.
 func (r *Router) decideGrant(ctx context.Context, in channels.Inbound, id, choice string) {
-	presser := in.Identity()
-	if !r.opts.Access.IsAdmin(presser) {
-		r.log.Warn("grant press by a non-admin", "request_id", id, "presser", presser)
-		r.post.answer(ctx, in, "You may not decide this.")
-		return
-	}
-	status, ok := map[string]string{choiceApprove: StatusApproved, choiceReject: StatusDenied}[choice]
-	if !ok || r.opts.Grants.Store == nil {
-		r.post.answer(ctx, in, "This button is no longer active.")
-		return
-	}
-	req, changed, err := r.opts.Grants.Store.DecideGrantRequest(ctx, id, status, presser)
-	switch {
-	case errors.Is(err, ErrNotFound):
-		r.post.answer(ctx, in, "This request no longer exists.")
-		return
-	case err != nil:
-		r.log.Error("decide grant request", "request_id", id, "err", err)
-		r.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
-		return
-	case !changed:
-		r.post.answer(ctx, in, fmt.Sprintf("Already decided: %s by %s.", req.Status, req.DecidedBy))
-		return
-	}
-	r.log.Info("grant request decided", "request_id", id, "server", req.Server, "tool", req.Tool, "status", req.Status, "by", presser)
+	r.pressDecision(ctx, in, "grant", id, choice, r.opts.Grants.Store != nil, func(status string) (string, string, bool, error) {
+		req, changed, err := r.opts.Grants.Store.DecideGrantRequest(ctx, id, status, in.Identity())
+		if err != nil || !changed {
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				r.log.Error("decide grant request", "request_id", id, "err", err)
+			}
+			return req.Status, req.DecidedBy, false, err
+		}
+		r.grantDecided(ctx, req, in.Identity())
+		return req.Status, req.DecidedBy, true, nil
+	})
+}
+
+// grantDecided edits the admins' messages and tells the asking chat once.
+func (r *Router) grantDecided(ctx context.Context, req GrantRequest, by string) {
+	r.log.Info("grant request decided", "request_id", req.ID, "server", req.Server, "tool", req.Tool, "status", req.Status, "by", by)
 	verb, tell := "Approved", fmt.Sprintf("✅ An admin granted %s of mcp:%s to %s; ask again and it will work.", req.Tool, req.Server, req.Subject)
 	if req.Status == StatusDenied {
 		verb, tell = "Denied", fmt.Sprintf("❌ An admin declined %s of mcp:%s for %s.", req.Tool, req.Server, req.Subject)
 	}
-	r.post.answer(ctx, in, verb+".")
 	if r.opts.DecisionMessages != nil {
 		r.post.editDecisions(ctx, r.opts.DecisionMessages, KindGrantRequest, req.ID, func(DecisionMessage) string {
-			return fmt.Sprintf("%s %s `mcp:%s` (%s) for %s — %s", statusIcon(req.Status), verb, req.Server, req.Tool, req.Subject, presser)
+			return fmt.Sprintf("%s %s `mcp:%s` (%s) for %s — %s", statusIcon(req.Status), verb, req.Server, req.Tool, req.Subject, by)
 		})
 	}
 	if req.Chat.Platform != "" {

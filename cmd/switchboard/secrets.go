@@ -49,16 +49,11 @@ func secretsCmd(ctx context.Context, args []string, cfgFile string, stdout, stde
 	if err != nil {
 		return fmt.Errorf("current secrets key: %w", err)
 	}
-	scrub := newScrubber(cfg)
-	log := newLogger(stderr, cfg.Log.Level, cfg.Log.Format, scrub)
-	st, err := openPostgres(ctx, cfg, log)
+	st, err := openMigrated(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
 	defer st.close(ctx)
-	if err := postgres.Migrate(ctx, st.db); err != nil {
-		return fmt.Errorf("migrate: %s", scrub.Scrub(err.Error()))
-	}
 	n, err := postgres.CustomTools{DB: st.db, Box: current}.Rotate(ctx, next)
 	if err != nil {
 		return err

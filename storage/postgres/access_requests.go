@@ -140,39 +140,30 @@ func (db *DB) DecideAccessRequest(ctx context.Context, id, status, by string) (b
 	if by == "" {
 		return bot.AccessRequest{}, false, fmt.Errorf("decide access request %s: say who decided", id)
 	}
-	type outcome struct {
-		r       bot.AccessRequest
-		decided bool
-	}
-	// A decision whose commit was lost runs again and finds the request
-	// decided: it reports decided=false, as for a later press.
-	res, err := retryValue(ctx, func(ctx context.Context) (outcome, error) {
-		r, decided, err := decideOnce(ctx, db,
-			func(tx pgx.Tx) (bot.AccessRequest, error) {
-				return scanAccessRequest(tx.QueryRow(ctx, `UPDATE access_requests
+	r, decided, err := decideRetried(ctx, db,
+		func(tx pgx.Tx) (bot.AccessRequest, error) {
+			return scanAccessRequest(tx.QueryRow(ctx, `UPDATE access_requests
 					SET status = $2, decided_by = $3, decided_at = now()
 					WHERE id = $1 AND status = 'pending'
 					RETURNING `+accessCols, id, status, storable(by)))
-			},
-			func(tx pgx.Tx, r bot.AccessRequest) error {
-				if status == bot.StatusApproved {
-					if err := allow(ctx, tx, r.Identity, r.DisplayName, by); err != nil {
-						return err
-					}
+		},
+		func(tx pgx.Tx, r bot.AccessRequest) error {
+			if status == bot.StatusApproved {
+				if err := allow(ctx, tx, r.Identity, r.DisplayName, by); err != nil {
+					return err
 				}
-				return writeAudit(ctx, tx, AuditEntry{
-					Actor: by, Action: ActionAccessDecided,
-					SubjectKind: bot.KindAccessRequest, SubjectID: id,
-					Detail: map[string]any{"status": status, "identity": r.Identity},
-				})
-			},
-			func(ctx context.Context) (bot.AccessRequest, error) { return db.getAccessRequest(ctx, id) })
-		return outcome{r, decided}, err
-	})
+			}
+			return writeAudit(ctx, tx, AuditEntry{
+				Actor: by, Action: ActionAccessDecided,
+				SubjectKind: bot.KindAccessRequest, SubjectID: id,
+				Detail: map[string]any{"status": status, "identity": r.Identity},
+			})
+		},
+		func(ctx context.Context) (bot.AccessRequest, error) { return db.getAccessRequest(ctx, id) })
 	if err != nil {
 		return bot.AccessRequest{}, false, fmt.Errorf("decide access request %s: %w", id, err)
 	}
-	return res.r, res.decided, nil
+	return r, decided, nil
 }
 
 // Revoke takes identity off the allowlist, audited, and reports whether it

@@ -42,3 +42,20 @@ func decideOnce[T any](ctx context.Context, db *DB,
 	row, err = get(ctx)
 	return row, false, err
 }
+
+// decideRetried is decideOnce, retried on transient errors. A decision
+// whose commit was lost runs again and finds the row decided: it then
+// reports decided=false, as for a later press.
+func decideRetried[T any](ctx context.Context, db *DB,
+	update func(pgx.Tx) (T, error), after func(pgx.Tx, T) error, get func(context.Context) (T, error),
+) (T, bool, error) {
+	type outcome struct {
+		row     T
+		decided bool
+	}
+	res, err := retryValue(ctx, func(ctx context.Context) (outcome, error) {
+		row, decided, err := decideOnce(ctx, db, update, after, get)
+		return outcome{row, decided}, err
+	})
+	return res.row, res.decided, err
+}

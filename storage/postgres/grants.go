@@ -110,42 +110,35 @@ func (db *DB) DecideGrantRequest(ctx context.Context, id, status, by string) (bo
 		}
 		return r, err
 	}
-	type outcome struct {
-		r       bot.GrantRequest
-		decided bool
-	}
-	res, err := retryValue(ctx, func(ctx context.Context) (outcome, error) {
-		r, decided, err := decideOnce(ctx, db,
-			func(tx pgx.Tx) (bot.GrantRequest, error) {
-				return scanGrantRequest(tx.QueryRow(ctx, `UPDATE grant_requests
+	r, decided, err := decideRetried(ctx, db,
+		func(tx pgx.Tx) (bot.GrantRequest, error) {
+			return scanGrantRequest(tx.QueryRow(ctx, `UPDATE grant_requests
 					SET status = $2, decided_by = $3, decided_at = now()
 					WHERE id = $1 AND status = 'pending' RETURNING `+grantRequestCols, id, status, storable(by)))
-			},
-			func(tx pgx.Tx, r bot.GrantRequest) error {
-				if status == bot.StatusApproved {
-					// Add the tool to the grant; a grant that allows every
-					// tool (empty allow) stays so; a deny of it is lifted.
-					if _, err := tx.Exec(ctx, `INSERT INTO tool_grants (server, subject_kind, subject, allow, granted_by)
+		},
+		func(tx pgx.Tx, r bot.GrantRequest) error {
+			if status == bot.StatusApproved {
+				// Add the tool to the grant; a grant that allows every
+				// tool (empty allow) stays so; a deny of it is lifted.
+				if _, err := tx.Exec(ctx, `INSERT INTO tool_grants (server, subject_kind, subject, allow, granted_by)
 						VALUES ($1, $2, $3, ARRAY[$4::text], $5)
 						ON CONFLICT (server, subject_kind, subject) DO UPDATE SET
 							allow = CASE WHEN cardinality(tool_grants.allow) = 0 OR $4 = ANY(tool_grants.allow)
 							             THEN tool_grants.allow ELSE tool_grants.allow || $4::text END,
 							deny = array_remove(tool_grants.deny, $4::text),
 							granted_by = $5, updated_at = now()`,
-						r.Server, r.SubjectKind, r.Subject, r.Tool, storable(by)); err != nil {
-						return err
-					}
+					r.Server, r.SubjectKind, r.Subject, r.Tool, storable(by)); err != nil {
+					return err
 				}
-				return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "grant.decided",
-					SubjectKind: bot.KindGrantRequest, SubjectID: id,
-					Detail: map[string]any{"status": status, "server": r.Server, "tool": r.Tool, "subject": r.Subject}})
-			}, get)
-		return outcome{r, decided}, err
-	})
+			}
+			return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "grant.decided",
+				SubjectKind: bot.KindGrantRequest, SubjectID: id,
+				Detail: map[string]any{"status": status, "server": r.Server, "tool": r.Tool, "subject": r.Subject}})
+		}, get)
 	if err != nil {
 		return bot.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %w", id, err)
 	}
-	return res.r, res.decided, nil
+	return r, decided, nil
 }
 
 // ListGrants lists every grant, by server and subject.
