@@ -3,13 +3,11 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Check reports whether one dependency is usable; nil means ready.
@@ -19,8 +17,10 @@ type Check func(ctx context.Context) error
 type HTTPOptions struct {
 	// Checks name the dependencies /readyz checks: "postgres", "redis",
 	// "telegram"…
-	Checks   map[string]Check
-	Gatherer prometheus.Gatherer
+	Checks map[string]Check
+	// Metrics writes the metrics in the Prometheus text format; nil: no
+	// /metrics.
+	Metrics func(w io.Writer)
 	// Webhooks are mounted under /webhooks/<platform>.
 	Webhooks map[string]http.Handler
 	// Admin, when set, serves /api/v1/ (NewAdminAPI).
@@ -48,8 +48,11 @@ func NewHTTPHandler(o HTTPOptions) http.Handler {
 		w.WriteHeader(code)
 		_ = json.NewEncoder(w).Encode(body)
 	})
-	if o.Gatherer != nil {
-		mux.Handle("GET /metrics", promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
+	if o.Metrics != nil {
+		mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+			o.Metrics(w)
+		})
 	}
 	if o.Admin != nil {
 		mux.Handle("/api/v1/", o.Admin)

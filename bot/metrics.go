@@ -1,59 +1,56 @@
 package bot
 
 import (
+	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/VictoriaMetrics/metrics"
 )
 
-// Metrics are the daemon's Prometheus metrics.
+// Metrics are the daemon's metrics, served in the Prometheus text format
+// at /metrics. (VictoriaMetrics/metrics rather than the Prometheus
+// client: the same format without protobuf, whose reflection keeps the
+// linker from dropping unused methods — a much larger binary.)
 type Metrics struct {
-	MessagesIn   *prometheus.CounterVec
-	MessagesOut  *prometheus.CounterVec
-	Duplicates   prometheus.Counter
-	RateLimited  *prometheus.CounterVec
-	AgentRun     *prometheus.HistogramVec
-	LLMLatency   *prometheus.HistogramVec
-	ToolCalls    *prometheus.CounterVec
-	OutboxErrors *prometheus.CounterVec
+	// MessagesIn counts inbound chat events accepted, by platform and kind.
+	MessagesIn *CounterVec
+	// MessagesOut counts outbound messages delivered, by platform.
+	MessagesOut *CounterVec
+	// Duplicates counts inbound events dropped as redeliveries.
+	Duplicates *metrics.Counter
+	// RateLimited counts inbound messages refused by a rate limit, by scope.
+	RateLimited *CounterVec
+	// AgentRun is the duration of agent runs, by outcome.
+	AgentRun *HistogramVec
+	// LLMLatency is the duration of LLM provider calls, by outcome.
+	LLMLatency *HistogramVec
+	// ToolCalls counts tool calls, by tool and outcome.
+	ToolCalls *CounterVec
+	// OutboxErrors counts failed delivery attempts, by platform and kind
+	// (retry, failed).
+	OutboxErrors *CounterVec
 }
 
-// NewMetrics creates the metrics and registers them with reg (nil: not
-// registered, useful in tests).
-func NewMetrics(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
-		MessagesIn: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "switchboard_messages_in_total", Help: "Inbound chat events accepted, by platform and kind.",
-		}, []string{"platform", "kind"}),
-		MessagesOut: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "switchboard_messages_out_total", Help: "Outbound messages delivered, by platform.",
-		}, []string{"platform"}),
-		Duplicates: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "switchboard_inbound_duplicates_total", Help: "Inbound events dropped as redeliveries.",
-		}),
-		RateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "switchboard_rate_limited_total", Help: "Inbound messages refused by a rate limit, by scope.",
-		}, []string{"scope"}),
-		AgentRun: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "switchboard_agent_run_seconds", Help: "Duration of agent runs, by outcome.",
-			Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
-		}, []string{"outcome"}),
-		LLMLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "switchboard_llm_request_seconds", Help: "Duration of LLM provider calls, by outcome.",
-			Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
-		}, []string{"outcome"}),
-		ToolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "switchboard_tool_calls_total", Help: "Tool calls, by tool and outcome.",
-		}, []string{"tool", "outcome"}),
-		OutboxErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "switchboard_outbox_errors_total", Help: "Failed delivery attempts, by platform and kind (retry, failed).",
-		}, []string{"platform", "kind"}),
+// runBuckets are the upper bounds of the run and LLM latency histograms:
+// 5 ms × 2.5ⁿ, up to about 20 minutes.
+var runBuckets = exponential(0.005, 2.5, 12)
+
+// NewMetrics creates the metrics in set (nil: a set of their own, for
+// tests).
+func NewMetrics(set *metrics.Set) *Metrics {
+	if set == nil {
+		set = metrics.NewSet()
 	}
-	if reg != nil {
-		reg.MustRegister(m.MessagesIn, m.MessagesOut, m.Duplicates, m.RateLimited,
-			m.AgentRun, m.LLMLatency, m.ToolCalls, m.OutboxErrors)
+	return &Metrics{
+		MessagesIn:   &CounterVec{set: set, name: "switchboard_messages_in_total", labels: []string{"platform", "kind"}},
+		MessagesOut:  &CounterVec{set: set, name: "switchboard_messages_out_total", labels: []string{"platform"}},
+		Duplicates:   set.NewCounter("switchboard_inbound_duplicates_total"),
+		RateLimited:  &CounterVec{set: set, name: "switchboard_rate_limited_total", labels: []string{"scope"}},
+		AgentRun:     &HistogramVec{set: set, name: "switchboard_agent_run_seconds", labels: []string{"outcome"}, buckets: runBuckets},
+		LLMLatency:   &HistogramVec{set: set, name: "switchboard_llm_request_seconds", labels: []string{"outcome"}, buckets: runBuckets},
+		ToolCalls:    &CounterVec{set: set, name: "switchboard_tool_calls_total", labels: []string{"tool", "outcome"}},
+		OutboxErrors: &CounterVec{set: set, name: "switchboard_outbox_errors_total", labels: []string{"platform", "kind"}},
 	}
-	return m
 }
 
 // ObserveLLM records one LLM call; it fits agentcore.Agent.ObserveLLM.
@@ -75,4 +72,68 @@ func outcome(err error) string {
 		return "error"
 	}
 	return "ok"
+}
+
+// CounterVec is a family of counters told apart by label values.
+type CounterVec struct {
+	set    *metrics.Set
+	name   string
+	labels []string
+}
+
+// WithLabelValues returns the counter for these label values (in the
+// order of the family's labels).
+func (c *CounterVec) WithLabelValues(values ...string) *metrics.Counter {
+	return c.set.GetOrCreateCounter(series(c.name, c.labels, values))
+}
+
+// HistogramVec is a family of histograms told apart by label values.
+type HistogramVec struct {
+	set     *metrics.Set
+	name    string
+	labels  []string
+	buckets []float64
+}
+
+// WithLabelValues returns the histogram for these label values.
+func (h *HistogramVec) WithLabelValues(values ...string) Observer {
+	return Observer{h.set.GetOrCreatePrometheusHistogramExt(series(h.name, h.labels, values), h.buckets)}
+}
+
+// Observer records observations in one histogram.
+type Observer struct{ h *metrics.PrometheusHistogram }
+
+// Observe records v.
+func (o Observer) Observe(v float64) { o.h.Update(v) }
+
+// series renders name{label="value",…} with the values escaped as the
+// Prometheus text format wants.
+func series(name string, labels, values []string) string {
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('{')
+	for i, l := range labels {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		v := ""
+		if i < len(values) {
+			v = values[i]
+		}
+		b.WriteString(l + `="` + labelEscaper.Replace(v) + `"`)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+// exponential returns n upper bounds: start, start×factor, …
+func exponential(start, factor float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = start
+		start *= factor
+	}
+	return out
 }

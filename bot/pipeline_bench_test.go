@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
@@ -228,7 +226,7 @@ func (e *benchEnv) start(b *testing.B, ch channels.Channel, pool int32) {
 		History:       timedDB{DB: db, ops: e.ops, who: "agent"},
 		MaxIterations: agentcore.DefaultMaxIterations, HistoryLimit: 50, Logger: e.log,
 	}
-	metrics := bot.NewMetrics(prometheus.NewRegistry())
+	metrics := bot.NewMetrics(nil)
 	chans := map[string]channels.Channel{ch.Platform(): ch}
 	tdb, trdb := timedDB{DB: db, ops: e.ops, who: "router"}, timedRedis{Store: rdb, ops: e.ops}
 	disp := bot.NewDispatcher(bot.DispatcherOptions{

@@ -1,30 +1,24 @@
 package bot
 
-import "github.com/prometheus/client_golang/prometheus"
+import "github.com/VictoriaMetrics/metrics"
 
-// SchedulerMetrics are the cron scheduler's Prometheus metrics.
+// SchedulerMetrics are the cron scheduler's metrics.
 type SchedulerMetrics struct {
 	// Runs counts finished run attempts and slots, by status (succeeded,
 	// failed, retry, skipped).
-	Runs *prometheus.CounterVec
+	Runs *CounterVec
 	// Lag is the delay between a slot's time and the start of its run.
-	Lag prometheus.Histogram
+	Lag Observer
 }
 
-// NewSchedulerMetrics creates the metrics and registers them with reg (nil:
-// not registered).
-func NewSchedulerMetrics(reg prometheus.Registerer) *SchedulerMetrics {
-	m := &SchedulerMetrics{
-		Runs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "switchboard_job_runs_total", Help: "Cron job run attempts and slots, by status.",
-		}, []string{"status"}),
-		Lag: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "switchboard_job_start_lag_seconds", Help: "Delay between a job slot's time and its run's start.",
-			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14),
-		}),
+// NewSchedulerMetrics creates the metrics in set (nil: a set of their
+// own).
+func NewSchedulerMetrics(set *metrics.Set) *SchedulerMetrics {
+	if set == nil {
+		set = metrics.NewSet()
 	}
-	if reg != nil {
-		reg.MustRegister(m.Runs, m.Lag)
+	return &SchedulerMetrics{
+		Runs: &CounterVec{set: set, name: "switchboard_job_runs_total", labels: []string{"status"}},
+		Lag:  Observer{set.NewPrometheusHistogramExt("switchboard_job_start_lag_seconds", exponential(0.05, 2, 14))},
 	}
-	return m
 }

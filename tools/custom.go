@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -37,7 +36,6 @@ type CommandRunner interface {
 // Custom is a custom tool.
 type Custom struct {
 	spec   CustomSpec
-	tmpl   *template.Template
 	schema *jsonschema.Resolved
 	keys   []string // the placeholders the template uses
 	run    CommandRunner
@@ -80,14 +78,10 @@ func NewCustom(spec CustomSpec, run CommandRunner) (*Custom, error) {
 			keys = append(keys, m[1])
 		}
 	}
-	tmpl, err := template.New(spec.Name).Option("missingkey=error").Parse(spec.Command)
-	if err != nil {
-		return nil, fmt.Errorf("custom tool %s: command: %w", spec.Name, err)
-	}
 	if spec.Timeout <= 0 {
 		spec.Timeout = 30 * time.Second
 	}
-	return &Custom{spec: spec, tmpl: tmpl, schema: resolved, keys: keys, run: run}, nil
+	return &Custom{spec: spec, schema: resolved, keys: keys, run: run}, nil
 }
 
 // Name implements Tool.
@@ -127,11 +121,12 @@ func (c *Custom) Render(args json.RawMessage) (string, error) {
 		}
 		data[k] = shellQuote(v)
 	}
-	var b bytes.Buffer
-	if err := c.tmpl.Execute(&b, data); err != nil {
-		return "", fmt.Errorf("render: %v", err)
-	}
-	return b.String(), nil
+	// Plain substitution (not text/template: only {{.name}} is allowed, and
+	// the template package's reflection would keep the linker from
+	// dropping unused methods across the whole binary).
+	return placeholderRE.ReplaceAllStringFunc(c.spec.Command, func(m string) string {
+		return data[placeholderRE.FindStringSubmatch(m)[1]]
+	}), nil
 }
 
 // shellQuote makes s one literal word for a POSIX shell (exec runs

@@ -16,8 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
@@ -65,17 +64,17 @@ func loadConfig(file string) (*config.Config, error) {
 
 // daemon is one wired switchboard process.
 type daemon struct {
-	cfg      *config.Config
-	log      *slog.Logger
-	scrubber *tools.Scrubber
-	st       *stores
-	reg      *prometheus.Registry
-	metrics  *bot.Metrics
-	channels map[string]channels.Channel
-	router   *bot.Router
-	handoff  *bot.HandoffService
-	disp     *bot.Dispatcher
-	sched    *bot.Scheduler
+	cfg       *config.Config
+	log       *slog.Logger
+	scrubber  *tools.Scrubber
+	st        *stores
+	metricSet *metrics.Set
+	metrics   *bot.Metrics
+	channels  map[string]channels.Channel
+	router    *bot.Router
+	handoff   *bot.HandoffService
+	disp      *bot.Dispatcher
+	sched     *bot.Scheduler
 	// leaders hold the channels only one replica may receive on (Telegram
 	// polling allows one poller per bot token).
 	leaders  map[string]*bot.Leader
@@ -109,19 +108,18 @@ type daemonOptions struct {
 func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemon, error) {
 	scrubber := newScrubber(cfg)
 	d := &daemon{
-		cfg:      cfg,
-		scrubber: scrubber,
-		log:      newLogger(o.logOut, cfg.Log.Level, cfg.Log.Format, scrubber),
-		reg:      prometheus.NewRegistry(),
-		channels: map[string]channels.Channel{},
-		leaders:  map[string]*bot.Leader{},
+		cfg:       cfg,
+		scrubber:  scrubber,
+		log:       newLogger(o.logOut, cfg.Log.Level, cfg.Log.Format, scrubber),
+		metricSet: metrics.NewSet(),
+		channels:  map[string]channels.Channel{},
+		leaders:   map[string]*bot.Leader{},
 	}
 	redis.RouteLibraryLogs(d.log)
 	for _, w := range cfg.EnvWarnings() {
 		d.log.Warn(w)
 	}
-	d.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	d.metrics = bot.NewMetrics(d.reg)
+	d.metrics = bot.NewMetrics(d.metricSet)
 
 	box, err := secretbox.Load(cfg.SecretsKey.Key, cfg.SecretsKey.KeyFile)
 	if err != nil {
@@ -180,7 +178,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	d.sched = bot.NewScheduler(bot.SchedulerOptions{
 		Jobs: st.db, History: st.db, Outbox: st.db, Agent: agent, AgentName: cfg.Agent.Name, Agents: agents.named,
 		Owner: owner, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
-		Metrics: bot.NewSchedulerMetrics(d.reg), Logger: d.log.With("component", "scheduler"),
+		Metrics: bot.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
 	})
 	d.router = bot.NewRouter(bot.Options{
 		Jobs:  st.db,
@@ -456,7 +454,7 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 			return fmt.Errorf("http.listen %s: %w (is another switchboard running? change http.listen)", listen, err)
 		}
 		srv = &http.Server{
-			Handler:           bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Gatherer: d.reg, Webhooks: d.webhooks(), Admin: d.adminAPI()}),
+			Handler:           bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Metrics: d.writeMetrics, Webhooks: d.webhooks(), Admin: d.adminAPI()}),
 			ReadHeaderTimeout: 10 * time.Second,
 		}
 		go func() {
@@ -537,4 +535,11 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	}
 	d.log.Info("stopped")
 	return nil
+}
+
+// writeMetrics writes the daemon's metrics, and the Go runtime's and the
+// process's (go_*, process_*), in the Prometheus text format.
+func (d *daemon) writeMetrics(w io.Writer) {
+	d.metricSet.WritePrometheus(w)
+	metrics.WriteProcessMetrics(w)
 }

@@ -146,8 +146,11 @@ teams:
 			t.Errorf("the lead was not offered %s: %v", name, offered)
 		}
 	}
-	if got := brain.runs(); strings.Join(got, ",") != "delegate,wait,answer" {
-		t.Errorf("lead turns = %v; want delegate, wait, answer", got)
+	// The lead's silent turn ("wait") is skipped when the outcomes are in
+	// its session before its next model call (steer mode); either way it
+	// answers once.
+	if got := strings.Join(brain.runs(), ","); got != "delegate,wait,answer" && got != "delegate,answer" {
+		t.Errorf("lead turns = %v; want delegate, (wait,) answer", got)
 	}
 
 	tg.SendText(chat, chat, "Hal", "/tasks")
@@ -158,8 +161,8 @@ teams:
 	after = lastID(tg, chat)
 	tg.SendText(chat, chat, "Hal", "ask dev which version we ship")
 	newReplyContaining(ctx, t, tg, chat, after, "dev says: dev ships v1.2")
-	if got := brain.runs(); strings.Join(got, ",") != "delegate,wait,answer,mail,wait,relay" {
-		t.Errorf("lead turns = %v", got)
+	if got := strings.Join(brain.runs(), ","); !strings.HasSuffix(got, "answer,mail,wait,relay") && !strings.HasSuffix(got, "answer,mail,relay") {
+		t.Errorf("lead turns = %v; want …, mail, (wait,) relay", got)
 	}
 }
 
