@@ -71,3 +71,38 @@ func TestMCPServersValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomToolsKeepCase: custom tools' parameter names and env names keep
+// their case, and credentialed_exec's env too.
+func TestCustomToolsKeepCase(t *testing.T) {
+	t.Setenv("DNS_KEY_FOR_TEST", "k-1")
+	path := writeFile(t, `custom_tools:
+  - name: dns_lookup
+    description: dig
+    parameters: {type: object, properties: {recordType: {type: string}, domain: {type: string}}, required: [domain]}
+    command: "dig -t {{.recordType}} -- {{.domain}}"
+    env: {DNS_API_KEY: "${DNS_KEY_FOR_TEST}"}
+credentialed_exec:
+  - {binary: gh, path: /usr/bin/gh, env: {GH_TOKEN: "t-2"}, deny_args: ["^pr\\s+merge"]}
+`)
+	c := mustLoad(t, LoadOptions{File: path})
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	params := string(c.CustomTools[0].ParametersJSON())
+	if !strings.Contains(params, `"recordType"`) || c.CustomTools[0].Env["DNS_API_KEY"] != "k-1" {
+		t.Fatalf("parameters = %s, env = %v", params, c.CustomTools[0].Env)
+	}
+	if c.CredentialedExec[0].Env["GH_TOKEN"] != "t-2" {
+		t.Fatalf("credentialed env = %v", c.CredentialedExec[0].Env)
+	}
+	for _, want := range []string{"k-1", "t-2"} {
+		found := false
+		for _, s := range c.Secrets() {
+			found = found || s == want
+		}
+		if !found {
+			t.Errorf("%s is not scrubbed", want)
+		}
+	}
+}
