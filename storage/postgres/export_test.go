@@ -1,5 +1,10 @@
 package postgres
 
+import (
+	"context"
+	"io/fs"
+)
+
 // What the external tests share with the internal ones.
 var (
 	// ReachableTempDir is authTestDir: a data directory the embedded
@@ -11,3 +16,12 @@ var (
 
 // LockedBuffer is lockedBuffer, a log sink safe for concurrent writers.
 type LockedBuffer = lockedBuffer
+
+// SchemaUpToDate exposes the migration fast path's check.
+func (db *DB) SchemaUpToDate(ctx context.Context) (bool, error) {
+	files, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return false, err
+	}
+	return db.schemaUpToDate(ctx, files)
+}
