@@ -338,27 +338,36 @@ func (r *Router) finishSub(ctx context.Context, session, status, result string) 
 	if err != nil || !found {
 		sub = tools.Subagent{ID: id, Parent: parent, Label: id, Started: time.Now()}
 	}
-	sub.Status, sub.Result, sub.Finished = status, result, time.Now()
-	if err := o.Store.SaveSubagent(ctx, sub, o.ArchiveAfter); err != nil {
-		r.log.Warn("subagent record not updated", "subagent", id, "err", err)
-	}
 	r.subs.mu.Lock()
 	waiter := r.subs.waiters[id]
+	delete(r.subs.waiters, id) // closed once, below
 	r.subs.mu.Unlock()
-	switch {
-	case waiter != nil:
-		close(waiter)
-	case status != tools.SubCancelled: // a cancel was the parent's own doing
+	// In this order, so that a crash anywhere leaves something recovery
+	// completes, and whoever sees the record finished finds the session
+	// finished too: the result reaches the parent (idempotent), the
+	// session is marked ended, then the record says so.
+	announced := false
+	if waiter == nil && status != tools.SubCancelled { // a cancel was the parent's own doing
 		text := fmt.Sprintf("[Subagent %s (%s) %s]\n%s", sub.Label, id, status, result)
 		if !r.handOver(ctx, parent, text, "sub-result:"+id, false) {
 			return // the subagent's session stays unfinished: recovery tries again
 		}
-		r.wakeSoon(parent)
+		announced = true
 	}
 	note := agentcore.Message{Role: agentcore.RoleAssistant, Content: "(" + status + "; reported to " + tools.AgentOf(parent) + ")",
 		ExternalID: "sub-end:" + id}
 	if _, err := r.opts.History.Append(ctx, session, note); err != nil && !errors.Is(err, agentcore.ErrDuplicate) {
 		r.log.Warn("subagent end not noted; recovery may announce it again (recognised)", "subagent", id, "err", err)
+	}
+	sub.Status, sub.Result, sub.Finished = status, result, time.Now()
+	if err := o.Store.SaveSubagent(ctx, sub, o.ArchiveAfter); err != nil {
+		r.log.Warn("subagent record not updated", "subagent", id, "err", err)
+	}
+	if waiter != nil {
+		close(waiter)
+	}
+	if announced {
+		r.wakeSoon(parent)
 	}
 	r.log.Info("subagent ended", "subagent", id, "status", status)
 }
