@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/mcp"
+)
+
+// newTools builds the tool registry every agent shares.
+func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
+	place, sandbox, err := d.placeCommands()
+	if err != nil {
+		return nil, err
+	}
+	ropts := tools.RegistryOptions{Scrubber: d.scrubber, Logger: d.log, Observe: d.metrics.ObserveTool}
+	if rate, _ := rateOf(d.cfg.Tools.RateLimit); rate.Count > 0 {
+		ropts.RateLimiter = bot.ToolRate{Limiter: d.st.rdb, Rate: rate, Logger: d.log}
+	}
+	reg := tools.NewRegistry(ropts)
+	d.mcp = mcp.New(mcp.Options{Registry: reg, Logger: d.log,
+		// The router exists by the time a tool is called.
+		Permit: func(ctx context.Context, call tools.Call, server, tool string) (string, bool) {
+			return d.router.CheckGrant(ctx, call, server, tool)
+		}})
+	kinds := agentKinds(d.cfg)
+	perUser := func(agent string) bool { return kinds(agent) == tools.KindOpen }
+	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver, Sandbox: sandbox,
+		RunAs: place.user, PerUser: perUser, Logger: d.log})
+	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
+	embedder := d.embedder()
+	all := tools.NewFSTools(tools.FSOptions{
+		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
+		Docs: d.st.db, AgentKind: kinds, Embedder: embedder,
+	})
+	all = append(all, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds, Embedder: embedder})...)
+	all = append(all, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
+	all = append(all, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
+		// The router exists by the time a tool runs.
+		Events: func(ctx context.Context, ev tools.TaskEvent) { d.router.TaskEvent(ctx, ev) }}),
+		tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg),
+			Activate: func(ctx context.Context, team, agent string) { d.router.MailArrived(ctx, team, agent) }}))
+	all = append(all, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
+		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
+		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
+	}))...)
+	web := d.cfg.Tools.Web
+	fetch := tools.NewWebFetch(tools.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
+	search := tools.NewWebSearch(tools.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
+	d.tools, d.exec, d.procs = reg, exec, tools.NewProcesses(exec)
+	all = append(all, d.procs)
+	if len(d.cfg.CredentialedExec) > 0 {
+		ce, err := credentialedExec(d.cfg, exec)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ce)
+	}
+	for _, spec := range customSpecs(d.cfg) {
+		c, err := tools.NewCustom(spec, exec)
+		if err != nil {
+			return nil, fmt.Errorf("custom_tools: %w", err)
+		}
+		all = append(all, c)
+	}
+	for _, t := range append([]tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron, fetch, search}, all...) {
+		if err := reg.Register(t); err != nil {
+			return nil, err
+		}
+	}
+	return reg, nil
+}
+
+// embedder returns the embeddings model for memory search, or nil (off).
+func (d *daemon) embedder() tools.Embedder {
+	e := d.cfg.Tools.Memory.Embedding
+	if e.Model == "" {
+		return nil
+	}
+	if e.BaseURL == "" {
+		e.BaseURL = d.cfg.LLM.BaseURL
+	}
+	if e.APIKey == "" && d.cfg.LLM.Provider == "openai" {
+		e.APIKey = d.cfg.LLM.APIKey
+	}
+	d.log.Info("memory search by meaning on", "embedding_model", e.Model)
+	return agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model})
+}
+
+// isAdmin reports whether identity is one of admins.
+func (d *daemon) isAdmin(identity string) bool { return slices.Contains(d.cfg.Admins, identity) }
+
+// placeCommands decides who commands run as, where, and in which
+// sandbox, and says so in the log and /status.
+func (d *daemon) placeCommands() (execPlacement, *tools.Sandbox, error) {
+	place, err := placeExec(d.cfg.DataDir, d.cfg.Exec.User, d.log)
+	if err != nil {
+		return place, nil, err
+	}
+	sandbox, why, err := tools.FindSandbox(d.cfg.Exec.Sandbox, d.cfg.Exec.Network, place.user)
+	if err != nil {
+		return place, nil, err
+	}
+	if sandbox == nil && d.cfg.Exec.Sandbox != tools.SandboxNone {
+		d.log.Warn("EXEC RUNS WITHOUT A SANDBOX: commands can read and write whatever their user can; "+
+			"install bubblewrap, or set exec.sandbox: none to say this is intended", "reason", why)
+	}
+	d.execInfo = place.describe() + "; sandbox: " + sandbox.Describe()
+	d.log.Info(d.execInfo)
+	return place, sandbox, nil
+}
