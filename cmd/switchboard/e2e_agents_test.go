@@ -327,11 +327,8 @@ bindings:
 	writeConfig(t, dir, cfg)
 	addr := freeAddr(t)
 	env := externalEnv(t, nil, llm, addr)
-	env["SWITCHBOARD_SLACK_BOT_TOKEN"] = slackBot
-	env["SWITCHBOARD_SLACK_APP_TOKEN"] = slackApp
-	env["SWITCHBOARD_SLACK_API_URL"] = sl.URL()
-	env["SWITCHBOARD_DISCORD_TOKEN"] = discordToken
-	env["SWITCHBOARD_DISCORD_API_URL"] = dc.URL()
+	withSlack(env, sl)
+	withDiscord(env, dc)
 	d := startDaemon(t, dir, addr, env)
 	d.waitReady(ctx)
 	if err := sl.WaitConnections(ctx, 1); err != nil {
@@ -385,11 +382,8 @@ func TestE2EToolPolicyOnSlackAndDiscord(t *testing.T) {
 	const boss = "700000000000000001"
 	addr := freeAddr(t)
 	env := externalEnv(t, nil, llm, addr)
-	env["SWITCHBOARD_SLACK_BOT_TOKEN"] = slackBot
-	env["SWITCHBOARD_SLACK_APP_TOKEN"] = slackApp
-	env["SWITCHBOARD_SLACK_API_URL"] = sl.URL()
-	env["SWITCHBOARD_DISCORD_TOKEN"] = discordToken
-	env["SWITCHBOARD_DISCORD_API_URL"] = dc.URL()
+	withSlack(env, sl)
+	withDiscord(env, dc)
 	env["SWITCHBOARD_ADMINS"] = "slack:U0000BOSS,discord:" + boss
 	env["SWITCHBOARD_APPROVALS_CHAT"] = "slack:C0000ADM"
 	d := startDaemon(t, dir, addr, env)

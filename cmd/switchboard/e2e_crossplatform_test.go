@@ -22,9 +22,7 @@ func TestE2ECrossPlatformApproval(t *testing.T) {
 	defer llm.Close()
 	addr := freeAddr(t)
 	env := externalEnv(t, tg, llm, addr)
-	env["SWITCHBOARD_SLACK_BOT_TOKEN"] = slackBot
-	env["SWITCHBOARD_SLACK_APP_TOKEN"] = slackApp
-	env["SWITCHBOARD_SLACK_API_URL"] = sl.URL()
+	withSlack(env, sl)
 	env["SWITCHBOARD_APPROVALS_APPROVERS"] = "slack:U0000OPS"
 	env["SWITCHBOARD_APPROVALS_CHAT"] = "slack:C0000APPROVALS"
 	d := startDaemon(t, t.TempDir(), addr, env)

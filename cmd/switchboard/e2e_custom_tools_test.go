@@ -33,17 +33,11 @@ func writeKey(t *testing.T) string {
 func TestE2ECustomToolAddedInChatKeepsItsSecret(t *testing.T) {
 	ctx := testCtx(t, 3*time.Minute)
 	tg, llm := fakes(t)
-	llm.Handle(func(r llmtest.Request) llmtest.Reply {
-		last := r.Messages[len(r.Messages)-1]
-		switch {
-		case last.Role == "tool":
-			return llmtest.Reply{Text: "tool said: " + last.Content}
-		case strings.HasPrefix(last.Content, "whisper "):
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "whisper",
-				Arguments: `{"word":"` + strings.TrimPrefix(last.Content, "whisper ") + `"}`}}}
-		}
-		return llmtest.Reply{Text: "ok"}
-	})
+	llm.Handle(toolBrain(map[string]func(string) llmtest.ToolCall{
+		"whisper": func(word string) llmtest.ToolCall {
+			return llmtest.ToolCall{Name: "whisper", Arguments: `{"word":"` + word + `"}`}
+		},
+	}, func(llmtest.Request) string { return "ok" }))
 	const secret = "tok-5ecret-77-abcdef"
 	key1 := writeKey(t)
 	env := approvalEnv(t, tg, llm, "")

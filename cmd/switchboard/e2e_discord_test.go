@@ -32,8 +32,7 @@ func TestE2EDiscordAccessExecAndSplit(t *testing.T) {
 	defer llm.Close()
 	addr := freeAddr(t)
 	env := externalEnv(t, nil, llm, addr)
-	env["SWITCHBOARD_DISCORD_TOKEN"] = discordToken
-	env["SWITCHBOARD_DISCORD_API_URL"] = dc.URL()
+	withDiscord(env, dc)
 	env["SWITCHBOARD_ACCESS_MODE"] = "request"
 	env["SWITCHBOARD_ADMINS"] = "discord:700000000000000001"
 	d := startDaemon(t, t.TempDir(), addr, env)

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/discord/discordtest"
+	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
@@ -444,4 +446,35 @@ func fakes(t *testing.T) (*telegramtest.Server, *llmtest.Server) {
 	llm := llmtest.NewServer()
 	t.Cleanup(llm.Close)
 	return tg, llm
+}
+
+// withSlack points env at the fake Slack (Socket Mode and Web API).
+func withSlack(env map[string]string, sl *slacktest.Server) {
+	env["SWITCHBOARD_SLACK_BOT_TOKEN"] = slackBot
+	env["SWITCHBOARD_SLACK_APP_TOKEN"] = slackApp
+	env["SWITCHBOARD_SLACK_API_URL"] = sl.URL()
+}
+
+// withDiscord points env at the fake Discord (gateway and REST).
+func withDiscord(env map[string]string, dc *discordtest.Server) {
+	env["SWITCHBOARD_DISCORD_TOKEN"] = discordToken
+	env["SWITCHBOARD_DISCORD_API_URL"] = dc.URL()
+}
+
+// toolBrain scripts the model for tool tests: a user message whose first
+// word names an entry of calls becomes that tool call (given the rest of
+// the message); a tool's result is answered "tool said: <result>"; any
+// other request gets otherwise's text.
+func toolBrain(calls map[string]func(rest string) llmtest.ToolCall, otherwise func(llmtest.Request) string) func(llmtest.Request) llmtest.Reply {
+	return func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		if last.Role == "tool" {
+			return llmtest.Reply{Text: "tool said: " + last.Content}
+		}
+		word, rest, _ := strings.Cut(last.Content, " ")
+		if call, ok := calls[word]; ok && last.Role == "user" {
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{call(rest)}}
+		}
+		return llmtest.Reply{Text: otherwise(r)}
+	}
 }

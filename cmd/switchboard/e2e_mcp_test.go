@@ -24,19 +24,12 @@ func TestE2EMCPGrantApprovedInChat(t *testing.T) {
 	}
 	t.Cleanup(srv.Close) // after the daemon stops (cleanups run last-in first-out)
 	tg, llm := fakes(t)
-	llm.Handle(func(r llmtest.Request) llmtest.Reply {
-		last := r.Messages[len(r.Messages)-1]
-		switch {
-		case last.Role == "tool":
-			return llmtest.Reply{Text: "tool said: " + last.Content}
-		case strings.HasPrefix(last.Content, "echo "):
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "mcp_kit_echo",
-				Arguments: `{"text":"` + strings.TrimPrefix(last.Content, "echo ") + `"}`}}}
-		case last.Content == "search":
-			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "mcp_kit_search", Arguments: `{}`}}}
-		}
-		return llmtest.Reply{Text: "offered: " + strings.Join(r.Tools, ",")}
-	})
+	llm.Handle(toolBrain(map[string]func(string) llmtest.ToolCall{
+		"echo": func(text string) llmtest.ToolCall {
+			return llmtest.ToolCall{Name: "mcp_kit_echo", Arguments: `{"text":"` + text + `"}`}
+		},
+		"search": func(string) llmtest.ToolCall { return llmtest.ToolCall{Name: "mcp_kit_search", Arguments: `{}`} },
+	}, func(r llmtest.Request) string { return "offered: " + strings.Join(r.Tools, ",") }))
 	env := approvalEnv(t, tg, llm, "")
 	env["SWITCHBOARD_HTTP_ADMIN_TOKEN"] = "e2e-admin-token"
 	d := startReplica(ctx, t, env, `mcp:

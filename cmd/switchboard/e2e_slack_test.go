@@ -34,9 +34,7 @@ func startSlackDaemon(t *testing.T, ctx context.Context, extra map[string]string
 	t.Cleanup(llm.Close)
 	addr := freeAddr(t)
 	env := externalEnv(t, nil, llm, addr)
-	env["SWITCHBOARD_SLACK_BOT_TOKEN"] = slackBot
-	env["SWITCHBOARD_SLACK_APP_TOKEN"] = slackApp
-	env["SWITCHBOARD_SLACK_API_URL"] = sl.URL()
+	withSlack(env, sl)
 	for k, v := range extra {
 		env[k] = v
 	}
