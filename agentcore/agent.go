@@ -60,6 +60,10 @@ type RunInput struct {
 	// stored. A run that finds messages which arrived while it worked goes
 	// on with them, so one run can produce several replies.
 	OnReply func(ctx context.Context, r Reply)
+	// StoreReply, when set, stores each final reply instead of
+	// History.Insert, with the same contract, so the caller can store what
+	// delivers the reply in the same transaction. OnReply is called after.
+	StoreReply func(ctx context.Context, after int64, reply Message) (seq int64, moved int, err error)
 	// OnStep, when set, is told about each tool call just before it runs
 	// (progress display: "working… exec ls -la").
 	OnStep func(c ToolCall)
@@ -141,11 +145,14 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		}
 		if turn >= maxIter {
 			text := fmt.Sprintf("I stopped after %d steps without finishing. Ask me to continue, or narrow the request.", maxIter)
-			seq, err := a.History.Insert(ctx, in.Session, lastSeq(v), Message{Role: RoleAssistant, Content: text})
+			seq, moved, err := a.storeReply(ctx, in, lastSeq(v), Message{Role: RoleAssistant, Content: text})
 			if err != nil {
 				return a.settle(log, res, fmt.Errorf("record reply: %w", err))
 			}
 			a.reply(ctx, in, &res, text, seq)
+			if moved == 0 {
+				return res, nil // nothing arrived meanwhile: the session is answered
+			}
 			turn = 0
 			continue
 		}
@@ -164,14 +171,24 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		res.Usage.InputTokens += resp.Usage.InputTokens
 		res.Usage.OutputTokens += resp.Usage.OutputTokens
 		reply := Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: withServerIDs(resp.ToolCalls)}
-		seq, err := a.History.Insert(ctx, in.Session, lastSeq(v), reply)
-		if err != nil {
-			return a.settle(log, res, fmt.Errorf("record reply: %w", err))
-		}
 		if len(reply.ToolCalls) == 0 {
+			seq, moved, err := a.storeReply(ctx, in, lastSeq(v), reply)
+			if err != nil {
+				return a.settle(log, res, fmt.Errorf("record reply: %w", err))
+			}
 			a.reply(ctx, in, &res, resp.Content, seq)
+			if moved == 0 {
+				// Nothing arrived while the model worked: the session is
+				// answered. A message stored after this reply queued its own
+				// run.
+				return res, nil
+			}
 			turn = 0
 			continue
+		}
+		seq, _, err := a.History.Insert(ctx, in.Session, lastSeq(v), reply)
+		if err != nil {
+			return a.settle(log, res, fmt.Errorf("record reply: %w", err))
 		}
 		log.Debug("tool calls", "count", len(reply.ToolCalls), "iteration", res.Iterations)
 		w, err := a.runTools(ctx, in, reply.ToolCalls, nil, seq)
@@ -196,6 +213,14 @@ func (a *Agent) window(ctx context.Context, session string) ([]Message, error) {
 		}
 	}
 	return trimToUserTurn(orderToolResults(msgs)), nil
+}
+
+// storeReply stores a final reply through in.StoreReply or History.Insert.
+func (a *Agent) storeReply(ctx context.Context, in RunInput, after int64, reply Message) (int64, int, error) {
+	if in.StoreReply != nil {
+		return in.StoreReply(ctx, after, reply)
+	}
+	return a.History.Insert(ctx, in.Session, after, reply)
 }
 
 // reply records a final reply in res and hands it to OnReply.
@@ -256,7 +281,7 @@ func (a *Agent) runTools(ctx context.Context, in RunInput, calls []ToolCall, wan
 			return res.Waiting, nil
 		}
 		msg := Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: res.ForLLM, IsError: res.IsError}
-		seq, err := a.History.Insert(ctx, in.Session, after, msg)
+		seq, _, err := a.History.Insert(ctx, in.Session, after, msg)
 		if err != nil {
 			return nil, fmt.Errorf("record tool result: %w", err)
 		}

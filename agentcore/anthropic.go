@@ -40,7 +40,7 @@ type AnthropicOptions struct {
 // onDelta receives the whole text once the reply is complete. Create it with
 // NewAnthropic.
 type Anthropic struct {
-	client    anthropic.Client
+	client    anthropic.MessageService
 	model     string
 	maxTokens int
 	apiKey    string // only to redact it from error messages
@@ -76,7 +76,7 @@ func NewAnthropic(opts AnthropicOptions) *Anthropic {
 		maxTokens = anthropicDefaultMaxTokens
 	}
 	return &Anthropic{
-		client:    anthropic.NewClient(ro...),
+		client:    anthropic.NewMessageService(ro...),
 		model:     opts.Model,
 		maxTokens: maxTokens,
 		apiKey:    opts.APIKey,
@@ -94,7 +94,7 @@ func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text str
 	if err != nil {
 		return Response{}, err
 	}
-	msg, err := p.client.Messages.New(ctx, params)
+	msg, err := p.client.New(ctx, params)
 	if err != nil {
 		return Response{}, p.fail(ctx, err)
 	}

@@ -21,7 +21,7 @@ type EmbedderOptions struct {
 // /embeddings endpoint (OpenAI, Ollama, vLLM…), for memory search by
 // meaning.
 type Embedder struct {
-	client openai.Client
+	client openai.EmbeddingService
 	model  string
 }
 
@@ -34,12 +34,12 @@ func NewEmbedder(o EmbedderOptions) *Embedder {
 		timeout = 30 * time.Second
 	}
 	_, ro := openAIClientOptions(o.BaseURL, o.APIKey, 1)
-	return &Embedder{client: openai.NewClient(append(ro, option.WithRequestTimeout(timeout))...), model: o.Model}
+	return &Embedder{client: openai.NewEmbeddingService(append(ro, option.WithRequestTimeout(timeout))...), model: o.Model}
 }
 
 // Embed implements tools.Embedder.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	resp, err := e.client.Embeddings.New(ctx, openai.EmbeddingNewParams{
+	resp, err := e.client.New(ctx, openai.EmbeddingNewParams{
 		Model: openai.EmbeddingModel(e.model),
 		Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
 	})

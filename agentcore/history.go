@@ -44,10 +44,10 @@ type History interface {
 	// Insert stores msgs right after the message at seq after and returns
 	// the seq of the last one. User messages stored after `after` meanwhile
 	// (people write while the agent works) move behind msgs, so the stored
-	// order is the order the model saw. Any other message after `after`
-	// means another run wrote to the session: Insert then stores nothing
-	// and fails with ErrConflict.
-	Insert(ctx context.Context, session string, after int64, msgs ...Message) (lastSeq int64, err error)
+	// order is the order the model saw; moved says how many did. Any other
+	// message after `after` means another run wrote to the session: Insert
+	// then stores nothing and fails with ErrConflict.
+	Insert(ctx context.Context, session string, after int64, msgs ...Message) (lastSeq int64, moved int, err error)
 }
 
 // ErrConflict is returned by History.Insert when the session changed under

@@ -39,7 +39,7 @@ type OpenAIOptions struct {
 // OpenAI is a Provider for the OpenAI chat completions API and the servers
 // that speak it. It streams every call. Create it with NewOpenAI.
 type OpenAI struct {
-	client  openai.Client
+	client  openai.ChatCompletionService
 	model   string
 	apiKey  string // only to redact it from error messages
 	baseURL string
@@ -72,7 +72,7 @@ func NewOpenAI(opts OpenAIOptions) *OpenAI {
 		ro = append(ro, option.WithRequestTimeout(opts.Timeout))
 	}
 	return &OpenAI{
-		client:              openai.NewClient(ro...),
+		client:              openai.NewChatCompletionService(ro...),
 		model:               opts.Model,
 		apiKey:              opts.APIKey,
 		baseURL:             base,
@@ -92,7 +92,7 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string
 	if err != nil {
 		return Response{}, err
 	}
-	stream := p.client.Chat.Completions.NewStreaming(ctx, params)
+	stream := p.client.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc openAIStream
 	for stream.Next() {

@@ -18,7 +18,11 @@ type DispatcherOptions struct {
 	Owner    string        // this process's name, recorded on claims; unique per process
 	Batch    int           // rows claimed at once (default 64)
 	Lease    time.Duration // claim lease (default 60s)
-	Poll     time.Duration // idle poll interval (default 500ms)
+	// Poll is the safety poll (default 2s): rows are handed over in memory
+	// as they are written (see reserve) or announced with Nudge, and rows
+	// released for a retry wake the dispatcher when due; the poll finds
+	// the rest, such as a dead replica's.
+	Poll time.Duration
 	// MaxInFlight bounds the rows claimed and not yet settled (default 256).
 	MaxInFlight int
 	// SendTimeout bounds one Send, waits for short rate limits included
@@ -32,20 +36,27 @@ type DispatcherOptions struct {
 
 // Dispatcher delivers outbox rows through the channels: in order within a
 // chat, each chat on its own worker so one chat's rate limit or slow send
-// never holds up another, retried with backoff, each row marked sent right
-// after its own send. Several replicas may run one each; claims keep them
-// apart, and the rows of a replica that stopped heartbeating (it died mid-
-// send) are claimed again at once.
+// never holds up another, retried with backoff, each row marked sent after
+// its own send (marks are written in batches, off the send path). Several
+// replicas may run one each; claims keep them apart, and the rows of a
+// replica that stopped heartbeating (it died mid-send) are claimed again at
+// once.
 type Dispatcher struct {
 	o     DispatcherOptions
 	nudge chan struct{}
 
 	mu       sync.Mutex
 	chats    map[string][]OutboxMessage // queued rows per chat whose worker runs
+	held     map[string]time.Time       // chats whose earlier row waits for a retry, until when
 	inflight int                        // rows claimed and not settled
 	idle     chan struct{}              // closed when inflight drops to 0
-	slot     chan struct{}              // signalled when inflight drops
+	slot     chan struct{}              // signalled when inflight drops while starved
+	starved  bool                       // the last claim asked for less than a batch: no room
 	workers  sync.WaitGroup
+	runCtx   context.Context // Run's, while it accepts rows handed over
+	wakeAt   time.Time       // earliest retry this dispatcher released
+	marks    []Sent          // sent rows not yet marked
+	marking  bool            // a goroutine writes marks
 }
 
 // NewDispatcher returns a dispatcher; call Run to start it.
@@ -57,7 +68,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.Lease = 60 * time.Second
 	}
 	if o.Poll <= 0 {
-		o.Poll = 500 * time.Millisecond
+		o.Poll = 2 * time.Second
 	}
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 256
@@ -74,7 +85,8 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Dispatcher{o: o, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1), chats: map[string][]OutboxMessage{}}
+	return &Dispatcher{o: o, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
+		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}}
 }
 
 // Nudge wakes the dispatcher to deliver new rows now.
@@ -93,6 +105,14 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	hbCtx, stopHeartbeat := context.WithCancel(ctx)
 	defer stopHeartbeat()
 	go d.heartbeat(hbCtx)
+	d.mu.Lock()
+	d.runCtx = ctx
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.runCtx = nil
+		d.mu.Unlock()
+	}()
 	failing := false
 	for ctx.Err() == nil {
 		n, limit, err := d.claim(ctx)
@@ -110,14 +130,34 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		if n > 0 && n == limit && d.free() > 0 {
 			continue // a full batch and room for more: more may be due
 		}
+		wait := time.NewTimer(d.nextPoll())
 		select {
 		case <-ctx.Done():
 		case <-d.nudge:
 		case <-d.slot:
-		case <-time.After(d.o.Poll):
+		case <-wait.C:
+		}
+		wait.Stop()
+	}
+	d.mu.Lock()
+	d.runCtx = nil // hand-overs from now on are released for Drain or a restart
+	d.mu.Unlock()
+	d.workers.Wait()
+}
+
+// nextPoll is how long Run may sleep: until the safety poll or the
+// earliest retry it released, whichever comes first.
+func (d *Dispatcher) nextPoll() time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	wait := d.o.Poll
+	if !d.wakeAt.IsZero() {
+		wait = min(wait, max(time.Until(d.wakeAt), time.Millisecond))
+		if wait < d.o.Poll {
+			d.wakeAt = time.Time{}
 		}
 	}
-	d.workers.Wait()
+	return wait
 }
 
 // heartbeat keeps this owner's claims alive until ctx ends.
@@ -167,6 +207,9 @@ func (d *Dispatcher) free() int {
 // what they did not send.
 func (d *Dispatcher) claim(ctx context.Context) (n, limit int, err error) {
 	limit = min(d.o.Batch, d.free())
+	d.mu.Lock()
+	d.starved = limit < d.o.Batch
+	d.mu.Unlock()
 	if limit == 0 {
 		return 0, 0, nil
 	}
@@ -174,22 +217,90 @@ func (d *Dispatcher) claim(ctx context.Context) (n, limit int, err error) {
 	if err != nil {
 		return 0, limit, err
 	}
+	var held []OutboxMessage
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	for _, m := range msgs {
 		if d.inflight == 0 {
 			d.idle = make(chan struct{})
 		}
 		d.inflight++
-		k := m.To.String()
-		q, running := d.chats[k]
-		d.chats[k] = append(q, m)
-		if !running {
-			d.workers.Add(1)
-			go d.work(ctx, k)
+		if !d.queueLocked(ctx, m) {
+			held = append(held, m)
 		}
 	}
+	d.mu.Unlock()
+	d.releaseHeld(ctx, held)
 	return len(msgs), limit, nil
+}
+
+// queueLocked puts claimed row m on its chat's worker, starting one when
+// the chat has none, and reports true; false when an earlier row of the
+// chat waits for a retry: m must wait behind it. d.mu is held.
+func (d *Dispatcher) queueLocked(ctx context.Context, m OutboxMessage) bool {
+	k := m.To.String()
+	if until, ok := d.held[k]; ok {
+		if time.Now().Before(until) {
+			return false
+		}
+		delete(d.held, k)
+	}
+	q, running := d.chats[k]
+	d.chats[k] = append(q, m)
+	if !running {
+		d.workers.Add(1)
+		go d.work(ctx, k)
+	}
+	return true
+}
+
+// releaseHeld releases rows that must wait behind an earlier row of their
+// chat until that one's retry.
+func (d *Dispatcher) releaseHeld(ctx context.Context, rows []OutboxMessage) {
+	for _, m := range rows {
+		d.mu.Lock()
+		until := d.held[m.To.String()]
+		d.mu.Unlock()
+		d.release(ctx, m, until, "waiting for an earlier message")
+		d.settled()
+	}
+}
+
+// reserve makes room for one row to be written already claimed and
+// returns the claim to write it with (see Outbox.EnqueueClaimed); the row
+// then goes to handOver. ok is false when the dispatcher does not run or
+// is full: write the row unclaimed and Nudge.
+func (d *Dispatcher) reserve() (Claim, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.runCtx == nil || d.runCtx.Err() != nil || d.inflight >= d.o.MaxInFlight {
+		return Claim{}, false
+	}
+	if d.inflight == 0 {
+		d.idle = make(chan struct{})
+	}
+	d.inflight++
+	return Claim{Owner: d.o.Owner, Lease: d.o.Lease}, true
+}
+
+// handOver delivers row m, written with reserve's claim, without a
+// round trip to claim it. When the write did not claim it (claimed false:
+// another row of its chat goes first, or the write failed) the room is
+// given back and the dispatcher nudged to claim it in order.
+func (d *Dispatcher) handOver(m OutboxMessage, claimed bool) {
+	if !claimed {
+		d.settled()
+		d.Nudge()
+		return
+	}
+	d.mu.Lock()
+	ctx := d.runCtx
+	queued := ctx != nil && d.queueLocked(ctx, m)
+	d.mu.Unlock()
+	if !queued {
+		// Stopping, or held behind an earlier row: release it to be
+		// claimed again in order (by Drain, or after the restart).
+		d.releaseHeld(context.Background(), []OutboxMessage{m})
+	}
 }
 
 // work delivers one chat's queued rows in order, then retires. After a row
@@ -213,10 +324,20 @@ func (d *Dispatcher) work(ctx context.Context, chat string) {
 		if failed {
 			// Due with the earlier one; claims go by id, so it stays first.
 			d.release(ctx, m, next, "waiting for an earlier message")
-		} else {
-			var ok bool
-			ok, next = d.deliver(ctx, m)
-			failed = !ok
+			d.settled()
+			continue
+		}
+		var ok bool
+		ok, next = d.deliver(ctx, m)
+		if failed = !ok; failed {
+			d.mu.Lock()
+			if ctx.Err() == nil && next.After(time.Now()) {
+				d.held[chat] = next // rows of this chat claimed meanwhile wait too
+			}
+			d.mu.Unlock()
+		}
+		if ok {
+			continue // settled once its mark is written
 		}
 		d.settled()
 	}
@@ -230,7 +351,11 @@ func (d *Dispatcher) settled() {
 		close(d.idle)
 		d.idle = nil
 	}
+	starved := d.starved
 	d.mu.Unlock()
+	if !starved {
+		return
+	}
 	select {
 	case d.slot <- struct{}{}:
 	default:
@@ -255,7 +380,6 @@ func (d *Dispatcher) waitIdle(ctx context.Context) {
 // delivered it returns when the chat's next message may be tried (not
 // before this one is retried, so the chat keeps its order).
 func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, next time.Time) {
-	log := d.o.Logger.With("outbox_id", m.ID, "to", m.To.String())
 	now := time.Now()
 	ch, found := d.o.Channels[m.To.Platform]
 	if !found {
@@ -267,11 +391,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 	cancel()
 	if err == nil {
 		d.o.Metrics.MessagesOut.WithLabelValues(m.To.Platform).Inc()
-		// Record the delivery even when shutdown began meanwhile: a sent
-		// message left pending would be sent again.
-		if err := d.o.Outbox.MarkSent(context.WithoutCancel(ctx), m.ID, id); err != nil {
-			log.Error("sent but could not mark sent; it may be sent again", "err", err)
-		}
+		d.markSent(Sent{ID: m.ID, PlatformMessageID: id})
 		return true, now
 	}
 	if ctx.Err() != nil {
@@ -304,6 +424,62 @@ func (d *Dispatcher) release(ctx context.Context, m OutboxMessage, at time.Time,
 	ctx = context.WithoutCancel(ctx)
 	if err := d.o.Outbox.Retry(ctx, m.ID, at, reason); err != nil {
 		d.o.Logger.Error("outbox retry failed", "outbox_id", m.ID, "err", err)
+		return
+	}
+	d.mu.Lock()
+	earlier := d.wakeAt.IsZero() || at.Before(d.wakeAt)
+	if earlier {
+		d.wakeAt = at
+	}
+	d.mu.Unlock()
+	if earlier {
+		d.Nudge() // Run sleeps until then instead
+	}
+}
+
+// markSent queues the record of a delivery. One goroutine at a time writes
+// the queued marks in one statement, so under load a mark costs a fraction
+// of a round trip and never delays the next send; each row counts as
+// settled (Drain waits for it) once its mark is written. A mark is written
+// even when shutdown began meanwhile: a sent row left pending would be
+// sent again.
+func (d *Dispatcher) markSent(s Sent) {
+	d.mu.Lock()
+	d.marks = append(d.marks, s)
+	start := !d.marking
+	d.marking = true
+	if start {
+		d.workers.Add(1) // a worker calls this: the count is not zero
+	}
+	d.mu.Unlock()
+	if start {
+		go d.writeMarks()
+	}
+}
+
+// writeMarks writes queued marks until none are left.
+func (d *Dispatcher) writeMarks() {
+	defer d.workers.Done()
+	for {
+		d.mu.Lock()
+		batch := d.marks
+		d.marks = nil
+		if len(batch) == 0 {
+			d.marking = false
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+		if err := d.o.Outbox.MarkSentAll(context.Background(), batch); err != nil {
+			ids := make([]int64, len(batch))
+			for i, s := range batch {
+				ids[i] = s.ID
+			}
+			d.o.Logger.Error("sent but could not mark sent; they may be sent again", "outbox_ids", ids, "err", err)
+		}
+		for range batch {
+			d.settled()
+		}
 	}
 }
 

@@ -3,3 +3,10 @@ package bot
 // SetCustomToolsForTest wires /tools and the admin API's custom tools into
 // a router built before their store existed.
 func (r *Router) SetCustomToolsForTest(o CustomToolOptions) { r.opts.CustomTools = o }
+
+// ReserveForTest and HandOverForTest expose the dispatcher's in-memory
+// hand-over of rows written already claimed.
+func (d *Dispatcher) ReserveForTest() (Claim, bool) { return d.reserve() }
+
+// HandOverForTest: see ReserveForTest.
+func (d *Dispatcher) HandOverForTest(m OutboxMessage, claimed bool) { d.handOver(m, claimed) }

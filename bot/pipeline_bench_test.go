@@ -237,7 +237,7 @@ func (e *benchEnv) start(b *testing.B, ch channels.Channel, pool int32) {
 		History: tdb, Outbox: tdb, Recovery: db, Identities: db,
 		Dedupe: trdb, Notice: rdb, Limiter: rdb, Locker: trdb,
 		Channels: chans, Access: bot.AccessOptions{Mode: bot.AccessModeOpen},
-		Metrics: metrics, Logger: e.log, Nudge: disp.Nudge,
+		Metrics: metrics, Logger: e.log, Dispatcher: disp,
 	})
 	e.spawn(disp.Run)
 	e.spawn(func(ctx context.Context) { e.router.RunRecovery(ctx, 30*time.Second) })
@@ -521,7 +521,7 @@ func (t timedDB) Append(ctx context.Context, session string, msgs ...agentcore.M
 	return t.DB.Append(ctx, session, msgs...)
 }
 
-func (t timedDB) Insert(ctx context.Context, session string, after int64, msgs ...agentcore.Message) (int64, error) {
+func (t timedDB) Insert(ctx context.Context, session string, after int64, msgs ...agentcore.Message) (int64, int, error) {
 	defer t.ops.since("postgres Insert ("+t.who+")", time.Now())
 	return t.DB.Insert(ctx, session, after, msgs...)
 }
@@ -536,9 +536,19 @@ func (t timedDB) Claim(ctx context.Context, owner string, limit int, lease time.
 	return t.DB.Claim(ctx, owner, limit, lease)
 }
 
-func (t timedDB) MarkSent(ctx context.Context, id int64, platformMessageID string) error {
-	defer t.ops.since("postgres MarkSent", time.Now())
-	return t.DB.MarkSent(ctx, id, platformMessageID)
+func (t timedDB) MarkSentAll(ctx context.Context, sent []bot.Sent) error {
+	defer t.ops.since("postgres MarkSentAll", time.Now())
+	return t.DB.MarkSentAll(ctx, sent)
+}
+
+func (t timedDB) EnqueueClaimed(ctx context.Context, m bot.OutboxMessage, claim bot.Claim) (bot.OutboxMessage, bool, error) {
+	defer t.ops.since("postgres EnqueueClaimed", time.Now())
+	return t.DB.EnqueueClaimed(ctx, m, claim)
+}
+
+func (t timedDB) InsertReply(ctx context.Context, session string, after int64, reply agentcore.Message, m bot.OutboxMessage, claim bot.Claim) (bot.StoredReply, error) {
+	defer t.ops.since("postgres InsertReply", time.Now())
+	return t.DB.InsertReply(ctx, session, after, reply, m, claim)
 }
 
 // timedRedis is the Redis store with dedupe and session locks timed.
@@ -565,6 +575,8 @@ type timedLock struct {
 	bot.Lock
 	ops *opTimer
 }
+
+func (t timedLock) ReleaseSoon() { t.Lock.(bot.SoonReleaser).ReleaseSoon() }
 
 func (t timedLock) Release(ctx context.Context) error {
 	defer t.ops.since("redis lock Release", time.Now())

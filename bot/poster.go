@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -15,6 +16,9 @@ type poster struct {
 	outbox   Outbox
 	channels map[string]channels.Channel
 	nudge    func()
+	// dispatch, when set, takes rows written already claimed for it, so
+	// they go out without a round trip to claim them.
+	dispatch *Dispatcher
 	scrub    func(string) string
 	log      *slog.Logger
 }
@@ -23,6 +27,15 @@ type poster struct {
 // which is logged).
 func (p *poster) send(ctx context.Context, m OutboxMessage) int64 {
 	m.Text = p.scrub(m.Text)
+	if claim, ok := p.reserve(); ok {
+		row, claimed, err := p.outbox.EnqueueClaimed(ctx, m, claim)
+		p.dispatch.handOver(row, claimed && err == nil)
+		if err != nil {
+			p.log.Error("outbox enqueue failed", "to", m.To.String(), "err", err)
+			return 0
+		}
+		return row.ID
+	}
 	id, err := p.outbox.Enqueue(ctx, m)
 	if err != nil {
 		p.log.Error("outbox enqueue failed", "to", m.To.String(), "err", err)
@@ -32,6 +45,71 @@ func (p *poster) send(ctx context.Context, m OutboxMessage) int64 {
 		p.nudge()
 	}
 	return id
+}
+
+// reserve asks the dispatcher for room for a row written claimed.
+func (p *poster) reserve() (Claim, bool) {
+	if p.dispatch == nil {
+		return Claim{}, false
+	}
+	return p.dispatch.reserve()
+}
+
+// storeReply stores a final reply in its session and its delivery m
+// together: in one transaction when the outbox is a ReplyWriter, handed to
+// the dispatcher without a claim when it has room. It returns what
+// agentcore.History.Insert does.
+func (p *poster) storeReply(ctx context.Context, h agentcore.History, session string, after int64, reply agentcore.Message, m OutboxMessage) (int64, int, error) {
+	rw, ok := p.outbox.(ReplyWriter)
+	if !ok {
+		seq, moved, err := h.Insert(ctx, session, after, reply)
+		if err == nil {
+			m.Session, m.SourceSeq = session, seq
+			// A stored reply is delivered even when shutdown began meanwhile.
+			p.send(context.WithoutCancel(ctx), m)
+		}
+		return seq, moved, err
+	}
+	return p.writeReply(func(claim Claim) (StoredReply, error) {
+		return rw.InsertReply(ctx, session, after, reply, p.scrubbed(m), claim)
+	})
+}
+
+// appendReply stores reply at the end of its session and its delivery m
+// together, as storeReply does, and returns the reply's seq.
+func (p *poster) appendReply(ctx context.Context, h agentcore.History, session string, reply agentcore.Message, m OutboxMessage) (int64, error) {
+	rw, ok := p.outbox.(ReplyWriter)
+	if !ok {
+		seq, err := h.Append(ctx, session, reply)
+		if err == nil {
+			m.Session, m.SourceSeq = session, seq
+			p.send(context.WithoutCancel(ctx), m)
+		}
+		return seq, err
+	}
+	seq, _, err := p.writeReply(func(claim Claim) (StoredReply, error) {
+		return rw.AppendReply(ctx, session, reply, p.scrubbed(m), claim)
+	})
+	return seq, err
+}
+
+// writeReply runs write with a claim when the dispatcher has room, and
+// hands it the row written.
+func (p *poster) writeReply(write func(Claim) (StoredReply, error)) (int64, int, error) {
+	claim, reserved := p.reserve()
+	out, err := write(claim)
+	switch {
+	case reserved:
+		p.dispatch.handOver(out.Row, out.Claimed && err == nil)
+	case err == nil && p.nudge != nil:
+		p.nudge()
+	}
+	return out.Seq, out.Moved, err
+}
+
+func (p *poster) scrubbed(m OutboxMessage) OutboxMessage {
+	m.Text = p.scrub(m.Text)
+	return m
 }
 
 // edit replaces a delivered message's text and removes its buttons.

@@ -75,6 +75,10 @@ type Options struct {
 	// Nudge, when set, is called after an outbox row is written so the
 	// dispatcher delivers without waiting for its next poll.
 	Nudge func()
+	// Dispatcher, when set, delivers the rows the router writes: they are
+	// written already claimed for it and handed over in memory. Nudge
+	// defaults to its Nudge.
+	Dispatcher *Dispatcher
 	// Status returns the lines /status shows (readiness of dependencies).
 	Status func(ctx context.Context) []string
 	// Scrub removes configured secrets from outgoing text; nil: identity.
@@ -118,9 +122,12 @@ func NewRouter(opts Options) *Router {
 		opts.AddSecret = func(string) {}
 	}
 	opts.Subagents = opts.Subagents.withDefaults()
+	if opts.Nudge == nil && opts.Dispatcher != nil {
+		opts.Nudge = opts.Dispatcher.Nudge
+	}
 	r := &Router{opts: opts, log: opts.Logger, subs: &subagents{running: map[string]*subRun{},
 		waiters: map[string]chan struct{}{}, wakes: map[string]*time.Timer{}}, post: &poster{
-		outbox: opts.Outbox, channels: opts.Channels, nudge: opts.Nudge, scrub: opts.Scrub, log: opts.Logger,
+		outbox: opts.Outbox, channels: opts.Channels, nudge: opts.Nudge, dispatch: opts.Dispatcher, scrub: opts.Scrub, log: opts.Logger,
 	}}
 	r.lanes = newLanes(opts.Lanes, r.runSession, opts.Logger)
 	return r
@@ -184,9 +191,16 @@ func (r *Router) Handle(ctx context.Context, in channels.Inbound) error {
 		log.Info("duplicate command dropped", "external_id", in.ExternalID)
 		return nil
 	}
-	if isCmd || !r.seenBefore(ctx, "counted:", in, log) {
+	switch {
+	case isCmd:
 		r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, "message").Inc()
 		if !r.withinLimits(ctx, in, log) {
+			return nil
+		}
+	case r.limited() && !r.seenBefore(ctx, "counted:", in, log):
+		// Charged once per ExternalID; counted in when stored (route).
+		if !r.withinLimits(ctx, in, log) {
+			r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, "message").Inc()
 			return nil
 		}
 	}
@@ -210,6 +224,11 @@ func (r *Router) seenBefore(ctx context.Context, prefix string, in channels.Inbo
 		return false
 	}
 	return !first
+}
+
+// limited reports whether inbound rate limits apply.
+func (r *Router) limited() bool {
+	return r.opts.Limiter != nil && (r.opts.Limits.User.Count > 0 || r.opts.Limits.Chat.Count > 0)
 }
 
 // isCommand reports whether name is a known chat command.
@@ -237,6 +256,9 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 		r.opts.Metrics.Duplicates.Inc()
 		log.Info("message stored already; queueing its run anyway", "external_id", in.ExternalID)
 		fresh = false
+	}
+	if fresh {
+		r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, "message").Inc()
 	}
 	r.startRun(ctx, in, key, fresh)
 	return nil

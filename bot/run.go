@@ -65,8 +65,12 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if lock != nil {
-			_ = lock.Release(rctx)
+		switch l := lock.(type) {
+		case nil:
+		case SoonReleaser:
+			l.ReleaseSoon() // with the next run's Obtain: one Redis round trip per run
+		default:
+			_ = l.Release(rctx)
 		}
 	}()
 	ctx, cancel := context.WithTimeout(ctx, maxRunDuration)
@@ -92,14 +96,13 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: agentName}
 	var last *agentcore.Reply // a subagent's result
 	in := agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
-		OnReply: func(ctx context.Context, rep agentcore.Reply) {
-			text := rep.Text
-			if background(j.Session) || isSilent(text) {
-				// A teammate's or subagent's replies stay in its session;
-				// a silent reply is meant for nobody.
-				last = &rep
-				return
+		// A reply to the chat is stored with its outbox row, in one
+		// transaction.
+		StoreReply: func(ctx context.Context, after int64, reply agentcore.Message) (int64, int, error) {
+			if undelivered(j.Session, reply.Content) {
+				return r.opts.History.Insert(ctx, j.Session, after, reply)
 			}
+			text := reply.Content
 			if strings.TrimSpace(text) == "" {
 				text = noReplyFallback
 			}
@@ -107,8 +110,12 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 			// run; later ones answer messages that arrived meanwhile.
 			replyTo := j.ReplyTo
 			j.ReplyTo = ""
-			// A stored reply is delivered even when shutdown began meanwhile.
-			r.send(context.WithoutCancel(ctx), OutboxMessage{Session: j.Session, SourceSeq: rep.Seq, To: j.To, Text: text, ReplyTo: replyTo})
+			return r.post.storeReply(ctx, r.opts.History, j.Session, after, reply, OutboxMessage{To: j.To, Text: text, ReplyTo: replyTo})
+		},
+		OnReply: func(ctx context.Context, rep agentcore.Reply) {
+			if undelivered(j.Session, rep.Text) {
+				last = &rep
+			}
 		}}
 	var sub *subRun
 	if _, _, ok := tools.ParseSubScope(tools.ScopeOf(j.Session)); ok {
@@ -147,11 +154,18 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	}
 }
 
+// undelivered reports whether a reply stays in its session: a teammate's
+// or subagent's replies do, and a silent reply is meant for nobody.
+func undelivered(session, text string) bool {
+	return background(session) || isSilent(text)
+}
+
 // deliverOrphans queues the session's replies that were stored but never
 // queued (a crash came in between) before the run adds new ones, so they
 // reach the chat in order.
 func (r *Router) deliverOrphans(ctx context.Context, j laneJob) {
-	if r.opts.Recovery == nil || background(j.Session) {
+	if _, atomic := r.opts.Outbox.(ReplyWriter); atomic || r.opts.Recovery == nil || background(j.Session) {
+		// Replies written with their outbox rows are never left unqueued.
 		return
 	}
 	orphans, err := r.opts.Recovery.Undelivered(ctx, j.Session)
@@ -182,20 +196,22 @@ func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
 	id := errorID()
 	r.log.Error("agent run failed", "session", j.Session, "error_id", id, "err", r.opts.Scrub(err.Error()))
 	text := fmt.Sprintf("Sorry, I couldn't answer that: %s (error id %s). Please try again in a moment.", userReason(err), id)
-	seq, aerr := r.opts.History.Append(ctx, j.Session, agentcore.Message{Role: agentcore.RoleAssistant, Content: text})
-	if aerr != nil {
+	msg := agentcore.Message{Role: agentcore.RoleAssistant, Content: text}
+	if !background(j.Session) {
+		if _, aerr := r.post.appendReply(ctx, r.opts.History, j.Session, msg, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo}); aerr != nil {
+			r.log.Error("record failure failed; telling the chat anyway", "session", j.Session, "err", aerr)
+			r.send(ctx, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo})
+		}
+		return
+	}
+	if _, aerr := r.opts.History.Append(ctx, j.Session, msg); aerr != nil {
 		r.log.Error("record failure failed", "session", j.Session, "err", aerr)
-		seq = 0
 	}
 	if _, _, ok := tools.ParseSubScope(tools.ScopeOf(j.Session)); ok {
 		r.finishSub(ctx, j.Session, tools.SubFailed, fmt.Sprintf("failed: %s (error id %s)", userReason(err), id))
 		return
 	}
-	if background(j.Session) {
-		r.teamFailed(ctx, j.Session, userReason(err), id)
-		return
-	}
-	r.send(ctx, OutboxMessage{Session: j.Session, SourceSeq: seq, To: j.To, Text: text, ReplyTo: j.ReplyTo})
+	r.teamFailed(ctx, j.Session, userReason(err), id)
 }
 
 // errAgentGone: a session's agent is no longer in the config.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -55,6 +56,13 @@ type Lock interface {
 	Release(ctx context.Context) error
 }
 
+// SoonReleaser is an optional Lock capability: ReleaseSoon gives the lock
+// back without waiting, within a few milliseconds or together with the
+// Locker's next Obtain (one round trip for both).
+type SoonReleaser interface {
+	ReleaseSoon()
+}
+
 // ErrLocked is returned by Locker.Obtain when the lock is held elsewhere.
 var ErrLocked = errors.New("lock held elsewhere")
 
@@ -78,11 +86,16 @@ type Outbox interface {
 	// (Session, SourceSeq) with SourceSeq > 0 is ignored and returns the id of
 	// the first.
 	Enqueue(ctx context.Context, m OutboxMessage) (int64, error)
+	// EnqueueClaimed stores m like Enqueue and, in the same statement,
+	// claims it for claim (counting the attempt) unless another pending row
+	// of its chat must be delivered first; the claimer then delivers it
+	// without a Claim. m comes back with its ID and Attempts.
+	EnqueueClaimed(ctx context.Context, m OutboxMessage, claim Claim) (row OutboxMessage, claimed bool, err error)
 	// Claim leases up to limit due messages to owner for lease, oldest
 	// first. A message whose lease expired can be claimed again.
 	Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]OutboxMessage, error)
-	// MarkSent records delivery with the platform's message id.
-	MarkSent(ctx context.Context, id int64, platformMessageID string) error
+	// MarkSentAll records deliveries, each with the platform's message id.
+	MarkSentAll(ctx context.Context, sent []Sent) error
 	// Retry releases the message to be tried again at `at`.
 	Retry(ctx context.Context, id int64, at time.Time, reason string) error
 	// Fail gives up on the message for good.
@@ -91,6 +104,41 @@ type Outbox interface {
 	// beating are claimed again at once (their sends are in doubt), instead
 	// of waiting for their lease.
 	Heartbeat(ctx context.Context, owner string) error
+}
+
+// Claim asks for an outbox row to be claimed as it is written: by Owner
+// (a dispatcher) for Lease. A zero Claim asks for none.
+type Claim struct {
+	Owner string
+	Lease time.Duration
+}
+
+// Sent is one delivered outbox row.
+type Sent struct {
+	ID                int64
+	PlatformMessageID string
+}
+
+// ReplyWriter stores a final reply in its session and its outbox row in one
+// transaction: one statement and one commit in the common case, and no
+// crash can leave a reply stored but not queued. Postgres implements it;
+// without one, the reply and its row are two writes (and each run first
+// queues replies a crash left behind).
+type ReplyWriter interface {
+	// InsertReply stores reply as History.Insert does and m (its Session and
+	// SourceSeq are set to the reply's) as Outbox.EnqueueClaimed does.
+	InsertReply(ctx context.Context, session string, after int64, reply agentcore.Message, m OutboxMessage, claim Claim) (StoredReply, error)
+	// AppendReply stores reply at the end of the session as History.Append
+	// does, and m with it.
+	AppendReply(ctx context.Context, session string, reply agentcore.Message, m OutboxMessage, claim Claim) (StoredReply, error)
+}
+
+// StoredReply is what InsertReply stored.
+type StoredReply struct {
+	Seq     int64         // the reply's seq
+	Moved   int           // user messages that moved behind it
+	Row     OutboxMessage // its outbox row, with ID and Attempts
+	Claimed bool          // Row was claimed for the Claim given
 }
 
 // Unfinished is a session whose last step was not followed through: the

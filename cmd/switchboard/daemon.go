@@ -196,7 +196,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Channels: d.channels,
 		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, o.allow...)},
 		Limits:   bot.Limits{User: userRate, Chat: chatRate},
-		Metrics:  d.metrics, Logger: d.log, Nudge: d.disp.Nudge,
+		Metrics:  d.metrics, Logger: d.log, Dispatcher: d.disp,
 		Status: func(ctx context.Context) []string {
 			return append(append(bot.StatusLines(ctx, d.checks()), d.execInfo), d.mcpStatusLines(ctx)...)
 		},

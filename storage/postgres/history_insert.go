@@ -36,41 +36,52 @@ var insertFastSQL = `WITH s AS (
 var insertAtSQL = fmt.Sprintf(insertMessagesSQL(`$10::bigint`), "") + ` WHERE $2::bigint > 0`
 
 // Insert stores msgs right after seq `after` in session and returns the seq
-// of the last one; see agentcore.History. In the common case (nothing was
+// of the last one and how many user messages moved behind them; see
+// agentcore.History. In the common case (nothing was
 // stored after `after`) it is one statement and one commit. Otherwise user
 // messages stored meanwhile are moved behind msgs in one transaction, or, if
 // anything else was stored, nothing changes and the error wraps
 // agentcore.ErrConflict. Transient errors are retried.
-func (db *DB) Insert(ctx context.Context, session string, after int64, msgs ...agentcore.Message) (int64, error) {
+func (db *DB) Insert(ctx context.Context, session string, after int64, msgs ...agentcore.Message) (int64, int, error) {
 	if len(msgs) == 0 {
-		return 0, fmt.Errorf("insert into session %s: no messages", session)
+		return 0, 0, fmt.Errorf("insert into session %s: no messages", session)
 	}
 	b, err := newBatch(session, msgs)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	args := []any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after}
-	last, err := retryValue(ctx, func(ctx context.Context) (int64, error) {
-		var last int64
-		err := db.pool.QueryRow(ctx, insertFastSQL, args...).Scan(&last)
+	type inserted struct {
+		last  int64
+		moved int
+	}
+	out, err := retryValue(ctx, func(ctx context.Context) (inserted, error) {
+		var out inserted
+		err := db.pool.QueryRow(ctx, insertFastSQL, args...).Scan(&out.last)
 		if !errors.Is(err, pgx.ErrNoRows) {
-			return last, err
+			return out, err
 		}
-		return db.insertMoving(ctx, b, after, args)
+		out.last, out.moved, err = db.insertMoving(ctx, b, after, args, nil)
+		return out, err
 	})
 	if err != nil {
 		if errors.Is(err, agentcore.ErrConflict) || errors.Is(err, agentcore.ErrDuplicate) {
-			return 0, fmt.Errorf("insert into session %s: %w", session, err)
+			return 0, 0, fmt.Errorf("insert into session %s: %w", session, err)
 		}
-		return 0, appendError(session, err)
+		return 0, 0, appendError(session, err)
 	}
-	return last, nil
+	return out.last, out.moved, nil
 }
 
 // insertMoving is Insert's slow path: under the session row's lock it moves
-// the user messages stored after `after` behind the batch.
-func (db *DB) insertMoving(ctx context.Context, b *batch, after int64, args []any) (int64, error) {
-	var last int64
+// the user messages stored after `after` behind the batch. It returns the
+// seq of the batch's last message and how many moved; then, when set, runs
+// in the same transaction with that seq.
+func (db *DB) insertMoving(ctx context.Context, b *batch, after int64, args []any, then func(tx pgx.Tx, last int64) error) (int64, int, error) {
+	var (
+		last  int64
+		moved int
+	)
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var cur int64
 		err := tx.QueryRow(ctx, `SELECT last_seq FROM sessions WHERE key = $1 FOR UPDATE`, b.session).Scan(&cur)
@@ -78,7 +89,10 @@ func (db *DB) insertMoving(ctx context.Context, b *batch, after int64, args []an
 			if after != 0 {
 				return fmt.Errorf("session has no message %d: %w", after, agentcore.ErrConflict)
 			}
-			return tx.QueryRow(ctx, appendSQL, b.args()...).Scan(&last)
+			if err := tx.QueryRow(ctx, appendSQL, b.args()...).Scan(&last); err != nil || then == nil {
+				return err
+			}
+			return then(tx, last)
 		}
 		if err != nil {
 			return err
@@ -107,9 +121,11 @@ func (db *DB) insertMoving(ctx context.Context, b *batch, after int64, args []an
 		if _, err := tx.Exec(ctx, insertAtSQL, args...); err != nil {
 			return err
 		}
-		last = after + b.n
-		_, err = tx.Exec(ctx, `UPDATE sessions SET last_seq = $2, updated_at = now() WHERE key = $1`, b.session, cur+b.n)
-		return err
+		last, moved = after+b.n, int(cur-after)
+		if _, err := tx.Exec(ctx, `UPDATE sessions SET last_seq = $2, updated_at = now() WHERE key = $1`, b.session, cur+b.n); err != nil || then == nil {
+			return err
+		}
+		return then(tx, last)
 	})
-	return last, err
+	return last, moved, err
 }

@@ -318,9 +318,9 @@ func TestInsertMovesMessagesThatArrivedMeanwhile(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nothing arrived meanwhile: the fast path.
-	seq, err := db.Insert(ctx, session, 1, agentcore.Message{Role: agentcore.RoleAssistant, Content: "answer 1"})
-	if err != nil || seq != 2 {
-		t.Fatalf("Insert = %d, %v; want 2, nil", seq, err)
+	seq, moved, err := db.Insert(ctx, session, 1, agentcore.Message{Role: agentcore.RoleAssistant, Content: "answer 1"})
+	if err != nil || seq != 2 || moved != 0 {
+		t.Fatalf("Insert = %d, %d moved, %v; want 2, 0, nil", seq, moved, err)
 	}
 	// The model is working on "second" (seq 3) when "third" and "fourth" arrive.
 	for i, text := range []string{"second", "third", "fourth"} {
@@ -328,11 +328,11 @@ func TestInsertMovesMessagesThatArrivedMeanwhile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	seq, err = db.Insert(ctx, session, 3,
+	seq, moved, err = db.Insert(ctx, session, 3,
 		agentcore.Message{Role: agentcore.RoleAssistant, ToolCalls: []agentcore.ToolCall{{ID: "c1", Name: "datetime"}}},
 		agentcore.Message{Role: agentcore.RoleTool, ToolCallID: "c1", ToolName: "datetime", Content: "noon"})
-	if err != nil || seq != 5 {
-		t.Fatalf("Insert with messages after = %d, %v; want 5, nil", seq, err)
+	if err != nil || seq != 5 || moved != 2 {
+		t.Fatalf("Insert with messages after = %d, %d moved, %v; want 5, 2, nil", seq, moved, err)
 	}
 	got, err := db.Load(ctx, session, 0)
 	if err != nil {
@@ -357,7 +357,7 @@ func TestInsertMovesMessagesThatArrivedMeanwhile(t *testing.T) {
 		t.Errorf("redelivered moved message: err = %v, want ErrDuplicate", err)
 	}
 	// A non-user message after the position means a concurrent run: refused, nothing stored.
-	if _, err := db.Insert(ctx, session, 3, agentcore.Message{Role: agentcore.RoleAssistant, Content: "late"}); !errors.Is(err, agentcore.ErrConflict) {
+	if _, _, err := db.Insert(ctx, session, 3, agentcore.Message{Role: agentcore.RoleAssistant, Content: "late"}); !errors.Is(err, agentcore.ErrConflict) {
 		t.Errorf("Insert behind another run's step: err = %v, want ErrConflict", err)
 	}
 	if again, _ := db.Load(ctx, session, 0); len(again) != 7 {

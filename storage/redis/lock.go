@@ -20,12 +20,18 @@ var ErrNotHeld = errors.New("lock no longer held (it expired or another holder t
 // Lock values are "<instance id>:<random token>": the owner instance is
 // read back by the scripts to tell a live holder from a dead one.
 var (
-	// obtainScript takes KEYS[1] for ARGV[2] ms when it is free or its
-	// owner instance's heartbeat (ARGV[3]..owner) is gone, and renews this
-	// instance's heartbeat KEYS[2] (ARGV[4] ms) so the new lock is never
-	// ownerless. Returns 0 when held by a live owner, 1 when taken, 2 when
-	// taken over from a gone owner.
+	// obtainScript first releases the locks given back with ReleaseSoon
+	// (KEYS[3…] when they still hold ARGV[6…]), then takes KEYS[1] for
+	// ARGV[2] ms when it is free or its owner instance's heartbeat
+	// (ARGV[3]..owner) is gone, and renews this instance's heartbeat KEYS[2]
+	// (ARGV[4] ms) so the new lock is never ownerless. Returns 0 when held
+	// by a live owner, 1 when taken, 2 when taken over from a gone owner.
 	obtainScript = goredis.NewScript(`
+for i = 3, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[i + 3] then
+    redis.call('DEL', KEYS[i])
+  end
+end
 local cur = redis.call('GET', KEYS[1])
 if cur then
   local owner = string.match(cur, '^(%x+):')
@@ -69,9 +75,12 @@ func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.
 		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
 	}
 	value := s.inst.id + ":" + token
-	res, err := obtainScript.Run(ctx, s.scripts, []string{"lock:" + key, instanceKey(s.inst.id)},
-		value, ttl.Milliseconds(), s.prefix+instanceKey(""), s.inst.ttl.Milliseconds(), s.inst.label).Int()
+	released := s.released.take()
+	rkeys, rvalues := releaseArgs(released)
+	res, err := obtainScript.Run(ctx, s.scripts, append([]string{"lock:" + key, instanceKey(s.inst.id)}, rkeys...),
+		append([]any{value, ttl.Milliseconds(), s.prefix + instanceKey(""), s.inst.ttl.Milliseconds(), s.inst.label}, rvalues...)...).Int()
 	if err != nil {
+		s.released.putBack(released, s)
 		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
 	}
 	switch res {

@@ -45,6 +45,8 @@ type Store struct {
 	scripts prefixedScripter
 	health  *health
 	inst    *instance
+	// released holds locks given back with ReleaseSoon, not yet sent.
+	released releases
 }
 
 var (
@@ -122,6 +124,9 @@ func (s *Store) Available() bool { return s.health.Available() }
 // Close stops the heartbeat, removes it (locks this instance still holds
 // become free for others at once) and closes the connection pool.
 func (s *Store) Close() error {
+	flushCtx, stop := context.WithTimeout(context.Background(), time.Second)
+	s.sendReleases(flushCtx, s.released.close())
+	stop()
 	s.stopBeating()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	_ = s.client.Del(asProbe(ctx), s.inst.key).Err()

@@ -1,0 +1,185 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+var _ bot.ReplyWriter = (*DB)(nil)
+
+// outboxInsertSQL inserts one outbox row from the parameters starting at
+// $p: platform, chat_id, thread_id, text, buttons, reply_to, then the
+// claimer (” for none) and the lease in microseconds. session and seq are
+// SQL expressions; from names what they come from. The row is claimed for
+// the claimer in the same statement unless the chat has a pending row that
+// someone else holds or nobody holds (it must go first). It returns the
+// row's id and attempts and whether it was claimed.
+func outboxInsertSQL(session, seq, from string, p int) string {
+	a := func(i int) string { return fmt.Sprintf("$%d", p+i) }
+	return `INSERT INTO outbox (session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to,
+			claimed_by, claimed_until, attempts)
+		SELECT ` + session + `, ` + seq + `, ` + a(0) + `, ` + a(1) + `, ` + a(2) + `, ` + a(3) + `, ` + a(4) + `::jsonb, ` + a(5) + `,
+			c.owner, CASE WHEN c.owner IS NOT NULL THEN now() + ` + a(7) + `::float8 * interval '1 microsecond' END,
+			CASE WHEN c.owner IS NOT NULL THEN 1 ELSE 0 END
+		FROM ` + from + `(SELECT CASE WHEN ` + a(6) + ` <> '' AND NOT EXISTS (
+				SELECT 1 FROM outbox p WHERE p.platform = ` + a(0) + ` AND p.chat_id = ` + a(1) + `
+				  AND p.status = 'pending' AND p.claimed_by IS DISTINCT FROM ` + a(6) + `)
+			THEN ` + a(6) + `::text END AS owner) c
+		ON CONFLICT (session_key, source_seq) WHERE source_seq IS NOT NULL AND source_seq > 0 DO NOTHING
+		RETURNING id, attempts, claimed_by IS NOT NULL AS claimed`
+}
+
+// outboxArgs are outboxInsertSQL's parameters for m.
+func outboxArgs(m bot.OutboxMessage, claim bot.Claim) ([]any, error) {
+	buttons, err := encodeButtons(m.Buttons)
+	if err != nil {
+		return nil, err
+	}
+	return []any{storable(m.To.Platform), storable(m.To.ChatID), storable(m.To.ThreadID), storable(m.Text),
+		buttons, storable(m.ReplyTo), claim.Owner, float64(claim.Lease.Microseconds())}, nil
+}
+
+var enqueueClaimedSQL = outboxInsertSQL(`$1::text`, `$2::bigint`, ``, 3)
+
+// EnqueueClaimed stores m like Enqueue and, in the same statement, claims
+// it for claim.Owner for claim.Lease when nothing else of its chat must be
+// delivered first; see bot.Outbox. m comes back with its ID and Attempts.
+func (db *DB) EnqueueClaimed(ctx context.Context, m bot.OutboxMessage, claim bot.Claim) (bot.OutboxMessage, bool, error) {
+	oargs, err := outboxArgs(m, claim)
+	if err != nil {
+		return m, false, fmt.Errorf("enqueue reply: %w", err)
+	}
+	var seq *int64
+	if m.SourceSeq != 0 {
+		seq = &m.SourceSeq
+	}
+	args := append([]any{nullIfEmpty(m.Session), seq}, oargs...)
+	var claimed bool
+	err = db.pool.QueryRow(ctx, enqueueClaimedSQL, args...).Scan(&m.ID, &m.Attempts, &claimed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// The row for (session, seq) exists: it is delivered as it is.
+		id, err := db.Enqueue(ctx, m)
+		m.ID = id
+		return m, false, err
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("enqueue reply to %s: %w", m.To, err)
+	}
+	return m, claimed, nil
+}
+
+// insertReplySQL is InsertReply when nothing was stored after `after`
+// ($10): Insert's fast path and the outbox row for the new seq, in one
+// statement.
+var insertReplySQL = `WITH s AS (
+		UPDATE sessions SET last_seq = last_seq + $2::bigint, updated_at = now()
+		WHERE key = $1 AND last_seq = $10::bigint
+		RETURNING last_seq
+	), ins AS (` + fmt.Sprintf(insertMessagesSQL(`s.last_seq - $2::bigint`), "s, ") + `
+	), o AS (` + outboxInsertSQL(`$1`, `s.last_seq`, `s, `, 11) + `)
+	SELECT s.last_seq, o.id, o.attempts, o.claimed FROM s, o`
+
+// insertReplyAtSQL is the outbox row of InsertReply's slow path, inside
+// its transaction: $1 session, $2 seq.
+var insertReplyAtSQL = outboxInsertSQL(`$1::text`, `$2::bigint`, ``, 3)
+
+// InsertReply stores reply right after seq `after` in session, as Insert
+// does, and its outbox row m (Session and SourceSeq set here) in the same
+// transaction: one statement and one commit when nothing was stored after
+// `after`. The row is claimed for claim.Owner as EnqueueClaimed would.
+func (db *DB) InsertReply(ctx context.Context, session string, after int64, reply agentcore.Message, m bot.OutboxMessage, claim bot.Claim) (bot.StoredReply, error) {
+	b, err := newBatch(session, []agentcore.Message{reply})
+	if err != nil {
+		return bot.StoredReply{}, err
+	}
+	oargs, err := outboxArgs(m, claim)
+	if err != nil {
+		return bot.StoredReply{}, fmt.Errorf("insert reply into session %s: %w", session, err)
+	}
+	args := append([]any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after}, oargs...)
+	m.Session = session
+	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
+		out := bot.StoredReply{Row: m}
+		err := db.pool.QueryRow(ctx, insertReplySQL, args...).Scan(&out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			out.Row.SourceSeq = out.Seq
+			return out, err
+		}
+		out.Seq, out.Moved, err = db.insertMoving(ctx, b, after, args[:10], func(tx pgx.Tx, seq int64) error {
+			out.Row.SourceSeq = seq
+			return tx.QueryRow(ctx, insertReplyAtSQL, append([]any{session, seq}, oargs...)...).
+				Scan(&out.Row.ID, &out.Row.Attempts, &out.Claimed)
+		})
+		return out, err
+	})
+	if err != nil {
+		if errors.Is(err, agentcore.ErrConflict) || errors.Is(err, agentcore.ErrDuplicate) {
+			return bot.StoredReply{}, fmt.Errorf("insert reply into session %s: %w", session, err)
+		}
+		return bot.StoredReply{}, appendError(session, err)
+	}
+	return out, nil
+}
+
+// appendReplySQL is AppendReply: appendSQL and the outbox row for the new
+// seq in one statement.
+var appendReplySQL = appendCTE + `, o AS (` + outboxInsertSQL(`$1`, `s.last_seq`, `s, `, 12) + `)
+	SELECT s.last_seq, o.id, o.attempts, o.claimed FROM s, o`
+
+// AppendReply stores reply at the end of session, as Append does, and its
+// outbox row m (Session and SourceSeq set here) in the same statement, so
+// in one commit. The row is claimed for claim.Owner as EnqueueClaimed
+// would.
+func (db *DB) AppendReply(ctx context.Context, session string, reply agentcore.Message, m bot.OutboxMessage, claim bot.Claim) (bot.StoredReply, error) {
+	b, err := newBatch(session, []agentcore.Message{reply})
+	if err != nil {
+		return bot.StoredReply{}, err
+	}
+	oargs, err := outboxArgs(m, claim)
+	if err != nil {
+		return bot.StoredReply{}, fmt.Errorf("append reply to session %s: %w", session, err)
+	}
+	args := append(b.args(), oargs...)
+	m.Session = session
+	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
+		out := bot.StoredReply{Row: m}
+		err := db.pool.QueryRow(ctx, appendReplySQL, args...).Scan(&out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
+		out.Row.SourceSeq = out.Seq
+		return out, err
+	})
+	if err != nil {
+		return bot.StoredReply{}, appendError(session, err)
+	}
+	return out, nil
+}
+
+// MarkSentAll records the deliveries in sent, each row by its own id, in one
+// statement that commits without waiting for the WAL flush (see MarkSent).
+// It runs to the end even when ctx is cancelled, retrying dropped
+// connections for up to RetryBudget.
+func (db *DB) MarkSentAll(ctx context.Context, sent []bot.Sent) error {
+	if len(sent) == 0 {
+		return nil
+	}
+	ids, pmids := make([]int64, len(sent)), make([]string, len(sent))
+	for i, s := range sent {
+		ids[i], pmids[i] = s.ID, storable(s.PlatformMessageID)
+	}
+	err := withRetry(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		_, err := db.execWithoutFlush(ctx, `UPDATE outbox o SET status = 'sent', platform_message_id = u.pmid,
+				sent_at = now(), claimed_by = NULL, claimed_until = NULL
+			FROM unnest($1::bigint[], $2::text[]) AS u (id, pmid)
+			WHERE o.id = u.id`, ids, pmids)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("mark %d outbox messages sent: %w", len(sent), err)
+	}
+	return nil
+}

@@ -1,0 +1,169 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+// claimOf reads who holds outbox row id and its attempts.
+func claimOf(t *testing.T, db *postgres.DB, id int64) (owner string, attempts int) {
+	t.Helper()
+	var o *string
+	if err := db.Pool().QueryRow(context.Background(), `SELECT claimed_by, attempts FROM outbox WHERE id = $1`, id).Scan(&o, &attempts); err != nil {
+		t.Fatal(err)
+	}
+	if o != nil {
+		owner = *o
+	}
+	return owner, attempts
+}
+
+func TestEnqueueClaimedYieldsToEarlierRowsOfTheChat(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
+	first, claimed, err := db.EnqueueClaimed(ctx, reply("", 0, "one"), claim)
+	if err != nil || !claimed || first.ID == 0 || first.Attempts != 1 {
+		t.Fatalf("first = %+v, claimed %v, %v; want claimed with attempt 1", first, claimed, err)
+	}
+	if owner, attempts := claimOf(t, db, first.ID); owner != "replica-1" || attempts != 1 {
+		t.Errorf("stored claim = %q, %d attempts", owner, attempts)
+	}
+	// The chat's earlier row is held by the same claimer: the next is claimed too.
+	second, claimed, err := db.EnqueueClaimed(ctx, reply("", 0, "two"), claim)
+	if err != nil || !claimed {
+		t.Fatalf("second = %+v, claimed %v, %v; want claimed", second, claimed, err)
+	}
+	// Another claimer must not overtake them: its row waits, unclaimed.
+	third, claimed, err := db.EnqueueClaimed(ctx, reply("", 0, "three"), bot.Claim{Owner: "replica-2", Lease: time.Minute})
+	if err != nil || claimed || third.Attempts != 0 {
+		t.Fatalf("third = %+v, claimed %v, %v; want unclaimed", third, claimed, err)
+	}
+	if owner, _ := claimOf(t, db, third.ID); owner != "" {
+		t.Errorf("third claimed by %q", owner)
+	}
+	// Released for a retry, the first row holds back even its own claimer's next one.
+	if err := db.Retry(ctx, first.ID, time.Now().Add(time.Hour), "flood"); err != nil {
+		t.Fatal(err)
+	}
+	fourth, claimed, err := db.EnqueueClaimed(ctx, reply("", 0, "four"), claim)
+	if err != nil || claimed {
+		t.Fatalf("fourth = %+v, claimed %v, %v; want unclaimed behind the released row", fourth, claimed, err)
+	}
+	// No claim asked: a plain pending row.
+	other := reply("", 0, "elsewhere")
+	other.To.ChatID = "43"
+	if row, claimed, err := db.EnqueueClaimed(ctx, other, bot.Claim{}); err != nil || claimed {
+		t.Fatalf("zero claim = %+v, claimed %v, %v", row, claimed, err)
+	}
+	// Idempotent per (session, seq): the existing row comes back, unclaimed.
+	dup := reply("a/telegram:42", 9, "x")
+	a, _, err := db.EnqueueClaimed(ctx, dup, bot.Claim{Owner: "replica-3", Lease: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, claimed, err := db.EnqueueClaimed(ctx, dup, bot.Claim{Owner: "replica-3", Lease: time.Minute})
+	if err != nil || claimed || b.ID != a.ID {
+		t.Fatalf("repeat = %d, claimed %v, %v; want %d unclaimed", b.ID, claimed, err, a.ID)
+	}
+}
+
+func TestInsertReplyStoresReplyAndRowTogether(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const session = "a/telegram:42"
+	user := func(text, id string) agentcore.Message {
+		return agentcore.Message{Role: agentcore.RoleUser, Content: text, ExternalID: id}
+	}
+	if _, err := db.Append(ctx, session, user("hi", "u1")); err != nil {
+		t.Fatal(err)
+	}
+	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
+	out, err := db.InsertReply(ctx, session, 1, agentcore.Message{Role: agentcore.RoleAssistant, Content: "hello"}, reply("", 0, "hello!"), claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Seq != 2 || out.Moved != 0 || !out.Claimed || out.Row.Session != session || out.Row.SourceSeq != 2 || out.Row.Text != "hello!" || out.Row.Attempts != 1 {
+		t.Fatalf("InsertReply = %+v", out)
+	}
+	// Messages that arrived meanwhile move behind the reply, in the same transaction as its row.
+	for _, m := range []agentcore.Message{user("two", "u2"), user("three", "u3")} {
+		if _, err := db.Append(ctx, session, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err = db.InsertReply(ctx, session, 3, agentcore.Message{Role: agentcore.RoleAssistant, Content: "re two"}, reply("", 0, "re two"), claim)
+	if err != nil || out.Seq != 4 || out.Moved != 1 || out.Row.SourceSeq != 4 || !out.Claimed {
+		t.Fatalf("InsertReply with a message after = %+v, %v; want seq 4, 1 moved, claimed", out, err)
+	}
+	msgs, err := db.Load(ctx, session, 0)
+	if err != nil || len(msgs) != 5 || msgs[3].Content != "re two" || msgs[4].Content != "three" {
+		t.Fatalf("session = %+v, %v", msgs, err)
+	}
+	// A conflict stores neither the reply nor its row.
+	var before int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.InsertReply(ctx, session, 1, agentcore.Message{Role: agentcore.RoleAssistant, Content: "late"}, reply("", 0, "late"), claim); !errors.Is(err, agentcore.ErrConflict) {
+		t.Fatalf("InsertReply behind another run's reply: err = %v, want ErrConflict", err)
+	}
+	var after int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("a refused InsertReply wrote %d outbox rows", after-before)
+	}
+	// AppendReply: at the end, with its row.
+	app, err := db.AppendReply(ctx, session, agentcore.Message{Role: agentcore.RoleAssistant, Content: "sorry"}, reply("", 0, "sorry"), bot.Claim{})
+	if err != nil || app.Seq != 6 || app.Row.SourceSeq != 6 || app.Claimed {
+		t.Fatalf("AppendReply = %+v, %v; want seq 6 unclaimed", app, err)
+	}
+	// Nothing is left undelivered for recovery.
+	if orphans, err := db.Undelivered(ctx, session); err != nil || len(orphans) != 0 {
+		t.Errorf("Undelivered = %+v, %v; want none", orphans, err)
+	}
+}
+
+func TestMarkSentAllMarksEachRow(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	var sent []bot.Sent
+	for i, text := range []string{"a", "b", "c"} {
+		id, err := db.Enqueue(ctx, reply("", 0, text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < 2 {
+			sent = append(sent, bot.Sent{ID: id, PlatformMessageID: "pm-" + text})
+		}
+	}
+	if err := db.MarkSentAll(ctx, sent); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Pool().Query(ctx, `SELECT text, status, coalesce(platform_message_id, '') FROM outbox ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var text, status, pm string
+		if err := rows.Scan(&text, &status, &pm); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, text+":"+status+":"+pm)
+	}
+	want := []string{"a:sent:pm-a", "b:sent:pm-b", "c:pending:"}
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Errorf("rows = %q, want %q", got, want)
+	}
+}
