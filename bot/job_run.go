@@ -134,6 +134,7 @@ func (s *Scheduler) retryOrFail(ctx context.Context, log *slog.Logger, run JobRu
 	} else {
 		out.Status = RunPending
 		out.RetryAt = time.Now().Add(s.retryDelay(run.Attempts))
+		s.retryBy(out.RetryAt)
 	}
 	log.Warn("job run failed", "status", out.Status, "err", out.Error)
 	s.finishOutcome(ctx, run, out)

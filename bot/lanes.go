@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -30,7 +31,17 @@ type laneJob struct {
 	// message is set when a new message asked for the run (not a resume
 	// or recovery): it is answered even when the run stays parked.
 	message bool
+	// window is the session as its message's append read it; the run uses
+	// it instead of loading the session when no run of the session started
+	// in between (see lanes.begin). Nil: the run loads it.
+	window []agentcore.Message
+	ticket *ticket
 }
+
+// ticket is taken before a message is appended (lanes.begin) and given
+// back with its job: it tells whether a run of the session started in
+// between, which would make the append's window stale.
+type ticket struct{ runs uint64 }
 
 // lanes runs jobs one at a time per session, different sessions in
 // parallel on a bounded pool.
@@ -41,7 +52,7 @@ type lanes struct {
 	sem   chan struct{}
 
 	mu     sync.Mutex
-	queues map[string]chan laneJob
+	queues map[string]*lane
 	closed bool
 	wg     sync.WaitGroup
 	ctx    context.Context
@@ -57,7 +68,58 @@ func newLanes(o LaneOptions, run func(context.Context, laneJob), log *slog.Logge
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &lanes{run: run, log: log, depth: o.QueueDepth, sem: make(chan struct{}, o.Workers),
-		queues: map[string]chan laneJob{}, ctx: ctx, cancel: cancel}
+		queues: map[string]*lane{}, ctx: ctx, cancel: cancel}
+}
+
+// lane is one session's queue. It lives while its jobs run or while a
+// ticket for it is out.
+type lane struct {
+	q       chan laneJob
+	running bool   // a goroutine drains q
+	runs    uint64 // runs started
+	tickets int    // tickets out
+}
+
+// laneLocked returns session's lane, creating it. l.mu is held.
+func (l *lanes) laneLocked(session string) *lane {
+	ln := l.queues[session]
+	if ln == nil {
+		ln = &lane{q: make(chan laneJob, l.depth)}
+		l.queues[session] = ln
+	}
+	return ln
+}
+
+// begin is called before a message of session is appended; its ticket
+// goes with the job (or to end, when no job follows).
+func (l *lanes) begin(session string) *ticket {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ln := l.laneLocked(session)
+	ln.tickets++
+	return &ticket{runs: ln.runs}
+}
+
+// end gives back a ticket whose message queued no job.
+func (l *lanes) end(session string, t *ticket) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.returnLocked(session, t)
+}
+
+// returnLocked gives t back and retires an idle lane. It reports whether
+// the session was idle since t was taken: no run started and none runs.
+func (l *lanes) returnLocked(session string, t *ticket) bool {
+	ln := l.queues[session]
+	if ln == nil || t == nil {
+		return false
+	}
+	ln.tickets--
+	idle := ln.runs == t.runs && !ln.running
+	if !ln.running && ln.tickets == 0 {
+		delete(l.queues, session)
+	}
+	return idle
 }
 
 // enqueue queues j on its session's lane; false when the lanes are closed.
@@ -66,37 +128,42 @@ func newLanes(o LaneOptions, run func(context.Context, laneJob), log *slog.Logge
 func (l *lanes) enqueue(j laneJob) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if j.ticket != nil && !l.returnLocked(j.Session, j.ticket) {
+		j.window = nil // a run came in between: the window may be stale
+	}
+	j.ticket = nil
 	if l.closed {
 		return false
 	}
-	q, running := l.queues[j.Session]
-	if !running {
-		q = make(chan laneJob, l.depth)
-		l.queues[j.Session] = q
-	}
+	ln := l.laneLocked(j.Session)
 	select {
-	case q <- j:
+	case ln.q <- j:
 	default:
 		l.log.Debug("lane full; a queued run will answer", "session", j.Session)
 		return true
 	}
-	if !running {
+	if !ln.running {
+		ln.running = true
 		l.wg.Add(1)
-		go l.drain(j.Session, q)
+		go l.drain(j.Session, ln)
 	}
 	return true
 }
 
 // drain runs the session's jobs in order and retires the lane when empty.
-func (l *lanes) drain(session string, q chan laneJob) {
+func (l *lanes) drain(session string, ln *lane) {
 	defer l.wg.Done()
 	for {
 		l.mu.Lock()
 		var j laneJob
 		select {
-		case j = <-q:
+		case j = <-ln.q:
+			ln.runs++
 		default:
-			delete(l.queues, session)
+			ln.running = false
+			if ln.tickets == 0 {
+				delete(l.queues, session)
+			}
 			l.mu.Unlock()
 			return
 		}

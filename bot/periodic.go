@@ -10,6 +10,12 @@ import (
 // failures is logged twice: when it starts ("<what> failed; will keep
 // trying") and when a pass works again, so an outage does not flood the log.
 func repeat(ctx context.Context, interval time.Duration, log *slog.Logger, what string, pass func(context.Context) error) {
+	repeatPaced(ctx, log, what, pass, func() time.Duration { return interval }, nil)
+}
+
+// repeatPaced is repeat with the wait after each pass asked of wait, cut
+// short by a signal on wake.
+func repeatPaced(ctx context.Context, log *slog.Logger, what string, pass func(context.Context) error, wait func() time.Duration, wake <-chan struct{}) {
 	failing := false
 	for ctx.Err() == nil {
 		err := pass(ctx)
@@ -21,9 +27,12 @@ func repeat(ctx context.Context, interval time.Duration, log *slog.Logger, what 
 			log.Info(what + " works again")
 			failing = false
 		}
+		t := time.NewTimer(wait())
 		select {
 		case <-ctx.Done():
-		case <-time.After(interval):
+		case <-wake:
+		case <-t.C:
 		}
+		t.Stop()
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
-	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -22,18 +21,6 @@ const (
 	maxRunDuration  = 15 * time.Minute
 	noReplyFallback = "(I have nothing to add.)"
 )
-
-// startRun queues a run of session key for the message in, which is
-// stored already; fresh is false for a redelivery of a stored message
-// (its run is queued in case a crash stranded it, but it is not answered
-// again with a note about a pending approval).
-func (r *Router) startRun(ctx context.Context, in channels.Inbound, key string, fresh bool) {
-	job := laneJob{Session: key, To: in.Address(), UserID: in.Identity(), Direct: in.Direct, ReplyTo: in.MessageID, message: fresh}
-	if !r.lanes.enqueue(job) {
-		// Shutting down: the message is stored; recovery runs it after the restart.
-		r.log.Info("not running now (shutting down); recovery will", "session", key)
-	}
-}
 
 // Resume queues a run of the session of approval a, whose decision lets
 // its parked run go on. Any replica may resume: the run takes the
@@ -95,7 +82,7 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	call := tools.Call{Channel: j.To.Platform, ChatID: j.To.ChatID, ThreadID: j.To.ThreadID,
 		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: agentName}
 	var last *agentcore.Reply // a subagent's result
-	in := agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
+	in := agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step, Window: j.window,
 		// A reply to the chat is stored with its outbox row, in one
 		// transaction.
 		StoreReply: func(ctx context.Context, after int64, reply agentcore.Message) (int64, int, error) {

@@ -23,7 +23,11 @@ type SchedulerOptions struct {
 	Agents    map[string]Runner
 	// Owner names this replica on run leases; it must differ per replica.
 	Owner string
-	// Tick is how often jobs are checked (default 500ms).
+	// Tick is how often jobs are checked at the least (default 5s): in
+	// between the scheduler sleeps until the next slot of a job it knows,
+	// a retry it scheduled, or a Wake (a job was added or changed here).
+	// The check finds the rest: jobs changed on another replica, runs of
+	// a replica that died.
 	Tick time.Duration
 	// Lease is how long a claimed run is held without renewal (default
 	// 60s); a replica that dies mid-run leaves it to expire.
@@ -59,13 +63,20 @@ type Scheduler struct {
 	mu      sync.Mutex
 	cursors map[int64]time.Time // job id → newest slot handled here
 	active  map[int64]bool      // run id → executing here
+	nextAt  time.Time           // when the next check is due (zero: after Tick)
+	retryAt time.Time           // the earliest retry scheduled here, until checked
+	wake    chan struct{}
 	wg      sync.WaitGroup
 }
+
+// busyRecheck is how soon a slot that could not be claimed (busy, or the
+// store failing) is tried again.
+const busyRecheck = 500 * time.Millisecond
 
 // NewScheduler returns a Scheduler; call Run to start it.
 func NewScheduler(o SchedulerOptions) *Scheduler {
 	if o.Tick <= 0 {
-		o.Tick = 500 * time.Millisecond
+		o.Tick = 5 * time.Second
 	}
 	if o.Lease <= 0 {
 		o.Lease = 60 * time.Second
@@ -95,7 +106,48 @@ func NewScheduler(o SchedulerOptions) *Scheduler {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Scheduler{o: o, log: o.Logger.With("owner", o.Owner),
-		cursors: map[int64]time.Time{}, active: map[int64]bool{}}
+		cursors: map[int64]time.Time{}, active: map[int64]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// Wake makes the scheduler check its jobs now (one was added or changed).
+func (s *Scheduler) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// checkBy moves the next check to t at the latest.
+func (s *Scheduler) checkBy(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.nextAt.IsZero() || t.Before(s.nextAt) {
+		s.nextAt = t
+	}
+}
+
+// untilCheck is how long Run sleeps: until the next known slot or retry,
+// at most Tick.
+func (s *Scheduler) untilCheck() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	wait := s.o.Tick
+	for _, t := range []time.Time{s.nextAt, s.retryAt} {
+		if !t.IsZero() {
+			wait = min(wait, max(time.Until(t), time.Millisecond))
+		}
+	}
+	return wait
+}
+
+// retryBy makes sure the scheduler checks at t, when a retry comes due.
+func (s *Scheduler) retryBy(t time.Time) {
+	s.mu.Lock()
+	if s.retryAt.IsZero() || t.Before(s.retryAt) {
+		s.retryAt = t
+	}
+	s.mu.Unlock()
+	s.Wake() // Run sleeps until then instead
 }
 
 // Run checks jobs every Tick until ctx ends, then waits for the runs it
@@ -103,13 +155,19 @@ func NewScheduler(o SchedulerOptions) *Scheduler {
 // replica (or this one after a restart) finishes them.
 func (s *Scheduler) Run(ctx context.Context) {
 	defer s.wg.Wait()
-	repeat(ctx, s.o.Tick, s.log, "scheduler check", s.Tick)
+	repeatPaced(ctx, s.log, "scheduler check", s.Tick, s.untilCheck, s.wake)
 }
 
 // Tick runs one check: it takes over runs whose lease expired or whose
 // retry is due, then claims the due slots of every enabled job. Claimed
 // runs execute in the background.
 func (s *Scheduler) Tick(ctx context.Context) error {
+	s.mu.Lock()
+	s.nextAt = time.Time{}
+	if !s.retryAt.After(time.Now()) {
+		s.retryAt = time.Time{} // due: DueRuns below finds it
+	}
+	s.mu.Unlock()
 	due, err := s.o.Jobs.DueRuns(ctx, 100)
 	if err != nil {
 		return err
@@ -139,6 +197,31 @@ func (s *Scheduler) Tick(ctx context.Context) error {
 	return nil
 }
 
+// WatchJobs returns store with writes that change what runs when (a job
+// upserted, paused or resumed) waking the scheduler.
+func (s *Scheduler) WatchJobs(store JobStore) JobStore { return watchedJobs{JobStore: store, s: s} }
+
+type watchedJobs struct {
+	JobStore
+	s *Scheduler
+}
+
+func (w watchedJobs) UpsertJob(ctx context.Context, j Job) (Job, error) {
+	out, err := w.JobStore.UpsertJob(ctx, j)
+	if err == nil {
+		w.s.Wake()
+	}
+	return out, err
+}
+
+func (w watchedJobs) SetJobEnabled(ctx context.Context, name string, enabled bool) error {
+	err := w.JobStore.SetJobEnabled(ctx, name, enabled)
+	if err == nil {
+		w.s.Wake()
+	}
+	return err
+}
+
 // checkJob claims the job's slots that came due since the last check.
 func (s *Scheduler) checkJob(ctx context.Context, j Job, now time.Time) error {
 	sched, err := ParseSchedule(j.Schedule, j.Timezone)
@@ -152,9 +235,13 @@ func (s *Scheduler) checkJob(ctx context.Context, j Job, now time.Time) error {
 	slots, examined := dueSlots(sched, j.CatchUp, cursor, now, s.o.Grace, s.o.CatchUpWindow)
 	for _, slot := range slots {
 		if !s.claim(ctx, j, slot) {
-			return nil // busy (overlap queue) or failing: try again next tick
+			s.checkBy(now.Add(busyRecheck)) // busy (overlap queue) or failing: try again soon
+			return nil
 		}
 		s.setCursor(j.ID, slot)
+	}
+	if next := sched.Next(now); !next.IsZero() {
+		s.checkBy(next)
 	}
 	if !examined.IsZero() {
 		s.setCursor(j.ID, examined)

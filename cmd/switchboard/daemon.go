@@ -180,7 +180,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Metrics: bot.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
 	})
 	d.router = bot.NewRouter(bot.Options{
-		Jobs:  st.db,
+		Jobs:  d.sched.WatchJobs(st.db),
 		Agent: agent, AgentName: cfg.Agent.Name,
 		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.db, Handoff: d.handoff,
 		Tasks: st.db, TeamOf: teamOf(cfg),

@@ -89,11 +89,15 @@ func scanMessage(row pgx.CollectableRow) (agentcore.Message, error) {
 // ExternalID the session already has) aborts the whole statement, so neither
 // the messages nor the new last_seq are stored. (PostgreSQL runs a
 // data-modifying WITH clause to completion even when nothing reads it.)
-const appendSQL = appendCTE + `
+var appendSQL = appendCTE + `
 	SELECT last_seq FROM s`
 
 // appendCTE is appendSQL's WITH clause.
-const appendCTE = `WITH s AS (
+var appendCTE = appendWith(``)
+
+// appendWith is appendSQL's WITH clause whose insert ends with returning.
+func appendWith(returning string) string {
+	return `WITH s AS (
 		INSERT INTO sessions AS s (key, agent, scope, last_seq) VALUES ($1, $2, $3, $4::bigint)
 		ON CONFLICT (key) DO UPDATE SET last_seq = s.last_seq + excluded.last_seq, updated_at = now()
 		RETURNING s.last_seq
@@ -104,7 +108,9 @@ const appendCTE = `WITH s AS (
 			m.tool_call_id, m.tool_name, m.is_error, m.external_id
 		FROM s, unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[], $11::text[])
 			WITH ORDINALITY AS m (role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, ord)
+		` + returning + `
 	)`
+}
 
 // Append adds msgs to the end of session atomically, creating the session if
 // needed, and returns the seq of the last one. A message whose ExternalID the
