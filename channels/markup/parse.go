@@ -2,6 +2,7 @@ package markup
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -21,14 +22,20 @@ var sanitizer = strings.NewReplacer("\x00", "\uFFFD", "\r\n", "\n", "\r", "\n")
 // document and the source its segments point into.
 func parse(md string) (ast.Node, []byte) {
 	src := []byte(sanitizer.Replace(strings.ToValidUTF8(md, "\uFFFD")))
-	p := goldmark.New(
+	return markdown().Parse(text.NewReader(src)), src
+}
+
+// markdown is the parser, built once on first use (building one costs
+// ~13 KB of allocations; parsing with it keeps no state, so every send
+// shares it).
+var markdown = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(
 		goldmark.WithExtensions(extension.Table, extension.TaskList),
 		goldmark.WithParserOptions(
 			parser.WithInlineParsers(util.Prioritized(strikeParser{}, 500)),
 		),
 	).Parser()
-	return p.Parse(text.NewReader(src)), src
-}
+})
 
 // strikeParser parses ~~text~~ as strikethrough. Unlike goldmark's GFM
 // extension it leaves a single tilde alone, because LLMs write "~5 min" to

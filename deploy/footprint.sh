@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# footprint.sh — start a daemon N times and report what it costs: binary
+# size, time and CPU to ready, and memory once idle. Any binary can be
+# measured this way (switchboard or a peer), so figures can be set side by
+# side from one run on one machine.
+#
+#   deploy/footprint.sh [-n RUNS] [-i IDLE_S] [-r READY_URL | -l LOG_REGEX] -- COMMAND [ARGS...]
+#
+#   -n RUNS       starts to measure (default 5); medians are printed
+#   -i IDLE_S     seconds to sit idle after ready before memory is read (default 2)
+#   -r READY_URL  ready when this URL answers 2xx (polled every 5 ms)
+#   -l LOG_REGEX  ready when a line of the command's output matches (grep -E)
+#   without -r/-l the command is read right after IDLE_S seconds (no ready time)
+#
+# Example (switchboard on the local PostgreSQL and Redis, no chat platform):
+#   go build -trimpath -ldflags="-s -w" -o /tmp/sb ./cmd/switchboard
+#   SWITCHBOARD_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
+#   SWITCHBOARD_REDIS_URL=redis://127.0.0.1:6379/0 SWITCHBOARD_HTTP_LISTEN=127.0.0.1:18080 \
+#     deploy/footprint.sh -r http://127.0.0.1:18080/readyz -- /tmp/sb serve
+# A peer, by path, waiting for its log line:
+#   deploy/footprint.sh -l 'gateway started' -- /path/to/peer gateway
+#
+# Columns: ready_ms (wall, start → ready), cpu_ms (user+system CPU of the
+# process at ready), VmRSS / RssAnon (private: heap, stacks) / RssFile
+# (mapped pages of the binary and libraries) in KiB after IDLE_S idle,
+# idle_cpu_ms (CPU used while idle).
+set -euo pipefail
+
+runs=5 idle=2 ready_url="" log_re=""
+while getopts "n:i:r:l:" opt; do
+	case $opt in
+	n) runs=$OPTARG ;;
+	i) idle=$OPTARG ;;
+	r) ready_url=$OPTARG ;;
+	l) log_re=$OPTARG ;;
+	*) sed -n '2,25p' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[[ ${1:-} == "--" ]] && shift
+if [[ $# -eq 0 ]]; then
+	echo "footprint.sh: no command given; usage: deploy/footprint.sh [-n RUNS] [-r URL | -l REGEX] -- COMMAND..." >&2
+	exit 2
+fi
+if [[ -n $ready_url ]] && ! command -v curl >/dev/null; then
+	echo "footprint.sh: -r needs curl (apt-get install curl)" >&2
+	exit 2
+fi
+bin=$(command -v "$1" || true)
+if [[ -z $bin ]]; then
+	echo "footprint.sh: $1: not found" >&2
+	exit 2
+fi
+hz=$(getconf CLK_TCK)
+
+# cpu_ms PID: user+system CPU of PID in ms.
+cpu_ms() {
+	local f
+	read -r -a f <"/proc/$1/stat"
+	echo $(((f[13] + f[14]) * 1000 / hz))
+}
+# status_kib PID FIELD
+status_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+printf "binary %s: %d bytes\n" "$bin" "$(stat -L -c %s "$bin")"
+printf "%-4s %9s %7s %8s %8s %8s %12s\n" run ready_ms cpu_ms VmRSS RssAnon RssFile idle_cpu_ms
+for i in $(seq "$runs"); do
+	log=$out/run$i.log
+	start=$(now_ms)
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	ready="-"
+	deadline=$((start + 30000))
+	if [[ -n $ready_url || -n $log_re ]]; then
+		while :; do
+			if ! kill -0 "$pid" 2>/dev/null; then
+				echo "footprint.sh: the command exited before it was ready; its output:" >&2
+				tail -20 "$log" >&2
+				exit 1
+			fi
+			if [[ -n $ready_url ]] && curl -fs -o /dev/null --max-time 1 "$ready_url"; then break; fi
+			if [[ -n $log_re ]] && grep -Eq "$log_re" "$log"; then break; fi
+			if (($(now_ms) > deadline)); then
+				echo "footprint.sh: not ready after 30 s; its output:" >&2
+				tail -20 "$log" >&2
+				kill "$pid"
+				exit 1
+			fi
+			sleep 0.005
+		done
+		ready=$(($(now_ms) - start))
+	fi
+	cpu_ready=$(cpu_ms "$pid")
+	sleep "$idle"
+	cpu_idle=$(($(cpu_ms "$pid") - cpu_ready))
+	rss=$(status_kib "$pid" VmRSS) anon=$(status_kib "$pid" RssAnon) file=$(status_kib "$pid" RssFile)
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	printf "%-4s %9s %7s %8s %8s %8s %12s\n" "$i" "$ready" "$cpu_ready" "$rss" "$anon" "$file" "$cpu_idle"
+	echo "$ready $cpu_ready $rss $anon $file $cpu_idle" >>"$out/all"
+done
+printf "%-4s" median
+for col in 1 2 3 4 5 6; do
+	w=(0 9 7 8 8 8 12)
+	printf " %${w[$col]}s" "$(awk -v c=$col '$c != "-" { print $c }' "$out/all" | median)"
+done
+echo
