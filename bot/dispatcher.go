@@ -265,44 +265,6 @@ func (d *Dispatcher) releaseHeld(ctx context.Context, rows []OutboxMessage) {
 	}
 }
 
-// reserve makes room for one row to be written already claimed and
-// returns the claim to write it with (see Outbox.EnqueueClaimed); the row
-// then goes to handOver. ok is false when the dispatcher does not run or
-// is full: write the row unclaimed and Nudge.
-func (d *Dispatcher) reserve() (Claim, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.runCtx == nil || d.runCtx.Err() != nil || d.inflight >= d.o.MaxInFlight {
-		return Claim{}, false
-	}
-	if d.inflight == 0 {
-		d.idle = make(chan struct{})
-	}
-	d.inflight++
-	return Claim{Owner: d.o.Owner, Lease: d.o.Lease}, true
-}
-
-// handOver delivers row m, written with reserve's claim, without a
-// round trip to claim it. When the write did not claim it (claimed false:
-// another row of its chat goes first, or the write failed) the room is
-// given back and the dispatcher nudged to claim it in order.
-func (d *Dispatcher) handOver(m OutboxMessage, claimed bool) {
-	if !claimed {
-		d.settled()
-		d.Nudge()
-		return
-	}
-	d.mu.Lock()
-	ctx := d.runCtx
-	queued := ctx != nil && d.queueLocked(ctx, m)
-	d.mu.Unlock()
-	if !queued {
-		// Stopping, or held behind an earlier row: release it to be
-		// claimed again in order (by Drain, or after the restart).
-		d.releaseHeld(context.Background(), []OutboxMessage{m})
-	}
-}
-
 // work delivers one chat's queued rows in order, then retires. After a row
 // that was not delivered, the rest of the chat's queue is released to be
 // retried after it, keeping the chat's order.
@@ -434,60 +396,6 @@ func (d *Dispatcher) release(ctx context.Context, m OutboxMessage, at time.Time,
 	d.mu.Unlock()
 	if earlier {
 		d.Nudge() // Run sleeps until then instead
-	}
-}
-
-// markSent queues the record of a delivery. One goroutine at a time writes
-// the queued marks in one statement, so under load a mark costs a fraction
-// of a round trip and never delays the next send; each row counts as
-// settled (Drain waits for it) once its mark is written. A mark is written
-// even when shutdown began meanwhile: a sent row left pending would be
-// sent again.
-func (d *Dispatcher) markSent(s Sent) {
-	d.mu.Lock()
-	d.marks = append(d.marks, s)
-	start := !d.marking
-	d.marking = true
-	if start {
-		d.workers.Add(1) // a worker calls this: the count is not zero
-	}
-	d.mu.Unlock()
-	if start {
-		go d.writeMarks()
-	}
-}
-
-// writeMarks writes queued marks until none are left.
-func (d *Dispatcher) writeMarks() {
-	defer d.workers.Done()
-	for {
-		d.mu.Lock()
-		batch := d.marks
-		d.marks = nil
-		if len(batch) == 0 {
-			d.marking = false
-			d.mu.Unlock()
-			return
-		}
-		d.mu.Unlock()
-		if err := d.o.Outbox.MarkSentAll(context.Background(), batch); err != nil {
-			ids := make([]int64, len(batch))
-			for i, s := range batch {
-				ids[i] = s.ID
-			}
-			d.o.Logger.Error("sent but could not mark sent; they may be sent again", "outbox_ids", ids, "err", err)
-		}
-		for range batch {
-			d.settled()
-		}
-	}
-}
-
-func (d *Dispatcher) fail(ctx context.Context, m OutboxMessage, reason string) {
-	d.o.Metrics.OutboxErrors.WithLabelValues(m.To.Platform, "failed").Inc()
-	d.o.Logger.Error("delivery failed for good", "outbox_id", m.ID, "to", m.To.String(), "reason", reason)
-	if err := d.o.Outbox.Fail(context.WithoutCancel(ctx), m.ID, reason); err != nil {
-		d.o.Logger.Error("outbox fail failed", "outbox_id", m.ID, "err", err)
 	}
 }
 

@@ -63,10 +63,14 @@ func (db *DB) EnqueueClaimed(ctx context.Context, m bot.OutboxMessage, claim bot
 	var claimed bool
 	err = db.pool.QueryRow(ctx, enqueueClaimedSQL, args...).Scan(&m.ID, &m.Attempts, &claimed)
 	if errors.Is(err, pgx.ErrNoRows) {
-		// The row for (session, seq) exists: it is delivered as it is.
-		id, err := db.Enqueue(ctx, m)
-		m.ID = id
-		return m, false, err
+		// The row for (session, seq) exists (committed, since the insert
+		// waited for it): it is delivered as it is.
+		err = db.pool.QueryRow(ctx, `SELECT id, attempts FROM outbox WHERE session_key = $1 AND source_seq = $2`,
+			m.Session, seq).Scan(&m.ID, &m.Attempts)
+		if err != nil {
+			return m, false, fmt.Errorf("enqueue reply to %s: %w", m.To, err)
+		}
+		return m, false, nil
 	}
 	if err != nil {
 		return m, false, fmt.Errorf("enqueue reply to %s: %w", m.To, err)

@@ -1,0 +1,41 @@
+package bot
+
+import "context"
+
+// reserve makes room for one row to be written already claimed and
+// returns the claim to write it with (see Outbox.EnqueueClaimed); the row
+// then goes to handOver. ok is false when the dispatcher does not run or
+// is full: write the row unclaimed and Nudge.
+func (d *Dispatcher) reserve() (Claim, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.runCtx == nil || d.runCtx.Err() != nil || d.inflight >= d.o.MaxInFlight {
+		return Claim{}, false
+	}
+	if d.inflight == 0 {
+		d.idle = make(chan struct{})
+	}
+	d.inflight++
+	return Claim{Owner: d.o.Owner, Lease: d.o.Lease}, true
+}
+
+// handOver delivers row m, written with reserve's claim, without a
+// round trip to claim it. When the write did not claim it (claimed false:
+// another row of its chat goes first, or the write failed) the room is
+// given back and the dispatcher nudged to claim it in order.
+func (d *Dispatcher) handOver(m OutboxMessage, claimed bool) {
+	if !claimed {
+		d.settled()
+		d.Nudge()
+		return
+	}
+	d.mu.Lock()
+	ctx := d.runCtx
+	queued := ctx != nil && d.queueLocked(ctx, m)
+	d.mu.Unlock()
+	if !queued {
+		// Stopping, or held behind an earlier row: release it to be
+		// claimed again in order (by Drain, or after the restart).
+		d.releaseHeld(context.Background(), []OutboxMessage{m})
+	}
+}

@@ -1,0 +1,57 @@
+package bot
+
+import "context"
+
+// markSent queues the record of a delivery. One goroutine at a time writes
+// the queued marks in one statement, so under load a mark costs a fraction
+// of a round trip and never delays the next send; each row counts as
+// settled (Drain waits for it) once its mark is written. A mark is written
+// even when shutdown began meanwhile: a sent row left pending would be
+// sent again.
+func (d *Dispatcher) markSent(s Sent) {
+	d.mu.Lock()
+	d.marks = append(d.marks, s)
+	start := !d.marking
+	d.marking = true
+	if start {
+		d.workers.Add(1) // a worker calls this: the count is not zero
+	}
+	d.mu.Unlock()
+	if start {
+		go d.writeMarks()
+	}
+}
+
+// writeMarks writes queued marks until none are left.
+func (d *Dispatcher) writeMarks() {
+	defer d.workers.Done()
+	for {
+		d.mu.Lock()
+		batch := d.marks
+		d.marks = nil
+		if len(batch) == 0 {
+			d.marking = false
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+		if err := d.o.Outbox.MarkSentAll(context.Background(), batch); err != nil {
+			ids := make([]int64, len(batch))
+			for i, s := range batch {
+				ids[i] = s.ID
+			}
+			d.o.Logger.Error("sent but could not mark sent; they may be sent again", "outbox_ids", ids, "err", err)
+		}
+		for range batch {
+			d.settled()
+		}
+	}
+}
+
+func (d *Dispatcher) fail(ctx context.Context, m OutboxMessage, reason string) {
+	d.o.Metrics.OutboxErrors.WithLabelValues(m.To.Platform, "failed").Inc()
+	d.o.Logger.Error("delivery failed for good", "outbox_id", m.ID, "to", m.To.String(), "reason", reason)
+	if err := d.o.Outbox.Fail(context.WithoutCancel(ctx), m.ID, reason); err != nil {
+		d.o.Logger.Error("outbox fail failed", "outbox_id", m.ID, "err", err)
+	}
+}
