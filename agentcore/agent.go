@@ -130,13 +130,24 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 	system := a.systemPrompt(ctx, log, in)
 	turn := 0 // model calls in the current turn
 	preloaded := in.Window
+	reread := false // the session was read again after a stale window
 	for {
+		// A preloaded window can be stale: another replica may have run the
+		// session since it was read. A conflict on the first store then
+		// means "read again", not "another run is answering".
+		fromPreload := preloaded != nil
 		msgs, err := a.window(ctx, in.Session, preloaded)
 		preloaded = nil
 		if err != nil {
 			return res, err
 		}
 		if step, missing, after := pendingStep(msgs); missing != nil {
+			if reread {
+				// The step that changed the session is another run's, which
+				// may be executing it now (two replicas without Redis
+				// locks): leave it to that run.
+				return a.settle(log, res, fmt.Errorf("%w: a step of another run is unfinished", ErrConflict))
+			}
 			// A step stopped mid-way (crash, restart, a parked approval).
 			w, err := a.runTools(ctx, in, step.ToolCalls, missing, after)
 			if err != nil || w != nil {
@@ -154,6 +165,11 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 			text := fmt.Sprintf("I stopped after %d steps without finishing. Ask me to continue, or narrow the request.", maxIter)
 			seq, moved, err := a.storeReply(ctx, in, lastSeq(v), Message{Role: RoleAssistant, Content: text})
 			if err != nil {
+				if fromPreload && errors.Is(err, ErrConflict) {
+					log.Debug("session changed since its window was read; reading it again", "err", err)
+					reread = true
+					continue
+				}
 				return a.settle(log, res, fmt.Errorf("record reply: %w", err))
 			}
 			a.reply(ctx, in, &res, text, seq)
@@ -181,6 +197,11 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		if len(reply.ToolCalls) == 0 {
 			seq, moved, err := a.storeReply(ctx, in, lastSeq(v), reply)
 			if err != nil {
+				if fromPreload && errors.Is(err, ErrConflict) {
+					log.Debug("session changed since its window was read; reading it again", "err", err)
+					reread = true
+					continue
+				}
 				return a.settle(log, res, fmt.Errorf("record reply: %w", err))
 			}
 			a.reply(ctx, in, &res, resp.Content, seq)
@@ -195,6 +216,11 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		}
 		seq, _, err := a.History.Insert(ctx, in.Session, lastSeq(v), reply)
 		if err != nil {
+			if fromPreload && errors.Is(err, ErrConflict) {
+				log.Debug("session changed since its window was read; reading it again", "err", err)
+				reread = true
+				continue
+			}
 			return a.settle(log, res, fmt.Errorf("record reply: %w", err))
 		}
 		log.Debug("tool calls", "count", len(reply.ToolCalls), "iteration", res.Iterations)

@@ -25,6 +25,11 @@ type HTTPOptions struct {
 	Webhooks map[string]http.Handler
 	// Admin, when set, serves /api/v1/ (NewAdminAPI).
 	Admin http.Handler
+	// Replica names this process in /readyz.
+	Replica string
+	// Leaderships, when set, lists the leader keys this replica holds, for
+	// /readyz ("leader:telegram:poll").
+	Leaderships func() []string
 }
 
 // NewHTTPHandler serves /healthz, /readyz, /metrics and webhooks.
@@ -43,6 +48,12 @@ func NewHTTPHandler(o HTTPOptions) http.Handler {
 		if len(failed) > 0 {
 			code = http.StatusServiceUnavailable
 			body = map[string]any{"status": "not ready", "not_ready": failed}
+		}
+		if o.Replica != "" {
+			body["replica"] = o.Replica
+		}
+		if o.Leaderships != nil {
+			body["leaderships"] = o.Leaderships()
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)

@@ -9,6 +9,10 @@ import "time"
 // plus the dotted key path upper-cased with "." → "_". Fields tagged
 // secret:"true" are credentials: Secrets returns them and Redacted hides them.
 type Config struct {
+	// Replica names this process among several sharing one database: in
+	// /readyz and the replica label of every metric, and, when set, in
+	// every log line. Default: the host name (a Kubernetes pod's name).
+	Replica string `mapstructure:"replica"`
 	// DataDir holds the embedded Postgres data and workspaces.
 	DataDir string `mapstructure:"data_dir"`
 	// Database is the durable store.
@@ -120,6 +124,12 @@ type Telegram struct {
 	APIURL string `mapstructure:"api_url"`
 	// Mode is polling or webhook.
 	Mode string `mapstructure:"mode"`
+	// WebhookURL is the public https address of /webhooks/telegram
+	// (webhook mode).
+	WebhookURL string `mapstructure:"webhook_url"`
+	// WebhookSecret is checked on every webhook request
+	// (X-Telegram-Bot-Api-Secret-Token).
+	WebhookSecret string `mapstructure:"webhook_secret" secret:"true"`
 }
 
 // Slack configures the Slack channel.

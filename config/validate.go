@@ -57,6 +57,14 @@ func (c *Config) Validate() error {
 	if !slices.Contains([]string{"polling", "webhook"}, c.Telegram.Mode) {
 		add("telegram.mode must be polling or webhook (got %q)", c.Telegram.Mode)
 	}
+	if c.Telegram.Mode == "webhook" && c.Telegram.Token != "" {
+		if u, err := url.Parse(c.Telegram.WebhookURL); err != nil || u.Scheme != "https" || u.Host == "" {
+			add("telegram.mode webhook needs telegram.webhook_url, the public https:// address Telegram posts to (…/webhooks/telegram; got %q)", c.Telegram.WebhookURL)
+		}
+		if c.Telegram.WebhookSecret == "" {
+			add("telegram.mode webhook needs telegram.webhook_secret (1-256 characters of A-Z, a-z, 0-9, _ and -; e.g. `openssl rand -hex 32`)")
+		}
+	}
 	checkHTTPURL(add, "slack.api_url", c.Slack.APIURL)
 	checkHTTPURL(add, "discord.api_url", c.Discord.APIURL)
 

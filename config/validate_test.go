@@ -54,6 +54,14 @@ func TestValidateMessages(t *testing.T) {
 		{"llm.timeout", func(c *Config) { c.LLM.Timeout = 0 }, "llm.timeout must be positive"},
 		{"llm.max_tokens", func(c *Config) { c.LLM.MaxTokens = -1 }, "llm.max_tokens must be 0 (provider default) or more (got -1)"},
 		{"telegram.mode", func(c *Config) { c.Telegram.Mode = "push" }, `telegram.mode must be polling or webhook (got "push")`},
+		{"telegram.webhook_url", func(c *Config) {
+			c.Telegram.Token, c.Telegram.Mode, c.Telegram.WebhookSecret = "1:x", "webhook", "s"
+			c.Telegram.WebhookURL = "http://bot.example.com/webhooks/telegram"
+		}, "telegram.mode webhook needs telegram.webhook_url"},
+		{"telegram.webhook_secret", func(c *Config) {
+			c.Telegram.Token, c.Telegram.Mode = "1:x", "webhook"
+			c.Telegram.WebhookURL = "https://bot.example.com/webhooks/telegram"
+		}, "telegram.mode webhook needs telegram.webhook_secret"},
 		{"telegram.api_url", func(c *Config) { c.Telegram.APIURL = "ftp://x" }, "telegram.api_url must be an http:// or https:// URL"},
 		{"slack.api_url", func(c *Config) { c.Slack.APIURL = "nope" }, "slack.api_url must be an http:// or https:// URL"},
 		{"discord.api_url", func(c *Config) { c.Discord.APIURL = "nope" }, "discord.api_url must be an http:// or https:// URL"},

@@ -140,6 +140,7 @@ func New(opts Options) (*Channel, error) {
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
 	c.health.Set(errNotStarted)
 	c.hook.seen = map[string]time.Time{}
+	c.hook.rejects = &channels.WebhookRejects{Log: c.log, Platform: Platform, Hint: "check slack.signing_secret"}
 	c.api = slack.New(opts.BotToken,
 		slack.OptionAPIURL(opts.APIURL),
 		slack.OptionAppLevelToken(opts.AppToken),

@@ -36,7 +36,7 @@ type webhookState struct {
 	mu        sync.Mutex
 	seen      map[string]time.Time // timestamp:signature → when it stops being valid
 	lastPrune time.Time
-	rejected  int // length of the current streak of rejected requests
+	rejects   *channels.WebhookRejects
 }
 
 // Webhook serves Slack's HTTP Events API and interactivity on one path;
@@ -71,11 +71,11 @@ func (c *Channel) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := c.verify(r.Header, body); err != nil {
-		c.rejected(err)
+		c.hook.rejects.Rejected(err.Error())
 		http.Error(w, "invalid or stale Slack signature", http.StatusUnauthorized)
 		return
 	}
-	c.accepted()
+	c.hook.rejects.Accepted()
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
 		c.serveInteraction(w, r, body)
 		return
@@ -117,31 +117,6 @@ func (c *Channel) verify(h http.Header, body []byte) error {
 	}
 	c.hook.seen[key] = time.Unix(ts, 0).Add(signatureWindow + time.Second)
 	return nil
-}
-
-// rejected records a request refused for its signature.
-func (c *Channel) rejected(err error) {
-	c.hook.mu.Lock()
-	c.hook.rejected++
-	first := c.hook.rejected == 1
-	c.hook.mu.Unlock()
-	if first {
-		c.log.Warn("slack webhook request rejected (401); check slack.signing_secret if this repeats. "+
-			"Further rejections are logged at debug level until a valid request arrives", "reason", err.Error())
-	} else {
-		c.log.Debug("slack webhook request rejected", "reason", err.Error())
-	}
-}
-
-// accepted ends a streak of rejected requests.
-func (c *Channel) accepted() {
-	c.hook.mu.Lock()
-	n := c.hook.rejected
-	c.hook.rejected = 0
-	c.hook.mu.Unlock()
-	if n > 0 {
-		c.log.Info("slack webhook requests valid again", "rejected", n)
-	}
 }
 
 // serveEvent handles an Events API request.

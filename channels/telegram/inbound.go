@@ -50,19 +50,23 @@ func (c *Channel) handle(ctx context.Context, u *models.Update) {
 	if hp == nil {
 		return
 	}
-	var err error
-	switch {
-	case u.Message != nil:
-		err = c.onMessage(ctx, *hp, u.ID, u.Message)
-	case u.CallbackQuery != nil:
-		err = c.onPress(ctx, *hp, u.ID, u.CallbackQuery)
-	default:
-		c.log.Debug("telegram update ignored", "update_id", u.ID)
-	}
-	if err != nil {
+	if err := c.deliver(ctx, *hp, u); err != nil {
 		// Only a stop ends the retries: the update stays unconfirmed.
 		c.log.Info("telegram update left unconfirmed; Telegram delivers it again", "update_id", u.ID, "error", err)
 	}
+}
+
+// deliver hands one update, polled or posted to the webhook, to h and
+// returns h's error; updates switchboard does not handle return nil.
+func (c *Channel) deliver(ctx context.Context, h channels.Handler, u *models.Update) error {
+	switch {
+	case u.Message != nil:
+		return c.onMessage(ctx, h, u.ID, u.Message)
+	case u.CallbackQuery != nil:
+		return c.onPress(ctx, h, u.ID, u.CallbackQuery)
+	}
+	c.log.Debug("telegram update ignored", "update_id", u.ID)
+	return nil
 }
 
 // onMessage delivers a text message and returns the handler's error. Media

@@ -36,6 +36,11 @@ var errStopped = errors.New("telegram: stopped")
 // or ctx ends, and no later getUpdates is issued meanwhile. An update whose
 // handling a crash or a stop cut short is not confirmed, so Telegram
 // delivers it again. Start returns only after every call of h has returned.
+//
+// In webhook mode (Options.Webhook) Start polls nothing: it checks the
+// token, registers the commands and then lets Webhook hand posted updates
+// to h until ctx ends. Every replica runs Start; RegisterWebhook, called by
+// one, points Telegram at the webhook.
 func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 	if h == nil {
 		return errors.New("telegram: Start needs a handler")
@@ -61,6 +66,14 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 		}
 		return err
 	}
+	if c.webhookMode() {
+		// Updates arrive through Webhook, on every replica, until ctx
+		// ends; the leader registers the webhook (RegisterWebhook).
+		c.hooks.open(ctx, store)
+		<-ctx.Done()
+		c.hooks.close()
+		return nil
+	}
 	c.bot.Start(ctx) // polls until ctx ends
 	c.lanes.wait()   // the library no longer dispatches; let the lanes drain
 	return nil
@@ -78,8 +91,9 @@ func (c *Channel) connect(ctx context.Context) error {
 		}}.Run(ctx, c.handshake)
 }
 
-// handshake checks the token with getMe, removes any webhook (which would
-// make getUpdates fail with 409) and registers the commands.
+// handshake checks the token with getMe, in polling mode removes any
+// webhook (which would make getUpdates fail with 409), and registers the
+// commands.
 func (c *Channel) handshake(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
@@ -87,8 +101,11 @@ func (c *Channel) handshake(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("getMe: %w", c.redact(err))
 	}
-	if _, err := c.bot.DeleteWebhook(ctx, &bot.DeleteWebhookParams{}); err != nil {
-		return fmt.Errorf("deleteWebhook: %w", c.redact(err))
+	if !c.webhookMode() {
+		// Switching back from webhook mode: keep the waiting updates.
+		if _, err := c.bot.DeleteWebhook(ctx, &bot.DeleteWebhookParams{DropPendingUpdates: false}); err != nil {
+			return fmt.Errorf("deleteWebhook: %w", c.redact(err))
+		}
 	}
 	if len(c.opts.Commands) > 0 {
 		cmds := make([]models.BotCommand, 0, len(c.opts.Commands))

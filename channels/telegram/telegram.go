@@ -47,6 +47,24 @@ type Options struct {
 	// MaxParallelChats bounds how many chats' updates are handled at once;
 	// default 32.
 	MaxParallelChats int
+
+	// Webhook, when its URL is set, receives updates over HTTP instead of
+	// long polling: Telegram posts each update to URL, and Webhook serves
+	// them. Secret must come with every request.
+	Webhook WebhookOptions
+}
+
+// WebhookOptions configures webhook mode.
+type WebhookOptions struct {
+	// URL is the public HTTPS address Telegram posts updates to, e.g.
+	// https://bot.example.com/webhooks/telegram.
+	URL string
+	// Secret is sent by Telegram in X-Telegram-Bot-Api-Secret-Token with
+	// every update: 1–256 characters of A–Z, a–z, 0–9, _ and -.
+	Secret string
+	// Wait bounds how long a request waits for its update to be stored
+	// before it is answered 503 and Telegram sends it again; default 20s.
+	Wait time.Duration
 }
 
 // Channel is a Telegram bot connection. It implements channels.Channel,
@@ -63,6 +81,9 @@ type Channel struct {
 	handler atomic.Pointer[channels.Handler]
 
 	health *channels.Health // Ready, and outage logging once per streak
+
+	hooks   webhookGate              // webhook requests being handled
+	rejects *channels.WebhookRejects // refused webhook requests
 
 	mu      sync.Mutex
 	albums  [recentAlbums]albumKey // media groups answered lately, a ring
@@ -83,6 +104,9 @@ var errNotStarted = errors.New("telegram: not started")
 func New(opts Options) (*Channel, error) {
 	if strings.TrimSpace(opts.Token) == "" {
 		return nil, errors.New("telegram: no bot token; set telegram.token to the token @BotFather gave you")
+	}
+	if err := opts.Webhook.check(); err != nil {
+		return nil, err
 	}
 	if opts.APIURL == "" {
 		opts.APIURL = "https://api.telegram.org"
@@ -118,6 +142,7 @@ func New(opts Options) (*Channel, error) {
 		lanes:     newChatLanes(opts.MaxParallelChats),
 	}
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
+	c.rejects = &channels.WebhookRejects{Log: c.log, Platform: Platform, Hint: "check telegram.webhook_secret"}
 	c.health.Set(errNotStarted)
 	client := &pollClient{
 		http: &http.Client{Transport: c.transport, Timeout: opts.PollTimeout + 15*time.Second},

@@ -55,9 +55,6 @@ func loadConfig(file string) (*config.Config, error) {
 	if _, err := configJobs(cfg); err != nil {
 		return nil, fmt.Errorf("%w:\n%v", errConfig, err)
 	}
-	if cfg.Telegram.Token != "" && cfg.Telegram.Mode == "webhook" {
-		return nil, fmt.Errorf("%w:\ntelegram.mode webhook is not supported yet; use polling", errConfig)
-	}
 	return cfg, nil
 }
 
@@ -76,9 +73,12 @@ type daemon struct {
 	sched     *bot.Scheduler
 	// leaders hold the channels only one replica may receive on (Telegram
 	// polling allows one poller per bot token).
-	leaders  map[string]*bot.Leader
-	migrated atomic.Bool
-	readyAt  time.Time
+	leaders map[string]*bot.Leader
+	// leaderTasks run on one replica at a time besides the channels
+	// (registering Telegram's webhook).
+	leaderTasks []leaderTask
+	migrated    atomic.Bool
+	readyAt     time.Time
 	// execInfo says who exec commands run as and where (for /status).
 	execInfo string
 	// mcp keeps the MCP servers connected and their tools registered.
@@ -92,6 +92,8 @@ type daemon struct {
 	mcpDB   postgres.MCPServers
 	// approvals decides risky tool calls (buttons, admin API).
 	approvals *bot.Approvals
+	// replica names this process among the replicas (config replica).
+	replica string
 }
 
 // daemonOptions says what to run besides the configured platforms.
@@ -113,6 +115,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		metricSet: metrics.NewSet(),
 		channels:  map[string]channels.Channel{},
 		leaders:   map[string]*bot.Leader{},
+		replica:   replicaName(cfg.Replica),
+	}
+	if cfg.Replica != "" {
+		d.log = d.log.With("replica", cfg.Replica)
 	}
 	redis.RouteLibraryLogs(d.log)
 	for _, w := range cfg.EnvWarnings() {
@@ -208,12 +214,25 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 // openChannels creates the platform channels the config enables.
 func (d *daemon) openChannels() error {
 	if d.cfg.Telegram.Token != "" {
-		tg, err := telegram.New(telegram.Options{Token: d.cfg.Telegram.Token, APIURL: d.cfg.Telegram.APIURL, Logger: d.log})
+		opts := telegram.Options{Token: d.cfg.Telegram.Token, APIURL: d.cfg.Telegram.APIURL, Logger: d.log}
+		if d.cfg.Telegram.Mode == "webhook" {
+			opts.Webhook = telegram.WebhookOptions{URL: d.cfg.Telegram.WebhookURL, Secret: d.cfg.Telegram.WebhookSecret}
+		}
+		tg, err := telegram.New(opts)
 		if err != nil {
 			return fmt.Errorf("telegram: %w", err)
 		}
 		d.channels[tg.Platform()] = tg
-		d.leaders[tg.Platform()] = &bot.Leader{Lock: d.st.db, Key: "leader:telegram:poll", Logger: d.log}
+		if opts.Webhook.URL == "" {
+			// One poller per bot token: the leader polls, every replica sends.
+			d.leaders[tg.Platform()] = &bot.Leader{Lock: d.st.db, Key: "leader:telegram:poll", Logger: d.log}
+		} else {
+			// Every replica takes webhook requests; one registers the webhook.
+			d.leaderTasks = append(d.leaderTasks, leaderTask{
+				leader: &bot.Leader{Lock: d.st.db, Key: "leader:telegram:webhook", Logger: d.log},
+				run:    holdAfter(tg.RegisterWebhook),
+			})
+		}
 	}
 	if d.cfg.Slack.BotToken != "" {
 		sl, err := slack.New(slack.Options{
@@ -360,7 +379,8 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 			return fmt.Errorf("http.listen %s: %w (is another switchboard running? change http.listen)", listen, err)
 		}
 		srv = &http.Server{
-			Handler:           bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Metrics: d.writeMetrics, Webhooks: d.webhooks(), Admin: d.adminAPI()}),
+			Handler: bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Metrics: d.writeMetrics, Webhooks: d.webhooks(),
+				Admin: d.adminAPI(), Replica: d.replica, Leaderships: d.leaderships}),
 			ReadHeaderTimeout: 10 * time.Second,
 		}
 		go func() {
@@ -404,6 +424,10 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	}
 	defer d.mcp.Close() // stdio servers and their children stop with the daemon
 	defer d.procs.Close()
+	for _, t := range d.leaderTasks {
+		chans.Add(1)
+		go func() { defer chans.Done(); t.leader.Run(chCtx, t.run) }()
+	}
 	for name, ch := range d.channels {
 		chans.Add(1)
 		go func() {
@@ -446,6 +470,8 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 // writeMetrics writes the daemon's metrics, and the Go runtime's and the
 // process's (go_*, process_*), in the Prometheus text format.
 func (d *daemon) writeMetrics(w io.Writer) {
-	d.metricSet.WritePrometheus(w)
-	metrics.WriteProcessMetrics(w)
+	bot.WriteLabeled(w, "replica", d.replica, func(w io.Writer) {
+		d.metricSet.WritePrometheus(w)
+		metrics.WriteProcessMetrics(w)
+	})
 }

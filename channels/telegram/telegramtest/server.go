@@ -44,6 +44,7 @@ type Server struct {
 	offline   bool
 	conns     int // TCP connections accepted
 	topics    []Topic
+	wh        webhookState
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is
@@ -192,6 +193,8 @@ var handlers = map[string]handler{
 	"getme":                  (*Server).getMe,
 	"getupdates":             nil, // long poll, served by serveGetUpdates
 	"deletewebhook":          (*Server).deleteWebhook,
+	"setwebhook":             (*Server).setWebhook,
+	"getwebhookinfo":         (*Server).getWebhookInfo,
 	"sendmessage":            (*Server).sendMessage,
 	"editmessagetext":        (*Server).editMessageText,
 	"editmessagereplymarkup": (*Server).editMessageReplyMarkup,
@@ -317,8 +320,6 @@ func (s *Server) getMe(params) (any, *apiError) {
 		"supports_inline_queries":     false,
 	}, nil
 }
-
-func (s *Server) deleteWebhook(params) (any, *apiError) { return true, nil }
 
 // now is the Unix time for message dates.
 func now() int64 { return time.Now().Unix() }

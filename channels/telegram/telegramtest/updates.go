@@ -1,6 +1,7 @@
 package telegramtest
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 // update is one queued update: its id and its JSON fields.
 type update struct {
 	id   int64
+	chat int64 // 0 for updates without a chat
 	body map[string]any
 }
 
@@ -126,7 +128,7 @@ func (s *Server) PushUpdate(fields map[string]any) (updateID int64) {
 
 func (s *Server) pushLocked(body map[string]any) int64 {
 	s.nextUpd++
-	u := update{id: s.nextUpd, body: body}
+	u := update{id: s.nextUpd, chat: chatOfUpdate(body), body: body}
 	body["update_id"] = u.id
 	s.queue = append(s.queue, u)
 	s.history[u.id] = u
@@ -144,9 +146,36 @@ func (s *Server) Redeliver(updateID int64) error {
 	if !ok {
 		return fmt.Errorf("telegramtest: no update %d", updateID)
 	}
-	s.forced = append(s.forced, u)
+	if s.wh.hook != nil {
+		// Posted again, in id order with the other pending updates.
+		if !slices.ContainsFunc(s.queue, func(q update) bool { return q.id == u.id }) {
+			i, _ := slices.BinarySearchFunc(s.queue, u.id, func(q update, id int64) int { return cmp.Compare(q.id, id) })
+			s.queue = slices.Insert(s.queue, i, u)
+		}
+	} else {
+		s.forced = append(s.forced, u)
+	}
 	s.notifyLocked()
 	return nil
+}
+
+// chatOfUpdate returns the chat id of a message or callback query update.
+func chatOfUpdate(body map[string]any) int64 {
+	msg, _ := body["message"].(map[string]any)
+	if msg == nil {
+		msg, _ = body["edited_message"].(map[string]any)
+	}
+	if cb, ok := body["callback_query"].(map[string]any); ok {
+		msg, _ = cb["message"].(map[string]any)
+	}
+	chat, _ := msg["chat"].(map[string]any)
+	switch id := chat["id"].(type) {
+	case int64:
+		return id
+	case float64:
+		return int64(id)
+	}
+	return 0
 }
 
 // Pending returns the ids of the updates not yet confirmed by a getUpdates
@@ -196,6 +225,11 @@ func (s *Server) serveGetUpdates(w http.ResponseWriter, r *http.Request, p param
 	deadline := time.Now().Add(time.Duration(max(timeout, 0)) * time.Second)
 
 	s.mu.Lock()
+	if e := s.webhookConflictLocked(); e != nil {
+		s.mu.Unlock()
+		writeError(w, e)
+		return
+	}
 	s.poller++
 	gen := s.poller
 	s.notifyLocked()
