@@ -84,6 +84,11 @@ type Options struct {
 	// messages that mention the bot or reply to it count there (direct
 	// messages always do).
 	AllGuildMessages bool
+	// Sessions, when set, keeps the gateway session so that the replica
+	// holding the gateway next (or this one, restarted) resumes it and
+	// Discord replays the events sent in between. Stopping then leaves
+	// the session resumable instead of ending it.
+	Sessions SessionStore
 }
 
 // Channel is a Discord bot connection. It implements channels.Channel,
@@ -102,6 +107,7 @@ type Channel struct {
 	lost     chan struct{} // the gateway connection dropped
 
 	health *channels.Health // Ready, and outage logging once per streak
+	hand   handover         // the gateway session's stored progress
 
 	mu    sync.Mutex
 	botID string
@@ -183,6 +189,7 @@ func New(opts Options) (*Channel, error) {
 	sess.AddHandler(c.onDisconnect)
 	sess.AddHandler(c.onMessage)
 	sess.AddHandler(c.onInteraction)
+	sess.AddHandler(c.onEvent) // after the typed handlers: marks each event stored
 	return c, nil
 }
 

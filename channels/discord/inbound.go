@@ -23,8 +23,12 @@ const ackTimeout = 2500 * time.Millisecond
 // reader waits too.
 const queueSize = 256
 
-// event is work for the handler goroutine.
-type event func(ctx context.Context, h channels.Handler)
+// event is work for the handler goroutine: run, or, for a marker, the
+// gateway position reached once every earlier event has run.
+type event struct {
+	run  func(ctx context.Context, h channels.Handler) error
+	mark *GatewaySession
+}
 
 // queue carries events from the gateway reader to the handler goroutine,
 // in order.
@@ -68,9 +72,25 @@ func (c *Channel) work(ctx context.Context, q *queue, h channels.Handler) {
 	}
 }
 
-// dropped logs the events left in q when Start stops.
+// dropped logs the events left in q when Start stops. Markers ahead of
+// the first of them still count: the events before them were stored.
 func (c *Channel) dropped(q *queue) {
-	if n := len(q.events); n > 0 {
+	n := 0
+	for {
+		select {
+		case ev := <-q.events:
+			switch {
+			case ev.run != nil:
+				n++
+			case ev.mark != nil && n == 0:
+				c.marked(*ev.mark)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	if n > 0 {
 		c.log.Warn("discord events dropped at shutdown", "count", n)
 	}
 }
@@ -82,7 +102,18 @@ func (c *Channel) handle(ctx context.Context, h channels.Handler, ev event) {
 			c.log.Error("discord event handler panicked; event dropped", "panic", r)
 		}
 	}()
-	ev(ctx, h)
+	var err error
+	if ev.run != nil {
+		err = ev.run(ctx, h)
+	}
+	if ev.mark != nil && err == nil {
+		c.marked(*ev.mark)
+	}
+	if err != nil {
+		c.hand.mu.Lock()
+		c.hand.broken = true // later events may run, but no later mark holds
+		c.hand.mu.Unlock()
+	}
 }
 
 // addressed reports whether a server message is meant for the bot: it
@@ -122,7 +153,10 @@ func (c *Channel) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
 	if strings.TrimSpace(m.Content) == "" {
 		if direct && (len(m.Attachments) > 0 || len(m.StickerItems) > 0) {
 			channelID, messageID := m.ChannelID, m.ID
-			c.enqueue(func(ctx context.Context, _ channels.Handler) { c.replyTextOnly(ctx, channelID, messageID) })
+			c.stage(event{run: func(ctx context.Context, _ channels.Handler) error {
+				c.replyTextOnly(ctx, channelID, messageID)
+				return nil
+			}})
 		}
 		return
 	}
@@ -136,15 +170,17 @@ func (c *Channel) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
 		MessageID:  m.ID,
 		ExternalID: m.ID,
 	}
-	c.enqueue(func(ctx context.Context, h channels.Handler) { c.deliver(ctx, h, in) })
+	c.stage(event{run: func(ctx context.Context, h channels.Handler) error { return c.deliver(ctx, h, in) }})
 }
 
 // deliver calls h, which retries until the event is stored or the channel
 // stops (see Start); an event given up at a stop is logged.
-func (c *Channel) deliver(ctx context.Context, h channels.Handler, in channels.Inbound) {
-	if err := h(ctx, in); err != nil {
+func (c *Channel) deliver(ctx context.Context, h channels.Handler, in channels.Inbound) error {
+	err := h(ctx, in)
+	if err != nil {
 		c.log.Warn("discord event dropped at shutdown: not stored", "external_id", in.ExternalID, "error", err)
 	}
+	return err
 }
 
 // onInteraction acknowledges a button press at once, with a deferred
@@ -186,7 +222,7 @@ func (c *Channel) onInteraction(_ *discordgo.Session, ic *discordgo.InteractionC
 		},
 		ExternalID: ic.ID,
 	}
-	c.enqueue(func(ctx context.Context, h channels.Handler) { c.deliver(ctx, h, in) })
+	c.stage(event{run: func(ctx context.Context, h channels.Handler) error { return c.deliver(ctx, h, in) }})
 }
 
 // ack answers a press with a deferred message update, so the client stops

@@ -38,6 +38,19 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 	c.stopping.Store(false)
 	c.health.Set(errConnecting)
 
+	if c.opts.Sessions != nil {
+		c.claimSession(ctx)
+		saveCtx, stopSaving := context.WithCancel(ctx)
+		saved := make(chan struct{})
+		go func() { defer close(saved); c.saveSessions(saveCtx) }()
+		defer func() {
+			// After the queue drained (deferred below, runs first): the
+			// last progress, for whoever resumes the session.
+			stopSaving()
+			<-saved
+			c.saveSession(context.WithoutCancel(ctx))
+		}()
+	}
 	q := newQueue()
 	c.queue.Store(q)
 	retrying := channels.NewHandleRetry(Platform, c.log, c.opts.RetryMin, c.opts.RetryMax)
@@ -68,6 +81,10 @@ func (c *Channel) run(ctx context.Context) error {
 	}
 	defer func() {
 		c.stopping.Store(true)
+		if c.opts.Sessions != nil {
+			_ = c.sess.CloseWithCode(resumableClose) // the next holder resumes
+			return
+		}
 		_ = c.sess.Close() // sends a close frame and waits a second for it
 	}()
 	return c.retry(ctx, "gateway", func(ctx context.Context) error {

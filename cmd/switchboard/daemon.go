@@ -245,11 +245,15 @@ func (d *daemon) openChannels() error {
 		d.channels[sl.Platform()] = sl
 	}
 	if d.cfg.Discord.Token != "" {
-		dc, err := discord.New(discord.Options{Token: d.cfg.Discord.Token, APIURL: d.cfg.Discord.APIURL, Logger: d.log})
+		dc, err := discord.New(discord.Options{Token: d.cfg.Discord.Token, APIURL: d.cfg.Discord.APIURL, Logger: d.log,
+			Sessions: d.st.rdb})
 		if err != nil {
 			return fmt.Errorf("discord: %w", err)
 		}
 		d.channels[dc.Platform()] = dc
+		// One gateway session per bot: the leader holds it, every replica
+		// sends over REST; a new leader resumes the stored session.
+		d.leaders[dc.Platform()] = &bot.Leader{Lock: d.st.db, Key: "leader:discord:gateway", Logger: d.log}
 	}
 	if len(d.channels) == 0 {
 		d.log.Warn("no chat platform configured: set telegram.token, slack.bot_token or discord.token, or try `switchboard chat`")
