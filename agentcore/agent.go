@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"strings"
 	"time"
@@ -45,6 +46,9 @@ type Agent struct {
 	// Queue says how messages that arrive during a run are taken in
 	// (conversation.queue); "" is QueueSteer.
 	Queue QueueMode
+	// Tracer, when set, traces each model call and each tool call as
+	// children of the run's span.
+	Tracer trace.Tracer
 }
 
 // RunInput is what a run needs to know.
@@ -111,6 +115,9 @@ type RunResult struct {
 // called again for the session with User nil.
 func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 	log := a.logger().With("agent", a.Name, "session", in.Session)
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		log = log.With("trace_id", sc.TraceID().String())
+	}
 	if in.User != nil {
 		u := *in.User
 		u.Role = RoleUser
@@ -182,7 +189,7 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		turn++
 		res.Iterations++
 		start := time.Now()
-		resp, err := a.Provider.Chat(ctx, Request{
+		resp, err := a.chat(ctx, Request{
 			Model: a.Model, System: system, Messages: v, Tools: specs, MaxTokens: a.MaxTokens,
 		}, in.OnDelta)
 		if a.ObserveLLM != nil {
@@ -318,7 +325,7 @@ func (a *Agent) runTools(ctx context.Context, in RunInput, calls []ToolCall, wan
 		if call.Session == "" {
 			call.Session = in.Session
 		}
-		res := a.execute(ctx, in, call, c)
+		res := a.executeTraced(ctx, in, call, c)
 		if res.Waiting != nil {
 			return res.Waiting, nil
 		}

@@ -3,6 +3,9 @@ package bot
 import (
 	"context"
 	"errors"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -32,6 +35,9 @@ type DispatcherOptions struct {
 	MaxAttempts int
 	Metrics     *Metrics
 	Logger      *slog.Logger
+	// Tracer traces each send, in the trace of the run that wrote the row
+	// when it was handed over in memory; nil records nothing.
+	Tracer trace.Tracer
 }
 
 // Dispatcher delivers outbox rows through the channels: in order within a
@@ -85,6 +91,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.Tracer = tracerOr(o.Tracer)
 	return &Dispatcher{o: o, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
 		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}}
 }
@@ -342,6 +349,15 @@ func (d *Dispatcher) waitIdle(ctx context.Context) {
 // delivered it returns when the chat's next message may be tried (not
 // before this one is retried, so the chat keeps its order).
 func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, next time.Time) {
+	ctx, span := d.o.Tracer.Start(withParent(ctx, m.Trace), spanSend, trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attribute.String("messaging.system", m.To.Platform), attribute.Int64("switchboard.outbox.id", m.ID),
+			attribute.Int("switchboard.outbox.attempt", m.Attempts)))
+	defer func() {
+		if !ok {
+			span.SetStatus(codes.Error, "not delivered")
+		}
+		span.End()
+	}()
 	now := time.Now()
 	ch, found := d.o.Channels[m.To.Platform]
 	if !found {

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"sync"
 
@@ -36,6 +37,9 @@ type laneJob struct {
 	// in between (see lanes.begin). Nil: the run loads it.
 	window []agentcore.Message
 	ticket *ticket
+	// trace is the span of the message that asked for the run; the run's
+	// span continues its trace.
+	trace trace.SpanContext
 }
 
 // ticket is taken before a message is appended (lanes.begin) and given

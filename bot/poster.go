@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"strings"
 
@@ -70,7 +71,7 @@ func (p *poster) storeReply(ctx context.Context, h agentcore.History, session st
 		}
 		return seq, moved, err
 	}
-	return p.writeReply(func(claim Claim) (StoredReply, error) {
+	return p.writeReply(ctx, func(claim Claim) (StoredReply, error) {
 		return rw.InsertReply(ctx, session, after, reply, p.scrubbed(m), claim)
 	})
 }
@@ -87,7 +88,7 @@ func (p *poster) appendReply(ctx context.Context, h agentcore.History, session s
 		}
 		return seq, err
 	}
-	seq, _, err := p.writeReply(func(claim Claim) (StoredReply, error) {
+	seq, _, err := p.writeReply(ctx, func(claim Claim) (StoredReply, error) {
 		return rw.AppendReply(ctx, session, reply, p.scrubbed(m), claim)
 	})
 	return seq, err
@@ -95,11 +96,12 @@ func (p *poster) appendReply(ctx context.Context, h agentcore.History, session s
 
 // writeReply runs write with a claim when the dispatcher has room, and
 // hands it the row written.
-func (p *poster) writeReply(write func(Claim) (StoredReply, error)) (int64, int, error) {
+func (p *poster) writeReply(ctx context.Context, write func(Claim) (StoredReply, error)) (int64, int, error) {
 	claim, reserved := p.reserve()
 	out, err := write(claim)
 	switch {
 	case reserved:
+		out.Row.Trace = trace.SpanContextFromContext(ctx)
 		p.dispatch.handOver(out.Row, out.Claimed && err == nil)
 	case err == nil && p.nudge != nil:
 		p.nudge()

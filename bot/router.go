@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"strings"
 	"time"
@@ -83,6 +84,9 @@ type Options struct {
 	Status func(ctx context.Context) []string
 	// Scrub removes configured secrets from outgoing text; nil: identity.
 	Scrub func(string) string
+	// Tracer traces each message from inbound to its replies' sends; nil
+	// records nothing.
+	Tracer trace.Tracer
 }
 
 // Limits are the inbound rate limits; a zero Rate means no limit.
@@ -121,6 +125,7 @@ func NewRouter(opts Options) *Router {
 	if opts.AddSecret == nil {
 		opts.AddSecret = func(string) {}
 	}
+	opts.Tracer = tracerOr(opts.Tracer)
 	opts.Subagents = opts.Subagents.withDefaults()
 	if opts.Nudge == nil && opts.Dispatcher != nil {
 		opts.Nudge = opts.Dispatcher.Nudge
@@ -157,7 +162,9 @@ func (r *Router) Close(ctx context.Context) error {
 // deduplicated by a Redis mark set just before they act (after the access
 // check, which may fail). A message is charged to the rate limits once per
 // ExternalID, so a redelivery is not refused for its own earlier attempts.
-func (r *Router) Handle(ctx context.Context, in channels.Inbound) error {
+func (r *Router) Handle(ctx context.Context, in channels.Inbound) (err error) {
+	ctx, span := r.opts.Tracer.Start(ctx, spanInbound, trace.WithSpanKind(trace.SpanKindConsumer), chatAttrs(in.Platform, in.ExternalID))
+	defer func() { endSpan(span, err) }()
 	ctx, cancel := durable(ctx)
 	defer cancel()
 	log := r.log.With("platform", in.Platform, "chat", in.ChatID, "user", in.Identity())
@@ -263,7 +270,8 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 	if fresh {
 		r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, "message").Inc()
 	}
-	job := laneJob{Session: key, To: in.Address(), UserID: in.Identity(), Direct: in.Direct, ReplyTo: in.MessageID, message: fresh}
+	job := laneJob{Session: key, To: in.Address(), UserID: in.Identity(), Direct: in.Direct, ReplyTo: in.MessageID, message: fresh,
+		trace: trace.SpanContextFromContext(ctx)}
 	if fresh {
 		job.window, job.ticket = window, t
 	}

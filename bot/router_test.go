@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"strings"
 	"sync"
 	"testing"
@@ -188,20 +189,27 @@ type pipelineOptions struct {
 	// Team offers team_tasks and team_message: team crew is default (the
 	// lead) and ops.
 	Team bool
+	// Tracing, when set, traces the router, the dispatcher, the agent,
+	// PostgreSQL and Redis.
+	Tracing trace.TracerProvider
 }
 
 func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	db := pgtest.Open(t, ctx)
-	rdb, err := redis.Open(ctx, redistest.URL(t), redis.Options{Prefix: redistest.Prefix(t)})
+	db := pgtest.OpenWith(t, ctx, postgres.Options{Tracing: o.Tracing})
+	rdb, err := redis.Open(ctx, redistest.URL(t), redis.Options{Prefix: redistest.Prefix(t), Tracing: o.Tracing})
 	if err != nil {
 		t.Fatalf("redis: %v", err)
 	}
 	llm := llmtest.NewServer()
 	ch := newRecorder()
 	chans := map[string]channels.Channel{"test": ch}
-	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "t", Poll: 20 * time.Millisecond})
+	var tracer trace.Tracer
+	if o.Tracing != nil {
+		tracer = o.Tracing.Tracer("test")
+	}
+	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "t", Poll: 20 * time.Millisecond, Tracer: tracer})
 	if o.Access.Mode == "" {
 		o.Access.Mode = bot.AccessModeOpen
 	}
@@ -237,7 +245,7 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		}
 	}
 	agent := &agentcore.Agent{
-		Name: "default", Model: "m", History: db, Tools: reg,
+		Name: "default", Model: "m", History: db, Tools: reg, Tracer: tracer,
 		Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"}),
 	}
 	agents := map[string]bot.Runner{}
@@ -260,15 +268,20 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 			History:   db, Outbox: db, Nudge: disp.Nudge,
 		}
 	}
+	var handOver *bot.Dispatcher // rows handed over in memory, as the daemon does
+	if o.Tracing != nil {
+		handOver = disp
+	}
 	r = bot.NewRouter(bot.Options{
-		Handoff: handoff, Tasks: db, TeamOf: teamOf,
+		Dispatcher: handOver,
+		Handoff:    handoff, Tasks: db, TeamOf: teamOf,
 		Team:   bot.TeamOptions{Mail: rdb, Outcomes: db, Members: members},
 		Agents: agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
 		Access: o.Access, Limits: o.Limits, Lanes: o.Lanes, Nudge: disp.Nudge,
-		Subagents: subagentOptions(o.Subagents),
+		Subagents: subagentOptions(o.Subagents), Tracer: tracer,
 	})
 	done := make(chan struct{})
 	go func() { disp.Run(ctx); close(done) }()

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"strings"
 	"time"
 
@@ -39,7 +41,10 @@ func (r *Router) Resume(ctx context.Context, a Approval) {
 // reply goes to the outbox as soon as it is stored; a run that parks on an
 // approval releases the lane and the lock.
 func (r *Router) runSession(ctx context.Context, j laneJob) {
-	log := r.log.With("session", j.Session)
+	ctx, span := r.opts.Tracer.Start(withParent(ctx, j.trace), spanRun,
+		trace.WithAttributes(attribute.String("switchboard.session", j.Session), attribute.Bool("switchboard.recovered", j.recovered)))
+	defer span.End()
+	log := traced(ctx, r.log).With("session", j.Session)
 	wait := lockWait
 	if j.recovered {
 		wait = 0

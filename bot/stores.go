@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"go.opentelemetry.io/otel/trace"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
@@ -78,6 +79,10 @@ type OutboxMessage struct {
 	Buttons   [][]channels.Button
 	ReplyTo   string
 	Attempts  int
+	// Trace is the span of the run that wrote the row, when it is handed
+	// to the dispatcher in memory; its send continues that trace. Not
+	// stored.
+	Trace trace.SpanContext
 }
 
 // Outbox is the durable queue of replies. Postgres implements it.

@@ -135,13 +135,13 @@ func (r *Registry) Execute(ctx context.Context, call Call, name string, args jso
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
-			r.opts.Logger.Error("tool panicked", "tool", name, "session", call.Session, "panic", fmt.Sprint(p))
+			r.opts.Logger.ErrorContext(ctx, "tool panicked", "tool", name, "session", call.Session, "panic", fmt.Sprint(p))
 			res = ErrorResult(fmt.Sprintf("tool %q failed internally", name))
 		}
 		res.ForLLM = r.opts.Scrubber.Scrub(res.ForLLM)
 		res.ForUser = r.opts.Scrubber.Scrub(res.ForUser)
 		took := time.Since(start)
-		r.opts.Logger.Info("tool call", "tool", name, "session", call.Session, "took_ms", took.Milliseconds(), "error", res.IsError)
+		r.opts.Logger.InfoContext(ctx, "tool call", "tool", name, "session", call.Session, "took_ms", took.Milliseconds(), "error", res.IsError)
 		if r.opts.Observe != nil {
 			r.opts.Observe(name, took, res.IsError)
 		}

@@ -100,7 +100,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 			Name: spec.Name, Model: llm.Model, SystemPrompt: spec.SystemPrompt,
 			Provider: provider, Tools: reg, History: d.st.db,
 			MaxIterations: spec.MaxIterations, HistoryLimit: spec.HistoryLimit,
-			MaxTokens: llm.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM,
+			MaxTokens: llm.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM, Tracer: d.tracing.tracer(),
 			Queue:     agentcore.QueueMode(d.cfg.Conversation.Queue),
 			AllowTool: allowed.Allows,
 			Gate: func(ctx context.Context, call tools.Call, t tools.Tool, args json.RawMessage) (tools.Result, bool) {

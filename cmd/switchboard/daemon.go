@@ -94,6 +94,8 @@ type daemon struct {
 	approvals *bot.Approvals
 	// replica names this process among the replicas (config replica).
 	replica string
+	// tracing exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_* asks.
+	tracing *tracing
 }
 
 // daemonOptions says what to run besides the configured platforms.
@@ -130,7 +132,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	if err != nil {
 		return nil, fmt.Errorf("secrets key: %w", err)
 	}
-	st, err := openStores(ctx, cfg, d.log)
+	if d.tracing, err = newTracing(ctx, d.replica, d.log); err != nil {
+		return nil, err
+	}
+	st, err := openStores(ctx, cfg, d.log, d.tracing.tracerProvider())
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +157,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	owner := processOwner()
 	d.disp = bot.NewDispatcher(bot.DispatcherOptions{
 		Outbox: st.db, Channels: d.channels, Owner: owner,
-		Metrics: d.metrics, Logger: d.log,
+		Metrics: d.metrics, Logger: d.log, Tracer: d.tracing.tracer(),
 	})
 	approvals := bot.NewApprovals(bot.ApprovalOptions{
 		Store: st.db, Messages: st.db, Outbox: st.db, Channels: d.channels,
@@ -206,7 +211,8 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Status: func(ctx context.Context) []string {
 			return append(append(bot.StatusLines(ctx, d.checks()), d.execInfo), d.mcpStatusLines(ctx)...)
 		},
-		Scrub: scrubber.Scrub,
+		Scrub:  scrubber.Scrub,
+		Tracer: d.tracing.tracer(),
 	})
 	return d, nil
 }
@@ -467,6 +473,9 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 		_ = srv.Shutdown(shutdownCtx)
 		stop()
 	}
+	flushCtx, stopFlush := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	d.tracing.shutdown(flushCtx)
+	stopFlush()
 	d.log.Info("stopped")
 	return nil
 }

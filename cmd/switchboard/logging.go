@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"go.opentelemetry.io/otel/trace"
 	"io"
 	"log/slog"
 	"strings"
@@ -44,12 +45,17 @@ func (h *scrubHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return h.next.Enabled(ctx, l)
 }
 
+// Handle scrubs the record and, when it is logged with a context inside a
+// trace (InfoContext…), adds the trace id.
 func (h *scrubHandler) Handle(ctx context.Context, r slog.Record) error {
 	out := slog.NewRecord(r.Time, r.Level, h.s.Scrub(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(h.scrubAttr(a))
 		return true
 	})
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		out.AddAttrs(slog.String("trace_id", sc.TraceID().String()))
+	}
 	return h.next.Handle(ctx, out)
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ type stores struct {
 	embeddedPG  *postgres.Embedded
 	embeddedRDB *redis.Embedded
 	log         *slog.Logger
+	tracing     trace.TracerProvider // nil: queries and commands untraced
 }
 
 // openStores connects to Postgres and Redis, starting the embedded ones
@@ -28,8 +30,8 @@ type stores struct {
 // The in-process Redis comes first: it cannot be shared, so a second
 // process on the same data_dir (say chat while serve runs) stops there,
 // before touching anything else.
-func openStores(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stores, error) {
-	s := &stores{log: log}
+func openStores(ctx context.Context, cfg *config.Config, log *slog.Logger, tracing trace.TracerProvider) (*stores, error) {
+	s := &stores{log: log, tracing: tracing}
 	rURL := cfg.Redis.URL
 	if rURL == "" {
 		dir, err := ensureDataDir(cfg)
@@ -47,7 +49,7 @@ func openStores(ctx context.Context, cfg *config.Config, log *slog.Logger) (*sto
 		s.close(ctx)
 		return nil, err
 	}
-	rdb, err := redis.Open(ctx, rURL, redis.Options{Prefix: cfg.Redis.Prefix, Logger: log})
+	rdb, err := redis.Open(ctx, rURL, redis.Options{Prefix: cfg.Redis.Prefix, Logger: log, Tracing: tracing})
 	if err != nil {
 		s.close(ctx)
 		return nil, err
@@ -84,7 +86,7 @@ func (s *stores) openDB(ctx context.Context, cfg *config.Config) error {
 		s.embeddedPG = emb
 		dbURL = emb.URL()
 	}
-	db, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: s.log, MaxConns: int32(cfg.Database.MaxConns)})
+	db, err := postgres.Open(ctx, dbURL, postgres.Options{Logger: s.log, MaxConns: int32(cfg.Database.MaxConns), Tracing: s.tracing})
 	if err != nil {
 		return err
 	}

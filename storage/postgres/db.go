@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/exaring/otelpgx"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"net"
 	"strconv"
@@ -36,6 +38,9 @@ type Options struct {
 	// MaxConns caps the pool size (database.max_conns). 0 means the URL's
 	// pool_max_conns if it has one, else DefaultMaxConns.
 	MaxConns int32
+	// Tracing, when set, traces every query (a span per statement, child
+	// of the caller's span).
+	Tracing trace.TracerProvider
 }
 
 // DB is a pool of connections to the switchboard database. It implements
@@ -65,6 +70,9 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	secret := cfg.ConnConfig.Password
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if opts.Tracing != nil {
+		cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(opts.Tracing), otelpgx.WithDisableSQLStatementInAttributes())
 	}
 	switch {
 	case opts.MaxConns > 0:

@@ -5,6 +5,8 @@ package redis
 import (
 	"context"
 	"fmt"
+	"github.com/redis/go-redis/extra/redisotel/v9"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"os"
 	"time"
@@ -29,6 +31,9 @@ type Options struct {
 	// count as abandoned (default DefaultInstanceTTL); it beats every
 	// InstanceTTL/3.
 	InstanceTTL time.Duration
+	// Tracing, when set, traces every command (a span per command or
+	// pipeline, child of the caller's span).
+	Tracing trace.TracerProvider
 }
 
 // Store is switchboard's Redis state. It implements bot.Limiter,
@@ -81,6 +86,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	hostname, _ := os.Hostname()
 	client := goredis.NewClient(ro)
+	if opts.Tracing != nil {
+		if err := redisotel.InstrumentTracing(client, redisotel.WithTracerProvider(opts.Tracing), redisotel.WithDBStatement(false)); err != nil {
+			_ = client.Close()
+			return nil, fmt.Errorf("redis tracing: %w", err)
+		}
+	}
 	scripts := prefixedScripter{client: client, prefix: opts.Prefix}
 	s := &Store{
 		client:  client,

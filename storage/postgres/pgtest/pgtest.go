@@ -86,8 +86,14 @@ func New(t testing.TB) string {
 // migrations. The pool is closed before the database is dropped.
 func Open(t testing.TB, ctx context.Context) *postgres.DB {
 	t.Helper()
+	return OpenWith(t, ctx, postgres.Options{})
+}
+
+// OpenWith is Open with options (tracing, pool size).
+func OpenWith(t testing.TB, ctx context.Context, opts postgres.Options) *postgres.DB {
+	t.Helper()
 	dbURL := New(t)
-	db, err := postgres.Open(ctx, dbURL, postgres.Options{})
+	db, err := postgres.Open(ctx, dbURL, opts)
 	if err != nil {
 		t.Fatalf("pgtest: open test database: %v", err)
 	}

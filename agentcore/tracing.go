@@ -1,0 +1,52 @@
+package agentcore
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// chat calls the provider inside an "llm.chat" span when the agent traces.
+func (a *Agent) chat(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
+	if a.Tracer == nil {
+		return a.Provider.Chat(ctx, req, onDelta)
+	}
+	ctx, span := a.Tracer.Start(ctx, "llm.chat", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "chat"),
+		attribute.String("gen_ai.request.model", req.Model),
+		attribute.Int("gen_ai.request.messages", len(req.Messages)),
+		attribute.Int("gen_ai.request.tools", len(req.Tools))))
+	defer span.End()
+	resp, err := a.Provider.Chat(ctx, req, onDelta)
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+		return resp, err
+	}
+	span.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", resp.Usage.InputTokens),
+		attribute.Int("gen_ai.usage.output_tokens", resp.Usage.OutputTokens),
+		attribute.Int("gen_ai.response.tool_calls", len(resp.ToolCalls)))
+	return resp, nil
+}
+
+// executeTraced runs one tool call inside a "tool.call" span when the agent
+// traces. The arguments are not recorded: they may hold what a person
+// typed, and secrets.
+func (a *Agent) executeTraced(ctx context.Context, in RunInput, call tools.Call, c ToolCall) tools.Result {
+	if a.Tracer == nil {
+		return a.execute(ctx, in, call, c)
+	}
+	ctx, span := a.Tracer.Start(ctx, "tool.call", trace.WithAttributes(
+		attribute.String("gen_ai.tool.name", c.Name), attribute.String("gen_ai.tool.call.id", c.ID)))
+	defer span.End()
+	res := a.execute(ctx, in, call, c)
+	span.SetAttributes(attribute.Bool("switchboard.tool.waiting", res.Waiting != nil))
+	if res.IsError {
+		span.SetStatus(codes.Error, "tool returned an error")
+	}
+	return res
+}
