@@ -103,4 +103,35 @@ func TestE2EDiscordGatewayFailover(t *testing.T) {
 	if n := len(dc.Identifies()); n != 1 {
 		t.Errorf("%d identifies: the new leader did not resume", n)
 	}
+
+	// Rolling restart: SIGTERM the new leader while a message arrives; the
+	// gateway moves to the last replica, resumes again, and the message
+	// sent during the hand-over is answered once.
+	resumes := dc.Resumes()
+	stopped := time.Now()
+	go rs.procs[next].stop()
+	dc.SendMessage(channel(0), "", user(0), "Ann", "SAY: during the rolling restart")
+	within2, cancel2 := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel2()
+	last := rs.leader(within2, "leader:discord:gateway", lead, next)
+	for dc.Resumes() == resumes {
+		select {
+		case <-within2.Done():
+			t.Fatalf("replica %d leads but did not resume within 10 s of the SIGTERM", last)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Logf("after SIGTERM the gateway moved from replica %d to %d and resumed in %v", next, last, time.Since(stopped).Round(time.Millisecond))
+	eventually(ctx, t, "the answer sent during the rolling restart", func() bool {
+		n := 0
+		for _, m := range dc.Messages(channel(0)) {
+			if m.AuthorID == discordtest.BotID && m.Content == "during the rolling restart" {
+				n++
+			}
+		}
+		return n == 1
+	})
+	if n := len(dc.Identifies()); n != 1 {
+		t.Errorf("%d identifies after the rolling restart, want 1", n)
+	}
 }

@@ -26,7 +26,13 @@ type socketState struct {
 	sent   []string // envelope ids, in order
 	seq    int
 	closed bool
-	wg     sync.WaitGroup // connection handlers and pingers
+	wg     sync.WaitGroup // connection handlers, pingers and the redeliverer
+
+	// spread mode (Spread): random connection, redelivery when unacked
+	spread          bool
+	ackTimeout      time.Duration
+	pending         map[string]*pendingEnvelope
+	resent, dropped int
 }
 
 func (st *socketState) init() { st.acks = map[string]int{} }
@@ -137,6 +143,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		s.socket.acks[ack.EnvelopeID]++
+		delete(s.socket.pending, ack.EnvelopeID)
 		s.notify()
 		s.mu.Unlock()
 	}
@@ -222,17 +229,20 @@ func (s *Server) SendInteraction(payload any) (string, error) {
 }
 
 // SendEnvelope sends an envelope of type typ with payload on the newest
-// connection and returns its id.
+// connection (a random one after Spread) and returns its id.
 func (s *Server) SendEnvelope(typ string, payload any) (string, error) {
 	s.mu.Lock()
-	if len(s.socket.conns) == 0 {
+	conn := s.pickLocked()
+	if conn == nil {
 		s.mu.Unlock()
 		return "", errors.New("slacktest: no Socket Mode connection")
 	}
-	conn := s.socket.conns[len(s.socket.conns)-1]
 	s.socket.seq++
 	id := fmt.Sprintf("env-%04d", s.socket.seq)
 	s.socket.sent = append(s.socket.sent, id)
+	if s.socket.spread {
+		s.socket.pending[id] = &pendingEnvelope{typ: typ, payload: payload, sentAt: time.Now()}
+	}
 	s.mu.Unlock()
 	env := map[string]any{"envelope_id": id, "type": typ, "payload": payload,
 		"accepts_response_payload": typ == "interactive", "retry_attempt": 0, "retry_reason": ""}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestE2EApprovalPressedOnAnotherReplica: in webhook mode an exec approval
+// is requested through replica A (the message was posted to A) and the
+// admin's press is posted to replica B; the parked run resumes and
+// completes, and the chat gets the command's output once.
+func TestE2EApprovalPressedOnAnotherReplica(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg, llm := fakes(t)
+	base := externalEnv(t, tg, llm, "")
+	base["SWITCHBOARD_ADMINS"] = "telegram:500"
+	base["SWITCHBOARD_TELEGRAM_MODE"] = "webhook"
+	base["SWITCHBOARD_TELEGRAM_WEBHOOK_URL"] = e2eHookURL
+	base["SWITCHBOARD_TELEGRAM_WEBHOOK_SECRET"] = e2eHookSecret
+	rs := startReplicas(ctx, t, base, 2)
+	hook := func(i int) string { return "http://" + rs.addrs[i] + "/webhooks/telegram" }
+	rs.leader(ctx, "leader:telegram:webhook")
+	eventually(ctx, t, "the webhook registered", func() bool { return tg.Webhook() != nil })
+
+	const dev = 700
+	tg.DeliverTo(hook(0)) // the request goes through replica 0
+	mark := lastID(tg, dev)
+	tg.SendText(dev, dev, "Dev", `please CALL_TOOL:exec {"command":"echo pressed-elsewhere"}`)
+	req, err := waitAnswers(ctx, tg, admin, 1)
+	if err != nil {
+		t.Fatalf("no approval request: %v", err)
+	}
+	if !strings.Contains(req[0].Visible, "echo pressed-elsewhere") {
+		t.Fatalf("approval request %q", req[0].Visible)
+	}
+	tg.DeliverTo(hook(1)) // the press goes through replica 1
+	tg.PressButton(admin, admin, req[0].ID, buttonOn(t, req[0], "Allow once"))
+	if a := lastAnswerText(ctx, t, tg, 1); !strings.HasPrefix(a, "Done") {
+		t.Fatalf("press answered %q", a)
+	}
+	newReplyContaining(ctx, t, tg, dev, mark, "pressed-elsewhere")
+	time.Sleep(500 * time.Millisecond) // a second delivery would come now
+	n := 0
+	for _, m := range tg.Messages(dev) {
+		if strings.Contains(m.Visible, "tool exec said") && strings.Contains(m.Visible, "pressed-elsewhere") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the command's output reached the chat %d times, want 1", n)
+	}
+}
