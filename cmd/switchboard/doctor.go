@@ -277,5 +277,54 @@ func checkTelegram(ctx context.Context, cfg *config.Config) (string, error) {
 	if !body.OK {
 		return "", fmt.Errorf("getMe failed: HTTP %d %s", resp.StatusCode, body.Description)
 	}
-	return "bot @" + body.Result.Username, nil
+	hook, err := telegramWebhookStatus(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	return "bot @" + body.Result.Username + "; " + hook, nil
+}
+
+// telegramWebhookStatus asks getWebhookInfo and says whether what Telegram
+// does matches telegram.mode: in webhook mode, whether the webhook points at
+// telegram.webhook_url and whether Telegram's last delivery failed.
+func telegramWebhookStatus(ctx context.Context, cfg *config.Config) (string, error) {
+	url := strings.TrimRight(cfg.Telegram.APIURL, "/") + "/bot" + cfg.Telegram.Token + "/getWebhookInfo"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", fmt.Errorf("telegram.api_url: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("cannot reach the Telegram Bot API at %s: %w", cfg.Telegram.APIURL, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	var info struct {
+		OK     bool `json:"ok"`
+		Result struct {
+			URL              string `json:"url"`
+			Pending          int    `json:"pending_update_count"`
+			LastErrorDate    int64  `json:"last_error_date"`
+			LastErrorMessage string `json:"last_error_message"`
+		} `json:"result"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&info); err != nil || !info.OK {
+		return "", fmt.Errorf("getWebhookInfo failed: HTTP %d", resp.StatusCode)
+	}
+	w := info.Result
+	if cfg.Telegram.Mode != "webhook" {
+		if w.URL != "" {
+			return fmt.Sprintf("polling (a webhook to %s is set: serve removes it, keeping the %d pending updates)", w.URL, w.Pending), nil
+		}
+		return "polling", nil
+	}
+	switch {
+	case w.URL == "":
+		return fmt.Sprintf("webhook mode, not registered yet (serve registers %s; %d updates wait)", cfg.Telegram.WebhookURL, w.Pending), nil
+	case w.URL != cfg.Telegram.WebhookURL:
+		return "", fmt.Errorf("Telegram posts updates to %s, not to telegram.webhook_url %s; serve registers the configured URL when it starts", w.URL, cfg.Telegram.WebhookURL)
+	case w.LastErrorMessage != "" && time.Since(time.Unix(w.LastErrorDate, 0)) < time.Hour:
+		return "", fmt.Errorf("Telegram's last delivery to %s failed %s ago: %s; check that the URL reaches a replica's /webhooks/telegram and that telegram.webhook_secret is the same everywhere (%d updates wait)",
+			w.URL, time.Since(time.Unix(w.LastErrorDate, 0)).Round(time.Second), w.LastErrorMessage, w.Pending)
+	}
+	return fmt.Sprintf("webhook to %s, %d updates waiting", w.URL, w.Pending), nil
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"net/http"
+	neturl "net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
 // TestE2EApprovalPressedOnAnotherReplica: in webhook mode an exec approval
@@ -49,5 +53,57 @@ func TestE2EApprovalPressedOnAnotherReplica(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("the command's output reached the chat %d times, want 1", n)
+	}
+}
+
+// TestE2EDoctorExplainsWebhook: doctor says when Telegram posts to another
+// URL than telegram.webhook_url, and when its last delivery failed.
+func TestE2EDoctorExplainsWebhook(t *testing.T) {
+	ctx := testCtx(t, time.Minute)
+	tg, llm := fakes(t)
+	env := externalEnv(t, tg, llm, "")
+	env["SWITCHBOARD_TELEGRAM_MODE"] = "webhook"
+	env["SWITCHBOARD_TELEGRAM_WEBHOOK_URL"] = e2eHookURL
+	env["SWITCHBOARD_TELEGRAM_WEBHOOK_SECRET"] = e2eHookSecret
+	doctor := func() string {
+		t.Helper()
+		d := startDaemon(t, t.TempDir(), "", env, "doctor")
+		if _, err := d.wait(ctx); err != nil {
+			t.Fatal("doctor did not finish")
+		}
+		return d.out.String()
+	}
+	if out := doctor(); !strings.Contains(out, "not registered yet") {
+		t.Errorf("doctor before any registration:\n%s", out)
+	}
+	// Someone else's webhook is set.
+	setWebhook(t, tg, "https://elsewhere.example/hook")
+	if out := doctor(); !strings.Contains(out, "FAIL telegram") || !strings.Contains(out, "elsewhere.example") {
+		t.Errorf("doctor with a foreign webhook:\n%s", out)
+	}
+	// The right one, but deliveries fail.
+	setWebhook(t, tg, e2eHookURL)
+	tg.DeliverTo("http://" + freeAddr(t) + "/webhooks/telegram") // nothing listens
+	tg.SendText(1, 1, "Ann", "hello")
+	eventually(ctx, t, "a failed delivery", func() bool { _, f := tg.WebhookStats(); return f > 0 })
+	out := doctor()
+	if !strings.Contains(out, "FAIL telegram") || !strings.Contains(out, "last delivery") || !strings.Contains(out, "Connection refused") {
+		t.Errorf("doctor with failing deliveries:\n%s", out)
+	}
+	if strings.Contains(out, e2eHookSecret) {
+		t.Errorf("doctor printed the webhook secret:\n%s", out)
+	}
+}
+
+// setWebhook registers url with the fake as a bot would.
+func setWebhook(t *testing.T, tg *telegramtest.Server, url string) {
+	t.Helper()
+	resp, err := http.PostForm(tg.URL()+"/bot"+testToken+"/setWebhook", neturl.Values{"url": {url}, "secret_token": {e2eHookSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("setWebhook: HTTP %d", resp.StatusCode)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -38,6 +39,8 @@ type webhookState struct {
 	failures  int
 	inFlight  int
 	client    *http.Client
+	lastError string // getWebhookInfo's last_error_message
+	lastErrAt int64  // and last_error_date
 }
 
 // Webhook returns the registered webhook, or nil when none is set.
@@ -136,6 +139,9 @@ func (s *Server) getWebhookInfo(params) (any, *apiError) {
 		info["url"] = h.URL
 		info["allowed_updates"] = h.AllowedUpdates
 		info["max_connections"] = maxWebhookConns
+		if s.wh.lastError != "" {
+			info["last_error_date"], info["last_error_message"] = s.wh.lastErrAt, s.wh.lastError
+		}
 	}
 	return info, nil
 }
@@ -248,6 +254,11 @@ func (s *Server) post(client *http.Client, target, secret string, u update, body
 	} else {
 		s.wh.failures++
 		s.wh.retryAt[u.id] = time.Now().Add(webhookRetryDelay)
+		s.wh.lastErrAt = time.Now().Unix()
+		s.wh.lastError = "Connection refused"
+		if status != 0 {
+			s.wh.lastError = "Wrong response from the webhook: " + strconv.Itoa(status) + " " + http.StatusText(status)
+		}
 	}
 	s.notifyLocked()
 }
