@@ -37,9 +37,11 @@ func (c *Channel) dispatch(ctx context.Context, _ *bot.Bot, u *models.Update) {
 // fails (see Start). Once Start is stopping it delivers nothing more: such
 // updates are not confirmed to Telegram, which sends them again.
 func (c *Channel) handle(ctx context.Context, u *models.Update) {
-	defer c.inflight.done()
+	handled := false
+	defer func() { c.inflight.done(handled) }()
 	defer func() {
 		if r := recover(); r != nil {
+			handled = true // dropped for good: delivering it again would panic again
 			c.log.Error("telegram update handler panicked; update dropped", "update_id", u.ID, "panic", r)
 		}
 	}()
@@ -53,7 +55,9 @@ func (c *Channel) handle(ctx context.Context, u *models.Update) {
 	if err := c.deliver(ctx, *hp, u); err != nil {
 		// Only a stop ends the retries: the update stays unconfirmed.
 		c.log.Info("telegram update left unconfirmed; Telegram delivers it again", "update_id", u.ID, "error", err)
+		return
 	}
+	handled = true
 }
 
 // deliver hands one update, polled or posted to the webhook, to h and

@@ -74,8 +74,15 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 		c.hooks.close()
 		return nil
 	}
-	c.bot.Start(ctx) // polls until ctx ends
-	c.lanes.wait()   // the library no longer dispatches; let the lanes drain
+	// A poller of its own, starting after the last update handed over in
+	// full: a previous Start cut short (leadership lost, with updates
+	// fetched but not handled) must not confirm those.
+	poller, err := c.newBot(c.inflight.resumeAfter())
+	if err != nil {
+		return err
+	}
+	poller.Start(ctx) // polls until ctx ends
+	c.lanes.wait()    // the library no longer dispatches; let the lanes drain
 	return nil
 }
 
@@ -187,44 +194,77 @@ func (p *pollClient) Do(req *http.Request) (*http.Response, error) {
 		// these updates only if this succeeds.
 		var updates []*models.Update
 		if json.Unmarshal(r.Result, &updates) == nil {
-			p.ch.inflight.add(len(updates))
+			p.ch.inflight.fetched(updates)
 		}
 		p.ch.succeeded("poll")
 	}
 	return resp, nil
 }
 
-// inflight counts updates fetched but not yet handled.
+// inflight counts updates fetched but not yet handled, and remembers
+// where the next poller must start.
 type inflight struct {
 	mu   sync.Mutex
 	n    int
 	idle chan struct{} // closed when n drops to zero
+	// first and last are the update ids of the newest batch; incomplete
+	// says one of its updates was not handled (Start stopped first).
+	first, last int64
+	incomplete  bool
+	resume      int64 // lastUpdateID for the next poller (see reset)
 }
 
+// reset forgets the counted updates when Start begins, and decides where
+// its poller starts: after the newest batch when it was handled in full,
+// else at that batch's first update (Telegram delivers the batch again;
+// the handler's durable dedupe drops what it stored already).
 func (f *inflight) reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.n > 0 || f.incomplete {
+		f.resume = f.first - 1
+	} else {
+		f.resume = f.last
+	}
 	if f.n > 0 {
 		close(f.idle)
 	}
-	f.n = 0
+	f.n, f.incomplete = 0, false
 }
 
-func (f *inflight) add(n int) {
-	if n <= 0 {
+// resumeAfter returns the update id the next poller starts after.
+func (f *inflight) resumeAfter() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.resume
+}
+
+// fetched counts a getUpdates batch.
+func (f *inflight) fetched(updates []*models.Update) {
+	if len(updates) == 0 {
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.first, f.last = updates[0].ID, updates[0].ID
+	for _, u := range updates {
+		f.first, f.last = min(f.first, u.ID), max(f.last, u.ID)
+	}
+	f.incomplete = false
 	if f.n == 0 {
 		f.idle = make(chan struct{})
 	}
-	f.n += n
+	f.n += len(updates)
 }
 
-func (f *inflight) done() {
+// done counts one update off; handled is false when it was not handed
+// over (Start stopped first).
+func (f *inflight) done(handled bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if !handled {
+		f.incomplete = true
+	}
 	if f.n == 0 {
 		return
 	}

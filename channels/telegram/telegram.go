@@ -144,17 +144,31 @@ func New(opts Options) (*Channel, error) {
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
 	c.rejects = &channels.WebhookRejects{Log: c.log, Platform: Platform, Hint: "check telegram.webhook_secret"}
 	c.health.Set(errNotStarted)
+	b, err := c.newBot(0)
+	if err != nil {
+		return nil, err
+	}
+	c.bot = b
+	return c, nil
+}
+
+// newBot builds a go-telegram/bot client whose first getUpdates asks for
+// the updates after lastUpdateID. The one New keeps sends; Start polls
+// with a fresh one, so that a poll cut short (a lost leadership) never
+// confirms updates it fetched but did not hand over.
+func (c *Channel) newBot(lastUpdateID int64) (*bot.Bot, error) {
 	client := &pollClient{
-		http: &http.Client{Transport: c.transport, Timeout: opts.PollTimeout + 15*time.Second},
+		http: &http.Client{Transport: c.transport, Timeout: c.opts.PollTimeout + 15*time.Second},
 		ch:   c,
 	}
-	b, err := bot.New(opts.Token,
-		bot.WithServerURL(opts.APIURL),
+	b, err := bot.New(c.opts.Token,
+		bot.WithServerURL(c.opts.APIURL),
 		bot.WithSkipGetMe(),
-		bot.WithHTTPClient(opts.PollTimeout, client),
+		bot.WithHTTPClient(c.opts.PollTimeout, client),
 		bot.WithDefaultHandler(c.dispatch),
 		bot.WithNotAsyncHandlers(),
 		bot.WithWorkers(1),
+		bot.WithInitialOffset(lastUpdateID),
 		bot.WithAllowedUpdates(bot.AllowedUpdates{models.AllowedUpdateMessage, models.AllowedUpdateCallbackQuery}),
 		bot.WithErrorsHandler(func(err error) {
 			c.log.Debug("telegram client error", "error", c.redact(err))
@@ -164,8 +178,7 @@ func New(opts Options) (*Channel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telegram: %w", c.redact(err))
 	}
-	c.bot = b
-	return c, nil
+	return b, nil
 }
 
 // apiTransport is the HTTP transport to the Bot API. Every call goes to one
