@@ -71,6 +71,14 @@ func TestDockerfile(t *testing.T) {
 			t.Errorf("stage %s runs as root", name)
 		}
 	}
+	// The default image has no in-process Redis; the embedded one keeps it.
+	build := stages["build"]
+	if !strings.Contains(build, "-tags noembedded") || !strings.Contains(build, "-o /out/switchboard ") {
+		t.Error("the default binary must be built with -tags noembedded")
+	}
+	if !strings.Contains(embedded, "/out/switchboard-embedded") {
+		t.Error("the embedded target must carry the binary with the in-process Redis")
+	}
 	ignore := readDeploy(t, ".dockerignore")
 	for _, want := range []string{".git", "data/", "deploy/.env"} {
 		if !strings.Contains(ignore, want+"\n") {
