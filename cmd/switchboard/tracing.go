@@ -33,7 +33,7 @@ func tracingOn(getenv func(string) string) bool {
 // newTracing starts the exporter when the environment asks for traces.
 // Spans are batched and exported in the background; nothing waits for the
 // collector.
-func newTracing(ctx context.Context, replica string, log *slog.Logger) (*tracing, error) {
+func newTracing(replica string, log *slog.Logger) (*tracing, error) {
 	if !tracingOn(os.Getenv) {
 		return &tracing{}, nil
 	}
