@@ -161,6 +161,14 @@ func (s *Server) SetOffline(offline bool) {
 	s.offline = offline
 }
 
+// LongPolls returns how many getUpdates calls have begun polling (a call
+// is counted by Requests as soon as it arrives, before it polls).
+func (s *Server) LongPolls() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.poller
+}
+
 // Requests returns how many calls of method (any case) the server received.
 func (s *Server) Requests(method string) int {
 	s.mu.Lock()
