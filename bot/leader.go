@@ -41,12 +41,18 @@ type Leader struct {
 	// (default DefaultLeaderInterval).
 	Interval time.Duration
 	// Logger receives leadership changes; nil discards them.
-	Logger *slog.Logger
-	held   atomic.Bool
+	Logger  *slog.Logger
+	held    atomic.Bool
+	standby atomic.Bool
 }
 
 // Held reports whether this replica leads right now.
 func (l *Leader) Held() bool { return l.held.Load() }
+
+// Standby reports whether another replica led at the last ask. Neither
+// Held nor Standby: leadership was not sought yet, or the lock service
+// could not be asked.
+func (l *Leader) Standby() bool { return l.standby.Load() }
 
 // Run calls fn while this replica leads, waiting for leadership
 // otherwise, until ctx ends. fn's context is cancelled when the lease is
@@ -91,6 +97,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 			log.Info("leader lock available again", "outage_ms", time.Since(downSince).Milliseconds())
 			downSince = time.Time{}
 		}
+		l.standby.Store(err == nil && !ok)
 		if err != nil || !ok {
 			if err == nil && !standby {
 				log.Info("another replica leads; standing by")

@@ -81,6 +81,10 @@ func TestLeaderOneAtATime(t *testing.T) {
 	if a.Held() == b.Held() {
 		t.Fatalf("exactly one replica must lead: a=%v b=%v", a.Held(), b.Held())
 	}
+	if a.Standby() != b.Held() || b.Standby() != a.Held() {
+		t.Fatalf("the replica that does not lead must know another does: a held=%v standby=%v, b held=%v standby=%v",
+			a.Held(), a.Standby(), b.Held(), b.Standby())
+	}
 	if c.max.Load() != 1 {
 		t.Fatalf("the task ran on %d replicas at once", c.max.Load())
 	}
@@ -97,6 +101,9 @@ func TestLeaderOneAtATime(t *testing.T) {
 		t.Error("a stopped leader still reports Held")
 	}
 	bot.WaitUntil(t, "the standby replica takes over", standby.Held)
+	if standby.Standby() {
+		t.Error("the new leader still reports Standby")
+	}
 	if c.max.Load() != 1 || c.runs.Load() < 2 {
 		t.Fatalf("max concurrent %d, runs %d", c.max.Load(), c.runs.Load())
 	}

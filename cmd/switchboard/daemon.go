@@ -326,12 +326,16 @@ func (d *daemon) checks() map[string]bot.Check {
 		if rc, ok := ch.(channels.ReadyChecker); ok {
 			c[name] = rc.Ready
 			if l := d.leaders[name]; l != nil {
-				// A standby replica sends but does not poll: ready.
+				// A standby replica sends but does not receive: ready while
+				// another replica leads. Before anyone leads, not ready.
 				c[name] = func(ctx context.Context) error {
-					if !l.Held() {
+					switch {
+					case l.Held():
+						return rc.Ready(ctx)
+					case l.Standby():
 						return nil
 					}
-					return rc.Ready(ctx)
+					return fmt.Errorf("no replica receives yet (%s not held)", l.Key)
 				}
 			}
 		}
