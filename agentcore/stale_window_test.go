@@ -6,20 +6,21 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// TestRunWithStaleWindowReadsAgain: the window handed to Run was read
-// before another replica's run answered the session and a new message
-// arrived. The first store conflicts; the run reads the session again and
-// answers the new message instead of stopping.
-func TestRunWithStaleWindowReadsAgain(t *testing.T) {
+// staleSession starts session with the user message "SAY: one" and
+// returns an agent (with extra tools), the store, that message's seq and
+// the session as read then.
+func staleSession(t *testing.T, session string, extra ...tools.Tool) (*agentcore.Agent, *postgres.DB, int64, []agentcore.Message) {
+	t.Helper()
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	llm := llmtest.NewServer()
-	defer llm.Close()
-	a := newAgent(t, llm, db)
-	const session = "a/test:stale"
+	t.Cleanup(llm.Close)
+	a := newAgent(t, llm, db, extra...)
 	first, err := db.Append(ctx, session, agentcore.Message{Role: agentcore.RoleUser, Content: "SAY: one"})
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +29,17 @@ func TestRunWithStaleWindowReadsAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return a, db, first, stale
+}
+
+// TestRunWithStaleWindowReadsAgain: the window handed to Run was read
+// before another replica's run answered the session and a new message
+// arrived. The first store conflicts; the run reads the session again and
+// answers the new message instead of stopping.
+func TestRunWithStaleWindowReadsAgain(t *testing.T) {
+	ctx := context.Background()
+	const session = "a/test:stale"
+	a, db, first, stale := staleSession(t, session)
 	// Another replica answers "one"; then "two" arrives.
 	if _, _, err := db.Insert(ctx, session, first, agentcore.Message{Role: agentcore.RoleAssistant, Content: "one"}); err != nil {
 		t.Fatal(err)
@@ -67,20 +79,9 @@ func TestRunWithStaleWindowReadsAgain(t *testing.T) {
 // run stops without executing the step's tools.
 func TestRunWithStaleWindowLeavesAnotherRunsStep(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.Open(t, ctx)
-	llm := llmtest.NewServer()
-	defer llm.Close()
 	count := &counter{}
-	a := newAgent(t, llm, db, count)
 	const session = "a/test:stale-step"
-	first, err := db.Append(ctx, session, agentcore.Message{Role: agentcore.RoleUser, Content: "SAY: one"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stale, err := db.Load(ctx, session, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, db, first, stale := staleSession(t, session, count)
 	step := agentcore.Message{Role: agentcore.RoleAssistant, ToolCalls: []agentcore.ToolCall{{ID: "call_other", Name: "count", Arguments: []byte("{}")}}}
 	if _, _, err := db.Insert(ctx, session, first, step); err != nil {
 		t.Fatal(err)

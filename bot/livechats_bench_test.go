@@ -8,9 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
 )
@@ -36,12 +34,7 @@ func BenchmarkLiveChats(b *testing.B) {
 	env.start(b, ch, 0)
 	rss0, anon0 := procRSS(b)
 	total := liveChats * livePerChat
-	env.start0 = make([]time.Time, total)
-	env.end = make([]time.Time, total)
-	env.handleDur = make([]time.Duration, total)
-	env.seen = make([]atomic.Bool, total)
-	env.done = make(chan int, total+1)
-	env.handled.Add(total)
+	env.expect(total)
 	send := func(idx int, chat int64) {
 		id := strconv.FormatInt(chat, 10)
 		_ = env.handle(context.Background(), channels.Inbound{

@@ -289,12 +289,7 @@ const warmupChatBase = 1_000_000
 // returns how many messages it sent.
 func (e *benchEnv) measure(b *testing.B, inflight int, send func(idx int, chat int64)) int {
 	total := benchWarmup + b.N
-	e.start0 = make([]time.Time, total)
-	e.end = make([]time.Time, total)
-	e.handleDur = make([]time.Duration, total)
-	e.seen = make([]atomic.Bool, total)
-	e.done = make(chan int, total+1)
-	e.handled.Add(total)
+	e.expect(total)
 
 	e.drive(b, 0, benchWarmup, 16, chatRange(warmupChatBase, benchWarmup), send)
 	e.ops.reset()
@@ -330,6 +325,16 @@ func (e *benchEnv) measure(b *testing.B, inflight int, send func(idx int, chat i
 			ms(poolWait)/float64(b.N))
 	}
 	return total
+}
+
+// expect makes room to track total messages, numbered from 0.
+func (e *benchEnv) expect(total int) {
+	e.start0 = make([]time.Time, total)
+	e.end = make([]time.Time, total)
+	e.handleDur = make([]time.Duration, total)
+	e.seen = make([]atomic.Bool, total)
+	e.done = make(chan int, total+1)
+	e.handled.Add(total)
 }
 
 // drive sends n messages numbered first… over chats, at most one

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
 
 	"github.com/switchboard-chat/switchboard/channels"
 )
@@ -169,7 +168,7 @@ func (c *Channel) newBot(lastUpdateID int64) (*bot.Bot, error) {
 		bot.WithNotAsyncHandlers(),
 		bot.WithWorkers(1),
 		bot.WithInitialOffset(lastUpdateID),
-		bot.WithAllowedUpdates(bot.AllowedUpdates{models.AllowedUpdateMessage, models.AllowedUpdateCallbackQuery}),
+		bot.WithAllowedUpdates(allowedUpdates),
 		bot.WithErrorsHandler(func(err error) {
 			c.log.Debug("telegram client error", "error", c.redact(err))
 		}),

@@ -31,7 +31,7 @@ const (
 
 // allowedUpdates are the update kinds switchboard asks Telegram for, by
 // getUpdates or by webhook.
-var allowedUpdates = []string{models.AllowedUpdateMessage, models.AllowedUpdateCallbackQuery}
+var allowedUpdates = bot.AllowedUpdates{models.AllowedUpdateMessage, models.AllowedUpdateCallbackQuery}
 
 // check reports what is wrong with o; the zero value (polling) is fine.
 func (o WebhookOptions) check() error {

@@ -253,64 +253,60 @@ func checkLLM(ctx context.Context, cfg *config.Config) (string, error) {
 }
 
 func checkTelegram(ctx context.Context, cfg *config.Config) (string, error) {
-	url := strings.TrimRight(cfg.Telegram.APIURL, "/") + "/bot" + cfg.Telegram.Token + "/getMe"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", fmt.Errorf("telegram.api_url: %w", err)
+	var me struct {
+		Username string `json:"username"`
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("cannot reach the Telegram Bot API at %s: %w", cfg.Telegram.APIURL, errors.Unwrap(err))
-	}
-	defer resp.Body.Close()
-	var body struct {
-		OK          bool   `json:"ok"`
-		Description string `json:"description"`
-		Result      struct {
-			Username string `json:"username"`
-		} `json:"result"`
-	}
-	_ = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&body)
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusNotFound {
-		return "", errors.New("Telegram rejected the token: check telegram.token (from @BotFather)")
-	}
-	if !body.OK {
-		return "", fmt.Errorf("getMe failed: HTTP %d %s", resp.StatusCode, body.Description)
+	if err := telegramCall(ctx, cfg, "getMe", &me); err != nil {
+		return "", err
 	}
 	hook, err := telegramWebhookStatus(ctx, cfg)
 	if err != nil {
 		return "", err
 	}
-	return "bot @" + body.Result.Username + "; " + hook, nil
+	return "bot @" + me.Username + "; " + hook, nil
+}
+
+// telegramCall calls a Bot API method without parameters and decodes its
+// result into result; its errors say what to check.
+func telegramCall(ctx context.Context, cfg *config.Config, method string, result any) error {
+	url := strings.TrimRight(cfg.Telegram.APIURL, "/") + "/bot" + cfg.Telegram.Token + "/" + method
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("telegram.api_url: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot reach the Telegram Bot API at %s: %w", cfg.Telegram.APIURL, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	body := struct {
+		OK          bool   `json:"ok"`
+		Description string `json:"description"`
+		Result      any    `json:"result"`
+	}{Result: result}
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&body)
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusNotFound {
+		return errors.New("Telegram rejected the token: check telegram.token (from @BotFather)")
+	}
+	if !body.OK {
+		return fmt.Errorf("%s failed: HTTP %d %s", method, resp.StatusCode, body.Description)
+	}
+	return nil
 }
 
 // telegramWebhookStatus asks getWebhookInfo and says whether what Telegram
 // does matches telegram.mode: in webhook mode, whether the webhook points at
 // telegram.webhook_url and whether Telegram's last delivery failed.
 func telegramWebhookStatus(ctx context.Context, cfg *config.Config) (string, error) {
-	url := strings.TrimRight(cfg.Telegram.APIURL, "/") + "/bot" + cfg.Telegram.Token + "/getWebhookInfo"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", fmt.Errorf("telegram.api_url: %w", err)
+	var w struct {
+		URL              string `json:"url"`
+		Pending          int    `json:"pending_update_count"`
+		LastErrorDate    int64  `json:"last_error_date"`
+		LastErrorMessage string `json:"last_error_message"`
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("cannot reach the Telegram Bot API at %s: %w", cfg.Telegram.APIURL, errors.Unwrap(err))
+	if err := telegramCall(ctx, cfg, "getWebhookInfo", &w); err != nil {
+		return "", err
 	}
-	defer resp.Body.Close()
-	var info struct {
-		OK     bool `json:"ok"`
-		Result struct {
-			URL              string `json:"url"`
-			Pending          int    `json:"pending_update_count"`
-			LastErrorDate    int64  `json:"last_error_date"`
-			LastErrorMessage string `json:"last_error_message"`
-		} `json:"result"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&info); err != nil || !info.OK {
-		return "", fmt.Errorf("getWebhookInfo failed: HTTP %d", resp.StatusCode)
-	}
-	w := info.Result
 	if cfg.Telegram.Mode != "webhook" {
 		if w.URL != "" {
 			return fmt.Sprintf("polling (a webhook to %s is set: serve removes it, keeping the %d pending updates)", w.URL, w.Pending), nil
