@@ -8,9 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
 // anthropicDefaultBaseURL is used when AnthropicOptions.BaseURL is empty.
@@ -36,20 +33,21 @@ type AnthropicOptions struct {
 	MaxTokens int
 }
 
+// anthropicVersion is the Messages API version sent with every call.
+const anthropicVersion = "2023-06-01"
+
 // Anthropic is a Provider for Anthropic's Messages API. It does not stream:
 // onDelta receives the whole text once the reply is complete. Create it with
 // NewAnthropic.
 type Anthropic struct {
-	client    anthropic.MessageService
+	api       llmAPI
 	model     string
 	maxTokens int
-	apiKey    string // only to redact it from error messages
-	baseURL   string
 }
 
 // NewAnthropic returns a provider for the API at opts.BaseURL. It does no
-// I/O and reads no environment variables. The SDK's own retries are off; wrap
-// the provider with WithRetry.
+// I/O, reads no environment variables and does not retry; wrap the provider
+// with WithRetry.
 func NewAnthropic(opts AnthropicOptions) *Anthropic {
 	base := opts.BaseURL
 	if base == "" {
@@ -57,49 +55,66 @@ func NewAnthropic(opts AnthropicOptions) *Anthropic {
 	}
 	key := opts.APIKey
 	if key == "" {
-		key = openAINoKey // a request without any key fails inside the SDK, before reaching a proxy
-	}
-	ro := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(base),
-		option.WithAPIKey(key),
-		option.WithMaxRetries(0),
-	}
-	if opts.HTTPClient != nil {
-		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
-	}
-	if opts.Timeout > 0 {
-		ro = append(ro, option.WithRequestTimeout(opts.Timeout))
+		key = openAINoKey // a proxy in front of the API may want some key
 	}
 	maxTokens := opts.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = anthropicDefaultMaxTokens
 	}
 	return &Anthropic{
-		client:    anthropic.NewMessageService(ro...),
+		api: llmAPI{
+			provider: "anthropic",
+			baseURL:  base,
+			apiKey:   opts.APIKey,
+			header:   http.Header{"X-Api-Key": {key}, "Anthropic-Version": {anthropicVersion}},
+			client:   httpClientOr(opts.HTTPClient),
+			timeout:  opts.Timeout,
+		},
 		model:     opts.Model,
 		maxTokens: maxTokens,
-		apiKey:    opts.APIKey,
-		baseURL:   base,
 	}
 }
 
 // Name returns "anthropic".
 func (p *Anthropic) Name() string { return "anthropic" }
 
+// anthropicResponse is the answer of POST /v1/messages.
+type anthropicResponse struct {
+	Content []struct {
+		Type  string          `json:"type"`
+		Text  string          `json:"text"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	} `json:"content"`
+	StopReason string `json:"stop_reason"`
+	Usage      struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+	} `json:"usage"`
+}
+
 // Chat sends one Messages API request and returns the reply. Every failure
 // is a *ProviderError, except a Request that cannot be encoded.
 func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
-	params, err := p.params(req)
+	body, err := p.request(req)
 	if err != nil {
 		return Response{}, err
 	}
-	msg, err := p.client.New(ctx, params)
+	c, err := p.api.post(ctx, "v1/messages", "application/json", body)
 	if err != nil {
-		return Response{}, p.fail(ctx, err)
+		return Response{}, err
+	}
+	defer c.close()
+	var msg anthropicResponse
+	if err := json.NewDecoder(c.resp.Body).Decode(&msg); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return Response{}, p.api.failRead(ctx, err)
+		}
 	}
 	resp := Response{
-		StopReason: string(msg.StopReason),
+		StopReason: msg.StopReason,
 		Usage:      Usage{InputTokens: int(msg.Usage.InputTokens), OutputTokens: int(msg.Usage.OutputTokens)},
 	}
 	var text strings.Builder
@@ -122,93 +137,128 @@ func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text str
 	return resp, nil
 }
 
-// params maps req onto the SDK's request. System messages join the system
-// prompt; consecutive messages of one side are merged into one turn, so the
-// results of parallel tool calls travel in a single user message.
-func (p *Anthropic) params(req Request) (anthropic.MessageNewParams, error) {
-	model := req.Model
-	if model == "" {
-		model = p.model
+// anthropicRequest is the body of POST /v1/messages.
+type anthropicRequest struct {
+	Model     string             `json:"model"`
+	MaxTokens int                `json:"max_tokens"`
+	System    []anthropicBlock   `json:"system,omitempty"`
+	Messages  []anthropicMessage `json:"messages"`
+	Tools     []anthropicTool    `json:"tools,omitempty"`
+}
+
+// anthropicMessage is one turn: "user" or "assistant" and its blocks.
+type anthropicMessage struct {
+	Role    string           `json:"role"`
+	Content []anthropicBlock `json:"content"`
+}
+
+// anthropicBlock is a content block: text, tool_use or tool_result.
+type anthropicBlock struct {
+	Type      string           `json:"type"`
+	Text      string           `json:"text,omitempty"`
+	ID        string           `json:"id,omitempty"`
+	Name      string           `json:"name,omitempty"`
+	Input     map[string]any   `json:"input,omitempty"`
+	ToolUseID string           `json:"tool_use_id,omitempty"`
+	IsError   bool             `json:"is_error,omitempty"`
+	Content   []anthropicBlock `json:"content,omitempty"`
+}
+
+// MarshalJSON writes a tool_use block's input even when it is empty: the
+// API requires the member.
+func (b anthropicBlock) MarshalJSON() ([]byte, error) {
+	type plain anthropicBlock
+	if b.Type != "tool_use" {
+		return json.Marshal(plain(b))
 	}
-	maxTokens := req.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = p.maxTokens
+	input := b.Input
+	if input == nil {
+		input = map[string]any{}
 	}
-	params := anthropic.MessageNewParams{Model: model, MaxTokens: int64(maxTokens)}
+	return json.Marshal(struct {
+		Type  string         `json:"type"`
+		ID    string         `json:"id"`
+		Name  string         `json:"name"`
+		Input map[string]any `json:"input"`
+	}{b.Type, b.ID, b.Name, input})
+}
+
+// anthropicTool offers one tool to the model.
+type anthropicTool struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	InputSchema map[string]any `json:"input_schema"`
+}
+
+// request maps req onto the wire. System messages join the system prompt;
+// consecutive messages of one side are merged into one turn, so the results
+// of parallel tool calls travel in a single user message.
+func (p *Anthropic) request(req Request) (*anthropicRequest, error) {
+	body := &anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens}
+	if body.Model == "" {
+		body.Model = p.model
+	}
+	if body.MaxTokens <= 0 {
+		body.MaxTokens = p.maxTokens
+	}
 	if req.System != "" {
-		params.System = append(params.System, anthropic.TextBlockParam{Text: req.System})
+		body.System = append(body.System, anthropicBlock{Type: "text", Text: req.System})
 	}
 	for i, m := range req.Messages {
 		var (
-			assistant bool
-			blocks    []anthropic.ContentBlockParamUnion
+			role   = "user"
+			blocks []anthropicBlock
 		)
 		switch m.Role {
 		case RoleSystem:
 			if m.Content != "" {
-				params.System = append(params.System, anthropic.TextBlockParam{Text: m.Content})
+				body.System = append(body.System, anthropicBlock{Type: "text", Text: m.Content})
 			}
 			continue
 		case RoleUser:
 			if m.Content != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+				blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Content})
 			}
 		case RoleTool:
 			blocks = append(blocks, toolResult(m))
 		case RoleAssistant:
-			assistant = true
+			role = "assistant"
 			if m.Content != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+				blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Content})
 			}
 			for _, c := range m.ToolCalls {
-				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, toolInput(c.Arguments), c.Name))
+				blocks = append(blocks, anthropicBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: toolInput(c.Arguments)})
 			}
 		default:
-			return params, fmt.Errorf("anthropic: messages[%d]: unknown role %q", i, m.Role)
+			return nil, fmt.Errorf("anthropic: messages[%d]: unknown role %q", i, m.Role)
 		}
 		if len(blocks) == 0 {
 			continue // the API rejects empty turns and empty text blocks
 		}
-		if n := len(params.Messages); n > 0 && (params.Messages[n-1].OfAssistant != nil) == assistant {
-			last := &params.Messages[n-1]
-			if assistant {
-				last.OfAssistant.Content = append(last.OfAssistant.Content, blocks...)
-			} else {
-				last.OfUser.Content = append(last.OfUser.Content, blocks...)
-			}
+		if n := len(body.Messages); n > 0 && body.Messages[n-1].Role == role {
+			body.Messages[n-1].Content = append(body.Messages[n-1].Content, blocks...)
 			continue
 		}
-		if assistant {
-			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(blocks...))
-		} else {
-			params.Messages = append(params.Messages, anthropic.NewUserMessage(blocks...))
-		}
+		body.Messages = append(body.Messages, anthropicMessage{Role: role, Content: blocks})
 	}
 	for _, t := range req.Tools {
 		schema, err := anthropicSchema(t.Parameters)
 		if err != nil {
-			return params, fmt.Errorf("anthropic: tool %s: %w", t.Name, err)
+			return nil, fmt.Errorf("anthropic: tool %s: %w", t.Name, err)
 		}
-		tool := anthropic.ToolUnionParamOfTool(schema, t.Name)
-		if t.Description != "" {
-			tool.OfTool.Description = anthropic.String(t.Description)
-		}
-		params.Tools = append(params.Tools, tool)
+		body.Tools = append(body.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
-	return params, nil
+	return body, nil
 }
 
 // toolResult is the tool_result block answering a tool message; an empty
 // result has no content block, as the API rejects empty text.
-func toolResult(m Message) anthropic.ContentBlockParamUnion {
-	r := anthropic.ToolResultBlockParam{ToolUseID: m.ToolCallID}
-	if m.IsError {
-		r.IsError = anthropic.Bool(true)
-	}
+func toolResult(m Message) anthropicBlock {
+	r := anthropicBlock{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.IsError}
 	if m.Content != "" {
-		r.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: m.Content}}}
+		r.Content = []anthropicBlock{{Type: "text", Text: m.Content}}
 	}
-	return anthropic.ContentBlockParamUnion{OfToolResult: &r}
+	return r
 }
 
 // toolInput is the input object of a tool_use block. The API only takes
@@ -226,58 +276,35 @@ func toolInput(raw json.RawMessage) map[string]any {
 	return map[string]any{"invalid_arguments": text}
 }
 
-// anthropicSchema maps a JSON schema object onto the SDK's input schema.
-func anthropicSchema(raw json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
-	var s anthropic.ToolInputSchemaParam
-	if len(raw) == 0 || string(raw) == "null" {
-		s.Properties = map[string]any{}
-		return s, nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return s, fmt.Errorf("parameters are not a JSON schema object: %w", err)
-	}
-	for k, v := range m {
-		switch k {
-		case "type":
-		case "properties":
-			s.Properties = v
-		case "required":
-			list, _ := v.([]any)
-			for _, r := range list {
-				if name, ok := r.(string); ok {
-					s.Required = append(s.Required, name)
-				}
+// anthropicSchema maps a JSON schema object onto a tool's input_schema: its
+// type is always "object", properties are always present and required
+// keeps only names.
+func anthropicSchema(raw json.RawMessage) (map[string]any, error) {
+	s := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &s); err != nil || s == nil {
+			if err == nil {
+				err = errors.New("null")
 			}
-		default:
-			if s.ExtraFields == nil {
-				s.ExtraFields = map[string]any{}
-			}
-			s.ExtraFields[k] = v
+			return nil, fmt.Errorf("parameters are not a JSON schema object: %w", err)
 		}
 	}
-	if s.Properties == nil {
-		s.Properties = map[string]any{}
+	s["type"] = "object"
+	if s["properties"] == nil {
+		s["properties"] = map[string]any{}
+	}
+	if v, ok := s["required"]; ok {
+		list, _ := v.([]any)
+		var names []string
+		for _, r := range list {
+			if name, ok := r.(string); ok {
+				names = append(names, name)
+			}
+		}
+		delete(s, "required")
+		if len(names) > 0 {
+			s["required"] = names
+		}
 	}
 	return s, nil
-}
-
-// fail maps an SDK error onto a *ProviderError.
-func (p *Anthropic) fail(ctx context.Context, err error) error {
-	pe := &ProviderError{Provider: p.Name(), Err: err}
-	var apiErr *anthropic.Error
-	switch {
-	case errors.As(err, &apiErr):
-		pe.Status = apiErr.StatusCode
-		if apiErr.Response != nil {
-			pe.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
-		}
-		pe.Err = &apiFailure{msg: describeFailure(pe.Status, redact(apiErr.Message, p.apiKey)), err: err}
-	case ctx.Err() == nil:
-		pe.Err = fmt.Errorf("could not reach the LLM server at %s (check llm.base_url and the network): %w", p.baseURL, err)
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(pe.Err, cerr) {
-		pe.Err = fmt.Errorf("%w (%w)", pe.Err, cerr)
-	}
-	return pe
 }

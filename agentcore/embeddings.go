@@ -2,11 +2,11 @@ package agentcore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
+	"github.com/sethvargo/go-retry"
 
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -21,8 +21,8 @@ type EmbedderOptions struct {
 // /embeddings endpoint (OpenAI, Ollama, vLLM…), for memory search by
 // meaning.
 type Embedder struct {
-	client openai.EmbeddingService
-	model  string
+	api   llmAPI
+	model string
 }
 
 var _ tools.Embedder = (*Embedder)(nil)
@@ -33,15 +33,35 @@ func NewEmbedder(o EmbedderOptions) *Embedder {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	_, ro := openAIClientOptions(o.BaseURL, o.APIKey, 1)
-	return &Embedder{client: openai.NewEmbeddingService(append(ro, option.WithRequestTimeout(timeout))...), model: o.Model}
+	return &Embedder{api: openAIAPI(o.BaseURL, o.APIKey, nil, timeout), model: o.Model}
+}
+
+// embedRetry: a failure that may pass (rate limit, 5xx, network) is tried
+// once more after half a second, or after the server's Retry-After.
+func embedRetry() retry.Backoff {
+	return retry.WithMaxRetries(1, retry.NewConstant(500*time.Millisecond))
 }
 
 // Embed implements tools.Embedder.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	resp, err := e.client.New(ctx, openai.EmbeddingNewParams{
-		Model: openai.EmbeddingModel(e.model),
-		Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
+	var resp struct {
+		Data []struct {
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		} `json:"data"`
+	}
+	err := retry.Do(ctx, embedRetry(), func(ctx context.Context) error {
+		err := e.embed(ctx, texts, &resp)
+		if pe, ok := err.(*ProviderError); ok && pe.Retryable() {
+			if pe.RetryAfter > 0 && pe.RetryAfter <= 10*time.Second {
+				select {
+				case <-time.After(pe.RetryAfter):
+				case <-ctx.Done():
+				}
+			}
+			return retry.RetryableError(err)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("embeddings (%s): %w", e.model, err)
@@ -51,7 +71,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	}
 	out := make([][]float32, len(texts))
 	for _, d := range resp.Data {
-		if d.Index < 0 || int(d.Index) >= len(texts) {
+		if d.Index < 0 || d.Index >= len(texts) {
 			return nil, fmt.Errorf("embeddings (%s): vector index %d out of range", e.model, d.Index)
 		}
 		v := make([]float32, len(d.Embedding))
@@ -61,4 +81,17 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		out[d.Index] = v
 	}
 	return out, nil
+}
+
+// embed makes one call and decodes its answer into resp.
+func (e *Embedder) embed(ctx context.Context, texts []string, resp any) error {
+	c, err := e.api.post(ctx, "embeddings", "application/json", map[string]any{"model": e.model, "input": texts})
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	if err := json.NewDecoder(c.resp.Body).Decode(resp); err != nil {
+		return e.api.failRead(ctx, err)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package agentcore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,17 +9,14 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // openAIDefaultBaseURL is used when OpenAIOptions.BaseURL is empty.
 const openAIDefaultBaseURL = "https://api.openai.com/v1/"
 
-// openAINoKey is sent when no API key is configured: local servers (Ollama,
-// vLLM) ignore it, and it keeps the SDK from picking up OPENAI_API_KEY.
+// openAINoKey is sent as the bearer when no API key is configured: local
+// servers (Ollama, vLLM) ignore it, and a proxy in front of them may want
+// some Authorization header.
 const openAINoKey = "no-key"
 
 // OpenAIOptions configures NewOpenAI.
@@ -30,7 +28,7 @@ type OpenAIOptions struct {
 	APIKey string
 	// Model is used when a Request names none.
 	Model string
-	// HTTPClient replaces the SDK's default client when non-nil.
+	// HTTPClient, when non-nil, replaces a client of the provider's own.
 	HTTPClient *http.Client
 	// Timeout bounds one call, the streamed body included; 0 means none.
 	Timeout time.Duration
@@ -39,44 +37,42 @@ type OpenAIOptions struct {
 // OpenAI is a Provider for the OpenAI chat completions API and the servers
 // that speak it. It streams every call. Create it with NewOpenAI.
 type OpenAI struct {
-	client  openai.ChatCompletionService
-	model   string
-	apiKey  string // only to redact it from error messages
-	baseURL string
+	api   llmAPI
+	model string
 	// maxCompletionTokens: OpenAI's own API wants max_completion_tokens;
 	// compatible servers commonly only know max_tokens.
 	maxCompletionTokens bool
 }
 
-// openAIClientOptions returns the base URL (the default when empty) and
-// the SDK options every OpenAI-compatible client here starts from: base
-// URL, key (a placeholder when empty: local servers need none) and retries.
-func openAIClientOptions(base, key string, retries int) (string, []option.RequestOption) {
+// openAIAPI returns the HTTP plumbing of an OpenAI-compatible API: the base
+// URL (OpenAI's when empty) and the bearer key (a placeholder when empty:
+// local servers need none, and nothing is read from the environment).
+func openAIAPI(base, key string, client *http.Client, timeout time.Duration) llmAPI {
 	if base == "" {
 		base = openAIDefaultBaseURL
 	}
-	if key == "" {
-		key = openAINoKey
+	bearer := key
+	if bearer == "" {
+		bearer = openAINoKey
 	}
-	return base, []option.RequestOption{option.WithBaseURL(base), option.WithAPIKey(key), option.WithMaxRetries(retries)}
+	return llmAPI{
+		provider: "openai",
+		baseURL:  base,
+		apiKey:   key,
+		header:   http.Header{"Authorization": {"Bearer " + bearer}},
+		client:   httpClientOr(client),
+		timeout:  timeout,
+	}
 }
 
-// NewOpenAI returns a provider for the API at opts.BaseURL. It does no I/O.
-// The SDK's own retries are off; wrap the provider with WithRetry.
+// NewOpenAI returns a provider for the API at opts.BaseURL. It does no I/O
+// and does not retry; wrap the provider with WithRetry.
 func NewOpenAI(opts OpenAIOptions) *OpenAI {
-	base, ro := openAIClientOptions(opts.BaseURL, opts.APIKey, 0)
-	if opts.HTTPClient != nil {
-		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
-	}
-	if opts.Timeout > 0 {
-		ro = append(ro, option.WithRequestTimeout(opts.Timeout))
-	}
+	api := openAIAPI(opts.BaseURL, opts.APIKey, opts.HTTPClient, opts.Timeout)
 	return &OpenAI{
-		client:              openai.NewChatCompletionService(ro...),
+		api:                 api,
 		model:               opts.Model,
-		apiKey:              opts.APIKey,
-		baseURL:             base,
-		maxCompletionTokens: strings.Contains(base, "api.openai.com"),
+		maxCompletionTokens: strings.Contains(api.baseURL, "api.openai.com"),
 	}
 }
 
@@ -88,22 +84,23 @@ func (p *OpenAI) Name() string { return "openai" }
 // *ProviderError, except a Request that cannot be encoded (a message with an
 // unknown role, a tool whose Parameters are not JSON).
 func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
-	params, err := p.params(req)
+	body, err := p.request(req)
 	if err != nil {
 		return Response{}, err
 	}
-	stream := p.client.NewStreaming(ctx, params)
-	defer stream.Close()
-	var acc openAIStream
-	for stream.Next() {
-		acc.add(stream.Current(), onDelta)
+	c, err := p.api.post(ctx, "chat/completions", "text/event-stream", body)
+	if err != nil {
+		return Response{}, err
 	}
-	if err := stream.Err(); err != nil {
-		return Response{}, p.fail(ctx, err)
+	defer c.close()
+	var acc openAIStream
+	err = readSSE(c.resp.Body, func(data []byte) (bool, error) { return acc.event(data, onDelta, p.api.apiKey) })
+	if err != nil {
+		return Response{}, p.api.failRead(ctx, err)
 	}
 	if acc.chunks == 0 {
 		return Response{}, &ProviderError{Provider: p.Name(), Err: fmt.Errorf(
-			"the LLM server at %s sent an empty stream; check that llm.base_url points at an OpenAI-compatible /v1 endpoint", p.baseURL)}
+			"the LLM server at %s sent an empty stream; check that llm.base_url points at an OpenAI-compatible /v1 endpoint", p.api.baseURL)}
 	}
 	if acc.finish == "" {
 		return Response{}, &ProviderError{Provider: p.Name(), Err: errors.New(
@@ -112,78 +109,114 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string
 	return acc.response(), nil
 }
 
-// params maps req onto the SDK's request.
-func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
-	model := req.Model
-	if model == "" {
-		model = p.model
+// openAIRequest is the body of POST /chat/completions.
+type openAIRequest struct {
+	Model               string          `json:"model"`
+	Messages            []openAIMessage `json:"messages"`
+	Tools               []openAITool    `json:"tools,omitempty"`
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// openAIMessage is one message of the conversation on the wire.
+type openAIMessage struct {
+	Role       string           `json:"role"`
+	Content    *string          `json:"content,omitempty"`
+	ToolCalls  []openAIWireCall `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+}
+
+// openAIWireCall is a tool call of an assistant message.
+type openAIWireCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// openAITool offers one function to the model.
+type openAITool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// request maps req onto the wire.
+func (p *OpenAI) request(req Request) (*openAIRequest, error) {
+	body := &openAIRequest{Model: req.Model, Stream: true}
+	if body.Model == "" {
+		body.Model = p.model
 	}
-	params := openai.ChatCompletionNewParams{
-		Model:         model,
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
+	body.StreamOptions.IncludeUsage = true
 	if req.System != "" {
-		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
+		body.Messages = append(body.Messages, openAIMessage{Role: "system", Content: &req.System})
 	}
 	for i, m := range req.Messages {
-		msg, err := openAIMessage(m)
+		msg, err := openAIMessageOf(m)
 		if err != nil {
-			return params, fmt.Errorf("openai: messages[%d]: %w", i, err)
+			return nil, fmt.Errorf("openai: messages[%d]: %w", i, err)
 		}
-		params.Messages = append(params.Messages, msg)
+		body.Messages = append(body.Messages, msg)
 	}
 	for _, t := range req.Tools {
-		schema := openai.FunctionParameters{"type": "object", "properties": map[string]any{}}
+		var tool openAITool
+		tool.Type = "function"
+		tool.Function.Name = t.Name
+		tool.Function.Description = t.Description
+		tool.Function.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 		if len(t.Parameters) > 0 && string(t.Parameters) != "null" {
-			schema = nil
-			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
-				return params, fmt.Errorf("openai: tool %s: parameters are not a JSON schema object: %w", t.Name, err)
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(t.Parameters, &obj); err != nil || obj == nil {
+				if err == nil {
+					err = errors.New("not an object")
+				}
+				return nil, fmt.Errorf("openai: tool %s: parameters are not a JSON schema object: %w", t.Name, err)
 			}
+			tool.Function.Parameters = t.Parameters
 		}
-		def := openai.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
-		if t.Description != "" {
-			def.Description = openai.String(t.Description)
-		}
-		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(def))
+		body.Tools = append(body.Tools, tool)
 	}
 	if req.MaxTokens > 0 {
 		if p.maxCompletionTokens {
-			params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+			body.MaxCompletionTokens = req.MaxTokens
 		} else {
-			params.MaxTokens = openai.Int(int64(req.MaxTokens))
+			body.MaxTokens = req.MaxTokens
 		}
 	}
-	return params, nil
+	return body, nil
 }
 
-// openAIMessage maps one conversation message onto the wire.
-func openAIMessage(m Message) (openai.ChatCompletionMessageParamUnion, error) {
+// openAIMessageOf maps one conversation message onto the wire.
+func openAIMessageOf(m Message) (openAIMessage, error) {
+	content := m.Content
 	switch m.Role {
-	case RoleSystem:
-		return openai.SystemMessage(m.Content), nil
-	case RoleUser:
-		return openai.UserMessage(m.Content), nil
+	case RoleSystem, RoleUser:
+		return openAIMessage{Role: string(m.Role), Content: &content}, nil
 	case RoleTool:
-		return openai.ToolMessage(m.Content, m.ToolCallID), nil
+		return openAIMessage{Role: "tool", Content: &content, ToolCallID: m.ToolCallID}, nil
 	case RoleAssistant:
-		var a openai.ChatCompletionAssistantMessageParam
+		msg := openAIMessage{Role: "assistant"}
 		if m.Content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = openai.String(m.Content)
+			msg.Content = &content
 		}
 		for _, c := range m.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID: c.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-						Name:      c.Name,
-						Arguments: argumentsText(c.Arguments),
-					},
-				},
-			})
+			wc := openAIWireCall{ID: c.ID, Type: "function"}
+			wc.Function.Name = c.Name
+			wc.Function.Arguments = argumentsText(c.Arguments)
+			msg.ToolCalls = append(msg.ToolCalls, wc)
 		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+		return msg, nil
 	}
-	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+	return openAIMessage{}, fmt.Errorf("unknown role %q", m.Role)
 }
 
 // argumentsText is the wire text of stored arguments. Arguments the model
@@ -218,6 +251,35 @@ func toolArguments(text string) json.RawMessage {
 	return b
 }
 
+// openAIChunk is one event of a streamed completion. Fields of an
+// unexpected type are left empty rather than failing the stream.
+type openAIChunk struct {
+	Choices []struct {
+		Index int64 `json:"index"`
+		Delta struct {
+			Content   string                `json:"content"`
+			Refusal   string                `json:"refusal"`
+			ToolCalls []openAIToolCallDelta `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// openAIToolCallDelta is one piece of a streamed tool call.
+type openAIToolCallDelta struct {
+	Index    int64  `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
 // openAIStream accumulates the chunks of one streamed completion.
 type openAIStream struct {
 	chunks  int
@@ -233,9 +295,32 @@ type openAIToolCall struct {
 	args     strings.Builder
 }
 
-func (a *openAIStream) add(ch openai.ChatCompletionChunk, onDelta func(string)) {
+// event takes the data of one server-sent event: "[DONE]" ends the stream,
+// an object with an "error" member fails it, anything else is a chunk.
+func (a *openAIStream) event(data []byte, onDelta func(string), apiKey string) (bool, error) {
+	if string(bytes.TrimSpace(data)) == "[DONE]" {
+		return false, nil
+	}
+	var ch openAIChunk
+	if err := json.Unmarshal(data, &ch); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return false, &ProviderError{Provider: "openai", Err: fmt.Errorf(
+				"the LLM server sent a stream event that is not JSON (%w); check that llm.base_url points at an OpenAI-compatible /v1 endpoint", err)}
+		}
+	}
+	if len(ch.Error) > 0 && string(ch.Error) != "null" {
+		msg, status := streamErrorDetails(data)
+		return false, &ProviderError{Provider: "openai", Status: status, Err: errors.New(
+			"the LLM server reported an error mid-stream: " + redact(msg, apiKey))}
+	}
+	a.add(&ch, onDelta)
+	return true, nil
+}
+
+func (a *openAIStream) add(ch *openAIChunk, onDelta func(string)) {
 	a.chunks++
-	if u := ch.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
+	if u := ch.Usage; u != nil && (u.PromptTokens > 0 || u.CompletionTokens > 0) {
 		a.usage = Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
 	}
 	for _, c := range ch.Choices {
@@ -260,7 +345,7 @@ func (a *openAIStream) add(ch openai.ChatCompletionChunk, onDelta func(string)) 
 // addToolDelta merges one tool call piece. Pieces are keyed by index; a new
 // id at a known index starts a new call (some servers send every call whole
 // at index 0).
-func (a *openAIStream) addToolDelta(d openai.ChatCompletionChunkChoiceDeltaToolCall) {
+func (a *openAIStream) addToolDelta(d openAIToolCallDelta) {
 	if a.byIndex == nil {
 		a.byIndex = map[int64]*openAIToolCall{}
 	}
@@ -292,31 +377,6 @@ func (a *openAIStream) response() Response {
 	return r
 }
 
-// fail maps an SDK error onto a *ProviderError.
-func (p *OpenAI) fail(ctx context.Context, err error) error {
-	pe := &ProviderError{Provider: p.Name(), Err: err}
-	var apiErr *openai.Error
-	var streamErr *ssestream.StreamError
-	switch {
-	case errors.As(err, &apiErr):
-		pe.Status = apiErr.StatusCode
-		if apiErr.Response != nil {
-			pe.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
-		}
-		pe.Err = &apiFailure{msg: describeFailure(pe.Status, redact(apiErr.Message, p.apiKey)), err: err}
-	case errors.As(err, &streamErr):
-		msg, status := streamErrorDetails(streamErr.Event.Data)
-		pe.Status = status
-		pe.Err = &apiFailure{msg: "the LLM server reported an error mid-stream: " + redact(msg, p.apiKey), err: err}
-	case ctx.Err() == nil:
-		pe.Err = fmt.Errorf("could not reach the LLM server at %s (check llm.base_url and that the server is running): %w", p.baseURL, err)
-	}
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(pe.Err, cerr) {
-		pe.Err = fmt.Errorf("%w (%w)", pe.Err, cerr)
-	}
-	return pe
-}
-
 // streamErrorDetails reads the message of an error event and its code when
 // that is an HTTP status.
 func streamErrorDetails(data []byte) (msg string, status int) {
@@ -334,50 +394,4 @@ func streamErrorDetails(data []byte) (msg string, status int) {
 		status = code
 	}
 	return ev.Error.Message, status
-}
-
-// apiFailure is an API error with a message of our own; it unwraps to the
-// SDK's error so errors.As still finds it.
-type apiFailure struct {
-	msg string
-	err error
-}
-
-func (e *apiFailure) Error() string { return e.msg }
-func (e *apiFailure) Unwrap() error { return e.err }
-
-// describeFailure says what an HTTP status from an LLM API means and what to
-// do about it, followed by the server's own message.
-func describeFailure(status int, serverMsg string) string {
-	var what string
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		what = "the LLM server refused the credentials; check llm.api_key"
-	case status == http.StatusNotFound:
-		what = "the LLM server does not know this model or endpoint; check llm.model and llm.base_url"
-	case status == http.StatusTooManyRequests:
-		what = "the LLM server is rate limiting; wait a moment and try again"
-	case status >= 500:
-		what = "the LLM server failed; try again later"
-	case status >= 400:
-		what = "the LLM server rejected the request"
-	default:
-		what = fmt.Sprintf("unexpected HTTP %d from the LLM server", status)
-	}
-	if serverMsg == "" {
-		return what
-	}
-	const maxLen = 500
-	if len(serverMsg) > maxLen {
-		serverMsg = strings.ToValidUTF8(serverMsg[:maxLen], "") + "…"
-	}
-	return what + ": " + serverMsg
-}
-
-// redact removes the API key from text a server sent back.
-func redact(text, key string) string {
-	if len(key) < 4 {
-		return text
-	}
-	return strings.ReplaceAll(text, key, "[redacted]")
 }

@@ -387,3 +387,89 @@ func TestOpenAIKeyHandling(t *testing.T) {
 		t.Fatalf("Authorization headers = %q, want a placeholder then the configured key, never the environment's", auth)
 	}
 }
+
+// streamServer answers every call with status and body as an event stream.
+func streamServer(t *testing.T, status int, body string) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL + "/v1"
+}
+
+func TestOpenAIBrokenStreams(t *testing.T) {
+	const ok = `data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}` + "\n\n"
+	tests := []struct {
+		name, body  string
+		status      int
+		wantErr     string // "" means the call succeeds with content "ok"
+		wantStatus  int
+		wantRetries bool
+	}{
+		{"event is broken JSON", `data: {"choices":[{"delta":` + "\n\n", 200, "not JSON", 0, true},
+		{"field of an unexpected type is ignored", `data: {"usage":"n/a","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}` + "\n\n", 200, "", 0, false},
+		{"DONE ends the stream", ok + "data: [DONE]\n\ndata: {not read\n\n", 200, "", 0, false},
+		{"error event with an HTTP code", `data: {"error":{"message":"model overloaded","code":503}}` + "\n\n", 200, "model overloaded", 503, true},
+		{"proxy's HTML error page", "<html><body><h1>502 Bad Gateway</h1>\n</body></html>", 502, "502 Bad Gateway", 502, true},
+		{"plain-text 404", "404 page not found", 404, "llm.model and llm.base_url: 404 page not found", 404, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: streamServer(t, tt.status, tt.body), Model: "m"})
+			resp, err := p.Chat(context.Background(), userReq("hi"), nil)
+			if tt.wantErr == "" {
+				if err != nil || resp.Content != "ok" {
+					t.Fatalf("Chat = %+v, %v; want content ok", resp, err)
+				}
+				return
+			}
+			var pe *agentcore.ProviderError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.wantErr) || pe.Status != tt.wantStatus || pe.Retryable() != tt.wantRetries {
+				t.Fatalf("err = %v (%+v); want a ProviderError with %q, status %d, retryable %v", err, pe, tt.wantErr, tt.wantStatus, tt.wantRetries)
+			}
+		})
+	}
+}
+
+func TestOpenAITimeoutNamesTheSetting(t *testing.T) {
+	s, _ := newOpenAITest(t)
+	s.Enqueue(llmtest.Reply{Delay: time.Hour})
+	p := agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: s.URL(), Model: "m", Timeout: 100 * time.Millisecond})
+	_, err := p.Chat(context.Background(), userReq("hi"), nil)
+	var pe *agentcore.ProviderError
+	if !errors.As(err, &pe) || !pe.Retryable() || !strings.Contains(err.Error(), "llm.timeout") {
+		t.Fatalf("err = %v, want a retryable failure naming llm.timeout", err)
+	}
+}
+
+func TestEmbedderRetriesOnceAndSaysWhatToDo(t *testing.T) {
+	var calls []string
+	status := []int{http.StatusServiceUnavailable, http.StatusOK, http.StatusUnauthorized, http.StatusUnauthorized}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		calls = append(calls, r.URL.Path+" "+r.Header.Get("Authorization")+" "+string(raw))
+		st := status[0]
+		status = status[1:]
+		if st != http.StatusOK {
+			http.Error(w, `{"error":{"message":"nope sk-emb-secret"}}`, st)
+			return
+		}
+		_, _ = io.WriteString(w, `{"data":[{"index":1,"embedding":[0.5,1]},{"index":0,"embedding":[2]}]}`)
+	}))
+	defer ts.Close()
+	e := agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: ts.URL + "/v1", APIKey: "sk-emb-secret", Model: "emb"})
+	got, err := e.Embed(context.Background(), []string{"a", "b"})
+	if err != nil || len(got) != 2 || len(got[0]) != 1 || got[0][0] != 2 || got[1][1] != 1 {
+		t.Fatalf("Embed = %v, %v; want the vectors in input order", got, err)
+	}
+	if len(calls) != 2 || calls[1] != `/v1/embeddings Bearer sk-emb-secret {"input":["a","b"],"model":"emb"}` {
+		t.Fatalf("calls = %q, want a 503 then one retry with the same request", calls)
+	}
+	_, err = e.Embed(context.Background(), []string{"a"})
+	if err == nil || !strings.Contains(err.Error(), "llm.api_key") || strings.Contains(err.Error(), "sk-emb-secret") || len(calls) != 3 {
+		t.Fatalf("err = %v after %d calls; want one call, a hint at the key and no key", err, len(calls))
+	}
+}
