@@ -49,10 +49,33 @@ func (s *databaseSwitch) exec(sql string, args ...any) {
 	}
 }
 
+// down refuses new connections to the database and ends every open one.
+// pg_terminate_backend only signals a backend, and a connection that was
+// half-way through its start-up when the database was closed still comes
+// up, so it repeats until the database has had no backend for a while.
 func (s *databaseSwitch) down() {
 	s.t.Helper()
 	s.exec(`ALTER DATABASE ` + s.ident + ` ALLOW_CONNECTIONS false`)
-	s.exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, s.name)
+	deadline := time.Now().Add(10 * time.Second)
+	for quiet := 0; quiet < 3; {
+		var left int
+		err := s.admin.QueryRow(context.Background(), `
+			WITH ended AS (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			               WHERE datname = $1 AND pid <> pg_backend_pid())
+			SELECT count(*) FROM ended`, s.name).Scan(&left)
+		if err != nil {
+			s.t.Fatalf("terminate the connections to %s: %v", s.name, err)
+		}
+		if left == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("connections to %s keep coming back", s.name)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func (s *databaseSwitch) up() {

@@ -20,8 +20,15 @@ const minSecretLen = 6
 // that must hold for the pattern to match at all, so ordinary text skips
 // the (slow) regular expression.
 type staticPattern struct {
-	re  *regexp.Regexp
+	re  func() *regexp.Regexp
 	may func(text string) bool
+}
+
+// lazyRegexp compiles expr on first use: most text never gets past a
+// pattern's may test, and a daemon that never meets a shape keeps neither
+// the start-up time nor the compiled program.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // containsAny is a may test: text holds one of subs.
@@ -37,17 +44,17 @@ func containsAny(subs ...string) func(string) bool {
 }
 
 var staticPatterns = []staticPattern{
-	{regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{20,}`), containsAny("sk-ant-")},
-	{regexp.MustCompile(`sk-[A-Za-z0-9_\-]{20,}`), containsAny("sk-")},
-	{regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{36,}`), containsAny("ghp_", "gho_", "ghu_", "ghs_", "ghr_")},
-	{regexp.MustCompile(`AKIA[A-Z0-9]{16}`), containsAny("AKIA")},
-	{regexp.MustCompile(`xox[abposr]-[A-Za-z0-9\-]{10,}`), containsAny("xox")},
-	{regexp.MustCompile(`xapp-[A-Za-z0-9\-]{10,}`), containsAny("xapp-")},
-	{regexp.MustCompile(`\b[0-9]{6,12}:[A-Za-z0-9_\-]{30,}\b`), mayTelegramToken}, // Telegram bot token
-	{regexp.MustCompile(`(?i)\b(postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|rediss|amqp)://[^\s"'<>]+`), mayDatabaseURL},
-	{regexp.MustCompile(`(?m)\b([A-Z][A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL|CREDENTIALS|DSN))=[^\s]+`),
+	{lazyRegexp(`sk-ant-[A-Za-z0-9_\-]{20,}`), containsAny("sk-ant-")},
+	{lazyRegexp(`sk-[A-Za-z0-9_\-]{20,}`), containsAny("sk-")},
+	{lazyRegexp(`gh[pousr]_[A-Za-z0-9]{36,}`), containsAny("ghp_", "gho_", "ghu_", "ghs_", "ghr_")},
+	{lazyRegexp(`AKIA[A-Z0-9]{16}`), containsAny("AKIA")},
+	{lazyRegexp(`xox[abposr]-[A-Za-z0-9\-]{10,}`), containsAny("xox")},
+	{lazyRegexp(`xapp-[A-Za-z0-9\-]{10,}`), containsAny("xapp-")},
+	{lazyRegexp(`\b[0-9]{6,12}:[A-Za-z0-9_\-]{30,}\b`), mayTelegramToken}, // Telegram bot token
+	{lazyRegexp(`(?i)\b(postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|rediss|amqp)://[^\s"'<>]+`), mayDatabaseURL},
+	{lazyRegexp(`(?m)\b([A-Z][A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL|CREDENTIALS|DSN))=[^\s]+`),
 		containsAny("KEY=", "SECRET=", "TOKEN=", "PASSWORD=", "CREDENTIAL=", "CREDENTIALS=", "DSN=")},
-	{regexp.MustCompile(`\b[0-9a-fA-F]{64,}\b`), mayLongHex},
+	{lazyRegexp(`\b[0-9a-fA-F]{64,}\b`), mayLongHex},
 }
 
 // wordBefore returns the lower-cased word (letters, '_', '-', '+') that
@@ -272,7 +279,7 @@ func (s *Scrubber) Scrub(text string) string {
 	}
 	for _, p := range staticPatterns {
 		if p.may(text) {
-			text = p.re.ReplaceAllString(text, Redacted)
+			text = p.re().ReplaceAllString(text, Redacted)
 		}
 	}
 	return text

@@ -456,6 +456,8 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 			}
 		}()
 	}
+	chans.Add(1)
+	go func() { defer chans.Done(); d.releaseStartupMemory(chCtx) }()
 	d.log.Info("switchboard started", "version", version, "channels", len(d.channels), "startup_ms", time.Since(start).Milliseconds())
 
 	<-ctx.Done()
