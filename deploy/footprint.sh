@@ -20,8 +20,8 @@
 # A peer, by path, waiting for its log line:
 #   deploy/footprint.sh -l 'gateway started' -- /path/to/peer gateway
 #
-# Columns: ready_ms (wall, start → ready), cpu_ms (user+system CPU of the
-# process at ready), VmRSS / RssAnon (private: heap, stacks) / RssFile
+# Columns: ready_ms (wall, start → ready), cpu_ms (CPU time of the
+# process at ready, 0.1 ms resolution), VmRSS / RssAnon (private: heap, stacks) / RssFile
 # (mapped pages of the binary and libraries) in KiB after IDLE_S idle,
 # idle_cpu_ms (CPU used while idle).
 set -euo pipefail
@@ -54,13 +54,17 @@ if [[ -z $bin ]]; then
 	echo "footprint.sh: $1: not found" >&2
 	exit 2
 fi
-hz=$(getconf CLK_TCK)
 
-# cpu_ms PID: user+system CPU of PID in ms.
+# cpu_ms PID: CPU time of PID's threads in ms, from the scheduler's
+# nanosecond counters (/proc/PID/task/*/schedstat) rather than the 10 ms
+# ticks of /proc/PID/stat; threads that already exited are not counted.
 cpu_ms() {
-	local f
-	read -r -a f <"/proc/$1/stat"
-	echo $(((f[13] + f[14]) * 1000 / hz))
+	local f ns=0 t
+	for f in /proc/"$1"/task/*/schedstat; do
+		read -r t _ <"$f" 2>/dev/null || continue
+		ns=$((ns + t))
+	done
+	echo $((ns / 1000000)).$(((ns / 100000) % 10))
 }
 # status_kib PID FIELD
 status_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
@@ -117,7 +121,7 @@ for i in $(seq "$runs"); do
 	fi
 	cpu_ready=$(cpu_ms "$pid")
 	sleep "$idle"
-	cpu_idle=$(($(cpu_ms "$pid") - cpu_ready))
+	cpu_idle=$(awk -v a="$(cpu_ms "$pid")" -v b="$cpu_ready" 'BEGIN { printf "%.1f", a - b }')
 	rss=$(status_kib "$pid" VmRSS) anon=$(status_kib "$pid" RssAnon) file=$(status_kib "$pid" RssFile)
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true

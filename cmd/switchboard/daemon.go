@@ -450,17 +450,19 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	}
 	chans.Add(1)
 	go func() { defer chans.Done(); d.releaseStartupMemory(chCtx) }()
-	// The background loops start after the channels, so that a channel's
-	// first leadership attempt gets the idle database connection the
-	// start-up used instead of queueing behind their new ones.
+	// The background loops start once the channels' leadership was sought
+	// (at most a second later): a first leadership attempt then gets the
+	// idle database connection the start-up used, instead of queueing behind
+	// the loops' new ones, and the chat is answered sooner.
+	sought := d.leadershipSought(chCtx, time.Second)
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
 	bg.Add(4)
-	go func() { defer bg.Done(); d.disp.Run(bgCtx) }()
-	go func() { defer bg.Done(); d.sched.Run(chCtx) }()
-	go func() { defer bg.Done(); d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
-	go func() { defer bg.Done(); d.router.RunTeamMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
+	go func() { defer bg.Done(); <-sought; d.disp.Run(bgCtx) }()
+	go func() { defer bg.Done(); <-sought; d.sched.Run(chCtx) }()
+	go func() { defer bg.Done(); <-sought; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
+	go func() { defer bg.Done(); <-sought; d.router.RunTeamMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
 	d.log.Info("switchboard started", "version", version, "channels", len(d.channels), "startup_ms", time.Since(start).Milliseconds())
 
 	<-ctx.Done()
