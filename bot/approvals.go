@@ -136,18 +136,20 @@ func (s *Approvals) announce(ctx context.Context, a Approval) {
 	}
 	buttons := [][]channels.Button{append(row, channels.Button{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny})}
 	for _, to := range approverAddresses(s.o.Chat, s.o.Approvers) {
-		id := s.post.send(ctx, OutboxMessage{To: to, Text: text, Buttons: buttons})
-		s.remember(ctx, KindApproval, a.ID, id, "approver")
+		s.post.sendStored(ctx, OutboxMessage{To: to, Text: text, Buttons: buttons}, func(id int64) {
+			s.remember(ctx, KindApproval, a.ID, id, "approver")
+		})
 	}
 	if a.Chat.Platform != "" && !s.isApproverChat(a.Chat) {
 		what := "action"
 		if a.Tool == "exec" {
 			what = "command"
 		}
-		id := s.post.send(ctx, OutboxMessage{To: a.Chat,
+		s.post.sendStored(ctx, OutboxMessage{To: a.Chat,
 			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + commandBlock(a.Command) +
-				"\nI'll go on when they decide; /cancel withdraws it."})
-		s.remember(ctx, KindApproval, a.ID, id, "requester")
+				"\nI'll go on when they decide; /cancel withdraws it."}, func(id int64) {
+			s.remember(ctx, KindApproval, a.ID, id, "requester")
+		})
 	}
 }
 

@@ -27,9 +27,20 @@ type poster struct {
 // send queues m for delivery and returns its outbox id (0 on failure,
 // which is logged).
 func (p *poster) send(ctx context.Context, m OutboxMessage) int64 {
+	return p.sendStored(ctx, m, nil)
+}
+
+// sendStored is send, calling stored with the row's id once the row is
+// stored and before this replica can deliver it — so that whatever refers
+// to the message (the approval it asks for) exists before anyone can
+// answer it.
+func (p *poster) sendStored(ctx context.Context, m OutboxMessage, stored func(id int64)) int64 {
 	m.Text = p.scrub(m.Text)
 	if claim, ok := p.reserve(); ok {
 		row, claimed, err := p.outbox.EnqueueClaimed(ctx, m, claim)
+		if err == nil && stored != nil {
+			stored(row.ID)
+		}
 		p.dispatch.handOver(row, claimed && err == nil)
 		if err != nil {
 			p.log.Error("outbox enqueue failed", "to", m.To.String(), "err", err)
@@ -41,6 +52,9 @@ func (p *poster) send(ctx context.Context, m OutboxMessage) int64 {
 	if err != nil {
 		p.log.Error("outbox enqueue failed", "to", m.To.String(), "err", err)
 		return 0
+	}
+	if stored != nil {
+		stored(id)
 	}
 	if p.nudge != nil {
 		p.nudge()
