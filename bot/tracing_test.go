@@ -32,7 +32,8 @@ func TestOneTracePerMessage(t *testing.T) {
 	p.ch.waitFor(t, "trace-1", 1)
 	p.ch.waitFor(t, "trace-2", 1)
 
-	// The send spans end just after Send returns.
+	// The send spans end just after Send returns, and the run's span after
+	// the run hands its reply over: wait until both have ended.
 	byTrace := func() map[trace.TraceID][]tracetest.SpanStub {
 		out := map[trace.TraceID][]tracetest.SpanStub{}
 		for _, s := range exp.GetSpans() {
@@ -54,7 +55,10 @@ func TestOneTracePerMessage(t *testing.T) {
 	for {
 		_, a := traceOf(withTool.ExternalID)
 		_, b := traceOf(plain.ExternalID)
-		if count(a, "switchboard.outbox.send") == 1 && count(b, "switchboard.outbox.send") == 1 {
+		done := func(spans []tracetest.SpanStub) bool {
+			return count(spans, "switchboard.outbox.send") == 1 && count(spans, "switchboard.run") == 1
+		}
+		if done(a) && done(b) {
 			break
 		}
 		if time.Now().After(deadline) {
