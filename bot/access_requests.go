@@ -65,8 +65,7 @@ func (r *Router) requestAccess(ctx context.Context, in channels.Inbound) {
 		{Label: "Deny", Data: buttonAccess + ":" + req.ID + ":" + choiceReject},
 	}}
 	for _, to := range approverAddresses(r.opts.AdminChat, admins) {
-		oid := r.post.send(ctx, OutboxMessage{To: to, Text: text, Buttons: buttons})
-		r.rememberMessage(ctx, KindAccessRequest, req.ID, oid, "approver")
+		r.post.askDecision(ctx, r.opts.DecisionMessages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindAccessRequest, req.ID, "approver")
 	}
 	r.notify(ctx, in, "I don't know you yet, so I've asked an admin to let you in. I'll tell you here when they decide.")
 }
@@ -163,15 +162,6 @@ func (r *Router) cmdRevoke(ctx context.Context, in channels.Inbound, args string
 		return fmt.Sprintf("`%s` did not have access.", args)
 	}
 	return fmt.Sprintf("Revoked: `%s` can no longer talk to the agents.", args)
-}
-
-func (r *Router) rememberMessage(ctx context.Context, kind, subject string, outboxID int64, role string) {
-	if outboxID == 0 || r.opts.DecisionMessages == nil {
-		return
-	}
-	if err := r.opts.DecisionMessages.AddDecisionMessage(ctx, kind, subject, outboxID, role); err != nil {
-		r.log.Warn("remember decision message", "kind", kind, "id", subject, "err", err)
-	}
 }
 
 // noticeOnce sends text unless the notice under key was given in the last

@@ -136,20 +136,16 @@ func (s *Approvals) announce(ctx context.Context, a Approval) {
 	}
 	buttons := [][]channels.Button{append(row, channels.Button{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny})}
 	for _, to := range approverAddresses(s.o.Chat, s.o.Approvers) {
-		s.post.sendStored(ctx, OutboxMessage{To: to, Text: text, Buttons: buttons}, func(id int64) {
-			s.remember(ctx, KindApproval, a.ID, id, "approver")
-		})
+		s.post.askDecision(ctx, s.o.Messages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindApproval, a.ID, "approver")
 	}
 	if a.Chat.Platform != "" && !s.isApproverChat(a.Chat) {
 		what := "action"
 		if a.Tool == "exec" {
 			what = "command"
 		}
-		s.post.sendStored(ctx, OutboxMessage{To: a.Chat,
+		s.post.askDecision(ctx, s.o.Messages, OutboxMessage{To: a.Chat,
 			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + commandBlock(a.Command) +
-				"\nI'll go on when they decide; /cancel withdraws it."}, func(id int64) {
-			s.remember(ctx, KindApproval, a.ID, id, "requester")
-		})
+				"\nI'll go on when they decide; /cancel withdraws it."}, KindApproval, a.ID, "requester")
 	}
 }
 
@@ -160,15 +156,6 @@ func (s *Approvals) isApproverChat(to channels.Address) bool {
 		}
 	}
 	return false
-}
-
-func (s *Approvals) remember(ctx context.Context, kind, subject string, outboxID int64, role string) {
-	if outboxID == 0 || s.o.Messages == nil {
-		return
-	}
-	if err := s.o.Messages.AddDecisionMessage(ctx, kind, subject, outboxID, role); err != nil {
-		s.o.Logger.Warn("remember decision message", "kind", kind, "id", subject, "err", err)
-	}
 }
 
 // approverAddresses is where requests go: the configured chat, else each

@@ -12,6 +12,20 @@ const (
 	undeliveredEditPoll = 100 * time.Millisecond
 )
 
+// askDecision queues m, a message asking for a decision on subject, and
+// records it in store (with role) before this replica can deliver it, so
+// that a press answering it always finds the message to edit.
+func (p *poster) askDecision(ctx context.Context, store DecisionMessages, m OutboxMessage, kind, subject, role string) {
+	p.sendStored(ctx, m, func(outboxID int64) {
+		if store == nil {
+			return
+		}
+		if err := store.AddDecisionMessage(ctx, kind, subject, outboxID, role); err != nil {
+			p.log.Warn("remember decision message", "kind", kind, "id", subject, "err", err)
+		}
+	})
+}
+
 // editDecisions edits every message about a decided subject (an approval,
 // an access request) to show the outcome, without buttons. A message the
 // outbox has not delivered yet has no platform id to edit (a press can

@@ -147,8 +147,7 @@ func (r *Router) requestGrant(ctx context.Context, call tools.Call, server, tool
 		{Label: "Deny", Data: buttonGrant + ":" + req.ID + ":" + choiceReject},
 	}}
 	for _, to := range approverAddresses(r.opts.AdminChat, admins) {
-		oid := r.post.send(ctx, OutboxMessage{To: to, Text: text, Buttons: buttons})
-		r.rememberMessage(ctx, KindGrantRequest, req.ID, oid, "approver")
+		r.post.askDecision(ctx, r.opts.DecisionMessages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindGrantRequest, req.ID, "approver")
 	}
 	return fmt.Sprintf("%s of mcp:%s is not granted to %s yet; I asked the admins (request %s). Tell the person, and call the "+
 		"tool again once an admin approves", tool, server, subject, req.ID)
