@@ -158,29 +158,10 @@ type anthropicBlock struct {
 	Text      string           `json:"text,omitempty"`
 	ID        string           `json:"id,omitempty"`
 	Name      string           `json:"name,omitempty"`
-	Input     map[string]any   `json:"input,omitempty"`
+	Input     any              `json:"input,omitempty"` // tool_use: always a non-nil map, so {} is sent too
 	ToolUseID string           `json:"tool_use_id,omitempty"`
 	IsError   bool             `json:"is_error,omitempty"`
 	Content   []anthropicBlock `json:"content,omitempty"`
-}
-
-// MarshalJSON writes a tool_use block's input even when it is empty: the
-// API requires the member.
-func (b anthropicBlock) MarshalJSON() ([]byte, error) {
-	type plain anthropicBlock
-	if b.Type != "tool_use" {
-		return json.Marshal(plain(b))
-	}
-	input := b.Input
-	if input == nil {
-		input = map[string]any{}
-	}
-	return json.Marshal(struct {
-		Type  string         `json:"type"`
-		ID    string         `json:"id"`
-		Name  string         `json:"name"`
-		Input map[string]any `json:"input"`
-	}{b.Type, b.ID, b.Name, input})
 }
 
 // anthropicTool offers one tool to the model.

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sethvargo/go-retry"
-
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -23,6 +21,7 @@ type EmbedderOptions struct {
 type Embedder struct {
 	api   llmAPI
 	model string
+	retry RetryOptions
 }
 
 var _ tools.Embedder = (*Embedder)(nil)
@@ -33,13 +32,10 @@ func NewEmbedder(o EmbedderOptions) *Embedder {
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	return &Embedder{api: openAIAPI(o.BaseURL, o.APIKey, nil, timeout), model: o.Model}
-}
-
-// embedRetry: a failure that may pass (rate limit, 5xx, network) is tried
-// once more after half a second, or after the server's Retry-After.
-func embedRetry() retry.Backoff {
-	return retry.WithMaxRetries(1, retry.NewConstant(500*time.Millisecond))
+	// A failure that may pass (rate limit, 5xx, network) is tried once more,
+	// after about half a second or the server's Retry-After (at most 10 s).
+	retry := RetryOptions{Attempts: 2, Max: 10 * time.Second}.withDefaults()
+	return &Embedder{api: openAIAPI(o.BaseURL, o.APIKey, nil, timeout), model: o.Model, retry: retry}
 }
 
 // Embed implements tools.Embedder.
@@ -50,19 +46,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 			Embedding []float64 `json:"embedding"`
 		} `json:"data"`
 	}
-	err := retry.Do(ctx, embedRetry(), func(ctx context.Context) error {
-		err := e.embed(ctx, texts, &resp)
-		if pe, ok := err.(*ProviderError); ok && pe.Retryable() {
-			if pe.RetryAfter > 0 && pe.RetryAfter <= 10*time.Second {
-				select {
-				case <-time.After(pe.RetryAfter):
-				case <-ctx.Done():
-				}
-			}
-			return retry.RetryableError(err)
-		}
-		return err
-	})
+	err := e.retry.do(ctx, "embeddings", func() error { return e.embed(ctx, texts, &resp) })
 	if err != nil {
 		return nil, fmt.Errorf("embeddings (%s): %w", e.model, err)
 	}

@@ -93,8 +93,8 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string
 		return Response{}, err
 	}
 	defer c.close()
-	var acc openAIStream
-	err = readSSE(c.resp.Body, func(data []byte) (bool, error) { return acc.event(data, onDelta, p.api.apiKey) })
+	acc := openAIStream{onDelta: onDelta, apiKey: p.api.apiKey}
+	err = readSSE(c.resp.Body, acc.event)
 	if err != nil {
 		return Response{}, p.api.failRead(ctx, err)
 	}
@@ -282,6 +282,8 @@ type openAIToolCallDelta struct {
 
 // openAIStream accumulates the chunks of one streamed completion.
 type openAIStream struct {
+	onDelta func(string) // receives content as it arrives; may be nil
+	apiKey  string       // redacted from the server's error messages
 	chunks  int
 	content strings.Builder
 	calls   []*openAIToolCall
@@ -297,7 +299,7 @@ type openAIToolCall struct {
 
 // event takes the data of one server-sent event: "[DONE]" ends the stream,
 // an object with an "error" member fails it, anything else is a chunk.
-func (a *openAIStream) event(data []byte, onDelta func(string), apiKey string) (bool, error) {
+func (a *openAIStream) event(data []byte) (bool, error) {
 	if string(bytes.TrimSpace(data)) == "[DONE]" {
 		return false, nil
 	}
@@ -312,13 +314,13 @@ func (a *openAIStream) event(data []byte, onDelta func(string), apiKey string) (
 	if len(ch.Error) > 0 && string(ch.Error) != "null" {
 		msg, status := streamErrorDetails(data)
 		return false, &ProviderError{Provider: "openai", Status: status, Err: errors.New(
-			"the LLM server reported an error mid-stream: " + redact(msg, apiKey))}
+			"the LLM server reported an error mid-stream: " + redact(msg, a.apiKey))}
 	}
-	a.add(&ch, onDelta)
+	a.add(&ch)
 	return true, nil
 }
 
-func (a *openAIStream) add(ch *openAIChunk, onDelta func(string)) {
+func (a *openAIStream) add(ch *openAIChunk) {
 	a.chunks++
 	if u := ch.Usage; u != nil && (u.PromptTokens > 0 || u.CompletionTokens > 0) {
 		a.usage = Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
@@ -329,8 +331,8 @@ func (a *openAIStream) add(ch *openAIChunk, onDelta func(string)) {
 		}
 		if text := c.Delta.Content + c.Delta.Refusal; text != "" {
 			a.content.WriteString(text)
-			if onDelta != nil {
-				onDelta(text)
+			if a.onDelta != nil {
+				a.onDelta(text)
 			}
 		}
 		for _, d := range c.Delta.ToolCalls {

@@ -71,38 +71,50 @@ func (r *retrying) Name() string { return r.p.Name() }
 
 // Chat calls the wrapped provider, retrying as WithRetry describes.
 func (r *retrying) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
-	var lastErr error
+	var resp Response
+	err := r.opts.do(ctx, r.p.Name(), func() error {
+		var err error
+		resp, err = r.p.Chat(ctx, req, onDelta)
+		return err
+	})
+	return resp, err
+}
+
+// do runs call until it succeeds, fails with an error that is not a
+// retryable *ProviderError, ctx ends or o.Attempts calls were made, waiting
+// as WithRetry describes between calls, and returns the last error. what
+// names the calls in the log.
+func (o RetryOptions) do(ctx context.Context, what string, call func() error) error {
 	for attempt := 1; ; attempt++ {
-		resp, err := r.p.Chat(ctx, req, onDelta)
+		err := call()
 		if err == nil {
-			return resp, nil
+			return nil
 		}
-		lastErr = err
 		var pe *ProviderError
-		if !errors.As(err, &pe) || !pe.Retryable() || ctx.Err() != nil || attempt >= r.opts.Attempts {
-			return Response{}, lastErr
+		if !errors.As(err, &pe) || !pe.Retryable() || ctx.Err() != nil || attempt >= o.Attempts {
+			return err
 		}
-		wait := r.delay(attempt, pe.RetryAfter)
-		r.opts.Logger.WarnContext(ctx, "llm call failed, retrying",
-			"provider", r.p.Name(), "attempt", attempt, "status", pe.Status,
+		wait := o.delay(attempt, pe.RetryAfter)
+		o.Logger.WarnContext(ctx, "llm call failed, retrying",
+			"provider", what, "attempt", attempt, "status", pe.Status,
 			"retry_in", wait, "err", err)
-		if serr := r.opts.Sleep(ctx, wait); serr != nil {
-			return Response{}, fmt.Errorf("%w (stopped waiting to retry: %w)", lastErr, serr)
+		if serr := o.Sleep(ctx, wait); serr != nil {
+			return fmt.Errorf("%w (stopped waiting to retry: %w)", err, serr)
 		}
 	}
 }
 
 // delay is the wait after the attempt-th failed call: the server's hint when
 // present, else Base·2^(attempt-1) with jitter in its upper half, capped by Max.
-func (r *retrying) delay(attempt int, retryAfter time.Duration) time.Duration {
+func (o RetryOptions) delay(attempt int, retryAfter time.Duration) time.Duration {
 	if retryAfter > 0 {
-		return min(retryAfter, r.opts.Max)
+		return min(retryAfter, o.Max)
 	}
-	d := r.opts.Base
-	for i := 1; i < attempt && d < r.opts.Max; i++ {
+	d := o.Base
+	for i := 1; i < attempt && d < o.Max; i++ {
 		d *= 2
 	}
-	d = min(d, r.opts.Max)
+	d = min(d, o.Max)
 	half := d / 2
 	return half + rand.N(half+1)
 }

@@ -32,7 +32,7 @@ func readSSE(r io.Reader, fn func(data []byte) (bool, error)) error {
 		return more, err
 	}
 	for sc.Scan() {
-		line := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
+		line := sc.Bytes() // without its "\n" or "\r\n"
 		if len(line) == 0 {
 			if more, err := dispatch(); err != nil || !more {
 				return err
