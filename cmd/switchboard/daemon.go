@@ -310,39 +310,6 @@ func rateOf(s string) (bot.Rate, error) {
 	return bot.Rate{Count: n, Per: per}, nil
 }
 
-// checks are the readiness checks: storage, migrations and every channel.
-func (d *daemon) checks() map[string]bot.Check {
-	c := map[string]bot.Check{
-		"postgres": d.st.db.Ping,
-		"redis":    d.st.rdb.Ping,
-		"migrations": func(context.Context) error {
-			if !d.migrated.Load() {
-				return errors.New("not applied yet (waiting for PostgreSQL)")
-			}
-			return nil
-		},
-	}
-	for name, ch := range d.channels {
-		if rc, ok := ch.(channels.ReadyChecker); ok {
-			c[name] = rc.Ready
-			if l := d.leaders[name]; l != nil {
-				// A standby replica sends but does not receive: ready while
-				// another replica leads. Before anyone leads, not ready.
-				c[name] = func(ctx context.Context) error {
-					switch {
-					case l.Held():
-						return rc.Ready(ctx)
-					case l.Standby():
-						return nil
-					}
-					return fmt.Errorf("no replica receives yet (%s not held)", l.Key)
-				}
-			}
-		}
-	}
-	return c
-}
-
 // webhooks are the HTTP handlers of channels that receive events over HTTP.
 func (d *daemon) webhooks() map[string]http.Handler {
 	hooks := map[string]http.Handler{}

@@ -37,16 +37,3 @@ func (d *daemon) releaseStartupMemory(ctx context.Context) {
 	runtime.ReadMemStats(&ms)
 	d.log.Debug("start-up memory released", "heap_in_use_bytes", ms.HeapInuse, "heap_released_bytes", ms.HeapReleased)
 }
-
-// allReady reports whether every readiness check passes now.
-func (d *daemon) allReady(ctx context.Context) bool {
-	for _, check := range d.checks() {
-		cctx, cancel := context.WithTimeout(ctx, time.Second)
-		err := check(cctx)
-		cancel()
-		if err != nil {
-			return false
-		}
-	}
-	return true
-}
