@@ -4,10 +4,11 @@
 # measured this way (switchboard or a peer), so figures can be set side by
 # side from one run on one machine.
 #
-#   deploy/footprint.sh [-n RUNS] [-i IDLE_S] [-r READY_URL | -l LOG_REGEX] -- COMMAND [ARGS...]
+#   deploy/footprint.sh [-n RUNS] [-w SETTLE_S] [-i IDLE_S] [-r READY_URL | -l LOG_REGEX] -- COMMAND [ARGS...]
 #
 #   -n RUNS       starts to measure (default 5); medians are printed
-#   -i IDLE_S     seconds to sit idle after ready before memory is read (default 2)
+#   -w SETTLE_S   seconds after ready before the idle window starts (default 0)
+#   -i IDLE_S     seconds of the idle window; memory is read at its end (default 2)
 #   -r READY_URL  ready when this http:// URL answers 2xx (polled every 5 ms)
 #   -l LOG_REGEX  ready when the command's output matches (bash's =~, ERE)
 #   without -r/-l the command is read right after IDLE_S seconds (no ready time)
@@ -23,23 +24,25 @@
 # Columns: ready_ms (wall, start → ready), cpu_ms (CPU time of the
 # process at ready, 0.1 ms resolution), VmRSS / RssAnon (private: heap, stacks) / RssFile
 # (mapped pages of the binary and libraries) in KiB after IDLE_S idle,
-# idle_cpu_ms (CPU used while idle).
+# idle_cpu_ms (CPU used in the idle window: IDLE_S seconds, starting SETTLE_S
+# seconds after ready).
 set -euo pipefail
 
-runs=5 idle=2 ready_url="" log_re=""
-while getopts "n:i:r:l:" opt; do
+runs=5 settle=0 idle=2 ready_url="" log_re=""
+while getopts "n:w:i:r:l:" opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
+	w) settle=$OPTARG ;;
 	i) idle=$OPTARG ;;
 	r) ready_url=$OPTARG ;;
 	l) log_re=$OPTARG ;;
-	*) sed -n '2,25p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,28p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [[ ${1:-} == "--" ]] && shift
 if [[ $# -eq 0 ]]; then
-	echo "footprint.sh: no command given; usage: deploy/footprint.sh [-n RUNS] [-r URL | -l REGEX] -- COMMAND..." >&2
+	echo "footprint.sh: no command given; usage: deploy/footprint.sh [-n RUNS] [-w SETTLE_S] [-i IDLE_S] [-r URL | -l REGEX] -- COMMAND..." >&2
 	exit 2
 fi
 if [[ -n $ready_url ]]; then
@@ -120,8 +123,13 @@ for i in $(seq "$runs"); do
 		ready=$(($(now_ms) - start))
 	fi
 	cpu_ready=$(cpu_ms "$pid")
+	cpu_settled=$cpu_ready
+	if [[ $settle != 0 ]]; then
+		sleep "$settle"
+		cpu_settled=$(cpu_ms "$pid")
+	fi
 	sleep "$idle"
-	cpu_idle=$(awk -v a="$(cpu_ms "$pid")" -v b="$cpu_ready" 'BEGIN { printf "%.1f", a - b }')
+	cpu_idle=$(awk -v a="$(cpu_ms "$pid")" -v b="$cpu_settled" 'BEGIN { printf "%.1f", a - b }')
 	rss=$(status_kib "$pid" VmRSS) anon=$(status_kib "$pid" RssAnon) file=$(status_kib "$pid" RssFile)
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
