@@ -58,7 +58,7 @@ type Channel struct {
 	api       *slack.Client
 	transport *http.Transport
 	listen    map[string]bool // Options.Channels
-	inbox     chan queued
+	inbox     chan *queued
 
 	running atomic.Bool
 	health  *channels.Health
@@ -90,7 +90,8 @@ var (
 	errStopped    = errors.New("slack: stopped")
 )
 
-// inboxSize bounds the events received but not yet handled.
+// inboxSize bounds the events received but not yet handled. The queue
+// holds pointers, so an idle channel keeps 2 KB for it, not 40.
 const inboxSize = 256
 
 // New builds a Channel. It does not touch the network: Start connects.
@@ -128,7 +129,7 @@ func New(opts Options) (*Channel, error) {
 		log:       opts.Logger.With("platform", Platform),
 		transport: http.DefaultTransport.(*http.Transport).Clone(),
 		listen:    map[string]bool{},
-		inbox:     make(chan queued, inboxSize),
+		inbox:     make(chan *queued, inboxSize),
 		users:     map[string]cachedName{},
 		ims:       map[string]string{},
 	}

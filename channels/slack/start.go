@@ -171,7 +171,7 @@ func (c *Channel) deliver(ctx context.Context, h channels.Handler, in channels.I
 // enqueue returns false.
 func (c *Channel) enqueue(ctx context.Context, in channels.Inbound, done func(error)) bool {
 	select {
-	case c.inbox <- queued{in: in, done: done}:
+	case c.inbox <- &queued{in: in, done: done}:
 		return true
 	case <-ctx.Done():
 		return false

@@ -200,7 +200,7 @@ func (c *Channel) accepting() bool {
 func (c *Channel) offer(w http.ResponseWriter, r *http.Request, in channels.Inbound) {
 	result := make(chan error, 1)
 	select {
-	case c.inbox <- queued{in: in, done: func(err error) { result <- err }}:
+	case c.inbox <- &queued{in: in, done: func(err error) { result <- err }}:
 	default:
 		c.log.Warn("slack event queue full; asking Slack to retry", "external_id", in.ExternalID)
 		http.Error(w, "busy; retry later", http.StatusServiceUnavailable)

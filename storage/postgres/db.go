@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -71,6 +72,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
+	dropUnusedDescriptionCache(cfg.ConnConfig, url)
 	if opts.Tracing != nil {
 		cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(opts.Tracing), otelpgx.WithDisableSQLStatementInAttributes())
 	}
@@ -125,4 +127,16 @@ func serverAddr(host string, port uint16) string {
 		return host + " (port " + strconv.Itoa(int(port)) + ")"
 	}
 	return net.JoinHostPort(host, strconv.Itoa(int(port)))
+}
+
+// dropUnusedDescriptionCache turns off pgx's statement-description cache
+// when the queries run in pgx's default mode (prepared statements, cached
+// per connection): that mode never reads it, yet pgx makes it for every
+// connection with room for 512 entries (about 27 KB each). A URL that
+// picks another mode (default_query_exec_mode=cache_describe, e.g. behind
+// PgBouncer) or sizes the cache itself keeps it.
+func dropUnusedDescriptionCache(cc *pgx.ConnConfig, url string) {
+	if cc.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement && !strings.Contains(url, "description_cache_capacity") {
+		cc.DescriptionCacheCapacity = 0
+	}
 }

@@ -113,3 +113,39 @@ func TestOpenPoolSizeDefault(t *testing.T) {
 		t.Errorf("MaxConns with both set = %d, want 7 (Options)", got)
 	}
 }
+
+func TestOpenDropsTheDescriptionCacheOnlyWhereUnused(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.New(t)
+	with := func(param string) string {
+		if strings.Contains(url, "?") {
+			return url + "&" + param
+		}
+		return url + "?" + param
+	}
+	for _, tc := range []struct {
+		name, url string
+		want      int
+	}{
+		{"default mode: prepared statements, never described", url, 0},
+		{"cache_describe mode reads it", with("default_query_exec_mode=cache_describe"), 512},
+		{"sized by the URL", with("description_cache_capacity=64"), 64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := postgres.Open(ctx, tc.url, postgres.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if got := db.Pool().Config().ConnConfig.DescriptionCacheCapacity; got != tc.want {
+				t.Errorf("DescriptionCacheCapacity = %d, want %d", got, tc.want)
+			}
+			// A query with arguments goes through the mode's cache: it must
+			// work in every mode (a missing cache fails it).
+			var n int
+			if err := db.Pool().QueryRow(ctx, "SELECT $1::int + 1", 41).Scan(&n); err != nil || n != 42 {
+				t.Fatalf("query: %d, %v", n, err)
+			}
+		})
+	}
+}
