@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -147,4 +148,33 @@ func TestMailboxFetchThenAck(t *testing.T) {
 	if rest, err := a.Fetch(ctx, "crew", "m1", 10); err != nil || len(rest) != 0 {
 		t.Fatalf("confirmed mail fetched again: %+v, %v", rest, err)
 	}
+}
+
+// TestMailboxCarriesMessagesLargerThanTheBuffers: a message many times the
+// connections' 4 KiB buffers goes through Send, the pipelined Read and its
+// repeat (read back from the stored batch) intact.
+func TestMailboxCarriesMessagesLargerThanTheBuffers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s := openStore(t, redistest.URL(t), redistest.Prefix(t))
+	text := strings.Repeat("0123456789abcdef", 16<<10) // 256 KiB
+	if _, err := s.Send(ctx, "crew", tools.MailMessage{From: "lead", To: "m1", Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	for _, attempt := range []string{"read", "repeated read"} {
+		msgs, err := s.Read(ctx, "crew", "m1", "read-1", 10)
+		if err != nil {
+			t.Fatalf("%s: %v", attempt, err)
+		}
+		if len(msgs) != 1 || msgs[0].Text != text {
+			t.Fatalf("%s: got %d messages (first %d bytes), want the one of %d bytes", attempt, len(msgs), firstLen(msgs), len(text))
+		}
+	}
+}
+
+func firstLen(msgs []tools.MailMessage) int {
+	if len(msgs) == 0 {
+		return 0
+	}
+	return len(msgs[0].Text)
 }
