@@ -10,7 +10,7 @@ import (
 func TestDelete(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	h.fake.AddChannel(channelID, guildID)
 	id, err := h.ch.Send(ctx, channels.Outbound{To: to(channelID), Text: "⏳ working…"})
 	if err != nil {

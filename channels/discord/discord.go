@@ -72,14 +72,9 @@ type Options struct {
 	APIURL string       // API host; default DefaultAPIURL ("https://discord.com")
 	Logger *slog.Logger // default: discarded
 
-	// RetryMin and RetryMax bound the backoff between connection attempts
-	// while Discord is unreachable; defaults 1s and 60s.
-	RetryMin, RetryMax time.Duration
-	// MaxRetries and MaxRetryWait bound how often and how long a send
-	// waits out 429 Too Many Requests before returning a
-	// *channels.RetryAfterError; defaults 3 and 60s.
-	MaxRetries   int
-	MaxRetryWait time.Duration
+	// Retry: backoff 1s to 60s while Discord is unreachable; a send waits
+	// out up to 3 answers 429 within 60s. Zero fields take these defaults.
+	channels.Retry
 	// AllGuildMessages passes on every message in servers; by default only
 	// messages that mention the bot or reply to it count there (direct
 	// messages always do).
@@ -144,19 +139,7 @@ func New(opts Options) (*Channel, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.RetryMin <= 0 {
-		opts.RetryMin = time.Second
-	}
-	if opts.RetryMax <= 0 {
-		opts.RetryMax = 60 * time.Second
-	}
-	opts.RetryMax = max(opts.RetryMax, opts.RetryMin)
-	if opts.MaxRetries <= 0 {
-		opts.MaxRetries = 3
-	}
-	if opts.MaxRetryWait <= 0 {
-		opts.MaxRetryWait = 60 * time.Second
-	}
+	opts.Retry = opts.Retry.WithDefaults(60 * time.Second)
 	transport, err := newTransport(opts.APIURL)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 var errNotStored = errors.New("storage unavailable")
@@ -23,7 +24,7 @@ func TestUnstoredEventRetriedInProcess(t *testing.T) {
 		calls = map[string]int{}
 	)
 	const failures = 3
-	h.start(func(_ context.Context, in channels.Inbound) error {
+	h.Start(func(_ context.Context, in channels.Inbound) error {
 		mu.Lock()
 		calls[in.Text]++
 		n := calls[in.Text]
@@ -31,16 +32,16 @@ func TestUnstoredEventRetriedInProcess(t *testing.T) {
 		if in.Text == "unlucky" && n <= failures {
 			return errNotStored
 		}
-		h.inbound <- in
+		h.Inbound <- in
 		return nil
 	})
-	h.waitReady()
+	h.WaitReady()
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "unlucky")
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "later")
-	if in := h.next(); in.Text != "unlucky" {
+	if in := h.Next(); in.Text != "unlucky" {
 		t.Fatalf("first stored event = %+v, want the one that failed first", in)
 	}
-	if in := h.next(); in.Text != "later" {
+	if in := h.Next(); in.Text != "later" {
 		t.Fatalf("second stored event = %+v", in)
 	}
 	mu.Lock()
@@ -48,11 +49,11 @@ func TestUnstoredEventRetriedInProcess(t *testing.T) {
 	if calls["unlucky"] != failures+1 || calls["later"] != 1 {
 		t.Errorf("calls = %v, want %d for the failing event and 1 for the later one", calls, failures+1)
 	}
-	logs := h.logs.String()
-	if n := countLines(logs, "event not stored"); n != 1 {
+	logs := h.Log.String()
+	if n := channeltest.CountLines(logs, "event not stored"); n != 1 {
 		t.Errorf("%d warnings for one failure streak, want 1:\n%s", n, logs)
 	}
-	if n := countLines(logs, "events stored again"); n != 1 {
+	if n := channeltest.CountLines(logs, "events stored again"); n != 1 {
 		t.Errorf("recovery logged %d times, want once:\n%s", n, logs)
 	}
 }
@@ -63,11 +64,11 @@ func TestStopEndsInProcessRetries(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	called := make(chan struct{}, 100)
-	h.start(func(context.Context, channels.Inbound) error {
+	h.Start(func(context.Context, channels.Inbound) error {
 		called <- struct{}{}
 		return errNotStored
 	})
-	h.waitReady()
+	h.WaitReady()
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "never stored")
 	for range 2 {
 		select {
@@ -76,13 +77,13 @@ func TestStopEndsInProcessRetries(t *testing.T) {
 			t.Fatal("handler not called again")
 		}
 	}
-	h.stop()
+	h.Stop()
 	n := len(called)
 	time.Sleep(100 * time.Millisecond) // RetryMax is 50ms: a live retry would call again
 	if got := len(called); got != n {
 		t.Errorf("handler called %d more times after Start returned", got-n)
 	}
-	if countLines(h.logs.String(), "dropped at shutdown") != 1 {
-		t.Errorf("the event given up at the stop was not logged:\n%s", h.logs)
+	if channeltest.CountLines(h.Log.String(), "dropped at shutdown") != 1 {
+		t.Errorf("the event given up at the stop was not logged:\n%s", h.Log)
 	}
 }

@@ -50,10 +50,10 @@ func TestGatewaySessionMovesBetweenChannels(t *testing.T) {
 	a.fake.AddChannel(channelID, guildID)
 	a.startReady()
 	first := a.fake.SendMessage(channelID, guildID, userID, "Ann", "before the hand-over")
-	if in := a.next(); in.ExternalID != first {
+	if in := a.Next(); in.ExternalID != first {
 		t.Fatalf("a got %+v", in)
 	}
-	a.stop()
+	a.Stop()
 	if s := store.get(); s.ID == "" || s.Seq < 2 {
 		t.Fatalf("stored session after a stopped: %+v", s)
 	}
@@ -65,7 +65,7 @@ func TestGatewaySessionMovesBetweenChannels(t *testing.T) {
 	b := newHarnessOn(t, a.fake, func(o *discord.Options) { o.Sessions = store })
 	b.startReady()
 	for _, id := range missed {
-		if in := b.next(); in.ExternalID != id {
+		if in := b.Next(); in.ExternalID != id {
 			t.Fatalf("b got %+v, want the missed message %s", in, id)
 		}
 	}
@@ -76,11 +76,11 @@ func TestGatewaySessionMovesBetweenChannels(t *testing.T) {
 		t.Errorf("%d identifies, want 1 (b resumes)", got)
 	}
 	after := a.fake.SendMessage(channelID, guildID, userID, "Ann", "after the hand-over")
-	if in := b.next(); in.ExternalID != after {
+	if in := b.Next(); in.ExternalID != after {
 		t.Fatalf("b got %+v, want %s", in, after)
 	}
 	select {
-	case in := <-b.inbound:
+	case in := <-b.Inbound:
 		t.Errorf("b got an extra event %+v", in)
 	default:
 	}
@@ -94,7 +94,7 @@ func TestGatewaySessionUnknownIdentifiesAfresh(t *testing.T) {
 	h.fake.AddChannel(channelID, guildID)
 	h.startReady()
 	id := h.fake.SendMessage(channelID, guildID, userID, "Ann", "hello")
-	if in := h.next(); in.ExternalID != id {
+	if in := h.Next(); in.ExternalID != id {
 		t.Fatalf("got %+v", in)
 	}
 	if got := len(h.fake.Identifies()); got != 1 {

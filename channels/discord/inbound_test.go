@@ -17,7 +17,7 @@ func TestReceiveMessages(t *testing.T) {
 	h.startReady()
 
 	id := h.fake.SendMessage(channelID, guildID, userID, "Ann", "<@"+discordtest.BotID+">  hello *bot*")
-	in := h.next()
+	in := h.Next()
 	want := channels.Inbound{
 		Platform: "discord", ChatID: channelID, UserID: userID, UserName: "Ann", Text: "hello *bot*",
 		MessageID: id, ExternalID: id,
@@ -27,13 +27,13 @@ func TestReceiveMessages(t *testing.T) {
 	}
 
 	id = h.fake.SendMessage(dmID, "", otherID, "Bo", "<@!"+discordtest.BotID+"> in private")
-	in = h.next()
+	in = h.Next()
 	if in.ChatID != dmID || !in.Direct || in.Text != "in private" || in.UserID != otherID || in.MessageID != id {
 		t.Errorf("direct message = %+v", in)
 	}
 
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "ask <@"+otherID+"> and <@"+discordtest.BotID+">")
-	if in := h.next(); in.Text != "ask <@"+otherID+"> and <@"+discordtest.BotID+">" {
+	if in := h.Next(); in.Text != "ask <@"+otherID+"> and <@"+discordtest.BotID+">" {
 		t.Errorf("only a leading bot mention may be stripped: %q", in.Text)
 	}
 }
@@ -65,11 +65,11 @@ func TestIgnoresBotsWebhooksAndSystemMessages(t *testing.T) {
 	h.fake.PushMessage(discordtest.Incoming{ChannelID: channelID, GuildID: guildID, UserID: userID, Text: "  "})
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "real")
 	// Events are handled in order, so once "real" arrives the rest were dropped.
-	if in := h.next(); in.Text != "real" {
+	if in := h.Next(); in.Text != "real" {
 		t.Errorf("first event reaching the handler = %+v, want the person's message", in)
 	}
 	select {
-	case in := <-h.inbound:
+	case in := <-h.Inbound:
 		t.Errorf("unexpected event %+v", in)
 	default:
 	}
@@ -79,7 +79,7 @@ func TestAttachmentWithoutTextInDM(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	h.startReady()
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	id := h.fake.PushMessage(discordtest.Incoming{ChannelID: dmID, UserID: userID, Attachments: 1})
 	msgs, err := h.fake.WaitMessages(ctx, dmID, 1)
 	if err != nil {
@@ -90,7 +90,7 @@ func TestAttachmentWithoutTextInDM(t *testing.T) {
 	}
 	h.fake.PushMessage(discordtest.Incoming{ChannelID: channelID, GuildID: guildID, UserID: userID, Attachments: 1})
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "text")
-	if in := h.next(); in.Text != "text" {
+	if in := h.Next(); in.Text != "text" {
 		t.Errorf("got %+v", in)
 	}
 	if got := h.fake.Messages(channelID); len(got) != 0 {
@@ -106,12 +106,12 @@ func TestButtonPressIsAcknowledgedThenDelivered(t *testing.T) {
 		acks []discordtest.InteractionResponse
 	}
 	events := make(chan seen, 10)
-	h.start(func(_ context.Context, in channels.Inbound) error {
+	h.Start(func(_ context.Context, in channels.Inbound) error {
 		events <- seen{in: in, acks: h.fake.InteractionResponses()}
 		return nil
 	})
-	h.waitReady()
-	ctx := h.ctx()
+	h.WaitReady()
+	ctx := h.Ctx()
 	h.fake.AddChannel(channelID, guildID)
 	mid, err := h.ch.Send(ctx, channels.Outbound{To: to(channelID), Text: "Allow `rm -rf /tmp/x`?",
 		Buttons: [][]channels.Button{{{Label: "Allow once", Data: "ap:abcdefghij0123456789:o"}, {Label: "Deny", Data: "ap:abcdefghij0123456789:d"}}}})
@@ -123,7 +123,7 @@ func TestButtonPressIsAcknowledgedThenDelivered(t *testing.T) {
 	select {
 	case got = <-events:
 	case <-ctx.Done():
-		t.Fatalf("press not delivered; logs:\n%s", h.logs)
+		t.Fatalf("press not delivered; logs:\n%s", h.Log)
 	}
 	in := got.in
 	if in.Press == nil || in.Press.Data != "ap:abcdefghij0123456789:d" || in.Press.MessageID != mid || in.Press.ID == "" {
@@ -159,13 +159,13 @@ func TestButtonPressInDirectMessage(t *testing.T) {
 	h := newHarness(t, nil)
 	h.startReady()
 	h.fake.SendMessage(dmID, "", userID, "Ann", "hi")
-	h.next()
-	mid, err := h.ch.Send(h.ctx(), channels.Outbound{To: to(dmID), Text: "Approve?", Buttons: [][]channels.Button{{{Label: "Yes", Data: "y"}}}})
+	h.Next()
+	mid, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to(dmID), Text: "Approve?", Buttons: [][]channels.Button{{{Label: "Yes", Data: "y"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.fake.PressButton(dmID, mid, userID, "y")
-	in := h.next()
+	in := h.Next()
 	if in.Press == nil || !in.Direct || in.UserID != userID || in.UserName != "Ann" || in.ChatID != dmID {
 		t.Errorf("press in a DM = %+v", in)
 	}
@@ -174,21 +174,21 @@ func TestButtonPressInDirectMessage(t *testing.T) {
 func TestHandlerPanicDoesNotStopTheChannel(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.start(func(_ context.Context, in channels.Inbound) error {
+	h.Start(func(_ context.Context, in channels.Inbound) error {
 		if in.Text == "boom" {
 			panic("handler bug")
 		}
-		h.inbound <- in
+		h.Inbound <- in
 		return nil
 	})
-	h.waitReady()
+	h.WaitReady()
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "boom")
 	h.fake.SendMessage(channelID, guildID, userID, "Ann", "after")
-	if in := h.next(); in.Text != "after" {
+	if in := h.Next(); in.Text != "after" {
 		t.Errorf("got %+v", in)
 	}
-	if !strings.Contains(h.logs.String(), "panicked") {
-		t.Errorf("panic not logged:\n%s", h.logs)
+	if !strings.Contains(h.Log.String(), "panicked") {
+		t.Errorf("panic not logged:\n%s", h.Log)
 	}
 }
 
@@ -199,12 +199,12 @@ func TestGuildMessagesNeedMention(t *testing.T) {
 	h.startReady()
 	h.fake.SendMessage("300", "900", "42", "ann", "chatting among ourselves")
 	h.fake.SendMessage("300", "900", "42", "ann", "<@"+discordtest.BotID+"> what's up?")
-	in := h.next()
+	in := h.Next()
 	if in.Text != "what's up?" || in.Direct {
 		t.Fatalf("first delivered event = %+v, want the mention only", in)
 	}
 	h.fake.SendMessage("", "", "43", "bo", "hello in private")
-	if in := h.next(); in.Text != "hello in private" || !in.Direct {
+	if in := h.Next(); in.Text != "hello in private" || !in.Direct {
 		t.Fatalf("direct message = %+v", in)
 	}
 }

@@ -14,7 +14,7 @@ func TestSendWithKeyIsDeduplicatedByDiscord(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	h.fake.AddChannel(channelID, guildID)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	text := strings.Repeat("word ", 500) // 2 500 characters: two parts
 	msg := channels.Outbound{To: to(channelID), Text: text, Key: "sb41"}
 	first, err := h.ch.Send(ctx, msg)

@@ -20,7 +20,7 @@ var liveFence = regexp.MustCompile("(^|[^\\\\])```")
 func TestSendLongMarkdownSplitsFenceAware(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	var md strings.Builder
 	md.WriteString("# Build report\n\nAll **green**, see https://ci.example.com/run_42.\n\n```go\n")
 	var codeLines []string
@@ -80,7 +80,7 @@ func TestSendNeutralisesMentions(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.AddChannel(channelID, guildID)
 	text := "@everyone look: <@" + userID + "> <@&" + otherID + "> @here `@everyone`"
-	if _, err := h.ch.Send(h.ctx(), channels.Outbound{To: to(channelID), Text: text}); err != nil {
+	if _, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to(channelID), Text: text}); err != nil {
 		t.Fatal(err)
 	}
 	m := h.fake.Messages(channelID)[0]
@@ -106,7 +106,7 @@ func TestSendButtonsAsComponents(t *testing.T) {
 		row = append(row, channels.Button{Label: fmt.Sprintf("B%d", i), Data: fmt.Sprintf("d%d", i)})
 	}
 	long := channels.Button{Label: strings.Repeat("L", 100), Data: strings.Repeat("x", 100)}
-	_, err := h.ch.Send(h.ctx(), channels.Outbound{To: to(channelID), Text: "pick", Buttons: [][]channels.Button{row, {long}}})
+	_, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to(channelID), Text: "pick", Buttons: [][]channels.Button{row, {long}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestSendButtonsAsComponents(t *testing.T) {
 func TestSendRejectsBadInput(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	ok := to(channelID)
 	six := make([][]channels.Button, 6)
 	for i := range six {
@@ -156,7 +156,7 @@ func TestSendToThreadUsesThreadChannel(t *testing.T) {
 	h := newHarness(t, nil)
 	const thread = "300000000000000009"
 	h.fake.AddChannel(thread, guildID)
-	_, err := h.ch.Send(h.ctx(), channels.Outbound{To: channels.Address{Platform: "discord", ChatID: channelID, ThreadID: thread}, Text: "in thread"})
+	_, err := h.ch.Send(h.Ctx(), channels.Outbound{To: channels.Address{Platform: "discord", ChatID: channelID, ThreadID: thread}, Text: "in thread"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestSendToThreadUsesThreadChannel(t *testing.T) {
 func TestEditRemovesButtons(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	h.fake.AddChannel(channelID, guildID)
 	id, err := h.ch.Send(ctx, channels.Outbound{To: to(channelID), Text: "Allow?", Buttons: [][]channels.Button{{{Label: "Yes", Data: "y"}}}})
 	if err != nil {
@@ -199,7 +199,7 @@ func TestSendWaitsOutShortRateLimit(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.AddChannel(channelID, guildID)
 	h.fake.Fail(discordtest.RouteSend, 429, 50*time.Millisecond, 1)
-	id, err := h.ch.Send(h.ctx(), channels.Outbound{To: to(channelID), Text: "after the limit"})
+	id, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to(channelID), Text: "after the limit"})
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}
@@ -216,7 +216,7 @@ func TestSendLongRateLimitReturnsRetryAfter(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.AddChannel(channelID, guildID)
 	h.fake.Fail(discordtest.RouteSend, 429, 120*time.Second, 1)
-	_, err := h.ch.Send(h.ctx(), channels.Outbound{To: to(channelID), Text: "x"})
+	_, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to(channelID), Text: "x"})
 	var ra *channels.RetryAfterError
 	if !errors.As(err, &ra) || ra.After != 120*time.Second {
 		t.Fatalf("err = %v, want RetryAfterError of 2m", err)
@@ -228,7 +228,7 @@ func TestSendLongRateLimitReturnsRetryAfter(t *testing.T) {
 	h2 := newHarness(t, func(o *discord.Options) { o.MaxRetries = 1 })
 	h2.fake.AddChannel(channelID, guildID)
 	h2.fake.Fail(discordtest.RouteSend, 429, 20*time.Millisecond, 5)
-	_, err = h2.ch.Send(h2.ctx(), channels.Outbound{To: to(channelID), Text: "x"})
+	_, err = h2.ch.Send(h2.Ctx(), channels.Outbound{To: to(channelID), Text: "x"})
 	if !errors.As(err, &ra) || ra.After != 20*time.Millisecond {
 		t.Fatalf("err = %v, want RetryAfterError of 20ms after the retries", err)
 	}
@@ -257,7 +257,7 @@ func TestSendErrorClasses(t *testing.T) {
 			h := newHarness(t, nil)
 			h.fake.AddChannel(channelID, guildID)
 			h.fake.FailWith(discordtest.RouteSend, tt.failure)
-			_, err := h.ch.Send(h.ctx(), channels.Outbound{To: to(channelID), Text: "x"})
+			_, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to(channelID), Text: "x"})
 			if err == nil {
 				t.Fatal("Send succeeded")
 			}
@@ -279,7 +279,7 @@ func TestSendWithRejectedToken(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.SetToken("another-token")
 	h.fake.AddChannel(channelID, guildID)
-	_, err := h.ch.Send(h.ctx(), channels.Outbound{To: to(channelID), Text: "x"})
+	_, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to(channelID), Text: "x"})
 	if !errors.Is(err, channels.ErrPermanent) || !strings.Contains(err.Error(), "discord.token") {
 		t.Errorf("err = %v, want ErrPermanent naming discord.token", err)
 	}
@@ -292,8 +292,8 @@ func TestSendToUserOpensDirectMessages(t *testing.T) {
 		h := newHarness(t, nil)
 		h.startReady()
 		h.fake.SendMessage(channelID, guildID, userID, "Ann", "hi")
-		h.next()
-		if _, err := h.ch.Send(h.ctx(), channels.Outbound{To: to(userID), Text: "approve?"}); err != nil {
+		h.Next()
+		if _, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to(userID), Text: "approve?"}); err != nil {
 			t.Fatal(err)
 		}
 		dm := h.fake.DMChannel(userID)
@@ -307,7 +307,7 @@ func TestSendToUserOpensDirectMessages(t *testing.T) {
 	t.Run("user not seen", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t, nil)
-		ctx := h.ctx()
+		ctx := h.Ctx()
 		h.fake.AddUser(userID, "Ann")
 		id, err := h.ch.Send(ctx, channels.Outbound{To: to(userID), Text: "approve?", Buttons: [][]channels.Button{{{Label: "Yes", Data: "y"}}}})
 		if err != nil {
@@ -346,7 +346,7 @@ func TestSendToUserOpensDirectMessages(t *testing.T) {
 	t.Run("neither channel nor user", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t, nil)
-		_, err := h.ch.Send(h.ctx(), channels.Outbound{To: to("999999999999999999"), Text: "x"})
+		_, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to("999999999999999999"), Text: "x"})
 		if !errors.Is(err, channels.ErrPermanent) || !strings.Contains(err.Error(), "check the address") {
 			t.Errorf("err = %v, want ErrPermanent asking to check the address", err)
 		}
@@ -356,7 +356,7 @@ func TestSendToUserOpensDirectMessages(t *testing.T) {
 func TestTyping(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	h.fake.AddChannel(channelID, guildID)
 	if err := h.ch.Typing(ctx, to(channelID)); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
 )
 
@@ -64,7 +65,7 @@ func TestAckWaitsForTheHandler(t *testing.T) {
 	h := newHarness(t, nil)
 	release := make(chan struct{})
 	entered := make(chan string, 10)
-	h.startWith(func(ctx context.Context, in channels.Inbound) error {
+	h.Start(func(ctx context.Context, in channels.Inbound) error {
 		entered <- in.Text
 		select {
 		case <-release:
@@ -73,7 +74,7 @@ func TestAckWaitsForTheHandler(t *testing.T) {
 			return ctx.Err()
 		}
 	})
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	envs := sendThree(t, h, "Ev")
 	if got := <-entered; got != "0" {
 		t.Fatalf("first event handled = %q", got)
@@ -97,8 +98,8 @@ func TestAckWaitsForTheHandler(t *testing.T) {
 func TestUnstoredEventNotAcknowledgedAndRedelivered(t *testing.T) {
 	h := newHarness(t, nil)
 	f := newFailingTexts("unlucky")
-	h.startWith(f.handle)
-	ctx := h.ctx()
+	h.Start(f.handle)
+	ctx := h.Ctx()
 	if err := h.fake.WaitConnections(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +122,8 @@ func TestUnstoredEventNotAcknowledgedAndRedelivered(t *testing.T) {
 	if n := h.fake.Acks(failed); n != 0 {
 		t.Fatalf("an event the handler did not store was acknowledged %d times", n)
 	}
-	if n := countLines(h.logs.String(), "not stored"); n != 1 {
-		t.Errorf("failure logged %d times, want once:\n%s", n, h.logs)
+	if n := channeltest.CountLines(h.Log.String(), "not stored"); n != 1 {
+		t.Errorf("failure logged %d times, want once:\n%s", n, h.Log)
 	}
 
 	// Slack sends the unacknowledged event again; now storage is back.
@@ -142,14 +143,14 @@ func TestUnstoredEventNotAcknowledgedAndRedelivered(t *testing.T) {
 func TestQueuedEventsNotAcknowledgedAtStop(t *testing.T) {
 	h := newHarness(t, nil)
 	entered := make(chan struct{}, 10)
-	h.startWith(func(ctx context.Context, in channels.Inbound) error {
+	h.Start(func(ctx context.Context, in channels.Inbound) error {
 		entered <- struct{}{}
 		<-ctx.Done() // storage hangs until the stop
 		return ctx.Err()
 	})
 	envs := sendThree(t, h, "EvStop")
 	<-entered
-	h.stop()
+	h.Stop()
 	for _, env := range envs {
 		if n := h.fake.Acks(env); n != 0 {
 			t.Errorf("envelope %s acknowledged at stop though never stored", env)
@@ -160,8 +161,8 @@ func TestQueuedEventsNotAcknowledgedAtStop(t *testing.T) {
 func TestWebhookAnswers503WhenNotStored(t *testing.T) {
 	h := newHookHarness(t)
 	f := newFailingTexts("unlucky")
-	h.startWith(f.handle)
-	h.waitReady()
+	h.Start(f.handle)
+	h.WaitReady()
 	event := slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: "unlucky"}.Event()
 	if w := h.postEvent("EvHTTPFail", event); w.Code != http.StatusServiceUnavailable {
 		t.Fatalf("event the handler did not store answered %d, want 503", w.Code)
@@ -182,7 +183,7 @@ func TestWebhookAnswers503WhenNotStored(t *testing.T) {
 // envelope ids.
 func sendThree(t *testing.T, h *harness, prefix string) []string {
 	t.Helper()
-	if err := h.fake.WaitConnections(h.ctx(), 1); err != nil {
+	if err := h.fake.WaitConnections(h.Ctx(), 1); err != nil {
 		t.Fatal(err)
 	}
 	var envs []string

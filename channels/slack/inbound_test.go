@@ -13,12 +13,12 @@ import (
 func TestDirectMessage(t *testing.T) {
 	h := newHarness(t, nil)
 	h.startSocket()
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	env, err := h.fake.SendEvent("Ev001", slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: "hi &lt;there&gt; &amp; you", TS: "1700000000.000100"}.Event())
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := h.next()
+	in := h.Next()
 	want := channels.Inbound{Platform: "slack", ChatID: "D0ANN", UserID: "U0ANN", UserName: "Ann",
 		Text: "hi <there> & you", Direct: true, MessageID: "1700000000.000100", ExternalID: "Ev001"}
 	if in != want {
@@ -33,7 +33,7 @@ func TestDirectMessage(t *testing.T) {
 		TS: "1700000000.000300", ThreadTS: "1700000000.000100"}.Event()); err != nil {
 		t.Fatal(err)
 	}
-	if in := h.next(); in.ThreadID != "1700000000.000100" || !in.Direct {
+	if in := h.Next(); in.ThreadID != "1700000000.000100" || !in.Direct {
 		t.Errorf("threaded DM got %+v", in)
 	}
 }
@@ -44,7 +44,7 @@ func TestDirectMessageThreadDirect(t *testing.T) {
 	if _, err := h.fake.SendEvent("Ev001", slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: "hi", TS: "1700000000.000100"}.Event()); err != nil {
 		t.Fatal(err)
 	}
-	if in := h.next(); in.ThreadID != "1700000000.000100" {
+	if in := h.Next(); in.ThreadID != "1700000000.000100" {
 		t.Errorf("with ThreadDirect the reply thread is %q, want the message's ts", in.ThreadID)
 	}
 }
@@ -52,7 +52,7 @@ func TestDirectMessageThreadDirect(t *testing.T) {
 func TestMentionInChannel(t *testing.T) {
 	h := newHarness(t, nil)
 	h.startSocket()
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	msg := slacktest.Msg{Channel: "C0GEN", User: "U0ANN", Text: "<@" + slacktest.BotUserID + "> deploy it", TS: "1700000001.000100"}
 	// The channel is not listened to: the plain message event is ignored,
 	// the app_mention of the same message is delivered once.
@@ -62,7 +62,7 @@ func TestMentionInChannel(t *testing.T) {
 	if _, err := h.fake.SendEvent("EvMention", msg.Mention()); err != nil {
 		t.Fatal(err)
 	}
-	in := h.next()
+	in := h.Next()
 	want := channels.Inbound{Platform: "slack", ChatID: "C0GEN", ThreadID: "1700000001.000100", UserID: "U0ANN",
 		UserName: "Ann", Text: "deploy it", MessageID: "1700000001.000100", ExternalID: "EvMention"}
 	if in != want {
@@ -76,7 +76,7 @@ func TestMentionInChannel(t *testing.T) {
 	if _, err := h.fake.SendEvent("EvMention2", reply.Mention()); err != nil {
 		t.Fatal(err)
 	}
-	if in := h.next(); in.ThreadID != "1700000001.000100" || in.Text != "and then?" || in.MessageID != "1700000001.000500" {
+	if in := h.Next(); in.ThreadID != "1700000001.000100" || in.Text != "and then?" || in.MessageID != "1700000001.000500" {
 		t.Errorf("threaded mention got %+v", in)
 	}
 }
@@ -84,7 +84,7 @@ func TestMentionInChannel(t *testing.T) {
 func TestListenedChannel(t *testing.T) {
 	h := newHarness(t, func(o *slack.Options) { o.Channels = []string{"C0OPS"} })
 	h.startSocket()
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	msg := slacktest.Msg{Channel: "C0OPS", User: "U0ANN", Text: "<@" + slacktest.BotUserID + "> status", TS: "1700000002.000100"}
 	if _, err := h.fake.SendEvent("EvMsg", msg.Event()); err != nil {
 		t.Fatal(err)
@@ -94,13 +94,13 @@ func TestListenedChannel(t *testing.T) {
 	if _, err := h.fake.SendEvent("EvMention", msg.Mention()); err != nil {
 		t.Fatal(err)
 	}
-	if in := h.next(); in.ExternalID != "EvMsg" || in.Text != "status" || in.ThreadID != "1700000002.000100" || in.Direct {
+	if in := h.Next(); in.ExternalID != "EvMsg" || in.Text != "status" || in.ThreadID != "1700000002.000100" || in.Direct {
 		t.Errorf("got %+v", in)
 	}
 	if _, err := h.fake.SendEvent("EvPlain", slacktest.Msg{Channel: "C0OPS", User: "U0ANN", Text: "no mention"}.Event()); err != nil {
 		t.Fatal(err)
 	}
-	if in := h.next(); in.Text != "no mention" {
+	if in := h.Next(); in.Text != "no mention" {
 		t.Errorf("got %+v", in)
 	}
 	h.none(ctx)
@@ -109,7 +109,7 @@ func TestListenedChannel(t *testing.T) {
 func TestIgnoredMessages(t *testing.T) {
 	h := newHarness(t, func(o *slack.Options) { o.Channels = []string{"C0OPS"} })
 	h.startSocket()
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	ignored := map[string]map[string]any{
 		"own message":      slacktest.Msg{Channel: "D0ANN", User: slacktest.BotUserID, Text: "echo"}.Event(),
 		"own bot post":     slacktest.Msg{Channel: "D0ANN", BotID: slacktest.BotID, Text: "echo"}.Event(),
@@ -146,13 +146,13 @@ func TestIgnoredMessages(t *testing.T) {
 func TestButtonPress(t *testing.T) {
 	h := newHarness(t, nil)
 	h.startSocket()
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	env, err := h.fake.SendInteraction(slacktest.Press{Channel: "D0ANN", User: "U0ANN", UserName: "ann",
 		MessageTS: "1700000003.000100", TriggerID: "trig-1", ActionID: "sb_1", Value: "ap:abcdefghij0123456789:o"}.BlockActions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := h.next()
+	in := h.Next()
 	if in.Press == nil {
 		t.Fatalf("not a press: %+v", in)
 	}
@@ -172,7 +172,7 @@ func TestButtonPress(t *testing.T) {
 		TriggerID: "trig-1", ActionID: "sb_1", Value: "ap:abcdefghij0123456789:o"}.BlockActions()); err != nil {
 		t.Fatal(err)
 	}
-	if again := h.next(); again.ExternalID != in.ExternalID {
+	if again := h.Next(); again.ExternalID != in.ExternalID {
 		t.Errorf("redelivered press ExternalID %q, first %q", again.ExternalID, in.ExternalID)
 	}
 
@@ -181,7 +181,7 @@ func TestButtonPress(t *testing.T) {
 		ThreadTS: "1700000003.000500", ActionID: "sb_2", Value: "ar:x:a"}.BlockActions()); err != nil {
 		t.Fatal(err)
 	}
-	in = h.next()
+	in = h.Next()
 	if in.ThreadID != "1700000003.000500" || in.Direct {
 		t.Errorf("threaded press inbound = %+v", in)
 	}
@@ -209,7 +209,7 @@ func TestUserNameFallsBackToID(t *testing.T) {
 	if _, err := h.fake.SendEvent("Ev1", slacktest.Msg{Channel: "D0BOB", User: "U0BOB", Text: "hello"}.Event()); err != nil {
 		t.Fatal(err)
 	}
-	if in := h.next(); in.UserName != "U0BOB" {
+	if in := h.Next(); in.UserName != "U0BOB" {
 		t.Errorf("unknown user named %q, want the id", in.UserName)
 	}
 	// Names are cached: a second message does not ask again.
@@ -217,7 +217,7 @@ func TestUserNameFallsBackToID(t *testing.T) {
 	if _, err := h.fake.SendEvent("Ev2", slacktest.Msg{Channel: "D0BOB", User: "U0BOB", Text: "again"}.Event()); err != nil {
 		t.Fatal(err)
 	}
-	h.next()
+	h.Next()
 	if got := h.fake.Requests("users.info"); got != before {
 		t.Errorf("users.info called %d more times for a cached user", got-before)
 	}
@@ -243,7 +243,7 @@ func TestHandlerPanicDoesNotStopTheChannel(t *testing.T) {
 			t.Errorf("Start: %v", err)
 		}
 	}()
-	if err := h.fake.WaitConnections(h.ctx(), 1); err != nil {
+	if err := h.fake.WaitConnections(h.Ctx(), 1); err != nil {
 		t.Fatal(err)
 	}
 	for _, text := range []string{"boom", "fine"} {
@@ -254,7 +254,7 @@ func TestHandlerPanicDoesNotStopTheChannel(t *testing.T) {
 	if text := <-got; text != "fine" {
 		t.Errorf("after a panic got %q", text)
 	}
-	if !strings.Contains(h.logs.String(), "panicked") {
-		t.Errorf("panic not logged:\n%s", h.logs)
+	if !strings.Contains(h.Log.String(), "panicked") {
+		t.Errorf("panic not logged:\n%s", h.Log)
 	}
 }

@@ -18,7 +18,7 @@ func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
 
 func TestSendLongReplyInThread(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	var md strings.Builder
 	md.WriteString("# Build report\n\nAll **green** & <fine>, ping <!channel>.\n\n```go\n")
 	var codeLines []string
@@ -75,7 +75,7 @@ func TestSendLongReplyInThread(t *testing.T) {
 
 func TestSendButtonsAsActions(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	buttons := [][]channels.Button{
 		{{Label: "Allow once", Data: "ap:abcdefghij0123456789:o"}, {Label: "Always allow", Data: "ap:abcdefghij0123456789:a"}},
 		{{Label: "Deny", Data: "ap:abcdefghij0123456789:d"}},
@@ -119,7 +119,7 @@ func TestSendButtonsAsActions(t *testing.T) {
 
 func TestSendWaitsOutRateLimit(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	h.fake.RateLimit("chat.postMessage", 1, 1)
 	to := channels.Address{Platform: "slack", ChatID: "C0GEN"}
 	if _, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: "hello"}); err != nil {
@@ -135,7 +135,7 @@ func TestSendWaitsOutRateLimit(t *testing.T) {
 
 func TestSendReturnsRetryAfterForLongLimits(t *testing.T) {
 	h := newHarness(t, func(o *slack.Options) { o.MaxRetryWait = 500 * time.Millisecond })
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	h.fake.RateLimit("chat.postMessage", 30, 1)
 	_, err := h.ch.Send(ctx, channels.Outbound{To: channels.Address{Platform: "slack", ChatID: "C0GEN"}, Text: "hello"})
 	var ra *channels.RetryAfterError
@@ -149,7 +149,7 @@ func TestSendReturnsRetryAfterForLongLimits(t *testing.T) {
 
 func TestSendClassifiesErrors(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	to := channels.Address{Platform: "slack", ChatID: "C0GEN"}
 	for code, hint := range map[string]string{
 		"channel_not_found": "invite the bot",
@@ -180,7 +180,7 @@ func TestSendClassifiesErrors(t *testing.T) {
 
 func TestEditRemovesButtons(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	to := channels.Address{Platform: "slack", ChatID: "C0GEN", ThreadID: "1700000030.000100"}
 	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: "Allow `ls`?",
 		Buttons: [][]channels.Button{{{Label: "Allow", Data: "a"}, {Label: "Deny", Data: "d"}}}})
@@ -213,7 +213,7 @@ func TestEditRemovesButtons(t *testing.T) {
 
 func TestDirectMessageToUserID(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	to := channels.Address{Platform: "slack", ChatID: "U0ANN"}
 	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: "Approve **Bo**?",
 		Buttons: [][]channels.Button{{{Label: "Approve", Data: "ar:x:a"}}}})
@@ -246,7 +246,7 @@ func TestDirectMessageToUserID(t *testing.T) {
 
 func TestTypingDoesNothing(t *testing.T) {
 	h := newHarness(t, nil)
-	if err := h.ch.Typing(h.ctx(), channels.Address{Platform: "slack", ChatID: "C0GEN"}); err != nil {
+	if err := h.ch.Typing(h.Ctx(), channels.Address{Platform: "slack", ChatID: "C0GEN"}); err != nil {
 		t.Errorf("Typing = %v", err)
 	}
 	for _, m := range []string{"chat.postMessage", "chat.postEphemeral"} {

@@ -38,15 +38,11 @@ type Options struct {
 	// conversation (a message written in a thread is still answered there).
 	ThreadDirect bool
 
-	// RetryMin and RetryMax bound the backoff between auth.test attempts
-	// while Slack is unreachable; defaults 1s and 30s. Socket Mode
-	// reconnects with slack-go's own backoff.
-	RetryMin, RetryMax time.Duration
-	// MaxRetries and MaxRetryWait bound how often and how long a call waits
-	// out 429 Too Many Requests before returning a
-	// *channels.RetryAfterError; defaults 3 and 60s.
-	MaxRetries   int
-	MaxRetryWait time.Duration
+	// Retry: backoff 1s to 30s between auth.test attempts while Slack is
+	// unreachable (Socket Mode reconnects with slack-go's own backoff); a
+	// call waits out up to 3 answers 429 within 60s. Zero fields take
+	// these defaults.
+	channels.Retry
 }
 
 // Channel is a Slack app connection. It implements channels.Channel,
@@ -111,19 +107,7 @@ func New(opts Options) (*Channel, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.RetryMin <= 0 {
-		opts.RetryMin = time.Second
-	}
-	if opts.RetryMax <= 0 {
-		opts.RetryMax = 30 * time.Second
-	}
-	opts.RetryMax = max(opts.RetryMax, opts.RetryMin)
-	if opts.MaxRetries <= 0 {
-		opts.MaxRetries = 3
-	}
-	if opts.MaxRetryWait <= 0 {
-		opts.MaxRetryWait = 60 * time.Second
-	}
+	opts.Retry = opts.Retry.WithDefaults(30 * time.Second)
 	c := &Channel{
 		opts:      opts,
 		log:       opts.Logger.With("platform", Platform),

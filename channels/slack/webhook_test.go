@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/slack"
 	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
 )
@@ -53,13 +54,13 @@ func TestWebhookURLVerification(t *testing.T) {
 
 func TestWebhookDeliversEventsAndPresses(t *testing.T) {
 	h := newHookHarness(t)
-	h.start()
-	h.waitReady()
+	h.Start(nil)
+	h.WaitReady()
 	w := h.postEvent("EvHTTP1", slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: "over http", TS: "1700000010.000100"}.Event())
 	if w.Code != http.StatusOK {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}
-	in := h.next()
+	in := h.Next()
 	if in.Text != "over http" || in.ExternalID != "EvHTTP1" || in.ChatID != "D0ANN" || !in.Direct || in.UserName != "Ann" {
 		t.Errorf("inbound = %+v", in)
 	}
@@ -69,7 +70,7 @@ func TestWebhookDeliversEventsAndPresses(t *testing.T) {
 	if w := h.post(body, "application/x-www-form-urlencoded", secret, time.Now()); w.Code != http.StatusOK {
 		t.Fatalf("interaction status %d: %s", w.Code, w.Body)
 	}
-	in = h.next()
+	in = h.Next()
 	if in.Press == nil || in.Press.Data != "ar:0123456789abcdefghij:a" || in.Press.MessageID != "1700000010.000900" {
 		t.Errorf("press inbound = %+v", in)
 	}
@@ -82,15 +83,15 @@ func TestWebhookDeliversEventsAndPresses(t *testing.T) {
 		t.Errorf("unknown event answered %d", w.Code)
 	}
 	h.postEvent("EvMark", slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: "marker"}.Event())
-	if in := h.next(); in.Text != "marker" {
+	if in := h.Next(); in.Text != "marker" {
 		t.Errorf("an ignored event was delivered: %+v", in)
 	}
 }
 
 func TestWebhookRejectsForgedStaleAndReplayedRequests(t *testing.T) {
 	h := newHookHarness(t)
-	h.start()
-	h.waitReady()
+	h.Start(nil)
+	h.WaitReady()
 	event := func(text string) []byte {
 		return slacktest.EventBody("Ev-"+text, slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: text}.Event())
 	}
@@ -100,7 +101,7 @@ func TestWebhookRejectsForgedStaleAndReplayedRequests(t *testing.T) {
 	if w := h.post(valid, "application/json", secret, now); w.Code != http.StatusOK {
 		t.Fatalf("valid request answered %d: %s", w.Code, w.Body)
 	}
-	if in := h.next(); in.Text != "valid" {
+	if in := h.Next(); in.Text != "valid" {
 		t.Fatalf("got %+v", in)
 	}
 
@@ -126,8 +127,8 @@ func TestWebhookRejectsForgedStaleAndReplayedRequests(t *testing.T) {
 			t.Errorf("%s answered %d, want 401", name, w.Code)
 		}
 	}
-	logs := h.logs.String()
-	if n := countLines(logs, "slack webhook request rejected"); n != 1 {
+	logs := h.Log.String()
+	if n := channeltest.CountLines(logs, "slack webhook request rejected"); n != 1 {
 		t.Errorf("%d warnings for one streak of %d rejections, want 1:\n%s", n, len(rejected), logs)
 	}
 	if strings.Contains(logs, secret) {
@@ -138,15 +139,15 @@ func TestWebhookRejectsForgedStaleAndReplayedRequests(t *testing.T) {
 	if w := h.postEvent("EvMark", slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: "marker"}.Event()); w.Code != http.StatusOK {
 		t.Fatalf("marker answered %d", w.Code)
 	}
-	if in := h.next(); in.Text != "marker" {
+	if in := h.Next(); in.Text != "marker" {
 		t.Errorf("a rejected request was delivered: %+v", in)
 	}
-	if !strings.Contains(h.logs.String(), "slack webhook requests valid again") {
-		t.Errorf("end of the streak not logged:\n%s", h.logs)
+	if !strings.Contains(h.Log.String(), "slack webhook requests valid again") {
+		t.Errorf("end of the streak not logged:\n%s", h.Log)
 	}
 	// A new streak warns again.
 	h.post(event("forged2"), "application/json", "wrong-secret", now)
-	if n := countLines(h.logs.String(), "slack webhook request rejected"); n != 2 {
+	if n := channeltest.CountLines(h.Log.String(), "slack webhook request rejected"); n != 2 {
 		t.Errorf("%d warnings after a second streak, want 2", n)
 	}
 }

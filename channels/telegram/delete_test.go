@@ -9,7 +9,7 @@ import (
 
 func TestDelete(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	to := channels.Address{Platform: "telegram", ChatID: "91"}
 	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: "⏳ working…"})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 var errNotStored = errors.New("storage unavailable")
@@ -67,9 +68,9 @@ func (f *flakyHandler) waitCalls(ctx context.Context, t *testing.T, n int) {
 func TestUnstoredUpdateRetriedAndNotConfirmed(t *testing.T) {
 	h := newHarness(t, nil)
 	f := newFlakyHandler()
-	h.start(f.handle)
-	h.waitReady()
-	ctx := h.ctx()
+	h.Start(f.handle)
+	h.waitPolling()
+	ctx := h.Ctx()
 
 	upd := h.fake.SendText(5, 5, "Ann", "important")
 	id := strconv.FormatInt(upd, 10)
@@ -103,11 +104,11 @@ func TestUnstoredUpdateRetriedAndNotConfirmed(t *testing.T) {
 		}
 	}
 	t.Logf("the failing update was handed to the handler %d times", f.callsOf(id))
-	logs := h.logs.String()
-	if n := countLines(logs, "event not stored"); n != 1 {
+	logs := h.Log.String()
+	if n := channeltest.CountLines(logs, "event not stored"); n != 1 {
 		t.Errorf("%d warnings for one failure streak, want 1:\n%s", n, logs)
 	}
-	if n := countLines(logs, "events stored again"); n != 1 {
+	if n := channeltest.CountLines(logs, "events stored again"); n != 1 {
 		t.Errorf("recovery logged %d times, want once:\n%s", n, logs)
 	}
 }
@@ -115,18 +116,18 @@ func TestUnstoredUpdateRetriedAndNotConfirmed(t *testing.T) {
 func TestUnstoredUpdateRedeliveredAfterRestart(t *testing.T) {
 	h := newHarness(t, nil)
 	f := newFlakyHandler()
-	h.start(f.handle)
-	h.waitReady()
+	h.Start(f.handle)
+	h.waitPolling()
 	upd := h.fake.SendText(6, 6, "Bo", "do not lose me")
-	f.waitCalls(h.ctx(), t, 2)
-	h.stop() // storage never came back before the stop
+	f.waitCalls(h.Ctx(), t, 2)
+	h.Stop() // storage never came back before the stop
 
 	if got := h.fake.Pending(); !slices.Contains(got, upd) {
 		t.Fatalf("an update that was never stored was confirmed at stop: pending %v", got)
 	}
 	restarted := newHarnessOn(t, h.fake, nil)
-	restarted.start(nil)
-	if in := restarted.next(); in.ExternalID != strconv.FormatInt(upd, 10) || in.Text != "do not lose me" {
+	restarted.Start(nil)
+	if in := restarted.Next(); in.ExternalID != strconv.FormatInt(upd, 10) || in.Text != "do not lose me" {
 		t.Errorf("after restart got %+v", in)
 	}
 }
@@ -134,11 +135,11 @@ func TestUnstoredUpdateRedeliveredAfterRestart(t *testing.T) {
 func TestStopEndsRetries(t *testing.T) {
 	h := newHarness(t, nil)
 	f := newFlakyHandler()
-	h.start(f.handle)
-	h.waitReady()
+	h.Start(f.handle)
+	h.waitPolling()
 	upd := h.fake.SendText(7, 7, "Cy", "failing")
-	f.waitCalls(h.ctx(), t, 2)
-	h.stop()
+	f.waitCalls(h.Ctx(), t, 2)
+	h.Stop()
 	n := f.callsOf(strconv.FormatInt(upd, 10))
 	time.Sleep(100 * time.Millisecond) // RetryMax is 50ms: a live retry would call again
 	if got := f.callsOf(strconv.FormatInt(upd, 10)); got != n {

@@ -12,11 +12,11 @@ import (
 
 func TestReceiveText(t *testing.T) {
 	h := newHarness(t, nil)
-	h.start(nil)
-	h.waitReady()
+	h.Start(nil)
+	h.waitPolling()
 
 	upd := h.fake.SendText(42, 42, "Ann", "hello *bot*")
-	in := h.next()
+	in := h.Next()
 	want := channels.Inbound{
 		Platform: "telegram", ChatID: "42", UserID: "42", UserName: "Ann", Text: "hello *bot*",
 		Direct: true, MessageID: "1", ExternalID: strconv.FormatInt(upd, 10),
@@ -26,22 +26,22 @@ func TestReceiveText(t *testing.T) {
 	}
 
 	upd = h.fake.SendTextInChat(-100, 7, 5, "Bo", "in a topic")
-	in = h.next()
+	in = h.Next()
 	if in.ChatID != "-100" || in.ThreadID != "7" || in.Direct || in.UserID != "5" || in.UserName != "Bo" ||
 		in.Text != "in a topic" || in.ExternalID != strconv.FormatInt(upd, 10) {
 		t.Errorf("topic inbound = %+v", in)
 	}
 	h.fake.SendTextInChat(-100, 0, 5, "Bo", "no topic")
-	if in := h.next(); in.ThreadID != "" || in.Text != "no topic" {
+	if in := h.Next(); in.ThreadID != "" || in.Text != "no topic" {
 		t.Errorf("group inbound = %+v", in)
 	}
 }
 
 func TestButtonPress(t *testing.T) {
 	h := newHarness(t, nil)
-	h.start(nil)
-	h.waitReady()
-	ctx := h.ctx()
+	h.Start(nil)
+	h.waitPolling()
+	ctx := h.Ctx()
 	to := channels.Address{Platform: "telegram", ChatID: "-200"}
 	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: "Allow `rm -rf /tmp/x`?",
 		Buttons: [][]channels.Button{{{Label: "Allow once", Data: "ap:1:once"}, {Label: "Deny", Data: "ap:1:deny"}}}})
@@ -50,7 +50,7 @@ func TestButtonPress(t *testing.T) {
 	}
 	mid, _ := strconv.Atoi(id)
 	upd := h.fake.PressButton(-200, 9, mid, "ap:1:deny")
-	in := h.next()
+	in := h.Next()
 	if in.Press == nil || in.Press.Data != "ap:1:deny" || in.Press.MessageID != id || in.Press.ID == "" {
 		t.Fatalf("press = %+v", in.Press)
 	}
@@ -69,14 +69,14 @@ func TestButtonPress(t *testing.T) {
 
 func TestRedeliveredUpdateReachesHandlerAgain(t *testing.T) {
 	h := newHarness(t, nil)
-	h.start(nil)
-	h.waitReady()
+	h.Start(nil)
+	h.waitPolling()
 	upd := h.fake.SendText(3, 3, "Cy", "once")
-	first := h.next()
+	first := h.Next()
 	if err := h.fake.Redeliver(upd); err != nil {
 		t.Fatal(err)
 	}
-	second := h.next()
+	second := h.Next()
 	if second != first || second.ExternalID != strconv.FormatInt(upd, 10) {
 		t.Errorf("redelivered = %+v, want %+v", second, first)
 	}
@@ -86,7 +86,7 @@ func TestUpdateConfirmedOnlyAfterHandling(t *testing.T) {
 	h := newHarness(t, nil)
 	entered := make(chan channels.Inbound, 10)
 	release := make(chan struct{})
-	h.start(func(ctx context.Context, in channels.Inbound) error {
+	h.Start(func(ctx context.Context, in channels.Inbound) error {
 		entered <- in
 		select {
 		case <-release:
@@ -94,7 +94,7 @@ func TestUpdateConfirmedOnlyAfterHandling(t *testing.T) {
 		}
 		return nil
 	})
-	h.waitReady()
+	h.waitPolling()
 	upd := h.fake.SendText(4, 4, "Di", "important")
 	<-entered
 	polls := h.fake.Requests("getUpdates")
@@ -107,10 +107,10 @@ func TestUpdateConfirmedOnlyAfterHandling(t *testing.T) {
 	}
 
 	// Crash before the handler finishes: a new instance gets the update again.
-	h.stop()
+	h.Stop()
 	restarted := newHarnessOn(t, h.fake, nil)
-	restarted.start(nil)
-	in := restarted.next()
+	restarted.Start(nil)
+	in := restarted.Next()
 	if in.ExternalID != strconv.FormatInt(upd, 10) || in.Text != "important" {
 		t.Errorf("after restart got %+v", in)
 	}
@@ -119,9 +119,9 @@ func TestUpdateConfirmedOnlyAfterHandling(t *testing.T) {
 
 func TestNonTextMessages(t *testing.T) {
 	h := newHarness(t, nil)
-	h.start(nil)
-	h.waitReady()
-	ctx := h.ctx()
+	h.Start(nil)
+	h.waitPolling()
+	ctx := h.Ctx()
 	sticker := map[string]any{"sticker": map[string]any{"file_id": "s1", "file_unique_id": "u1", "type": "regular", "width": 512, "height": 512}}
 	_, stickerID := h.fake.PushMessage(telegramtest.Incoming{ChatID: 9, UserID: 9, Extra: sticker})
 	msgs, err := h.fake.WaitMessages(ctx, 9, 1)
@@ -143,7 +143,7 @@ func TestNonTextMessages(t *testing.T) {
 	h.fake.SendText(9, 9, "Ed", "real text")
 
 	// Updates are handled in order, so once the text arrives the others are done.
-	if in := h.next(); in.Text != "real text" {
+	if in := h.Next(); in.Text != "real text" {
 		t.Errorf("first event reaching the handler = %+v, want the text message", in)
 	}
 	if got := len(h.fake.Messages(9)); got != 2 {
@@ -166,10 +166,10 @@ func TestInterleavedAlbumsAnsweredOncePerChat(t *testing.T) {
 	}
 	h.fake.SendText(11, 11, "Ann", "done 11")
 	h.fake.SendText(12, 12, "Bo", "done 12")
-	h.start(nil)
+	h.Start(nil)
 	// Each chat's updates are handled in order: its text comes after its photos.
 	for range 2 {
-		h.next()
+		h.Next()
 	}
 	for _, chat := range []int64{11, 12} {
 		if got := h.fake.Messages(chat); len(got) != 1 {

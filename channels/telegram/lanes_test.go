@@ -37,7 +37,7 @@ func TestBatchHandledConcurrentlyAcrossChatsInOrderWithinChat(t *testing.T) {
 		aDone  = make(chan struct{})
 		holdA1 = make(chan struct{})
 	)
-	h.start(func(ctx context.Context, in channels.Inbound) error {
+	h.Start(func(ctx context.Context, in channels.Inbound) error {
 		if in.Text == "a1" {
 			select { // chat A is busy until chat B is done
 			case <-holdA1:
@@ -56,7 +56,7 @@ func TestBatchHandledConcurrentlyAcrossChatsInOrderWithinChat(t *testing.T) {
 		}
 		return nil
 	})
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	select {
 	case <-bDone:
 	case <-ctx.Done():
@@ -102,7 +102,7 @@ func TestParallelChatsBounded(t *testing.T) {
 		release       = make(chan struct{})
 		entered       = make(chan struct{}, chats)
 	)
-	h.start(func(ctx context.Context, in channels.Inbound) error {
+	h.Start(func(ctx context.Context, in channels.Inbound) error {
 		mu.Lock()
 		running++
 		peak = max(peak, running)
@@ -118,7 +118,7 @@ func TestParallelChatsBounded(t *testing.T) {
 		mu.Unlock()
 		return nil
 	})
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	for range 2 {
 		select {
 		case <-entered:
@@ -140,7 +140,7 @@ func TestParallelChatsBounded(t *testing.T) {
 			t.Fatal("not every chat was handled")
 		}
 	}
-	h.stop()
+	h.Stop()
 	mu.Lock()
 	defer mu.Unlock()
 	if peak != 2 || handled != chats {
@@ -157,7 +157,7 @@ func TestStopWaitsForRunningHandlers(t *testing.T) {
 		mu       sync.Mutex
 		returned bool
 	)
-	h.start(func(ctx context.Context, in channels.Inbound) error {
+	h.Start(func(ctx context.Context, in channels.Inbound) error {
 		if in.Text != "slow" {
 			return nil
 		}
@@ -171,10 +171,10 @@ func TestStopWaitsForRunningHandlers(t *testing.T) {
 	})
 	select {
 	case <-entered:
-	case <-h.ctx().Done():
+	case <-h.Ctx().Done():
 		t.Fatal("handler never called")
 	}
-	h.stop()
+	h.Stop()
 	mu.Lock()
 	defer mu.Unlock()
 	if !returned {

@@ -17,19 +17,19 @@ import (
 func TestRestartDeliversUnhandledUpdates(t *testing.T) {
 	h := newHarness(t, nil)
 	blocked := make(chan struct{})
-	h.start(func(ctx context.Context, in channels.Inbound) error {
+	h.Start(func(ctx context.Context, in channels.Inbound) error {
 		if in.ChatID == "2" {
 			close(blocked)
 			<-ctx.Done() // storage hangs until the stop
 			return errors.New("not stored")
 		}
-		h.inbound <- in
+		h.Inbound <- in
 		return nil
 	})
-	h.waitReady()
+	h.waitPolling()
 	first := h.fake.SendText(1, 1, "Ann", "stored")
 	stuck := h.fake.SendText(2, 2, "Bob", "not stored before the stop")
-	if in := h.next(); in.ExternalID != strconv.FormatInt(first, 10) {
+	if in := h.Next(); in.ExternalID != strconv.FormatInt(first, 10) {
 		t.Fatalf("got %+v", in)
 	}
 	select {
@@ -37,18 +37,18 @@ func TestRestartDeliversUnhandledUpdates(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the second update never reached the handler")
 	}
-	h.stop()
+	h.Stop()
 
-	h.start(nil)
+	h.Start(nil)
 	deadline := time.After(15 * time.Second)
 	for {
 		select {
-		case in := <-h.inbound:
+		case in := <-h.Inbound:
 			if in.ExternalID == strconv.FormatInt(stuck, 10) {
 				return // delivered again; the first may come again too (dedupe)
 			}
 		case <-deadline:
-			t.Fatalf("update %d was confirmed without being handled; pending %v; logs:\n%s", stuck, h.fake.Pending(), h.logs)
+			t.Fatalf("update %d was confirmed without being handled; pending %v; logs:\n%s", stuck, h.fake.Pending(), h.Log)
 		}
 	}
 }

@@ -20,7 +20,7 @@ func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
 
 func TestSendLongMarkdown(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	var md strings.Builder
 	md.WriteString("# Build report\n\nAll **green** & <fine>.\n\n```go\n")
 	var codeLines []string
@@ -78,7 +78,7 @@ func TestSendLongMarkdown(t *testing.T) {
 
 func TestSendToTopicWithReply(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	_, userMsg := h.fake.PushMessage(telegramtest.Incoming{ChatID: -300, ThreadID: 12, UserID: 1, Text: "q"})
 	to := channels.Address{Platform: "telegram", ChatID: "-300", ThreadID: "12"}
 	if _, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: "answer", ReplyTo: strconv.Itoa(userMsg)}); err != nil {
@@ -98,7 +98,7 @@ func TestSendWaitsOutRateLimit(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.Fail("sendMessage", 429, 1, 1)
 	to := channels.Address{Platform: "telegram", ChatID: "60"}
-	id, err := h.ch.Send(h.ctx(), channels.Outbound{To: to, Text: "after the limit"})
+	id, err := h.ch.Send(h.Ctx(), channels.Outbound{To: to, Text: "after the limit"})
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}
@@ -114,7 +114,7 @@ func TestSendWaitsOutRateLimit(t *testing.T) {
 func TestSendLongRateLimitReturnsRetryAfter(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.Fail("sendMessage", 429, 120, 1)
-	_, err := h.ch.Send(h.ctx(), channels.Outbound{To: channels.Address{Platform: "telegram", ChatID: "61"}, Text: "x"})
+	_, err := h.ch.Send(h.Ctx(), channels.Outbound{To: channels.Address{Platform: "telegram", ChatID: "61"}, Text: "x"})
 	var ra *channels.RetryAfterError
 	if !errors.As(err, &ra) || ra.After != 120*time.Second {
 		t.Fatalf("err = %v, want RetryAfterError of 2m", err)
@@ -125,7 +125,7 @@ func TestSendLongRateLimitReturnsRetryAfter(t *testing.T) {
 
 	h2 := newHarness(t, func(o *telegram.Options) { o.MaxRetries = 1 })
 	h2.fake.Fail("sendMessage", 429, 1, 5)
-	_, err = h2.ch.Send(h2.ctx(), channels.Outbound{To: channels.Address{Platform: "telegram", ChatID: "61"}, Text: "x"})
+	_, err = h2.ch.Send(h2.Ctx(), channels.Outbound{To: channels.Address{Platform: "telegram", ChatID: "61"}, Text: "x"})
 	if !errors.As(err, &ra) || ra.After != time.Second {
 		t.Fatalf("err = %v, want RetryAfterError of 1s after the retries", err)
 	}
@@ -149,7 +149,7 @@ func TestSendErrorClasses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, nil)
 			h.fake.FailWith("sendMessage", tt.failure)
-			_, err := h.ch.Send(h.ctx(), channels.Outbound{To: channels.Address{Platform: "telegram", ChatID: "70"}, Text: "x"})
+			_, err := h.ch.Send(h.Ctx(), channels.Outbound{To: channels.Address{Platform: "telegram", ChatID: "70"}, Text: "x"})
 			if err == nil {
 				t.Fatal("Send succeeded")
 			}
@@ -165,7 +165,7 @@ func TestSendErrorClasses(t *testing.T) {
 
 func TestSendRejectsBadInput(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	tests := []channels.Outbound{
 		{To: channels.Address{Platform: "telegram", ChatID: "1"}, Text: "  "},
 		{To: channels.Address{Platform: "telegram", ChatID: "x y"}, Text: "hi"},
@@ -190,7 +190,7 @@ func TestSendFallsBackToPlainText(t *testing.T) {
 	h.fake.FailWith("sendMessage", telegramtest.Failure{Status: 400,
 		Description: `Bad Request: can't parse entities: Unsupported start tag "b" at byte offset 0`})
 	md := "**Bold** and [a link](https://x.io) & more"
-	if _, err := h.ch.Send(h.ctx(), channels.Outbound{To: channels.Address{Platform: "telegram", ChatID: "80"}, Text: md}); err != nil {
+	if _, err := h.ch.Send(h.Ctx(), channels.Outbound{To: channels.Address{Platform: "telegram", ChatID: "80"}, Text: md}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	msgs := h.fake.Messages(80)
@@ -202,7 +202,7 @@ func TestSendFallsBackToPlainText(t *testing.T) {
 
 func TestEdit(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	to := channels.Address{Platform: "telegram", ChatID: "90"}
 	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: "Allow?", Buttons: [][]channels.Button{{{Label: "Yes", Data: "y"}}}})
 	if err != nil {
@@ -234,7 +234,7 @@ func TestEdit(t *testing.T) {
 
 func TestTyping(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	if err := h.ch.Typing(ctx, channels.Address{Platform: "telegram", ChatID: "-5", ThreadID: "3"}); err != nil {
 		t.Fatal(err)
 	}
@@ -251,9 +251,9 @@ func TestTyping(t *testing.T) {
 
 func TestConcurrentSendsReuseConnections(t *testing.T) {
 	h := newHarness(t, nil)
-	h.start(nil)
-	h.waitReady()
-	ctx := h.ctx()
+	h.Start(nil)
+	h.waitPolling()
+	ctx := h.Ctx()
 	const parallel, rounds = 20, 3
 	before := h.fake.Connections()
 	for round := range rounds {

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/telegram"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
@@ -21,12 +22,12 @@ func TestNewNeedsToken(t *testing.T) {
 
 func TestStartRecoversWhenAPIComesBack(t *testing.T) {
 	h := newHarness(t, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	if err := h.ch.Ready(ctx); err == nil {
 		t.Error("ready before Start")
 	}
 	h.fake.SetOffline(true)
-	h.start(nil)
+	h.Start(nil)
 	if err := h.fake.WaitRequests(ctx, "getMe", 5); err != nil {
 		t.Fatal(err)
 	}
@@ -37,21 +38,21 @@ func TestStartRecoversWhenAPIComesBack(t *testing.T) {
 	if strings.Contains(err.Error(), token) {
 		t.Errorf("Ready leaks the token: %v", err)
 	}
-	if n := countLines(h.logs.String(), "telegram unreachable"); n != 1 {
-		t.Errorf("%d warnings during one failure streak, want 1:\n%s", n, h.logs)
+	if n := channeltest.CountLines(h.Log.String(), "telegram unreachable"); n != 1 {
+		t.Errorf("%d warnings during one failure streak, want 1:\n%s", n, h.Log)
 	}
 
 	h.fake.SetOffline(false)
-	h.waitReady()
-	if !strings.Contains(h.logs.String(), "telegram reachable again") {
-		t.Errorf("recovery not logged:\n%s", h.logs)
+	h.waitPolling()
+	if !strings.Contains(h.Log.String(), "telegram reachable again") {
+		t.Errorf("recovery not logged:\n%s", h.Log)
 	}
 	h.fake.SendText(1, 1, "Ann", "hello again")
-	if in := h.next(); in.Text != "hello again" {
+	if in := h.Next(); in.Text != "hello again" {
 		t.Errorf("after recovery got %+v", in)
 	}
-	if strings.Contains(h.logs.String(), token) {
-		t.Errorf("logs leak the token:\n%s", h.logs)
+	if strings.Contains(h.Log.String(), token) {
+		t.Errorf("logs leak the token:\n%s", h.Log)
 	}
 }
 
@@ -59,8 +60,8 @@ func TestStartRetriesGetMeFailures(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.Fail("getMe", 500, 0, 3)
 	h.fake.Fail("deleteWebhook", 502, 0, 1)
-	h.start(nil)
-	h.waitReady()
+	h.Start(nil)
+	h.waitPolling()
 	if got := h.fake.Requests("getMe"); got != 5 {
 		t.Errorf("getMe called %d times, want 3 failures + 2 successes", got)
 	}
@@ -68,9 +69,9 @@ func TestStartRetriesGetMeFailures(t *testing.T) {
 
 func TestPollingOutageReportedByReady(t *testing.T) {
 	h := newHarness(t, nil)
-	h.start(nil)
-	h.waitReady()
-	ctx := h.ctx()
+	h.Start(nil)
+	h.waitPolling()
+	ctx := h.Ctx()
 	polls := h.fake.Requests("getUpdates")
 	h.fake.Fail("getUpdates", 409, 0, 2)
 	for h.ch.Ready(ctx) == nil {
@@ -82,9 +83,9 @@ func TestPollingOutageReportedByReady(t *testing.T) {
 	if err := h.ch.Ready(ctx); !strings.Contains(err.Error(), "409") {
 		t.Errorf("Ready = %v, want the 409", err)
 	}
-	h.waitReady() // the library keeps polling and recovers
+	h.waitPolling() // the library keeps polling and recovers
 	h.fake.SendText(2, 2, "Bo", "still here")
-	if in := h.next(); in.Text != "still here" {
+	if in := h.Next(); in.Text != "still here" {
 		t.Errorf("got %+v", in)
 	}
 }
@@ -93,7 +94,7 @@ func TestStartRejectsWrongToken(t *testing.T) {
 	fake := telegramtest.NewServer("1:other-token")
 	defer fake.Close()
 	h := newHarnessOn(t, fake, nil)
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	err := h.ch.Start(ctx, func(context.Context, channels.Inbound) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "telegram.token") {
 		t.Fatalf("Start with a wrong token = %v", err)
@@ -112,9 +113,9 @@ func TestStartStopsCleanly(t *testing.T) {
 	h := newHarnessOn(t, fake, func(o *telegram.Options) {
 		o.Commands = []telegram.Command{{Name: "help", Description: "Show help"}}
 	})
-	h.start(nil)
-	h.waitReady()
-	ctx := h.ctx()
+	h.Start(nil)
+	h.waitPolling()
+	ctx := h.Ctx()
 	if err := h.ch.Start(ctx, func(context.Context, channels.Inbound) error { return nil }); err == nil {
 		t.Error("second concurrent Start succeeded")
 	}
@@ -124,30 +125,30 @@ func TestStartStopsCleanly(t *testing.T) {
 	if got := fake.Requests("deleteWebhook"); got != 1 {
 		t.Errorf("deleteWebhook called %d times", got)
 	}
-	h.stop()
+	h.Stop()
 	if h.ch.Ready(ctx) == nil {
 		t.Error("ready after stop")
 	}
 
 	// A stopped channel can start again, and carries on from its offset.
-	h.start(nil)
-	h.waitReady()
+	h.Start(nil)
+	h.waitPolling()
 	h.fake.SendText(6, 6, "Fi", "second run")
-	if in := h.next(); in.Text != "second run" {
+	if in := h.Next(); in.Text != "second run" {
 		t.Errorf("after restart got %+v", in)
 	}
-	h.stop()
+	h.Stop()
 	fake.Close()
 }
 
 func TestStartStopsWhileUnreachable(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.SetOffline(true)
-	h.start(nil)
-	if err := h.fake.WaitRequests(h.ctx(), "getMe", 2); err != nil {
+	h.Start(nil)
+	if err := h.fake.WaitRequests(h.Ctx(), "getMe", 2); err != nil {
 		t.Fatal(err)
 	}
-	h.stop() // fails the test if Start does not return nil
+	h.Stop() // fails the test if Start does not return nil
 	n := h.fake.Requests("getMe")
 	time.Sleep(100 * time.Millisecond) // RetryMax is 50ms: a live loop would call again
 	if got := h.fake.Requests("getMe"); got != n {

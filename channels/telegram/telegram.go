@@ -35,14 +35,9 @@ type Options struct {
 	PollTimeout time.Duration // long-poll duration of getUpdates; default 30s
 	Commands    []Command     // registered with setMyCommands on connect, when set
 
-	// RetryMin and RetryMax bound the backoff between connection attempts
-	// while the API is unreachable; defaults 1s and 30s.
-	RetryMin, RetryMax time.Duration
-	// MaxRetries and MaxRetryWait bound how often and how long a send waits
-	// out 429 Too Many Requests before returning a
-	// *channels.RetryAfterError; defaults 3 and 60s.
-	MaxRetries   int
-	MaxRetryWait time.Duration
+	// Retry: backoff 1s to 30s while the API is unreachable; a send waits
+	// out up to 3 answers 429 within 60s. Zero fields take these defaults.
+	channels.Retry
 	// MaxParallelChats bounds how many chats' updates are handled at once;
 	// default 32.
 	MaxParallelChats int
@@ -118,19 +113,7 @@ func New(opts Options) (*Channel, error) {
 		opts.PollTimeout = 30 * time.Second
 	}
 	opts.PollTimeout = max(opts.PollTimeout, 2*time.Second) // getUpdates takes whole seconds
-	if opts.RetryMin <= 0 {
-		opts.RetryMin = time.Second
-	}
-	if opts.RetryMax <= 0 {
-		opts.RetryMax = 30 * time.Second
-	}
-	opts.RetryMax = max(opts.RetryMax, opts.RetryMin)
-	if opts.MaxRetries <= 0 {
-		opts.MaxRetries = 3
-	}
-	if opts.MaxRetryWait <= 0 {
-		opts.MaxRetryWait = 60 * time.Second
-	}
+	opts.Retry = opts.Retry.WithDefaults(30 * time.Second)
 	if opts.MaxParallelChats <= 0 {
 		opts.MaxParallelChats = 32
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/telegram"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
@@ -42,11 +43,11 @@ func webhookHarness(t *testing.T, fake *telegramtest.Server, wait time.Duration)
 // waitConnected waits until Start has checked the token (Ready).
 func (h *harness) waitConnected() {
 	h.t.Helper()
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	for h.ch.Ready(ctx) != nil {
 		select {
 		case <-ctx.Done():
-			h.t.Fatalf("not ready: %v; logs:\n%s", h.ch.Ready(ctx), h.logs)
+			h.t.Fatalf("not ready: %v; logs:\n%s", h.ch.Ready(ctx), h.Log)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
@@ -84,14 +85,14 @@ func TestWebhookRefusesWrongSecrets(t *testing.T) {
 	fake := telegramtest.NewServer(token)
 	t.Cleanup(fake.Close)
 	h, srv := webhookHarness(t, fake, 0)
-	h.start(nil)
+	h.Start(nil)
 	h.waitConnected()
 
 	valid := updateBody(501, 42, "hello")
 	if got := post(t, srv.URL, hookSecret, valid, true); got != http.StatusOK {
-		t.Fatalf("valid update: HTTP %d, want 200; logs:\n%s", got, h.logs)
+		t.Fatalf("valid update: HTTP %d, want 200; logs:\n%s", got, h.Log)
 	}
-	if in := h.next(); in.ExternalID != "501" || in.Text != "hello" {
+	if in := h.Next(); in.ExternalID != "501" || in.Text != "hello" {
 		t.Fatalf("delivered %+v, want update 501", in)
 	}
 	corpus := map[string]struct {
@@ -118,11 +119,11 @@ func TestWebhookRefusesWrongSecrets(t *testing.T) {
 	if got := post(t, srv.URL, hookSecret, updateBody(600, 42, "marker"), true); got != http.StatusOK {
 		t.Fatalf("marker: HTTP %d", got)
 	}
-	if in := h.next(); in.ExternalID != "600" {
+	if in := h.Next(); in.ExternalID != "600" {
 		t.Errorf("a refused request was delivered: %+v", in)
 	}
-	logs := h.logs.String()
-	if n := countLines(logs, "telegram webhook request rejected (401)"); n != 1 {
+	logs := h.Log.String()
+	if n := channeltest.CountLines(logs, "telegram webhook request rejected (401)"); n != 1 {
 		t.Errorf("%d warnings for one streak of %d rejections, want 1:\n%s", n, len(corpus), logs)
 	}
 	if !strings.Contains(logs, "telegram webhook requests valid again") {
@@ -151,12 +152,12 @@ func TestWebhookRegistersAndDelivers(t *testing.T) {
 	t.Cleanup(fake.Close)
 	h, srv := webhookHarness(t, fake, 0)
 	fake.DeliverTo(srv.URL)
-	h.start(nil)
+	h.Start(nil)
 	h.waitConnected()
 	if fake.Requests("deleteWebhook") != 0 {
 		t.Error("webhook mode called deleteWebhook")
 	}
-	if err := h.ch.RegisterWebhook(h.ctx()); err != nil {
+	if err := h.ch.RegisterWebhook(h.Ctx()); err != nil {
 		t.Fatalf("RegisterWebhook: %v", err)
 	}
 	w := fake.Webhook()
@@ -165,11 +166,11 @@ func TestWebhookRegistersAndDelivers(t *testing.T) {
 		t.Fatalf("registered webhook %+v", w)
 	}
 	id := fake.SendText(42, 42, "Ann", "over the webhook")
-	in := h.next()
+	in := h.Next()
 	if in.ExternalID != strconv.FormatInt(id, 10) || in.Text != "over the webhook" || in.ChatID != "42" {
 		t.Fatalf("delivered %+v", in)
 	}
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	for fake.Delivered(id) != 1 {
 		select {
 		case <-ctx.Done():
@@ -190,12 +191,12 @@ func TestWebhookAnswers503UntilStored(t *testing.T) {
 	t.Cleanup(fake.Close)
 	h, srv := webhookHarness(t, fake, 100*time.Millisecond)
 	fake.DeliverTo(srv.URL)
-	if err := h.ch.RegisterWebhook(h.ctx()); err != nil {
+	if err := h.ch.RegisterWebhook(h.Ctx()); err != nil {
 		t.Fatalf("RegisterWebhook: %v", err)
 	}
 	// Not started yet: refused, kept by Telegram.
 	id := fake.SendText(42, 42, "Ann", "early")
-	ctx := h.ctx()
+	ctx := h.Ctx()
 	waitFailures := func(n int) {
 		t.Helper()
 		for {
@@ -204,7 +205,7 @@ func TestWebhookAnswers503UntilStored(t *testing.T) {
 			}
 			select {
 			case <-ctx.Done():
-				t.Fatalf("fewer than %d failed posts; logs:\n%s", n, h.logs)
+				t.Fatalf("fewer than %d failed posts; logs:\n%s", n, h.Log)
 			case <-time.After(5 * time.Millisecond):
 			}
 		}
@@ -212,13 +213,13 @@ func TestWebhookAnswers503UntilStored(t *testing.T) {
 	waitFailures(2)
 	var storeWorks atomic.Bool
 	var calls, stored atomic.Int32
-	h.start(func(_ context.Context, in channels.Inbound) error {
+	h.Start(func(_ context.Context, in channels.Inbound) error {
 		calls.Add(1)
 		if !storeWorks.Load() {
 			return errors.New("postgres: connection refused")
 		}
 		stored.Add(1)
-		h.inbound <- in
+		h.Inbound <- in
 		return nil
 	})
 	h.waitConnected()
@@ -227,7 +228,7 @@ func TestWebhookAnswers503UntilStored(t *testing.T) {
 		t.Fatal("stored while the store failed")
 	}
 	storeWorks.Store(true)
-	if in := h.next(); in.ExternalID != strconv.FormatInt(id, 10) {
+	if in := h.Next(); in.ExternalID != strconv.FormatInt(id, 10) {
 		t.Fatalf("delivered %+v", in)
 	}
 	for fake.Delivered(id) != 1 {
@@ -243,8 +244,8 @@ func TestWebhookAnswers503UntilStored(t *testing.T) {
 	if calls.Load() < 2 {
 		t.Errorf("handler called %d times; the failing store was not retried", calls.Load())
 	}
-	if !strings.Contains(h.logs.String(), "answered 503") {
-		t.Errorf("the refusals were not logged:\n%s", h.logs)
+	if !strings.Contains(h.Log.String(), "answered 503") {
+		t.Errorf("the refusals were not logged:\n%s", h.Log)
 	}
 }
 
@@ -255,17 +256,17 @@ func TestPollingDeletesWebhook(t *testing.T) {
 	t.Cleanup(fake.Close)
 	wh, _ := webhookHarness(t, fake, 0)
 	fake.DeliverTo("http://127.0.0.1:1/unreachable")
-	if err := wh.ch.RegisterWebhook(wh.ctx()); err != nil {
+	if err := wh.ch.RegisterWebhook(wh.Ctx()); err != nil {
 		t.Fatalf("RegisterWebhook: %v", err)
 	}
 	id := fake.SendText(42, 42, "Ann", "sent while the webhook was set")
 	h := newHarnessOn(t, fake, nil)
-	h.start(nil)
-	h.waitReady()
+	h.Start(nil)
+	h.waitPolling()
 	if fake.Webhook() != nil {
 		t.Fatal("polling mode left the webhook set")
 	}
-	if in := h.next(); in.ExternalID != strconv.FormatInt(id, 10) {
+	if in := h.Next(); in.ExternalID != strconv.FormatInt(id, 10) {
 		t.Fatalf("delivered %+v, want the pending update %d", in, id)
 	}
 }
