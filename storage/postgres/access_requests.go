@@ -117,14 +117,7 @@ func (db *DB) GetAccessRequest(ctx context.Context, id string) (bot.AccessReques
 
 // getAccessRequest is GetAccessRequest without retries.
 func (db *DB) getAccessRequest(ctx context.Context, id string) (bot.AccessRequest, error) {
-	r, err := scanAccessRequest(db.pool.QueryRow(ctx, `SELECT `+accessCols+` FROM access_requests WHERE id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return bot.AccessRequest{}, fmt.Errorf("access request %s: %w", id, bot.ErrNotFound)
-	}
-	if err != nil {
-		return bot.AccessRequest{}, fmt.Errorf("get access request %s: %w", id, err)
-	}
-	return r, nil
+	return getByID(ctx, db, "access request", `SELECT `+accessCols+` FROM access_requests WHERE id = $1`, id, scanAccessRequest)
 }
 
 // DecideAccessRequest moves pending request id to status (approved or

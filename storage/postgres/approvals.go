@@ -88,15 +88,14 @@ func (db *DB) CreateApproval(ctx context.Context, a bot.Approval) (bot.Approval,
 }
 
 // GetApproval returns approval id, or an error wrapping bot.ErrNotFound.
+// Transient errors are retried.
 func (db *DB) GetApproval(ctx context.Context, id string) (bot.Approval, error) {
-	a, err := scanApproval(db.pool.QueryRow(ctx, `SELECT `+approvalCols+` FROM approvals WHERE id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return bot.Approval{}, fmt.Errorf("approval %s: %w", id, bot.ErrNotFound)
-	}
-	if err != nil {
-		return bot.Approval{}, fmt.Errorf("get approval %s: %w", id, err)
-	}
-	return a, nil
+	return retryValue(ctx, func(ctx context.Context) (bot.Approval, error) { return db.getApproval(ctx, id) })
+}
+
+// getApproval is GetApproval without retries.
+func (db *DB) getApproval(ctx context.Context, id string) (bot.Approval, error) {
+	return getByID(ctx, db, "approval", `SELECT `+approvalCols+` FROM approvals WHERE id = $1`, id, scanApproval)
 }
 
 // DecideApproval moves pending approval id to status (allowed_once,
@@ -129,7 +128,7 @@ func (db *DB) DecideApproval(ctx context.Context, id, status, by string) (bot.Ap
 				Detail: map[string]any{"status": status},
 			})
 		},
-		func(ctx context.Context) (bot.Approval, error) { return db.GetApproval(ctx, id) })
+		func(ctx context.Context) (bot.Approval, error) { return db.getApproval(ctx, id) })
 	if err != nil {
 		return bot.Approval{}, false, fmt.Errorf("decide approval %s: %w", id, err)
 	}

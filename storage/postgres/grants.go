@@ -104,11 +104,7 @@ func (db *DB) DecideGrantRequest(ctx context.Context, id, status, by string) (bo
 		return bot.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %q is not a decision", id, status)
 	}
 	get := func(ctx context.Context) (bot.GrantRequest, error) {
-		r, err := scanGrantRequest(db.pool.QueryRow(ctx, `SELECT `+grantRequestCols+` FROM grant_requests WHERE id = $1`, id))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return r, fmt.Errorf("grant request %s: %w", id, bot.ErrNotFound)
-		}
-		return r, err
+		return getByID(ctx, db, "grant request", `SELECT `+grantRequestCols+` FROM grant_requests WHERE id = $1`, id, scanGrantRequest)
 	}
 	r, decided, err := decideRetried(ctx, db,
 		func(tx pgx.Tx) (bot.GrantRequest, error) {
