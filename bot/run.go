@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/trace"
 	"strings"
 	"time"
+
+	"github.com/sethvargo/go-retry"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/tools"
@@ -239,29 +241,30 @@ func (r *Router) obtainSessionLock(ctx context.Context, session string, wait tim
 	if r.opts.Locker == nil {
 		return nil, nil
 	}
-	deadline := time.Now().Add(wait)
-	backoff := 50 * time.Millisecond
-	for {
-		lock, err := r.opts.Locker.Obtain(ctx, "lock:session:"+session, sessionLockTTL)
+	// While another run holds it: try again after 50 ms, doubling up to 1 s,
+	// for at most wait.
+	b := retry.WithMaxDuration(wait, retry.WithCappedDuration(time.Second, retry.NewExponential(50*time.Millisecond)))
+	var lock Lock
+	err := retry.Do(ctx, b, func(ctx context.Context) error {
+		l, err := r.opts.Locker.Obtain(ctx, "lock:session:"+session, sessionLockTTL)
 		switch {
 		case err == nil:
-			return lock, nil
-		case !errors.Is(err, ErrLocked):
+			lock = l
+		case errors.Is(err, ErrLocked):
+			return retry.RetryableError(err)
+		default:
 			// Redis trouble: run anyway; Postgres sequencing keeps the
 			// session consistent and the lane serialises this replica.
 			// The store logs the outage once, so this is debug only.
 			r.log.Debug("session lock unavailable, running unlocked", "session", session, "err", err)
-			return nil, nil
-		case time.Now().After(deadline):
-			return nil, fmt.Errorf("session %s: %w", session, err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(backoff):
-		}
-		if backoff < time.Second {
-			backoff *= 2
-		}
+		return nil
+	})
+	switch {
+	case err == nil:
+		return lock, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	}
+	return nil, fmt.Errorf("session %s: %w", session, err)
 }
