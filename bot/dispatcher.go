@@ -377,7 +377,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 		return false, now
 	}
 	var ra *channels.RetryAfterError
-	at := now.Add(backoff(m.Attempts))
+	at := now.Add(retryDelay(time.Second, m.Attempts))
 	switch {
 	case errors.Is(err, channels.ErrPermanent):
 		d.fail(ctx, m, err.Error())
@@ -413,18 +413,6 @@ func (d *Dispatcher) release(ctx context.Context, m OutboxMessage, at time.Time,
 	if earlier {
 		d.Nudge() // Run sleeps until then instead
 	}
-}
-
-// backoff is the delay before attempt n+1: 1s, 2s, 4s … capped at 5m.
-func backoff(attempts int) time.Duration {
-	d := time.Second
-	for i := 1; i < attempts && d < 5*time.Minute; i++ {
-		d *= 2
-	}
-	if d > 5*time.Minute {
-		d = 5 * time.Minute
-	}
-	return d
 }
 
 // outboxKey is the deduplication key (channels.Outbound.Key) of outbox row

@@ -133,7 +133,7 @@ func (s *Scheduler) retryOrFail(ctx context.Context, log *slog.Logger, run JobRu
 		out.Status = RunFailed
 	} else {
 		out.Status = RunPending
-		out.RetryAt = time.Now().Add(s.retryDelay(run.Attempts))
+		out.RetryAt = time.Now().Add(retryDelay(s.o.RetryBase, run.Attempts))
 		s.retryBy(out.RetryAt)
 	}
 	log.Warn("job run failed", "status", out.Status, "err", out.Error)
@@ -157,15 +157,6 @@ func (s *Scheduler) finishOutcome(ctx context.Context, run JobRun, out RunOutcom
 		return
 	}
 	s.o.Metrics.Runs.WithLabelValues(label).Inc()
-}
-
-// retryDelay is RetryBase doubled per attempt, capped at 5 minutes.
-func (s *Scheduler) retryDelay(attempts int) time.Duration {
-	d := s.o.RetryBase
-	for i := 1; i < attempts && d < 5*time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, 5*time.Minute)
 }
 
 // renewWhileRunning renews the run's lease every third of it; when the

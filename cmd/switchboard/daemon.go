@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+	"github.com/sethvargo/go-retry"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
@@ -323,30 +324,25 @@ func (d *daemon) webhooks() map[string]http.Handler {
 	return hooks
 }
 
-// migrateUntilDone applies migrations, retrying while Postgres is down.
+// migrateUntilDone applies migrations, retrying while Postgres is down:
+// after 0.5 s, doubling up to 10 s, until ctx ends.
 func (d *daemon) migrateUntilDone(ctx context.Context) {
-	delay := 500 * time.Millisecond
-	for failures := 0; ctx.Err() == nil; failures++ {
+	failures := 0
+	_ = retry.Do(ctx, retry.WithCappedDuration(10*time.Second, retry.NewExponential(500*time.Millisecond)), func(ctx context.Context) error {
 		err := postgres.Migrate(ctx, d.st.db)
-		if err == nil {
-			d.migrated.Store(true)
-			if failures > 0 {
-				d.log.Info("database migrations applied after retrying")
+		if err != nil {
+			if failures == 0 {
+				d.log.Error("database not usable yet; retrying in the background (check database.url)", "err", err)
 			}
-			return
+			failures++
+			return retry.RetryableError(err)
 		}
-		if failures == 0 {
-			d.log.Error("database not usable yet; retrying in the background (check database.url)", "err", err)
+		d.migrated.Store(true)
+		if failures > 0 {
+			d.log.Info("database migrations applied after retrying")
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(delay):
-		}
-		if delay < 10*time.Second {
-			delay *= 2
-		}
-	}
+		return nil
+	})
 }
 
 // run serves until ctx is cancelled, then shuts down in order.

@@ -216,6 +216,14 @@ func TestE2EDependenciesDownThenUp(t *testing.T) {
 	pgProxy.start(t)
 	redisProxy.start(t)
 	d.waitReady(ctx)
+	// The migrations were retried in the background: one line when it
+	// began, one when it worked, none per attempt.
+	log := d.out.String()
+	for line, want := range map[string]int{"database not usable yet": 1, "database migrations applied after retrying": 1} {
+		if n := strings.Count(log, line); n != want {
+			t.Errorf("log has %q %d times, want %d:\n%s", line, n, want, log)
+		}
+	}
 	tg.SendText(9, 9, "Bo", "are you back?")
 	msgs, err := waitAnswers(ctx, tg, 9, 1)
 	if err != nil {
