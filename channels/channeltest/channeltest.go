@@ -7,6 +7,7 @@ package channeltest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -147,4 +148,25 @@ func (r *Runner) Next() channels.Inbound {
 		r.t.Fatalf("no inbound event; logs:\n%s", r.Log)
 		return channels.Inbound{}
 	}
+}
+
+// LongReport is a Markdown reply of at least 10 000 characters, for tests
+// of how a send splits and escapes: "# Build report", intro, a fenced Go
+// block of n lines made with lineFmt (given the line's number), then
+// paragraphs with emphasis and a link. It returns the text and the code
+// lines.
+func LongReport(intro string, n int, lineFmt string) (string, []string) {
+	var md strings.Builder
+	md.WriteString("# Build report\n\n" + intro + "\n\n```go\n")
+	code := make([]string, 0, n)
+	for i := range n {
+		line := fmt.Sprintf(lineFmt, i)
+		code = append(code, line)
+		md.WriteString(line + "\n")
+	}
+	md.WriteString("```\n\n")
+	for md.Len() < 10000 {
+		md.WriteString("Some *closing* words with a [link](https://example.com/?a=1&b=2).\n\n")
+	}
+	return md.String(), code
 }

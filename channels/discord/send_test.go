@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/discord"
 	"github.com/switchboard-chat/switchboard/channels/discord/discordtest"
 )
@@ -21,21 +22,10 @@ func TestSendLongMarkdownSplitsFenceAware(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	ctx := h.Ctx()
-	var md strings.Builder
-	md.WriteString("# Build report\n\nAll **green**, see https://ci.example.com/run_42.\n\n```go\n")
-	var codeLines []string
-	for i := range 200 {
-		line := fmt.Sprintf("fmt.Println(%d, \"a_b * c\")", i)
-		codeLines = append(codeLines, line)
-		md.WriteString(line + "\n")
-	}
-	md.WriteString("```\n\n")
-	for md.Len() < 10000 {
-		md.WriteString("Some *closing* words with a [link](https://example.com/?a=1&b=2).\n\n")
-	}
+	report, codeLines := channeltest.LongReport("All **green**, see https://ci.example.com/run_42.", 200, "fmt.Println(%d, \"a_b * c\")")
 	asked := h.fake.SendMessage(channelID, guildID, userID, "Ann", "report?")
 	buttons := [][]channels.Button{{{Label: "OK", Data: "ok"}}}
-	id, err := h.ch.Send(ctx, channels.Outbound{To: to(channelID), Text: md.String(), Buttons: buttons, ReplyTo: asked})
+	id, err := h.ch.Send(ctx, channels.Outbound{To: to(channelID), Text: report, Buttons: buttons, ReplyTo: asked})
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}

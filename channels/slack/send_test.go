@@ -2,7 +2,6 @@ package slack_test
 
 import (
 	"errors"
-	"fmt"
 	"html"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/slack"
 	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
 )
@@ -19,21 +19,10 @@ func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
 func TestSendLongReplyInThread(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := h.Ctx()
-	var md strings.Builder
-	md.WriteString("# Build report\n\nAll **green** & <fine>, ping <!channel>.\n\n```go\n")
-	var codeLines []string
-	for i := range 150 {
-		line := fmt.Sprintf("fmt.Println(%d, \"a < b && c > d\")", i)
-		codeLines = append(codeLines, line)
-		md.WriteString(line + "\n")
-	}
-	md.WriteString("```\n\n")
-	for md.Len() < 10000 {
-		md.WriteString("Some *closing* words with a [link](https://example.com/?a=1&b=2).\n\n")
-	}
+	report, codeLines := channeltest.LongReport("All **green** & <fine>, ping <!channel>.", 150, "fmt.Println(%d, \"a < b && c > d\")")
 	to := channels.Address{Platform: "slack", ChatID: "C0GEN", ThreadID: "1700000020.000100"}
 	buttons := [][]channels.Button{{{Label: "OK", Data: "ok"}}}
-	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: md.String(), Buttons: buttons, ReplyTo: "1700000020.000100"})
+	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: report, Buttons: buttons, ReplyTo: "1700000020.000100"})
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}

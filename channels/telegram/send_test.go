@@ -2,7 +2,6 @@ package telegram_test
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/markup"
 	"github.com/switchboard-chat/switchboard/channels/telegram"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
@@ -21,22 +21,11 @@ func utf16Len(s string) int { return len(utf16.Encode([]rune(s))) }
 func TestSendLongMarkdown(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := h.Ctx()
-	var md strings.Builder
-	md.WriteString("# Build report\n\nAll **green** & <fine>.\n\n```go\n")
-	var codeLines []string
-	for i := range 150 {
-		line := fmt.Sprintf("fmt.Println(%d, \"a < b && c > d\")", i)
-		codeLines = append(codeLines, line)
-		md.WriteString(line + "\n")
-	}
-	md.WriteString("```\n\n")
-	for md.Len() < 10000 {
-		md.WriteString("Some *closing* words with a [link](https://example.com/?a=1&b=2).\n\n")
-	}
+	report, codeLines := channeltest.LongReport("All **green** & <fine>.", 150, "fmt.Println(%d, \"a < b && c > d\")")
 	_, userMsg := h.fake.PushMessage(telegramtest.Incoming{ChatID: 50, UserID: 50, Text: "report?"})
 	to := channels.Address{Platform: "telegram", ChatID: "50"}
 	buttons := [][]channels.Button{{{Label: "OK", Data: "ok"}}}
-	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: md.String(), Buttons: buttons, ReplyTo: strconv.Itoa(userMsg)})
+	id, err := h.ch.Send(ctx, channels.Outbound{To: to, Text: report, Buttons: buttons, ReplyTo: strconv.Itoa(userMsg)})
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}
