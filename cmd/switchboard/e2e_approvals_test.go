@@ -68,10 +68,7 @@ func approvalEnv(t *testing.T, tg *telegramtest.Server, llm *llmtest.Server, add
 
 func TestE2EAccessRequestApprovedByAdmin(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	env := approvalEnv(t, tg, llm, addr)
 	env["SWITCHBOARD_ACCESS_MODE"] = "request"
@@ -149,10 +146,7 @@ func lastID(tg *telegramtest.Server, chat int64) int {
 
 func TestE2EExecApprovalFlow(t *testing.T) {
 	ctx := testCtx(t, 3*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	env := approvalEnv(t, tg, llm, addr)
 	d := startDaemon(t, t.TempDir(), addr, env)
@@ -260,10 +254,7 @@ func TestE2EExecApprovalFlow(t *testing.T) {
 // agent's reply arrives.
 func TestE2EPendingApprovalSurvivesKill9(t *testing.T) {
 	ctx := testCtx(t, 3*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	env := approvalEnv(t, tg, llm, addr)
 	dir := t.TempDir()

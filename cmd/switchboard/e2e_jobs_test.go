@@ -6,19 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
-	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
 // TestE2EConfigJobPostsToChat: a job defined in the config file runs on its
 // schedule and its reply reaches the target chat.
 func TestE2EConfigJobPostsToChat(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	dir := t.TempDir()
 	cfg := `jobs:
@@ -69,10 +63,7 @@ func TestE2EMalformedJobSpecIsAConfigError(t *testing.T) {
 // approvers before creating a job; once allowed, the job runs and posts.
 func TestE2EAgentCreatesJobWithApproval(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	d := startDaemon(t, t.TempDir(), addr, approvalEnv(t, tg, llm, addr))
 	d.waitReady(ctx)

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
-	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
 // TestE2EJobExactlyOncePerSlotAcrossReplicas runs three daemons on one
@@ -21,10 +20,7 @@ import (
 // is delivered once.
 func TestE2EJobExactlyOncePerSlotAcrossReplicas(t *testing.T) {
 	ctx := testCtx(t, 3*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	llm.Handle(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: "pulse", Delay: 800 * time.Millisecond}
 	})

@@ -40,10 +40,7 @@ func externalEnv(t *testing.T, tg *telegramtest.Server, llm *llmtest.Server, htt
 
 func TestE2EConversationSurvivesKill9(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	env := externalEnv(t, tg, llm, addr)
 	dir := t.TempDir()
@@ -94,10 +91,7 @@ func TestE2EConversationSurvivesKill9(t *testing.T) {
 
 func TestE2EConfiguredSecretNeverReachesChat(t *testing.T) {
 	ctx := testCtx(t, time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	env := externalEnv(t, tg, llm, addr)
 	env["SWITCHBOARD_LLM_API_KEY"] = "plain-words-not-a-pattern-42"
@@ -131,10 +125,7 @@ func TestE2EConfiguredSecretNeverReachesChat(t *testing.T) {
 func TestE2EEmbeddedDefault(t *testing.T) {
 	needServerBinaries(t)
 	ctx := testCtx(t, 3*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	dir := reachableDir(t)
 	env := map[string]string{
 		"SWITCHBOARD_TELEGRAM_TOKEN":   testToken,
@@ -193,10 +184,7 @@ func TestE2EBadConfigExits2(t *testing.T) {
 // ready and answers without a restart.
 func TestE2EDependenciesDownThenUp(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	env := externalEnv(t, tg, llm, addr)
 	pgProxy := newProxy(t, hostPort(t, env["SWITCHBOARD_DATABASE_URL"]))
@@ -239,10 +227,7 @@ func TestE2EDependenciesDownThenUp(t *testing.T) {
 // next message is answered.
 func TestE2ELLMDownGivesErrorIDThenRecovers(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	d := startDaemon(t, t.TempDir(), addr, externalEnv(t, tg, llm, addr))
 	d.waitReady(ctx)

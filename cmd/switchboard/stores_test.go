@@ -198,10 +198,7 @@ func TestE2EEmbeddedPrivateDataDirAsRoot(t *testing.T) {
 		t.Skip("only root hands the embedded server to another user")
 	}
 	ctx := testCtx(t, 3*time.Minute)
-	tg := telegramtest.NewServer(testToken)
-	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	tg, llm := fakes(t)
 	dir := t.TempDir() // its parent is 0700
 	before, err := os.Stat(filepath.Dir(dir))
 	if err != nil {
