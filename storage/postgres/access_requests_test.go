@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,41 +68,26 @@ func TestAccessRequestRoundTrip(t *testing.T) {
 func TestOpenAccessRequestOnePendingPerIdentity(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	const n = 10
-	type result struct {
-		r       bot.AccessRequest
-		created bool
-		err     error
-	}
-	results := make([]result, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			r, created, err := db.OpenAccessRequest(ctx, newAccessRequest(fmt.Sprintf("ar-%d", i), "42"), 100, time.Hour)
-			results[i] = result{r, created, err}
-		})
-	}
-	close(start)
-	wg.Wait()
+	results := atOnce(10, func(i int) (bot.AccessRequest, bool, error) {
+		return db.OpenAccessRequest(ctx, newAccessRequest(fmt.Sprintf("ar-%d", i), "42"), 100, time.Hour)
+	})
 	created := 0
 	var winner string
 	for i, r := range results {
 		if r.err != nil {
 			t.Fatalf("open %d: %v", i, r.err)
 		}
-		if r.created {
+		if r.ok {
 			created++
-			winner = r.r.ID
+			winner = r.row.ID
 		}
 	}
 	if created != 1 {
 		t.Fatalf("%d opens created a request, want exactly 1", created)
 	}
 	for i, r := range results {
-		if r.r.ID != winner || r.r.Status != bot.StatusPending {
-			t.Errorf("open %d returned %s (%s), want pending %s", i, r.r.ID, r.r.Status, winner)
+		if r.row.ID != winner || r.row.Status != bot.StatusPending {
+			t.Errorf("open %d returned %s (%s), want pending %s", i, r.row.ID, r.row.Status, winner)
 		}
 	}
 	var rows int
@@ -149,27 +133,18 @@ func TestOpenAccessRequestCapPerPlatform(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	const maxPending, n = 3, 10
-	errs := make([]error, n)
-	created := make([]bool, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			_, created[i], errs[i] = db.OpenAccessRequest(ctx, newAccessRequest(fmt.Sprintf("ar-%d", i), fmt.Sprint(100+i)), maxPending, time.Hour)
-		})
-	}
-	close(start)
-	wg.Wait()
+	results := atOnce(n, func(i int) (bot.AccessRequest, bool, error) {
+		return db.OpenAccessRequest(ctx, newAccessRequest(fmt.Sprintf("ar-%d", i), fmt.Sprint(100+i)), maxPending, time.Hour)
+	})
 	made, refused := 0, 0
-	for i, err := range errs {
+	for i, r := range results {
 		switch {
-		case err == nil && created[i]:
+		case r.err == nil && r.ok:
 			made++
-		case errors.Is(err, bot.ErrTooManyPending):
+		case errors.Is(r.err, bot.ErrTooManyPending):
 			refused++
 		default:
-			t.Errorf("open %d = %v, %v; want created or ErrTooManyPending", i, created[i], err)
+			t.Errorf("open %d = %v, %v; want created or ErrTooManyPending", i, r.ok, r.err)
 		}
 	}
 	if made != maxPending || refused != n-maxPending {
@@ -265,29 +240,19 @@ func TestDecideAccessRequestRace(t *testing.T) {
 		if _, _, err := db.OpenAccessRequest(ctx, newAccessRequest(id, uid), 10, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		const n = 6
-		oks := make([]bool, n)
-		errs := make([]error, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
+		results := atOnce(6, func(i int) (bot.AccessRequest, bool, error) {
 			status := bot.StatusApproved
 			if i%2 == 1 {
 				status = bot.StatusDenied
 			}
-			wg.Go(func() {
-				<-start
-				_, oks[i], errs[i] = db.DecideAccessRequest(ctx, id, status, fmt.Sprintf("telegram:%d", 100+i))
-			})
-		}
-		close(start)
-		wg.Wait()
+			return db.DecideAccessRequest(ctx, id, status, fmt.Sprintf("telegram:%d", 100+i))
+		})
 		winners := 0
-		for i := range n {
-			if errs[i] != nil {
-				t.Fatalf("%s: decision %d: %v", id, i, errs[i])
+		for i, r := range results {
+			if r.err != nil {
+				t.Fatalf("%s: decision %d: %v", id, i, r.err)
 			}
-			if oks[i] {
+			if r.ok {
 				winners++
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -214,41 +213,26 @@ func TestCreateApprovalIdempotentPerToolCall(t *testing.T) {
 func TestCreateApprovalConcurrent(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	const n = 10
-	type result struct {
-		a       bot.Approval
-		created bool
-		err     error
-	}
-	results := make([]result, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			a, created, err := db.CreateApproval(ctx, newApproval(fmt.Sprintf("ap-%d", i), "s", "call_1"))
-			results[i] = result{a, created, err}
-		})
-	}
-	close(start)
-	wg.Wait()
+	results := atOnce(10, func(i int) (bot.Approval, bool, error) {
+		return db.CreateApproval(ctx, newApproval(fmt.Sprintf("ap-%d", i), "s", "call_1"))
+	})
 	created := 0
 	var winner string
 	for i, r := range results {
 		if r.err != nil {
 			t.Fatalf("create %d: %v", i, r.err)
 		}
-		if r.created {
+		if r.ok {
 			created++
-			winner = r.a.ID
+			winner = r.row.ID
 		}
 	}
 	if created != 1 {
 		t.Fatalf("%d creates reported created, want exactly 1", created)
 	}
 	for i, r := range results {
-		if r.a.ID != winner {
-			t.Errorf("create %d returned %s, want the stored %s", i, r.a.ID, winner)
+		if r.row.ID != winner {
+			t.Errorf("create %d returned %s, want the stored %s", i, r.row.ID, winner)
 		}
 	}
 	var rows int
@@ -269,23 +253,9 @@ func TestDecideApprovalRaceHasOneWinner(t *testing.T) {
 		if _, _, err := db.CreateApproval(ctx, newApproval(id, "s", id)); err != nil {
 			t.Fatal(err)
 		}
-		type result struct {
-			a   bot.Approval
-			ok  bool
-			err error
-		}
-		results := make([]result, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				<-start
-				a, ok, err := db.DecideApproval(ctx, id, statuses[i%len(statuses)], fmt.Sprintf("telegram:%d", i))
-				results[i] = result{a, ok, err}
-			})
-		}
-		close(start)
-		wg.Wait()
+		results := atOnce(n, func(i int) (bot.Approval, bool, error) {
+			return db.DecideApproval(ctx, id, statuses[i%len(statuses)], fmt.Sprintf("telegram:%d", i))
+		})
 
 		winners := 0
 		var status, by string
@@ -302,8 +272,8 @@ func TestDecideApprovalRaceHasOneWinner(t *testing.T) {
 			t.Fatalf("%s: %d of %d decisions won, want exactly 1", id, winners, n)
 		}
 		for i, r := range results {
-			if r.a.Status != status || r.a.DecidedBy != by {
-				t.Errorf("%s: decision %d saw %s by %s, want the winner's %s by %s", id, i, r.a.Status, r.a.DecidedBy, status, by)
+			if r.row.Status != status || r.row.DecidedBy != by {
+				t.Errorf("%s: decision %d saw %s by %s, want the winner's %s by %s", id, i, r.row.Status, r.row.DecidedBy, status, by)
 			}
 		}
 		if got, err := db.GetApproval(ctx, id); err != nil || got.Status != status || got.DecidedBy != by {
