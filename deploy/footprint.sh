@@ -4,7 +4,8 @@
 # measured this way (switchboard or a peer), so figures can be set side by
 # side from one run on one machine.
 #
-#   deploy/footprint.sh [-n RUNS] [-w SETTLE_S] [-i IDLE_S] [-r READY_URL | -l LOG_REGEX] -- COMMAND [ARGS...]
+#   deploy/footprint.sh [-n RUNS] [-w SETTLE_S] [-i IDLE_S] [-r READY_URL | -l LOG_REGEX] [-o ROWS] -- COMMAND [ARGS...]
+#   deploy/footprint.sh -s ROWS
 #
 #   -n RUNS       starts to measure (default 5); medians are printed
 #   -w SETTLE_S   seconds after ready before the idle window starts (default 0)
@@ -12,6 +13,8 @@
 #   -r READY_URL  ready when this http:// URL answers 2xx (polled every 5 ms)
 #   -l LOG_REGEX  ready when the command's output matches (bash's =~, ERE)
 #   without -r/-l the command is read right after IDLE_S seconds (no ready time)
+#   -o ROWS       also append each run's figures to the file ROWS
+#   -s ROWS       print the medians of the figures in ROWS and exit
 #
 # Example (switchboard on the local PostgreSQL and Redis, no chat platform):
 #   go build -trimpath -ldflags="-s -w" -o /tmp/sb ./cmd/switchboard
@@ -20,6 +23,13 @@
 #     deploy/footprint.sh -r http://127.0.0.1:18080/readyz -- /tmp/sb serve
 # A peer, by path, waiting for its log line:
 #   deploy/footprint.sh -l 'gateway started' -- /path/to/peer gateway
+# Two daemons side by side, starts alternating (this VM's CPU drifts between
+# runs minutes apart, so alternate rather than run one after the other):
+#   for i in $(seq 12); do
+#     deploy/footprint.sh -n 1 -o /tmp/a.rows -l 'telegram connected' -- /tmp/sb serve
+#     deploy/footprint.sh -n 1 -o /tmp/b.rows -l 'gateway started' -- /path/to/peer gateway
+#   done
+#   deploy/footprint.sh -s /tmp/a.rows; deploy/footprint.sh -s /tmp/b.rows
 #
 # Columns: ready_ms (wall, start → ready), cpu_ms (CPU time of the
 # process at ready, 0.1 ms resolution), VmRSS / RssAnon (private: heap, stacks) / RssFile
@@ -28,19 +38,43 @@
 # seconds after ready).
 set -euo pipefail
 
-runs=5 settle=0 idle=2 ready_url="" log_re=""
-while getopts "n:w:i:r:l:" opt; do
+runs=5 settle=0 idle=2 ready_url="" log_re="" rows="" summary=""
+while getopts "n:w:i:r:l:o:s:" opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
 	w) settle=$OPTARG ;;
 	i) idle=$OPTARG ;;
 	r) ready_url=$OPTARG ;;
 	l) log_re=$OPTARG ;;
-	*) sed -n '2,28p' "$0" >&2; exit 2 ;;
+	o) rows=$OPTARG ;;
+	s) summary=$OPTARG ;;
+	*) sed -n '2,38p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [[ ${1:-} == "--" ]] && shift
+
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+header() { printf "%-4s %9s %7s %8s %8s %8s %12s\n" run ready_ms cpu_ms VmRSS RssAnon RssFile idle_cpu_ms; }
+# medians FILE: the median of each column of the rows in FILE.
+medians() {
+	printf "%-4s" median
+	local col w=(0 9 7 8 8 8 12)
+	for col in 1 2 3 4 5 6; do
+		printf " %${w[$col]}s" "$(awk -v c=$col '$c != "-" { print $c }' "$1" | median)"
+	done
+	echo
+}
+if [[ -n $summary ]]; then
+	if [[ ! -s $summary ]]; then
+		echo "footprint.sh: $summary holds no rows; write them with -o" >&2
+		exit 2
+	fi
+	echo "$(wc -l <"$summary") runs in $summary"
+	header
+	medians "$summary"
+	exit 0
+fi
 if [[ $# -eq 0 ]]; then
 	echo "footprint.sh: no command given; usage: deploy/footprint.sh [-n RUNS] [-w SETTLE_S] [-i IDLE_S] [-r URL | -l REGEX] -- COMMAND..." >&2
 	exit 2
@@ -90,12 +124,10 @@ log_ok() {
 	{ IFS= read -r -d '' text <"$1"; } 2>/dev/null || true
 	[[ $text =~ $log_re ]]
 }
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 printf "binary %s: %d bytes\n" "$bin" "$(stat -L -c %s "$bin")"
-printf "%-4s %9s %7s %8s %8s %8s %12s\n" run ready_ms cpu_ms VmRSS RssAnon RssFile idle_cpu_ms
+header
 for i in $(seq "$runs"); do
 	log=$out/run$i.log
 	start=$(now_ms)
@@ -135,10 +167,6 @@ for i in $(seq "$runs"); do
 	wait "$pid" 2>/dev/null || true
 	printf "%-4s %9s %7s %8s %8s %8s %12s\n" "$i" "$ready" "$cpu_ready" "$rss" "$anon" "$file" "$cpu_idle"
 	echo "$ready $cpu_ready $rss $anon $file $cpu_idle" >>"$out/all"
+	if [[ -n $rows ]]; then echo "$ready $cpu_ready $rss $anon $file $cpu_idle" >>"$rows"; fi
 done
-printf "%-4s" median
-for col in 1 2 3 4 5 6; do
-	w=(0 9 7 8 8 8 12)
-	printf " %${w[$col]}s" "$(awk -v c=$col '$c != "-" { print $c }' "$out/all" | median)"
-done
-echo
+medians "$out/all"
