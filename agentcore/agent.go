@@ -313,7 +313,12 @@ func withServerIDs(calls []ToolCall) []ToolCall {
 // runTools executes calls (only those in want, when want is non-nil) in
 // order and stores each result right after the previous step (after). It
 // stops at a call that waits for a human and returns what it waits for.
+// Effects the calls deferred with tools.AtStepEnd run as it returns.
 func (a *Agent) runTools(ctx context.Context, in RunInput, calls []ToolCall, want map[string]bool, after int64) (*tools.Waiting, error) {
+	ctx, stepEnd := tools.WithStepEnd(ctx)
+	// The step's deferred effects (tools.AtStepEnd) run even when the run
+	// is cut short: what they announce was done.
+	defer stepEnd(context.WithoutCancel(ctx))
 	for _, c := range calls {
 		if want != nil && !want[c.ID] {
 			continue

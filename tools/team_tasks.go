@@ -123,7 +123,11 @@ func (t *TeamTasks) Execute(ctx context.Context, raw json.RawMessage) Result {
 			Origin: OriginOf(call.Session)})
 		if err == nil {
 			if task.Status == TaskPending {
-				t.emit(ctx, TaskEvent{Kind: TaskEventReady, Team: team, Task: task, By: call.Agent})
+				// Announced when the step ends, with the other tasks the
+				// step creates: a teammate cannot finish this one before
+				// they exist.
+				ev := TaskEvent{Kind: TaskEventReady, Team: team, Task: task, By: call.Agent}
+				AtStepEnd(ctx, func(ctx context.Context) { t.emit(ctx, ev) })
 			}
 			return Result{ForLLM: "created " + taskLine(task)}
 		}

@@ -87,3 +87,32 @@ func firstID(t *testing.T, list string) string {
 	}
 	return list[i+1 : j]
 }
+
+// TestTeamTasksAnnouncesAStepsTasksTogether: tasks created in one step of
+// the model are announced when the step ends, so a teammate woken for the
+// first cannot finish it before the second exists.
+func TestTeamTasksAnnouncesAStepsTasksTogether(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	var told []string
+	tool := tools.NewTeamTasks(tools.TeamTasksOptions{
+		Board:  db,
+		TeamOf: func(string) (string, string, bool) { return "release", "lead", true },
+		Events: func(_ context.Context, ev tools.TaskEvent) {
+			told = append(told, fmt.Sprintf("%s #%d", ev.Kind, ev.Task.ID))
+		},
+	})
+	step, end := tools.WithStepEnd(tools.WithCall(ctx, tools.Call{Agent: "lead", Session: "lead/telegram:1"}))
+	for _, subject := range []string{"collect the changes", "run the tests"} {
+		if r := tool.Execute(step, json.RawMessage(`{"action":"create","subject":"`+subject+`","assignee":"m1"}`)); r.IsError {
+			t.Fatal(r.ForLLM)
+		}
+	}
+	if len(told) != 0 {
+		t.Fatalf("announced before the step ended: %q", told)
+	}
+	end(ctx)
+	if len(told) != 2 || !strings.HasPrefix(told[0], "ready #") || !strings.HasPrefix(told[1], "ready #") || told[0] == told[1] {
+		t.Fatalf("after the step: %q, want both tasks ready", told)
+	}
+}
