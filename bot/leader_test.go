@@ -1,7 +1,6 @@
 package bot_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
@@ -11,27 +10,10 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
-
-// leaderLogBuffer is a log sink safe for concurrent writers.
-type leaderLogBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *leaderLogBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *leaderLogBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // taskConcurrency counts how many replicas run a task at once.
 type taskConcurrency struct{ running, max, runs atomic.Int32 }
@@ -64,7 +46,7 @@ func TestLeaderOneAtATime(t *testing.T) {
 		return db
 	}
 	var c taskConcurrency
-	logs := &leaderLogBuffer{}
+	logs := &channeltest.Log{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	a := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log}
 	b := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log}
@@ -125,7 +107,7 @@ func TestLeaderStepsDownWhenItsConnectionDies(t *testing.T) {
 		return db
 	}
 	var c taskConcurrency
-	logs := &leaderLogBuffer{}
+	logs := &channeltest.Log{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	admin := open()
 	a := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log.With("replica", "a")}
@@ -185,7 +167,7 @@ func (heldLease) Release(context.Context) error { return nil }
 func TestLeaderLogsOutageOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	logs := &leaderLogBuffer{}
+	logs := &channeltest.Log{}
 	lock := &downLeaderLock{}
 	l := &bot.Leader{Lock: lock, Key: "leader:test", Interval: 10 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))}

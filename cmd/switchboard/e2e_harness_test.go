@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/discord/discordtest"
 	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
@@ -48,29 +48,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// syncBuffer collects a child's output safely across goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // daemonProc is one running switchboard process.
 type daemonProc struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	out    *syncBuffer
+	out    *channeltest.Log
 	http   string // host:port of its HTTP server
 	done   chan struct{}
 	exitCd int
@@ -135,7 +117,7 @@ func startDaemon(t *testing.T, dir, httpAddr string, env map[string]string, args
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	p := &daemonProc{t: t, cmd: cmd, out: &syncBuffer{}, http: httpAddr, done: make(chan struct{})}
+	p := &daemonProc{t: t, cmd: cmd, out: &channeltest.Log{}, http: httpAddr, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start switchboard: %v", err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
@@ -82,7 +83,7 @@ func BenchmarkServeStartToReady(b *testing.B) {
 // servedProc is one `switchboard serve` process.
 type servedProc struct {
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *channeltest.Log
 	addr string
 	done chan struct{}
 }
@@ -103,7 +104,7 @@ func startServe(b *testing.B, dir string, env map[string]string) *servedProc {
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	p := &servedProc{cmd: cmd, out: &syncBuffer{}, addr: addr, done: make(chan struct{})}
+	p := &servedProc{cmd: cmd, out: &channeltest.Log{}, addr: addr, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		b.Fatalf("start switchboard: %v", err)
