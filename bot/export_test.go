@@ -1,5 +1,7 @@
 package bot
 
+import "context"
+
 // SetCustomToolsForTest wires /tools and the admin API's custom tools into
 // a router built before their store existed.
 func (r *Router) SetCustomToolsForTest(o CustomToolOptions) { r.opts.CustomTools = o }
@@ -10,3 +12,9 @@ func (d *Dispatcher) ReserveForTest() (Claim, bool) { return d.reserve() }
 
 // HandOverForTest: see ReserveForTest.
 func (d *Dispatcher) HandOverForTest(m OutboxMessage, claimed bool) { d.handOver(m, claimed) }
+
+// ReannounceForTest runs one pass of the team pump's repeated
+// announcements with every pending task counting as overdue.
+func (r *Router) ReannounceForTest(ctx context.Context, team string) (int, error) {
+	return r.reannounceOlderThan(ctx, team, 0)
+}

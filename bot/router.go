@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
@@ -106,6 +107,9 @@ type Router struct {
 	lanes *lanes
 	post  *poster
 	subs  *subagents
+	// reannounced holds the tasks whose announcement this process has
+	// repeated (team_reannounce.go), "team#id".
+	reannounced sync.Map
 }
 
 // NewRouter returns a Router; call Close to wait for running work.

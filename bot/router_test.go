@@ -275,7 +275,7 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	r = bot.NewRouter(bot.Options{
 		Dispatcher: handOver,
 		Handoff:    handoff, Tasks: db, TeamOf: teamOf,
-		Team:   bot.TeamOptions{Mail: rdb, Outcomes: db, Members: members},
+		Team:   bot.TeamOptions{Mail: rdb, Outcomes: db, Board: db, Members: members},
 		Agents: agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,

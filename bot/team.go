@@ -56,11 +56,19 @@ type TaskOutcomes interface {
 	MarkReported(ctx context.Context, team string, ids []int64) error
 }
 
+// TaskLister lists a team's tasks (tools.TaskBoard's ListTasks).
+type TaskLister interface {
+	ListTasks(ctx context.Context, team string, f tools.TaskFilter) ([]tools.Task, error)
+}
+
 // TeamOptions wires the team runtime; with Mail and Outcomes nil teams
 // still have their tools, but nobody is woken.
 type TeamOptions struct {
 	Mail     TeamMail
 	Outcomes TaskOutcomes
+	// Board, when set, lets the team pump repeat the announcement of tasks
+	// left pending too long (a crash can lose one).
+	Board TaskLister
 	// Members returns a team's agents, lead included.
 	Members func(team string) []string
 }
@@ -240,6 +248,9 @@ func (r *Router) RunTeamMail(ctx context.Context, teams []string, interval time.
 				if e := r.moveMail(ctx, team, m); e != nil {
 					err = e
 				}
+			}
+			if _, e := r.reannounce(ctx, team); e != nil {
+				err = e
 			}
 		}
 		return err

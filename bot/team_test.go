@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 var taskNumber = regexp.MustCompile(`#(\d+)`)
@@ -66,5 +67,32 @@ func TestTeamBlockerReachesTheLead(t *testing.T) {
 	}
 	if msgs := p.ch.sentTo("c1"); len(msgs) != 1 {
 		t.Fatalf("the chat got %d messages; want only the lead's answer", len(msgs))
+	}
+}
+
+// TestTeamRepeatsAnAnnouncementLostToACrash: a task left pending with
+// nobody told (its creator's run crashed before the step ended) is
+// announced again by the team pump, once per process, and its assignee
+// gets it in its team session.
+func TestTeamRepeatsAnAnnouncementLostToACrash(t *testing.T) {
+	p := startPipeline(t, pipelineOptions{Team: true, Agents: []string{"ops"}})
+	p.llm.Handle(func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "will do, later"} })
+	ctx := context.Background()
+	task, err := p.db.CreateTask(ctx, tools.Task{Team: "crew", Subject: "rotate the keys", Assignee: "ops",
+		CreatedBy: "default", Origin: "test:c9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := p.router.ReannounceForTest(ctx, "crew"); err != nil || n != 1 {
+		t.Fatalf("first pass announced %d (%v), want 1", n, err)
+	}
+	want := fmt.Sprintf("[Task #%d for you, from default] rotate the keys", task.ID)
+	bot.WaitUntil(t, "ops has the task in its team session", func() bool {
+		msgs, err := p.db.Load(ctx, "ops/team:crew:test:c9", 0)
+		return err == nil && len(msgs) > 0 && strings.HasPrefix(msgs[0].Content, want)
+	})
+	// Still pending (ops did not claim it), but announced again only once.
+	if n, err := p.router.ReannounceForTest(ctx, "crew"); err != nil || n != 0 {
+		t.Fatalf("second pass announced %d (%v), want 0", n, err)
 	}
 }

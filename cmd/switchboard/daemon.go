@@ -196,7 +196,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Agent: agent, AgentName: cfg.Agent.Name,
 		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.db, Handoff: d.handoff,
 		Tasks: st.db, TeamOf: teamOf(cfg),
-		Team: bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Members: teamMembers(cfg)},
+		Team: bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Board: st.db, Members: teamMembers(cfg)},
 		Subagents: bot.SubagentOptions{Store: st.rdb, MaxConcurrent: cfg.Subagents.MaxConcurrent, MaxDepth: cfg.Subagents.MaxDepth,
 			MaxChildren: cfg.Subagents.MaxChildren, ArchiveAfter: cfg.Subagents.ArchiveAfter},
 		Grants:      bot.GrantOptions{Store: st.db, Config: d.mcpGrants},
