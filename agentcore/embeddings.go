@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/tools"
@@ -13,6 +14,8 @@ import (
 type EmbedderOptions struct {
 	BaseURL, APIKey, Model string
 	Timeout                time.Duration
+	// Logger receives a warning when a call is retried (default: discarded).
+	Logger *slog.Logger
 }
 
 // Embedder turns texts into vectors through any OpenAI-compatible
@@ -34,7 +37,7 @@ func NewEmbedder(o EmbedderOptions) *Embedder {
 	}
 	// A failure that may pass (rate limit, 5xx, network) is tried once more,
 	// after about half a second or the server's Retry-After (at most 10 s).
-	retry := RetryOptions{Attempts: 2, Max: 10 * time.Second}.withDefaults()
+	retry := RetryOptions{Attempts: 2, Max: 10 * time.Second, Logger: o.Logger}.withDefaults()
 	return &Embedder{api: openAIAPI(o.BaseURL, o.APIKey, nil, timeout), model: o.Model, retry: retry}
 }
 

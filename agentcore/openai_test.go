@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -460,13 +461,18 @@ func TestEmbedderRetriesOnceAndSaysWhatToDo(t *testing.T) {
 		_, _ = io.WriteString(w, `{"data":[{"index":1,"embedding":[0.5,1]},{"index":0,"embedding":[2]}]}`)
 	}))
 	defer ts.Close()
-	e := agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: ts.URL + "/v1", APIKey: "sk-emb-secret", Model: "emb"})
+	var logs strings.Builder
+	e := agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: ts.URL + "/v1", APIKey: "sk-emb-secret", Model: "emb",
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	got, err := e.Embed(context.Background(), []string{"a", "b"})
 	if err != nil || len(got) != 2 || len(got[0]) != 1 || got[0][0] != 2 || got[1][1] != 1 {
 		t.Fatalf("Embed = %v, %v; want the vectors in input order", got, err)
 	}
 	if len(calls) != 2 || calls[1] != `/v1/embeddings Bearer sk-emb-secret {"input":["a","b"],"model":"emb"}` {
 		t.Fatalf("calls = %q, want a 503 then one retry with the same request", calls)
+	}
+	if n := strings.Count(logs.String(), "llm call failed, retrying"); n != 1 || strings.Contains(logs.String(), "sk-emb-secret") {
+		t.Errorf("the retry logged %d warnings (want 1, through the given logger, without the key):\n%s", n, logs.String())
 	}
 	_, err = e.Embed(context.Background(), []string{"a"})
 	if err == nil || !strings.Contains(err.Error(), "llm.api_key") || strings.Contains(err.Error(), "sk-emb-secret") || len(calls) != 3 {

@@ -88,7 +88,7 @@ func (d *daemon) embedder() tools.Embedder {
 		e.APIKey = d.cfg.LLM.APIKey
 	}
 	d.log.Info("memory search by meaning on", "embedding_model", e.Model)
-	return agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model})
+	return agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model, Logger: d.log})
 }
 
 // isAdmin reports whether identity is one of admins.
