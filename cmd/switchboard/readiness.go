@@ -43,9 +43,15 @@ func (d *daemon) checks() map[string]bot.Check {
 	return c
 }
 
-// allReady reports whether every readiness check passes now.
-func (d *daemon) allReady(ctx context.Context) bool {
-	for _, check := range d.checks() {
+// settled reports whether start-up is over: every readiness check passes
+// but the PostgreSQL and Redis pings, which it skips — the applied schema
+// shows PostgreSQL answered, and waiting costs no round trips (nor an extra
+// pool connection while the channels connect).
+func (d *daemon) settled(ctx context.Context) bool {
+	for name, check := range d.checks() {
+		if name == "postgres" || name == "redis" {
+			continue
+		}
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
 		err := check(cctx)
 		cancel()
