@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -43,10 +41,10 @@ type Custom struct {
 }
 
 // customNameRE is what a custom tool may be called.
-var customNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`) })
+var customNameRE = lazyRegexp(`^[a-z][a-z0-9_]{0,63}$`)
 
 // placeholderRE finds {{.name}} placeholders.
-var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`{{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*}}`) })
+var placeholderRE = lazyRegexp(`{{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*}}`)
 
 // NewCustom checks spec and returns the tool. The template may only hold
 // plain {{.name}} placeholders (no functions, pipelines or conditions),
