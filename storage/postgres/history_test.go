@@ -364,3 +364,33 @@ func TestInsertMovesMessagesThatArrivedMeanwhile(t *testing.T) {
 		t.Errorf("a refused Insert changed the session: %d messages", len(again))
 	}
 }
+
+// Messages keep no foreign key to sessions (migration 16); deleting a
+// session must still delete its messages, and only its.
+func TestDeletingASessionDeletesItsMessages(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	for _, s := range []string{"helper/telegram:1", "helper/telegram:2"} {
+		if _, err := db.Append(ctx, s,
+			agentcore.Message{Role: agentcore.RoleUser, Content: "hi"},
+			agentcore.Message{Role: agentcore.RoleAssistant, Content: "hello"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Pool().Exec(ctx, `DELETE FROM sessions WHERE key = $1`, "helper/telegram:1"); err != nil {
+		t.Fatal(err)
+	}
+	count := func(session string) int {
+		var n int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM messages WHERE session_key = $1`, session).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count("helper/telegram:1"); n != 0 {
+		t.Errorf("deleted session still has %d messages", n)
+	}
+	if n := count("helper/telegram:2"); n != 2 {
+		t.Errorf("the other session has %d messages, want 2", n)
+	}
+}
