@@ -146,7 +146,8 @@ func (c *Channel) succeeded(op string) { c.health.Succeeded(op) }
 // pollClient is the HTTP client the library uses. It watches getUpdates:
 // each call waits until the updates of the previous call are handled, so
 // its offset confirms only handled updates, and its outcome tells Ready
-// whether polling works.
+// whether polling works. Every request's body is read ahead first
+// (withLength), so a call leaves in one write, not one per form field.
 type pollClient struct {
 	http *http.Client
 	ch   *Channel
@@ -154,6 +155,10 @@ type pollClient struct {
 
 // Do implements bot.HttpClient.
 func (p *pollClient) Do(req *http.Request) (*http.Response, error) {
+	req, err := withLength(req, sendAheadLimit)
+	if err != nil {
+		return nil, err
+	}
 	if !strings.HasSuffix(req.URL.Path, "/getUpdates") {
 		return p.http.Do(req)
 	}
