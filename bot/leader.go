@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -42,19 +41,9 @@ type Leader struct {
 	// (default DefaultLeaderInterval).
 	Interval time.Duration
 	// Logger receives leadership changes; nil discards them.
-	Logger    *slog.Logger
-	held      atomic.Bool
-	standby   atomic.Bool
-	asked     chan struct{} // closed once leadership was first sought
-	askedInit sync.Once
-	askedDone sync.Once
-}
-
-// Asked is closed once Run has sought leadership for the first time,
-// whatever the answer.
-func (l *Leader) Asked() <-chan struct{} {
-	l.askedInit.Do(func() { l.asked = make(chan struct{}) })
-	return l.asked
+	Logger  *slog.Logger
+	held    atomic.Bool
+	standby atomic.Bool
 }
 
 // Held reports whether this replica leads right now.
@@ -95,7 +84,6 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 	var downSince time.Time // when the lock service became unreachable; zero while it answers
 	for ctx.Err() == nil {
 		lease, ok, err := l.Lock.TryLead(ctx, l.Key)
-		l.askedDone.Do(func() { l.Asked(); close(l.asked) })
 		if err != nil && ctx.Err() != nil {
 			return
 		}

@@ -186,25 +186,3 @@ func TestLeaderLogsOutageOnce(t *testing.T) {
 		t.Errorf("recovery line logged %d times, want once:\n%s", n, out)
 	}
 }
-
-// TestLeaderAskedAfterFirstAttempt: Asked closes once leadership was first
-// sought, also when the lock service could not be asked, and not before.
-func TestLeaderAskedAfterFirstAttempt(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	lock := &downLeaderLock{}
-	l := &bot.Leader{Lock: lock, Key: "leader:test", Interval: time.Hour}
-	select {
-	case <-l.Asked():
-		t.Fatal("Asked closed before Run sought leadership")
-	default:
-	}
-	done := make(chan struct{})
-	go func() { l.Run(ctx, func(ctx context.Context) error { <-ctx.Done(); return nil }); close(done) }()
-	<-l.Asked()
-	if lock.calls.Load() != 1 || l.Held() {
-		t.Fatalf("after Asked: %d attempts, held %v; want 1 failed attempt", lock.calls.Load(), l.Held())
-	}
-	cancel()
-	<-done
-}

@@ -413,19 +413,20 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	}
 	chans.Add(1)
 	go func() { defer chans.Done(); d.releaseStartupMemory(chCtx) }()
-	// The background loops start once the channels' leadership was sought
-	// (at most a second later): a first leadership attempt then gets the
-	// idle database connection the start-up used, instead of queueing behind
-	// the loops' new ones, and the chat is answered sooner.
-	sought := d.leadershipSought(chCtx, time.Second)
+	// The background loops start once the channels are up (at most a second
+	// later): their first passes deliver, recover and post to chats, which
+	// needs the channels, and until then the channels' start-up gets the
+	// database connection the start-up used instead of queueing behind the
+	// loops' new ones, so the chat is answered sooner (docs/benchmarks.md).
+	up := d.settledWithin(chCtx, time.Second)
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
 	bg.Add(4)
-	go func() { defer bg.Done(); <-sought; d.disp.Run(bgCtx) }()
-	go func() { defer bg.Done(); <-sought; d.sched.Run(chCtx) }()
-	go func() { defer bg.Done(); <-sought; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
-	go func() { defer bg.Done(); <-sought; d.router.RunTeamMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
+	go func() { defer bg.Done(); <-up; d.disp.Run(bgCtx) }()
+	go func() { defer bg.Done(); <-up; d.sched.Run(chCtx) }()
+	go func() { defer bg.Done(); <-up; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
+	go func() { defer bg.Done(); <-up; d.router.RunTeamMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
 	d.log.Info("switchboard started", "version", version, "channels", len(d.channels), "startup_ms", time.Since(start).Milliseconds())
 
 	<-ctx.Done()

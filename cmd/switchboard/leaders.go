@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
 )
@@ -44,34 +43,6 @@ func (d *daemon) leaderships() []string {
 	}
 	slices.Sort(held)
 	return held
-}
-
-// leadershipSought is closed once every leader of this replica has sought
-// leadership for the first time, or after limit, or when ctx ends.
-func (d *daemon) leadershipSought(ctx context.Context, limit time.Duration) <-chan struct{} {
-	all := make([]*bot.Leader, 0, len(d.leaders)+len(d.leaderTasks))
-	for _, l := range d.leaders {
-		all = append(all, l)
-	}
-	for _, t := range d.leaderTasks {
-		all = append(all, t.leader)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		timer := time.NewTimer(limit)
-		defer timer.Stop()
-		for _, l := range all {
-			select {
-			case <-l.Asked():
-			case <-timer.C:
-				return
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return done
 }
 
 // replicaName is the configured replica name, else the host name (a

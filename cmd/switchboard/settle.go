@@ -10,6 +10,35 @@ import (
 // settleTimeout bounds how long releaseStartupMemory waits for the checks.
 const settleTimeout = 30 * time.Second
 
+// settleLook is how often settledWithin looks at the checks (in memory:
+// the channels' state and whether migrations ran).
+const settleLook = 10 * time.Millisecond
+
+// settledWithin is closed once start-up is over (settled), or after limit,
+// or when ctx ends. A channel that cannot connect delays nothing past
+// limit.
+func (d *daemon) settledWithin(ctx context.Context, limit time.Duration) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		deadline := time.NewTimer(limit)
+		defer deadline.Stop()
+		tick := time.NewTicker(settleLook)
+		defer tick.Stop()
+		for !d.settled(ctx) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-deadline.C:
+				d.log.Debug("start-up not over (a channel not ready?); going on", "after", limit)
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return done
+}
+
 // releaseStartupMemory returns the start-up's garbage (configuration,
 // migrations, connection set-up) to the operating system once start-up is
 // over (settled), or after settleTimeout. The Go runtime would otherwise
@@ -17,20 +46,9 @@ const settleTimeout = 30 * time.Second
 // less private memory (docs/benchmarks.md). Under load the heap grows as it
 // needs to.
 func (d *daemon) releaseStartupMemory(ctx context.Context) {
-	deadline := time.NewTimer(settleTimeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-wait:
-	for !d.settled(ctx) {
-		select {
-		case <-ctx.Done():
-			return
-		case <-deadline.C:
-			d.log.Debug("start-up not over (a channel not ready?); releasing start-up memory anyway")
-			break wait
-		case <-tick.C:
-		}
+	<-d.settledWithin(ctx, settleTimeout)
+	if ctx.Err() != nil {
+		return
 	}
 	debug.FreeOSMemory()
 	var ms runtime.MemStats
