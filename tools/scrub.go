@@ -163,7 +163,7 @@ func mayKeyValue(text string) bool {
 
 // keyValue matches "password=hunter22", "Authorization: Bearer abc…" and the
 // like; the key is kept and the value redacted.
-var keyValue = regexp.MustCompile(`(?i)\b(api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization)(\s*[:=]\s*)(?:bearer\s+|basic\s+)?("[^"\s]{4,}"|'[^'\s]{4,}'|[^\s"',;]{4,})`)
+var keyValue = lazyRegexp(`(?i)\b(api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization)(\s*[:=]\s*)(?:bearer\s+|basic\s+)?("[^"\s]{4,}"|'[^'\s]{4,}'|[^\s"',;]{4,})`)
 
 // Scrubber removes credentials from text: a fixed set of well-known patterns
 // plus every secret value it was given (configured tokens, API keys, URL
@@ -275,7 +275,7 @@ func (s *Scrubber) Scrub(text string) string {
 		text = scrubNormalized(text, index)
 	}
 	if mayKeyValue(text) {
-		text = keyValue.ReplaceAllString(text, "${1}${2}"+Redacted)
+		text = keyValue().ReplaceAllString(text, "${1}${2}"+Redacted)
 	}
 	for _, p := range staticPatterns {
 		if p.may(text) {
