@@ -157,11 +157,11 @@ func (d *Dispatcher) Run(ctx context.Context) {
 func (d *Dispatcher) nextPoll() time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	wait := d.o.Poll
+	wait := UntilBeat(d.o.Poll)
 	if !d.wakeAt.IsZero() {
-		wait = min(wait, max(time.Until(d.wakeAt), time.Millisecond))
-		if wait < d.o.Poll {
+		if until := max(time.Until(d.wakeAt), time.Millisecond); until < wait {
 			d.wakeAt = time.Time{}
+			return until
 		}
 	}
 	return wait
@@ -169,14 +169,14 @@ func (d *Dispatcher) nextPoll() time.Duration {
 
 // heartbeat keeps this owner's claims alive until ctx ends.
 func (d *Dispatcher) heartbeat(ctx context.Context) {
-	t := time.NewTicker(heartbeatEvery)
-	defer t.Stop()
 	for {
 		if err := d.o.Outbox.Heartbeat(ctx, d.o.Owner); err != nil && ctx.Err() == nil {
 			d.o.Logger.Debug("outbox heartbeat failed", "err", err)
 		}
+		t := time.NewTimer(UntilBeat(heartbeatEvery))
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 		}

@@ -71,7 +71,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 	}
 	log = log.With("key", l.Key)
 	wait := func(d time.Duration) bool {
-		t := time.NewTimer(d)
+		t := time.NewTimer(UntilBeat(d))
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
@@ -126,11 +126,11 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		t := time.NewTicker(interval)
-		defer t.Stop()
 		for {
+			t := time.NewTimer(UntilBeat(interval))
 			select {
 			case <-runCtx.Done():
+				t.Stop()
 				return
 			case <-t.C:
 			}

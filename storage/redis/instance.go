@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/bot"
 )
 
 // DefaultInstanceTTL is how long an instance's heartbeat key outlives its
@@ -48,15 +50,15 @@ func (s *Store) beat() {
 	s.inst.done = make(chan struct{})
 	go func() {
 		defer close(s.inst.done)
-		t := time.NewTicker(s.inst.ttl / 3)
-		defer t.Stop()
 		for {
 			bctx, stop := context.WithTimeout(asProbe(ctx), s.inst.ttl/3)
 			// Failures are logged once per outage by the health hook.
 			_ = s.client.Set(bctx, s.inst.key, s.inst.label, s.inst.ttl).Err()
 			stop()
+			t := time.NewTimer(bot.UntilBeat(s.inst.ttl / 3)) // with the daemon's other idle work
 			select {
 			case <-ctx.Done():
+				t.Stop()
 				return
 			case <-t.C:
 			}
