@@ -11,8 +11,12 @@ import (
 const settleTimeout = 30 * time.Second
 
 // settleLook is how often settledWithin looks at the checks (in memory:
-// the channels' state and whether migrations ran).
-const settleLook = 10 * time.Millisecond
+// the channels' state and whether migrations ran) during the first second,
+// when start-up usually ends; settleLookLater after that.
+const (
+	settleLook      = 10 * time.Millisecond
+	settleLookLater = 200 * time.Millisecond
+)
 
 // settledWithin is closed once start-up is over (settled), or after limit,
 // or when ctx ends. A channel that cannot connect delays nothing past
@@ -21,15 +25,21 @@ func (d *daemon) settledWithin(ctx context.Context, limit time.Duration) <-chan 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		start := time.Now()
 		deadline := time.NewTimer(limit)
 		defer deadline.Stop()
-		tick := time.NewTicker(settleLook)
-		defer tick.Stop()
 		for !d.settled(ctx) {
+			look := settleLook
+			if time.Since(start) > time.Second {
+				look = settleLookLater
+			}
+			tick := time.NewTimer(look)
 			select {
 			case <-ctx.Done():
+				tick.Stop()
 				return
 			case <-deadline.C:
+				tick.Stop()
 				d.log.Debug("start-up not over (a channel not ready?); going on", "after", limit)
 				return
 			case <-tick.C:
