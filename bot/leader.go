@@ -71,7 +71,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 	}
 	log = log.With("key", l.Key)
 	wait := func(d time.Duration) bool {
-		t := time.NewTimer(UntilBeat(d))
+		t := time.NewTimer(d)
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
@@ -103,7 +103,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 				log.Info("another replica leads; standing by")
 				standby = true
 			}
-			if !wait(interval) {
+			if !wait(UntilBeat(interval)) {
 				return
 			}
 			continue

@@ -7,9 +7,9 @@ import (
 )
 
 // repeat calls pass now and then on every beat of interval (UntilBeat)
-// until ctx ends. A run of
-// failures is logged twice: when it starts ("<what> failed; will keep
-// trying") and when a pass works again, so an outage does not flood the log.
+// until ctx ends. A run of failures is logged twice: when it starts
+// ("<what> failed; will keep trying") and when a pass works again, so an
+// outage does not flood the log.
 func repeat(ctx context.Context, interval time.Duration, log *slog.Logger, what string, pass func(context.Context) error) {
 	repeatPaced(ctx, log, what, pass, func() time.Duration { return UntilBeat(interval) }, nil)
 }
