@@ -5,15 +5,15 @@ import (
 	"time"
 )
 
-// Background work that repeats while the daemon is idle (heartbeats, lease
-// checks, recovery passes, safety polls) waits for a shared beat: the
+// Background work that repeats while the daemon is idle (heartbeats,
+// recovery passes, safety polls) waits for a shared beat: the
 // process's phase plus a whole multiple of its interval. Intervals of whole
 // seconds then share their beats, and an idle daemon wakes once a second for
 // all of it instead of once per loop at scattered moments. Every wake costs
 // the Go runtime a round of waking threads and spinning that is larger than
 // the work itself: aligned, an idle daemon used about half the CPU
 // (docs/benchmarks.md). Work that is due at a given time (a job's slot, a
-// retry) does not wait for a beat.
+// retry) does not wait for a beat, nor does leadership (see Leader.lead).
 
 // beatPhase offsets this process's beats, so that replicas do not all wake
 // at the same instant. Set once, never changed.

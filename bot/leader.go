@@ -103,7 +103,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 				log.Info("another replica leads; standing by")
 				standby = true
 			}
-			if !wait(UntilBeat(interval)) {
+			if !wait(interval) {
 				return
 			}
 			continue
@@ -126,11 +126,16 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
+		// Not on the shared beat (UntilBeat): a standby of the same process
+		// would then seek leadership at the very moment this lease is
+		// checked, and a leader whose lock died could still be running when
+		// the standby took over. With each replica's own phase, a standby
+		// that started after the leader asks after its checks.
+		t := time.NewTicker(interval)
+		defer t.Stop()
 		for {
-			t := time.NewTimer(UntilBeat(interval))
 			select {
 			case <-runCtx.Done():
-				t.Stop()
 				return
 			case <-t.C:
 			}
