@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,12 +10,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 // authTestDir returns a data directory the server's user can reach (when
@@ -32,28 +32,9 @@ func authTestDir(t *testing.T) string {
 	return dir
 }
 
-// lockedBuffer collects a logger's text output; the watchdog's goroutine
-// writes to it too.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startForTest starts the server of dir (logging to logs, if not nil) and
 // stops it when the test ends; it skips without server binaries outside CI.
-func startForTest(t *testing.T, dir string, logs *lockedBuffer) *Embedded {
+func startForTest(t *testing.T, dir string, logs *channeltest.Log) *Embedded {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -147,7 +128,7 @@ func checkPasswordFile(t *testing.T, e *Embedded) {
 }
 
 // checkNoLeak fails if the password shows in the logs or the server log.
-func checkNoLeak(t *testing.T, e *Embedded, logs *lockedBuffer) {
+func checkNoLeak(t *testing.T, e *Embedded, logs *channeltest.Log) {
 	t.Helper()
 	serverLog, _ := os.ReadFile(e.logFile)
 	for name, text := range map[string]string{"switchboard log": logs.String(), "server log": string(serverLog)} {
@@ -161,7 +142,7 @@ func TestEmbeddedPasswordOnFreshInit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
 	}
-	logs := &lockedBuffer{}
+	logs := &channeltest.Log{}
 	e := startForTest(t, authTestDir(t), logs)
 	checkPasswordFile(t, e)
 	checkPasswordOnly(t, e)
@@ -245,7 +226,7 @@ func TestEmbeddedUpgradesStoppedTrustCluster(t *testing.T) {
 	}
 	dir := authTestDir(t)
 	legacyTrustCluster(t, dir, false)
-	logs := &lockedBuffer{}
+	logs := &channeltest.Log{}
 	e := startForTest(t, dir, logs)
 	checkPasswordFile(t, e)
 	checkPasswordOnly(t, e)
@@ -266,7 +247,7 @@ func TestEmbeddedUpgradesRunningTrustServer(t *testing.T) {
 	if !ok {
 		t.Fatal("legacy server not running")
 	}
-	logs := &lockedBuffer{}
+	logs := &channeltest.Log{}
 	e := startForTest(t, dir, logs)
 	if after, ok := e.runningServer(context.Background()); !ok || after.pid != before.pid {
 		t.Errorf("server pid %d (running %v) after the upgrade, want the adopted %d, reloaded not restarted", after.pid, ok, before.pid)
@@ -282,7 +263,7 @@ func TestEmbeddedLostPasswordFileGetsANewPassword(t *testing.T) {
 		t.Skip("starts a PostgreSQL server")
 	}
 	dir := authTestDir(t)
-	e := startForTest(t, dir, &lockedBuffer{})
+	e := startForTest(t, dir, &channeltest.Log{})
 	old := e.password
 	if err := e.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -290,7 +271,7 @@ func TestEmbeddedLostPasswordFileGetsANewPassword(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, passwordFileName)); err != nil {
 		t.Fatal(err)
 	}
-	logs := &lockedBuffer{}
+	logs := &channeltest.Log{}
 	e = startForTest(t, dir, logs)
 	if e.password == old {
 		t.Fatal("same password after losing the file")

@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 )
 
 // startLogged is startEmbedded with the logs kept.
-func startLogged(t *testing.T, dir string) (*postgres.Embedded, *postgres.LockedBuffer) {
+func startLogged(t *testing.T, dir string) (*postgres.Embedded, *channeltest.Log) {
 	t.Helper()
-	logs := &postgres.LockedBuffer{}
+	logs := &channeltest.Log{}
 	return postgres.StartForTest(t, dir, logs), logs
 }
 

@@ -14,9 +14,6 @@ var (
 	StartForTest = startForTest
 )
 
-// LockedBuffer is lockedBuffer, a log sink safe for concurrent writers.
-type LockedBuffer = lockedBuffer
-
 // SchemaUpToDate exposes the migration fast path's check.
 func (db *DB) SchemaUpToDate(ctx context.Context) (bool, error) {
 	files, err := fs.Sub(migrationFiles, "migrations")

@@ -1,36 +1,17 @@
 package redis_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	sbredis "github.com/switchboard-chat/switchboard/storage/redis"
 )
-
-// lockedBuffer is a log sink safe for concurrent writers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestOutageLoggedOnce: while Redis is down every call fails (fast, once
 // the outage is known), but the log gets one warning for the outage and one
@@ -41,7 +22,7 @@ func TestOutageLoggedOnce(t *testing.T) {
 		t.Fatalf("start miniredis: %v", err)
 	}
 	t.Cleanup(m.Close)
-	logs := &lockedBuffer{}
+	logs := &channeltest.Log{}
 	s := openStoreWith(t, "redis://"+m.Addr(), sbredis.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	ctx := testContext(t)
 	if !s.Available() {
