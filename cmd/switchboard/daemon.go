@@ -411,14 +411,14 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 			}
 		}()
 	}
-	chans.Add(1)
-	go func() { defer chans.Done(); d.releaseStartupMemory(chCtx) }()
 	// The background loops start once the channels are up (at most a second
 	// later): their first passes deliver, recover and post to chats, which
 	// needs the channels, and until then the channels' start-up gets the
 	// database connection the start-up used instead of queueing behind the
 	// loops' new ones, so the chat is answered sooner (docs/benchmarks.md).
 	up := d.settledWithin(chCtx, time.Second)
+	chans.Add(1)
+	go func() { defer chans.Done(); d.releaseStartupMemory(chCtx, up) }()
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second

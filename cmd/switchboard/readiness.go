@@ -43,15 +43,23 @@ func (d *daemon) checks() map[string]bot.Check {
 	return c
 }
 
-// settled reports whether start-up is over: every readiness check passes
-// but the PostgreSQL and Redis pings, which it skips — the applied schema
-// shows PostgreSQL answered, and waiting costs no round trips (nor an extra
-// pool connection while the channels connect).
-func (d *daemon) settled(ctx context.Context) bool {
+// settleChecks say whether start-up is over: every readiness check but the
+// PostgreSQL and Redis pings — the applied schema shows PostgreSQL
+// answered, and waiting then costs no round trips (nor an extra pool
+// connection while the channels connect).
+func (d *daemon) settleChecks() []bot.Check {
+	var out []bot.Check
 	for name, check := range d.checks() {
-		if name == "postgres" || name == "redis" {
-			continue
+		if name != "postgres" && name != "redis" {
+			out = append(out, check)
 		}
+	}
+	return out
+}
+
+// allPass reports whether every check passes now.
+func allPass(ctx context.Context, checks []bot.Check) bool {
+	for _, check := range checks {
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
 		err := check(cctx)
 		cancel()

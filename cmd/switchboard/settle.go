@@ -18,17 +18,18 @@ const (
 	settleLookLater = 200 * time.Millisecond
 )
 
-// settledWithin is closed once start-up is over (settled), or after limit,
-// or when ctx ends. A channel that cannot connect delays nothing past
-// limit.
+// settledWithin is closed once start-up is over (settleChecks pass), or
+// after limit, or when ctx ends. A channel that cannot connect delays
+// nothing past limit.
 func (d *daemon) settledWithin(ctx context.Context, limit time.Duration) <-chan struct{} {
 	done := make(chan struct{})
+	checks := d.settleChecks()
 	go func() {
 		defer close(done)
 		start := time.Now()
 		deadline := time.NewTimer(limit)
 		defer deadline.Stop()
-		for !d.settled(ctx) {
+		for !allPass(ctx, checks) {
 			look := settleLook
 			if time.Since(start) > time.Second {
 				look = settleLookLater
@@ -51,12 +52,16 @@ func (d *daemon) settledWithin(ctx context.Context, limit time.Duration) <-chan 
 
 // releaseStartupMemory returns the start-up's garbage (configuration,
 // migrations, connection set-up) to the operating system once start-up is
-// over (settled), or after settleTimeout. The Go runtime would otherwise
-// keep those pages for minutes; an idle daemon then holds about 0.7 MiB
-// less private memory (docs/benchmarks.md). Under load the heap grows as it
-// needs to.
-func (d *daemon) releaseStartupMemory(ctx context.Context) {
-	<-d.settledWithin(ctx, settleTimeout)
+// over, or after settleTimeout. up is the background loops' wait
+// (settledWithin, shorter); only when it ended before start-up did is
+// there a second one. The Go runtime would otherwise keep those pages for
+// minutes; an idle daemon then holds about 0.7 MiB less private memory
+// (docs/benchmarks.md). Under load the heap grows as it needs to.
+func (d *daemon) releaseStartupMemory(ctx context.Context, up <-chan struct{}) {
+	<-up
+	if ctx.Err() == nil && !allPass(ctx, d.settleChecks()) {
+		<-d.settledWithin(ctx, settleTimeout)
+	}
 	if ctx.Err() != nil {
 		return
 	}
