@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"go.opentelemetry.io/otel/trace"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -423,6 +424,9 @@ func trimToUserTurn(msgs []Message) []Message {
 // between the call and its result, but providers require the results to
 // follow the call, so such messages move after the results.
 func orderToolResults(msgs []Message) []Message {
+	if !slices.ContainsFunc(msgs, func(m Message) bool { return m.Role == RoleAssistant && len(m.ToolCalls) > 0 }) {
+		return msgs // no tool calls: nothing to move, and no copy per run
+	}
 	out := make([]Message, 0, len(msgs))
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]

@@ -78,17 +78,17 @@ func newLanes(o LaneOptions, run func(context.Context, laneJob), log *slog.Logge
 // lane is one session's queue. It lives while its jobs run or while a
 // ticket for it is out.
 type lane struct {
-	q       chan laneJob
-	running bool   // a goroutine drains q
-	runs    uint64 // runs started
-	tickets int    // tickets out
+	q       []laneJob // waiting jobs, oldest first, at most lanes.depth
+	running bool      // a goroutine drains q
+	runs    uint64    // runs started
+	tickets int       // tickets out
 }
 
 // laneLocked returns session's lane, creating it. l.mu is held.
 func (l *lanes) laneLocked(session string) *lane {
 	ln := l.queues[session]
 	if ln == nil {
-		ln = &lane{q: make(chan laneJob, l.depth)}
+		ln = &lane{}
 		l.queues[session] = ln
 	}
 	return ln
@@ -114,16 +114,28 @@ func (l *lanes) end(session string, t *ticket) {
 // returnLocked gives t back and retires an idle lane. It reports whether
 // the session was idle since t was taken: no run started and none runs.
 func (l *lanes) returnLocked(session string, t *ticket) bool {
+	idle := l.giveBackLocked(session, t)
+	l.retireLocked(session)
+	return idle
+}
+
+// giveBackLocked gives t back, leaving the lane in place; it reports what
+// returnLocked does.
+func (l *lanes) giveBackLocked(session string, t *ticket) bool {
 	ln := l.queues[session]
 	if ln == nil || t == nil {
 		return false
 	}
 	ln.tickets--
-	idle := ln.runs == t.runs && !ln.running
-	if !ln.running && ln.tickets == 0 {
+	return ln.runs == t.runs && !ln.running
+}
+
+// retireLocked drops session's lane when nothing uses it: no job waits or
+// runs and no ticket is out.
+func (l *lanes) retireLocked(session string) {
+	if ln := l.queues[session]; ln != nil && !ln.running && ln.tickets == 0 && len(ln.q) == 0 {
 		delete(l.queues, session)
 	}
-	return idle
 }
 
 // enqueue queues j on its session's lane; false when the lanes are closed.
@@ -132,20 +144,22 @@ func (l *lanes) returnLocked(session string, t *ticket) bool {
 func (l *lanes) enqueue(j laneJob) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if j.ticket != nil && !l.returnLocked(j.Session, j.ticket) {
+	// The ticket goes back without retiring the lane: the job is about
+	// to use it.
+	if j.ticket != nil && !l.giveBackLocked(j.Session, j.ticket) {
 		j.window = nil // a run came in between: the window may be stale
 	}
 	j.ticket = nil
 	if l.closed {
+		l.retireLocked(j.Session)
 		return false
 	}
 	ln := l.laneLocked(j.Session)
-	select {
-	case ln.q <- j:
-	default:
+	if len(ln.q) >= l.depth {
 		l.log.Debug("lane full; a queued run will answer", "session", j.Session)
 		return true
 	}
+	ln.q = append(ln.q, j)
 	if !ln.running {
 		ln.running = true
 		l.wg.Add(1)
@@ -159,18 +173,16 @@ func (l *lanes) drain(session string, ln *lane) {
 	defer l.wg.Done()
 	for {
 		l.mu.Lock()
-		var j laneJob
-		select {
-		case j = <-ln.q:
-			ln.runs++
-		default:
+		if len(ln.q) == 0 {
 			ln.running = false
-			if ln.tickets == 0 {
-				delete(l.queues, session)
-			}
+			l.retireLocked(session)
 			l.mu.Unlock()
 			return
 		}
+		j := ln.q[0]
+		ln.q[0] = laneJob{} // let its window go
+		ln.q = ln.q[1:]
+		ln.runs++
 		l.mu.Unlock()
 		select {
 		case l.sem <- struct{}{}:
