@@ -35,19 +35,26 @@ import (
 // pressure.
 //
 // Safety: only private mappings without write permission of the file
-// /proc/self/exe names (by device and inode), so nothing written is
-// lost: their content is the file's. A mapping holding private copies
-// (a debugger's or uprobe's breakpoints) is left alone.
+// /proc/self/exe names, so nothing written is lost: their content is the
+// file's. A mapping holding private copies (a debugger's or uprobe's
+// breakpoints) is left alone. The file is recognised by device and inode,
+// or by path: some kernels show a file on overlayfs (a container's image)
+// in the mappings with the underlying file's device and inode, not the
+// ones stat gives.
 func releaseStartupCode() (int64, error) {
 	var st unix.Stat_t
 	if err := unix.Stat("/proc/self/exe", &st); err != nil {
 		return 0, fmt.Errorf("stat own binary: %w", err)
 	}
+	path, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		return 0, fmt.Errorf("own binary's path: %w", err)
+	}
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return 0, fmt.Errorf("read own mappings: %w", err)
 	}
-	ranges, err := readOnlyMappings(f, unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	ranges, err := readOnlyMappings(f, binaryID{unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino, path})
 	f.Close()
 	if err != nil {
 		return 0, err
@@ -69,10 +76,17 @@ type mapping struct {
 	rssKiB     int64
 }
 
+// binaryID says which file is the binary: its device and inode, or its
+// path.
+type binaryID struct {
+	major, minor uint32
+	ino          uint64
+	path         string
+}
+
 // readOnlyMappings reads smaps and returns the private mappings without
-// write permission of the file with this device and inode that hold no
-// private (anonymous) pages.
-func readOnlyMappings(smaps io.Reader, major, minor uint32, ino uint64) ([]mapping, error) {
+// write permission of the binary that hold no private (anonymous) pages.
+func readOnlyMappings(smaps io.Reader, bin binaryID) ([]mapping, error) {
 	var (
 		out  []mapping
 		cur  *mapping // the mapping whose fields follow, when it qualifies
@@ -84,7 +98,7 @@ func readOnlyMappings(smaps io.Reader, major, minor uint32, ino uint64) ([]mappi
 		}
 		cur, anon = nil, false
 	}
-	dev := fmt.Sprintf("%02x:%02x", major, minor)
+	dev, ino := fmt.Sprintf("%02x:%02x", bin.major, bin.minor), strconv.FormatUint(bin.ino, 10)
 	sc := bufio.NewScanner(smaps)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
@@ -94,7 +108,11 @@ func readOnlyMappings(smaps io.Reader, major, minor uint32, ino uint64) ([]mappi
 		if lo, hi, ok := strings.Cut(fields[0], "-"); ok && !strings.HasSuffix(fields[0], ":") {
 			done()
 			// start-end perms offset dev inode [path]
-			if len(fields) < 5 || fields[3] != dev || fields[4] != strconv.FormatUint(ino, 10) {
+			if len(fields) < 5 {
+				continue
+			}
+			sameFile := fields[3] == dev && fields[4] == ino
+			if !sameFile && (len(fields) < 6 || bin.path == "" || strings.Join(fields[5:], " ") != bin.path) {
 				continue
 			}
 			if perms := fields[1]; len(perms) != 4 || perms[0] != 'r' || perms[1] != '-' || perms[3] != 'p' {

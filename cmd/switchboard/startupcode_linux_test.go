@@ -13,7 +13,8 @@ import (
 // A cut-down /proc/self/smaps: the binary (device fd:01, inode 42) mapped
 // as code, read-only data, read-only data with a breakpoint's private copy,
 // and writable data; another file with the same inode on another device; a
-// shared read-only mapping; the heap.
+// shared read-only mapping; the heap; and the binary's path under another
+// device and inode, as overlayfs shows a container's binary.
 const sampleSmaps = `00400000-00c1e000 r-xp 00000000 fd:01 42                                 /usr/local/bin/switchboard
 Size:               8312 kB
 Rss:                7000 kB
@@ -39,18 +40,23 @@ Anonymous:             0 kB
 c000000000-c000400000 rw-p 00000000 00:00 0 
 Rss:                2048 kB
 Anonymous:          2048 kB
+7f0000400000-7f0000500000 r--p 00000000 00:2e 77                         /usr/local/bin/switchboard
+Rss:                 300 kB
+Anonymous:             0 kB
 `
 
 // Only the binary's private read-only mappings without private copies
 // may be let go: anything written would be lost.
 func TestReadOnlyMappingsPicksOnlyTheBinarysUnwrittenPages(t *testing.T) {
-	got, err := readOnlyMappings(strings.NewReader(sampleSmaps), 0xfd, 0x01, 42)
+	bin := binaryID{major: 0xfd, minor: 0x01, ino: 42, path: "/usr/local/bin/switchboard"}
+	got, err := readOnlyMappings(strings.NewReader(sampleSmaps), bin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []mapping{
 		{start: 0x400000, end: 0xc1e000, rssKiB: 7000},
 		{start: 0xc1e000, end: 0x1600000, rssKiB: 9000},
+		{start: 0x7f0000400000, end: 0x7f0000500000, rssKiB: 300},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d mappings %+v, want %+v", len(got), got, want)
@@ -60,7 +66,7 @@ func TestReadOnlyMappingsPicksOnlyTheBinarysUnwrittenPages(t *testing.T) {
 			t.Errorf("mapping %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	if _, err := readOnlyMappings(strings.NewReader("zz-00c1e000 r-xp 00000000 fd:01 42 /x\n"), 0xfd, 1, 42); err == nil {
+	if _, err := readOnlyMappings(strings.NewReader("zz-00c1e000 r-xp 00000000 fd:01 42 /x\n"), bin); err == nil {
 		t.Error("an unreadable range of the binary was accepted")
 	}
 }
@@ -77,7 +83,8 @@ func exeRssKiB(t *testing.T) int64 {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ms, err := readOnlyMappings(f, unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	// By device and inode only: the path must not be what finds them here.
+	ms, err := readOnlyMappings(f, binaryID{major: unix.Major(st.Dev), minor: unix.Minor(st.Dev), ino: st.Ino})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +115,7 @@ func TestReleaseStartupCodeUnmapsTheBinary(t *testing.T) {
 		t.Fatalf("binary resident %d KiB after, %d KiB before: nothing was unmapped", after, before)
 	}
 	// Code not run since comes back: a fresh parse still works.
-	if _, err := readOnlyMappings(strings.NewReader(sampleSmaps), 0xfd, 0x01, 42); err != nil {
+	if _, err := readOnlyMappings(strings.NewReader(sampleSmaps), binaryID{major: 0xfd, minor: 1, ino: 42}); err != nil {
 		t.Fatal(err)
 	}
 }
