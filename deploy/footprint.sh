@@ -30,6 +30,9 @@
 #     deploy/footprint.sh -n 1 -o /tmp/b.rows -l 'gateway started' -- /path/to/peer gateway
 #   done
 #   deploy/footprint.sh -s /tmp/a.rows; deploy/footprint.sh -s /tmp/b.rows
+# Memory settles only after the Go runtime's first periodic GC (2 min after
+# start): to measure a daemon that has been idle for minutes, not seconds,
+#   deploy/footprint.sh -n 3 -w 180 -i 10 -r http://127.0.0.1:18080/readyz -- /tmp/sb serve
 #
 # Columns: ready_ms (wall, start → ready), cpu_ms (CPU time of the
 # process at ready, 0.1 ms resolution), VmRSS / RssAnon (private: heap, stacks) / RssFile
@@ -48,7 +51,7 @@ while getopts "n:w:i:r:l:o:s:" opt; do
 	l) log_re=$OPTARG ;;
 	o) rows=$OPTARG ;;
 	s) summary=$OPTARG ;;
-	*) sed -n '2,38p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,41p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
