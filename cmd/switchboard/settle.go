@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -68,13 +69,15 @@ func (d *daemon) releaseStartupMemory(ctx context.Context, up <-chan struct{}) {
 		return
 	}
 	debug.FreeOSMemory()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
 	code, err := releaseStartupCode()
 	if err != nil {
 		// Harmless: the pages stay mapped, as they would without this.
 		d.log.Debug("start-up code not unmapped", "err", err)
 	}
-	d.log.Debug("start-up memory released", "heap_in_use_bytes", ms.HeapInuse, "heap_released_bytes", ms.HeapReleased,
-		"code_unmapped_bytes", code)
+	if d.log.Enabled(ctx, slog.LevelDebug) { // ReadMemStats stops the world: only for the log
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		d.log.Debug("start-up memory released", "heap_in_use_bytes", ms.HeapInuse, "heap_released_bytes", ms.HeapReleased,
+			"code_unmapped_bytes", code)
+	}
 }

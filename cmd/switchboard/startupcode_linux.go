@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,7 +60,7 @@ func releaseStartupCode() (int64, error) {
 	}
 	var resident int64
 	for _, r := range ranges {
-		if _, _, errno := syscall.Syscall(unix.SYS_MADVISE, r.start, r.end-r.start, unix.MADV_DONTNEED); errno != 0 {
+		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, r.start, r.end-r.start, unix.MADV_DONTNEED); errno != 0 {
 			return resident, fmt.Errorf("madvise %#x-%#x: %w", r.start, r.end, errno)
 		}
 		resident += r.rssKiB * 1024
