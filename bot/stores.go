@@ -134,7 +134,9 @@ type Sent struct {
 
 // ReplyWriter stores a final reply in its session and its outbox row in one
 // transaction: one statement and one commit in the common case, and no
-// crash can leave a reply stored but not queued. Postgres implements it;
+// crash can leave a reply stored but not queued. The commit need not be
+// durable at once: a reply lost with its row leaves its user message
+// unanswered, and Recover runs the agent for it again. Postgres implements it;
 // without one, the reply and its row are two writes (and each run first
 // queues replies a crash left behind).
 type ReplyWriter interface {

@@ -211,38 +211,6 @@ func (db *DB) settle(ctx context.Context, what string, id int64, sql string, arg
 	return fmt.Errorf("%s outbox message %d: it is already %s", what, id, status)
 }
 
-// noFlushSQL turns off synchronous_commit for the rest of the current
-// transaction only. It is a function call rather than SET LOCAL because
-// PostgreSQL before 17 warns (in every client and in its log) about SET LOCAL
-// in a pipeline's implicit transaction, although it applies it.
-const noFlushSQL = `SELECT set_config('synchronous_commit', 'off', true)`
-
-// withoutFlush sends the statements queue adds as one pipelined batch after
-// noFlushSQL: one round trip and one implicit transaction (all or nothing),
-// whose commit is visible to every session at once but does not wait for its
-// WAL to reach disk. A PostgreSQL crash (not a crash of this process) can
-// lose the last such commits, so it is only for bookkeeping whose loss is
-// harmless; a later durable commit flushes them along with its own.
-func (db *DB) withoutFlush(ctx context.Context, queue func(b *pgx.Batch)) error {
-	b := &pgx.Batch{}
-	b.Queue(noFlushSQL)
-	queue(b)
-	return db.pool.SendBatch(ctx, b).Close()
-}
-
-// execWithoutFlush runs one statement through withoutFlush and returns its
-// command tag.
-func (db *DB) execWithoutFlush(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	var tag pgconn.CommandTag
-	err := db.withoutFlush(ctx, func(b *pgx.Batch) {
-		b.Queue(sql, args...).Exec(func(ct pgconn.CommandTag) error {
-			tag = ct
-			return nil
-		})
-	})
-	return tag, err
-}
-
 func encodeButtons(rows [][]channels.Button) ([]byte, error) {
 	if len(rows) == 0 {
 		return nil, nil

@@ -97,6 +97,14 @@ var insertReplyAtSQL = outboxInsertSQL(`$1::text`, `$2::bigint`, ``, 3)
 // does, and its outbox row m (Session and SourceSeq set here) in the same
 // transaction: one statement and one commit when nothing was stored after
 // `after`. The row is claimed for claim.Owner as EnqueueClaimed would.
+//
+// The commit does not wait for the WAL flush (see sendWithoutFlush): a
+// reply is the one write of a message's round that can be made again. A
+// PostgreSQL crash that loses it leaves the user message it answered as the
+// session's newest, and recovery runs the agent for it again (the chat may
+// then see the answer twice; nothing goes unanswered). The user message
+// itself was flushed before its platform was told, and any later durable
+// commit flushes the reply too.
 func (db *DB) InsertReply(ctx context.Context, session string, after int64, reply agentcore.Message, m bot.OutboxMessage, claim bot.Claim) (bot.StoredReply, error) {
 	b, err := newBatch(session, []agentcore.Message{reply})
 	if err != nil {
@@ -110,15 +118,15 @@ func (db *DB) InsertReply(ctx context.Context, session string, after int64, repl
 	m.Session = session
 	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
 		out := bot.StoredReply{Row: m}
-		err := db.pool.QueryRow(ctx, insertReplySQL, args...).Scan(&out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
+		err := queryRowWithoutFlush(ctx, db.pool, insertReplySQL, args, &out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
 		if !errors.Is(err, pgx.ErrNoRows) {
 			out.Row.SourceSeq = out.Seq
 			return out, err
 		}
 		out.Seq, out.Moved, err = db.insertMoving(ctx, b, after, args[:10], func(tx pgx.Tx, seq int64) error {
 			out.Row.SourceSeq = seq
-			return tx.QueryRow(ctx, insertReplyAtSQL, append([]any{session, seq}, oargs...)...).
-				Scan(&out.Row.ID, &out.Row.Attempts, &out.Claimed)
+			return queryRowWithoutFlush(ctx, tx, insertReplyAtSQL, append([]any{session, seq}, oargs...),
+				&out.Row.ID, &out.Row.Attempts, &out.Claimed)
 		})
 		return out, err
 	})
@@ -138,8 +146,8 @@ var appendReplySQL = appendCTE + `, o AS (` + outboxInsertSQL(`$1`, `s.last_seq`
 
 // AppendReply stores reply at the end of session, as Append does, and its
 // outbox row m (Session and SourceSeq set here) in the same statement, so
-// in one commit. The row is claimed for claim.Owner as EnqueueClaimed
-// would.
+// in one commit, which does not wait for the WAL flush (see InsertReply).
+// The row is claimed for claim.Owner as EnqueueClaimed would.
 func (db *DB) AppendReply(ctx context.Context, session string, reply agentcore.Message, m bot.OutboxMessage, claim bot.Claim) (bot.StoredReply, error) {
 	b, err := newBatch(session, []agentcore.Message{reply})
 	if err != nil {
@@ -153,7 +161,7 @@ func (db *DB) AppendReply(ctx context.Context, session string, reply agentcore.M
 	m.Session = session
 	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
 		out := bot.StoredReply{Row: m}
-		err := db.pool.QueryRow(ctx, appendReplySQL, args...).Scan(&out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
+		err := queryRowWithoutFlush(ctx, db.pool, appendReplySQL, args, &out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
 		out.Row.SourceSeq = out.Seq
 		return out, err
 	})

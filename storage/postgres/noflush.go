@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// noFlushSQL turns off synchronous_commit for the rest of the current
+// transaction only. It is a function call rather than SET LOCAL because
+// PostgreSQL before 17 warns (in every client and in its log) about SET LOCAL
+// in a pipeline's implicit transaction, although it applies it.
+const noFlushSQL = `SELECT set_config('synchronous_commit', 'off', true)`
+
+// batchSender is what sends a pipelined batch: the pool, a connection or a
+// transaction.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// sendWithoutFlush sends the statements queue adds as one pipelined batch
+// after noFlushSQL: one round trip. Sent to the pool it is one implicit
+// transaction (all or nothing); sent inside a transaction it makes that
+// transaction's commit asynchronous. Such a commit is visible to every
+// session at once but does not wait for its WAL to reach disk: a
+// PostgreSQL crash (not a crash of this process) can lose the last such
+// commits, up to three times wal_writer_delay (0.6 s by default) of them,
+// so it is only for writes whose loss is made good otherwise. Any later
+// durable commit flushes them along with its own.
+func sendWithoutFlush(ctx context.Context, to batchSender, queue func(b *pgx.Batch)) error {
+	b := &pgx.Batch{}
+	b.Queue(noFlushSQL)
+	queue(b)
+	return to.SendBatch(ctx, b).Close()
+}
+
+// withoutFlush is sendWithoutFlush to the pool.
+func (db *DB) withoutFlush(ctx context.Context, queue func(b *pgx.Batch)) error {
+	return sendWithoutFlush(ctx, db.pool, queue)
+}
+
+// execWithoutFlush runs one statement through withoutFlush and returns its
+// command tag.
+func (db *DB) execWithoutFlush(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	var tag pgconn.CommandTag
+	err := db.withoutFlush(ctx, func(b *pgx.Batch) {
+		b.Queue(sql, args...).Exec(func(ct pgconn.CommandTag) error {
+			tag = ct
+			return nil
+		})
+	})
+	return tag, err
+}
+
+// queryRowWithoutFlush runs one statement that returns one row through
+// sendWithoutFlush and scans the row into dest; no row is pgx.ErrNoRows.
+func queryRowWithoutFlush(ctx context.Context, to batchSender, sql string, args []any, dest ...any) error {
+	return sendWithoutFlush(ctx, to, func(b *pgx.Batch) {
+		b.Queue(sql, args...).QueryRow(func(row pgx.Row) error { return row.Scan(dest...) })
+	})
+}
