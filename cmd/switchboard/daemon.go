@@ -418,7 +418,11 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	// loops' new ones, so the chat is answered sooner (docs/benchmarks.md).
 	up := d.settledWithin(chCtx, time.Second)
 	chans.Add(1)
-	go func() { defer chans.Done(); d.releaseStartupMemory(chCtx, up) }()
+	go func() {
+		defer chans.Done()
+		d.releaseStartupMemory(chCtx, up)
+		d.trimWhileIdle(chCtx)
+	}()
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second

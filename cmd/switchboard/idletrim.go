@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+// Idle trimming (docs/benchmarks.md): while the daemon is idle it gives
+// back, once a minute, the memory that the Go runtime and the kernel would
+// otherwise keep for it. The runtime keeps an idle heap near its 4 MiB
+// minimum goal and returns freed pages to the system only slowly; and
+// every collection maps pages of the binary back in (stack maps, type
+// data), 64 KiB around each page it reads. Between messages nothing needs
+// either. Pages the daemon uses again come back on use: heap pages from
+// the runtime, the binary's from the page cache (the cache keeps them; only
+// this process's mapping of them goes).
+const (
+	trimEvery = time.Minute
+	// trimIdleBelow is how much the daemon may allocate between two looks
+	// and still count as idle: an idle daemon allocates about 0.2 MiB a
+	// minute (heartbeats, polls); one that handles messages, far more, and
+	// its heap is then reused rather than given back.
+	trimIdleBelow = 2 << 20
+)
+
+// idleTrim decides, at each look, whether the daemon was idle since the
+// previous one, and trims when it was.
+type idleTrim struct {
+	allocated func() uint64 // bytes allocated since the process started
+	trim      func()
+	last      uint64 // allocated at the previous look
+}
+
+// look trims when less than trimIdleBelow was allocated since the previous
+// look, and reports whether it did. What the trim allocates itself does not
+// count against the next look.
+func (t *idleTrim) look() bool {
+	now := t.allocated()
+	idle := now-t.last < trimIdleBelow
+	if idle {
+		t.trim()
+		now = t.allocated()
+	}
+	t.last = now
+	return idle
+}
+
+// trimWhileIdle looks every trimEvery, on the shared beat, until ctx ends.
+func (d *daemon) trimWhileIdle(ctx context.Context) {
+	t := &idleTrim{allocated: heapAllocated, trim: func() {
+		debug.FreeOSMemory()
+		if _, err := releaseStartupCode(); err != nil {
+			d.log.Debug("idle trim: code not unmapped", "err", err)
+		}
+		d.logMemory(ctx)
+	}}
+	t.last = t.allocated()
+	for {
+		wait := time.NewTimer(bot.UntilBeat(trimEvery))
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return
+		case <-wait.C:
+		}
+		t.look()
+	}
+}
+
+// heapAllocated returns the bytes the process allocated on the heap so far
+// (a running total, not what is live). Reading it does not stop the world.
+func heapAllocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// memoryClasses are the runtime's figures logMemory reports.
+var memoryClasses = []string{
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/stacks:bytes",
+	"/memory/classes/heap/released:bytes",
+	"/memory/classes/metadata/other:bytes",
+	"/memory/classes/other:bytes",
+}
+
+// logMemory logs, at debug level, where the runtime's memory is.
+func (d *daemon) logMemory(ctx context.Context) {
+	if !d.log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	samples := make([]metrics.Sample, len(memoryClasses))
+	for i, name := range memoryClasses {
+		samples[i].Name = name
+	}
+	metrics.Read(samples)
+	attrs := make([]any, 0, 2*len(samples))
+	for _, s := range samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			name := strings.TrimSuffix(strings.TrimPrefix(s.Name, "/memory/classes/"), ":bytes")
+			attrs = append(attrs, strings.ReplaceAll(name, "/", "_")+"_bytes", s.Value.Uint64())
+		}
+	}
+	d.log.Debug("idle memory trimmed", attrs...)
+}
