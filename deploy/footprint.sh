@@ -4,12 +4,15 @@
 # measured this way (switchboard or a peer), so figures can be set side by
 # side from one run on one machine.
 #
-#   deploy/footprint.sh [-n RUNS] [-w SETTLE_S] [-i IDLE_S] [-r READY_URL | -l LOG_REGEX] [-o ROWS] -- COMMAND [ARGS...]
+#   deploy/footprint.sh [-n RUNS] [-w SETTLE_S] [-i IDLE_S] [-t STEP_S] [-r READY_URL | -l LOG_REGEX] [-o ROWS] -- COMMAND [ARGS...]
 #   deploy/footprint.sh -s ROWS
 #
 #   -n RUNS       starts to measure (default 5); medians are printed
 #   -w SETTLE_S   seconds after ready before the idle window starts (default 0)
 #   -i IDLE_S     seconds of the idle window; memory is read at its end (default 2)
+#   -t STEP_S     read memory every STEP_S seconds of the idle window instead, print
+#                 each reading on stderr, and report their means (a daemon that
+#                 trims its memory now and then is then not caught at one moment)
 #   -r READY_URL  ready when this http:// URL answers 2xx (polled every 5 ms)
 #   -l LOG_REGEX  ready when the command's output matches (bash's =~, ERE)
 #   without -r/-l the command is read right after IDLE_S seconds (no ready time)
@@ -33,25 +36,29 @@
 # Memory settles only after the Go runtime's first periodic GC (2 min after
 # start): to measure a daemon that has been idle for minutes, not seconds,
 #   deploy/footprint.sh -n 3 -w 180 -i 10 -r http://127.0.0.1:18080/readyz -- /tmp/sb serve
+# switchboard trims its memory once a minute while idle, so over a minute or more:
+#   deploy/footprint.sh -n 1 -w 60 -i 240 -t 10 -r http://127.0.0.1:18080/readyz -- /tmp/sb serve
 #
 # Columns: ready_ms (wall, start → ready), cpu_ms (CPU time of the
 # process at ready, 0.1 ms resolution), VmRSS / RssAnon (private: heap, stacks) / RssFile
-# (mapped pages of the binary and libraries) in KiB after IDLE_S idle,
+# (mapped pages of the binary and libraries) in KiB after IDLE_S idle (with
+# -t: their means over the idle window),
 # idle_cpu_ms (CPU used in the idle window: IDLE_S seconds, starting SETTLE_S
 # seconds after ready).
 set -euo pipefail
 
-runs=5 settle=0 idle=2 ready_url="" log_re="" rows="" summary=""
-while getopts "n:w:i:r:l:o:s:" opt; do
+runs=5 settle=0 idle=2 step=0 ready_url="" log_re="" rows="" summary=""
+while getopts "n:w:i:t:r:l:o:s:" opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
 	w) settle=$OPTARG ;;
 	i) idle=$OPTARG ;;
+	t) step=$OPTARG ;;
 	r) ready_url=$OPTARG ;;
 	l) log_re=$OPTARG ;;
 	o) rows=$OPTARG ;;
 	s) summary=$OPTARG ;;
-	*) sed -n '2,41p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,47p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -80,6 +87,10 @@ if [[ -n $summary ]]; then
 fi
 if [[ $# -eq 0 ]]; then
 	echo "footprint.sh: no command given; usage: deploy/footprint.sh [-n RUNS] [-w SETTLE_S] [-i IDLE_S] [-r URL | -l REGEX] -- COMMAND..." >&2
+	exit 2
+fi
+if [[ ! $step =~ ^[0-9]+$ ]] || { ((step > 0)) && [[ ! $idle =~ ^[0-9]+$ ]]; } || ((step > 0 && step > idle)); then
+	echo "footprint.sh: with -t, -i and -t take whole seconds, -t no more than -i (got -i $idle -t $step)" >&2
 	exit 2
 fi
 if [[ -n $ready_url ]]; then
@@ -163,9 +174,20 @@ for i in $(seq "$runs"); do
 		sleep "$settle"
 		cpu_settled=$(cpu_ms "$pid")
 	fi
-	sleep "$idle"
+	if [[ $step == 0 ]]; then
+		sleep "$idle"
+		rss=$(status_kib "$pid" VmRSS) anon=$(status_kib "$pid" RssAnon) file=$(status_kib "$pid" RssFile)
+	else
+		n=0 rss=0 anon=0 file=0
+		for ((t = step; t <= idle; t += step)); do
+			sleep "$step"
+			r=$(status_kib "$pid" VmRSS) a=$(status_kib "$pid" RssAnon) f=$(status_kib "$pid" RssFile)
+			echo "run $i t=${t}s VmRSS $r RssAnon $a RssFile $f" >&2
+			n=$((n + 1)) rss=$((rss + r)) anon=$((anon + a)) file=$((file + f))
+		done
+		rss=$((rss / n)) anon=$((anon / n)) file=$((file / n))
+	fi
 	cpu_idle=$(awk -v a="$(cpu_ms "$pid")" -v b="$cpu_settled" 'BEGIN { printf "%.1f", a - b }')
-	rss=$(status_kib "$pid" VmRSS) anon=$(status_kib "$pid" RssAnon) file=$(status_kib "$pid" RssFile)
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
 	printf "%-4s %9s %7s %8s %8s %8s %12s\n" "$i" "$ready" "$cpu_ready" "$rss" "$anon" "$file" "$cpu_idle"

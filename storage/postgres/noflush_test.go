@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
@@ -44,15 +46,8 @@ func recordCommitModes(t *testing.T, db *postgres.DB) func() []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var notes []string
-		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			notes = append(notes, n)
-		}
-		if err := rows.Err(); err != nil {
+		notes, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
 			t.Fatal(err)
 		}
 		return notes
