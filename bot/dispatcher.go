@@ -3,13 +3,15 @@ package bot
 import (
 	"context"
 	"errors"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
+	"hash/fnv"
 	"log/slog"
 	"strconv"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-chat/switchboard/channels"
 )
@@ -365,11 +367,11 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 		return false, now
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, d.o.SendTimeout)
-	id, err := ch.Send(sendCtx, channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo, Key: outboxKey(m.ID)})
+	id, err := ch.Send(sendCtx, channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo, Key: outboxKey(m.Row())})
 	cancel()
 	if err == nil {
 		d.o.Metrics.MessagesOut.WithLabelValues(m.To.Platform).Inc()
-		d.markSent(Sent{ID: m.ID, PlatformMessageID: id})
+		d.markSent(Sent{OutboxRow: m.Row(), PlatformMessageID: id})
 		return true, now
 	}
 	if ctx.Err() != nil {
@@ -400,7 +402,7 @@ func (d *Dispatcher) retry(ctx context.Context, m OutboxMessage, at time.Time, e
 
 func (d *Dispatcher) release(ctx context.Context, m OutboxMessage, at time.Time, reason string) {
 	ctx = context.WithoutCancel(ctx)
-	if err := d.o.Outbox.Retry(ctx, m.ID, at, reason); err != nil {
+	if err := d.o.Outbox.Retry(ctx, m.Row(), at, reason); err != nil {
 		d.o.Logger.Error("outbox retry failed", "outbox_id", m.ID, "err", err)
 		return
 	}
@@ -415,6 +417,20 @@ func (d *Dispatcher) release(ctx context.Context, m OutboxMessage, at time.Time,
 	}
 }
 
-// outboxKey is the deduplication key (channels.Outbound.Key) of outbox row
-// id: every attempt to deliver the row carries the same key.
-func outboxKey(id int64) string { return "sb" + strconv.FormatInt(id, 10) }
+// outboxKey is the deduplication key (channels.Outbound.Key) of an outbox
+// row: every attempt to deliver the row carries the same key. A reply's key
+// also carries a hash of its session and seq: after a PostgreSQL crash lost
+// a reply's row, a later row may get the same id (see OutboxRow), and the
+// platform must not take it for a repeat of the lost one. It stays within
+// Discord's 25-character nonce for ids below 10^12.
+func outboxKey(r OutboxRow) string {
+	key := "sb" + strconv.FormatInt(r.ID, 10)
+	if r.Session == "" && r.SourceSeq == 0 {
+		return key
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(r.Session))
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write(strconv.AppendInt(nil, r.SourceSeq, 10))
+	return key + "-" + strconv.FormatUint(uint64(h.Sum32()), 36)
+}

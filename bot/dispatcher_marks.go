@@ -51,7 +51,7 @@ func (d *Dispatcher) writeMarks() {
 func (d *Dispatcher) fail(ctx context.Context, m OutboxMessage, reason string) {
 	d.o.Metrics.OutboxErrors.WithLabelValues(m.To.Platform, "failed").Inc()
 	d.o.Logger.Error("delivery failed for good", "outbox_id", m.ID, "to", m.To.String(), "reason", reason)
-	if err := d.o.Outbox.Fail(context.WithoutCancel(ctx), m.ID, reason); err != nil {
+	if err := d.o.Outbox.Fail(context.WithoutCancel(ctx), m.Row(), reason); err != nil {
 		d.o.Logger.Error("outbox fail failed", "outbox_id", m.ID, "err", err)
 	}
 }

@@ -67,6 +67,23 @@ type SoonReleaser interface {
 // ErrLocked is returned by Locker.Obtain when the lock is held elsewhere.
 var ErrLocked = errors.New("lock held elsewhere")
 
+// OutboxRow names one outbox row: its id and, for a reply, the session
+// message it delivers. A reply's row commits without waiting for the WAL
+// flush (see ReplyWriter), so a PostgreSQL crash can lose it while the
+// dispatcher still holds it, and hand its id to a later row; the session and
+// seq tell the two apart, so settling the lost row never touches the new
+// one.
+type OutboxRow struct {
+	ID        int64
+	Session   string // "" for system notices
+	SourceSeq int64  // 0 for system notices
+}
+
+// Row names m's row.
+func (m OutboxMessage) Row() OutboxRow {
+	return OutboxRow{ID: m.ID, Session: m.Session, SourceSeq: m.SourceSeq}
+}
+
 // OutboxMessage is a reply waiting to be delivered.
 type OutboxMessage struct {
 	ID      int64
@@ -101,10 +118,10 @@ type Outbox interface {
 	Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]OutboxMessage, error)
 	// MarkSentAll records deliveries, each with the platform's message id.
 	MarkSentAll(ctx context.Context, sent []Sent) error
-	// Retry releases the message to be tried again at `at`.
-	Retry(ctx context.Context, id int64, at time.Time, reason string) error
-	// Fail gives up on the message for good.
-	Fail(ctx context.Context, id int64, reason string) error
+	// Retry releases the row to be tried again at `at`.
+	Retry(ctx context.Context, row OutboxRow, at time.Time, reason string) error
+	// Fail gives up on the row for good.
+	Fail(ctx context.Context, row OutboxRow, reason string) error
 	// Heartbeat says owner is alive. Rows claimed by an owner that stopped
 	// beating are claimed again at once (their sends are in doubt), instead
 	// of waiting for their lease.
@@ -128,7 +145,7 @@ type Claim struct {
 
 // Sent is one delivered outbox row.
 type Sent struct {
-	ID                int64
+	OutboxRow
 	PlatformMessageID string
 }
 

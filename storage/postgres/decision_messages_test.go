@@ -44,7 +44,7 @@ func TestDecisionMessages(t *testing.T) {
 			t.Fatalf("AddDecisionMessage(%+v): %v", add, err)
 		}
 	}
-	if err := db.MarkSent(ctx, approverMsg, "555"); err != nil {
+	if err := db.MarkSent(ctx, bot.OutboxRow{ID: approverMsg}, "555"); err != nil {
 		t.Fatal(err)
 	}
 

@@ -141,7 +141,21 @@ func scanOutbox(row pgx.CollectableRow) (bot.OutboxMessage, error) {
 	return m, err
 }
 
-// MarkSent records that message id was delivered as platformMessageID. It
+// isRow is the condition that an outbox row is r (parameters $1, $2, $3:
+// id, session, seq; see rowArgs): its id alone could name a later row that
+// took the id of a reply a PostgreSQL crash lost (see bot.OutboxRow).
+const isRow = `id = $1 AND session_key IS NOT DISTINCT FROM $2 AND source_seq IS NOT DISTINCT FROM $3`
+
+// rowArgs are isRow's parameters for r, stored as the row was.
+func rowArgs(r bot.OutboxRow) []any {
+	var seq *int64
+	if r.SourceSeq != 0 {
+		seq = &r.SourceSeq
+	}
+	return []any{r.ID, nullIfEmpty(r.Session), seq}
+}
+
+// MarkSent records that row r was delivered as platformMessageID. It
 // commits without waiting for the WAL flush: if a PostgreSQL crash loses the
 // mark, the message is sent once more after its lease, as when the process
 // crashes between sending and marking.
@@ -149,49 +163,50 @@ func scanOutbox(row pgx.CollectableRow) (bot.OutboxMessage, error) {
 // It runs to the end even when ctx is cancelled (a sent message left pending
 // would be sent again), retrying dropped connections for up to
 // RetryBudget.
-func (db *DB) MarkSent(ctx context.Context, id int64, platformMessageID string) error {
+func (db *DB) MarkSent(ctx context.Context, r bot.OutboxRow, platformMessageID string) error {
 	var tag pgconn.CommandTag
 	err := withRetry(context.WithoutCancel(ctx), func(ctx context.Context) error {
 		var err error
-		tag, err = db.execWithoutFlush(ctx, `UPDATE outbox SET status = 'sent', platform_message_id = $2,
+		tag, err = db.execWithoutFlush(ctx, `UPDATE outbox SET status = 'sent', platform_message_id = $4,
 				sent_at = now(), claimed_by = NULL, claimed_until = NULL
-			WHERE id = $1`, id, storable(platformMessageID))
+			WHERE `+isRow, append(rowArgs(r), storable(platformMessageID))...)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("mark outbox message %d sent: %w", id, err)
+		return fmt.Errorf("mark outbox message %d sent: %w", r.ID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("mark outbox message %d sent: no such message", id)
+		return fmt.Errorf("mark outbox message %d sent: no such message", r.ID)
 	}
 	return nil
 }
 
-// Retry releases pending message id to be tried again at `at`, recording
+// Retry releases pending row r to be tried again at `at`, recording
 // reason.
-func (db *DB) Retry(ctx context.Context, id int64, at time.Time, reason string) error {
-	return db.settle(ctx, "retry", id, `UPDATE outbox SET next_attempt_at = $2, last_error = $3,
+func (db *DB) Retry(ctx context.Context, r bot.OutboxRow, at time.Time, reason string) error {
+	return db.settle(ctx, "retry", r, `UPDATE outbox SET next_attempt_at = $4, last_error = $5,
 			claimed_by = NULL, claimed_until = NULL
-		WHERE id = $1 AND status = 'pending'`, id, at, truncate(storable(reason), maxErrorLen))
+		WHERE `+isRow+` AND status = 'pending'`, at, truncate(storable(reason), maxErrorLen))
 }
 
-// Fail gives up on pending message id for good, recording reason.
-func (db *DB) Fail(ctx context.Context, id int64, reason string) error {
-	return db.settle(ctx, "fail", id, `UPDATE outbox SET status = 'failed', last_error = $2,
+// Fail gives up on pending row r for good, recording reason.
+func (db *DB) Fail(ctx context.Context, r bot.OutboxRow, reason string) error {
+	return db.settle(ctx, "fail", r, `UPDATE outbox SET status = 'failed', last_error = $4,
 			claimed_by = NULL, claimed_until = NULL
-		WHERE id = $1 AND status = 'pending'`, id, truncate(storable(reason), maxErrorLen))
+		WHERE `+isRow+` AND status = 'pending'`, truncate(storable(reason), maxErrorLen))
 }
 
-// settle runs an update that applies only to a pending message and explains
-// why when it applied to none. The update commits without waiting for the
-// WAL flush: if a PostgreSQL crash loses it, the message is tried once more
-// after its lease.
-func (db *DB) settle(ctx context.Context, what string, id int64, sql string, args ...any) error {
+// settle runs an update of row r (isRow, then args from $4) that applies
+// only to a pending message and explains why when it applied to none. The
+// update commits without waiting for the WAL flush: if a PostgreSQL crash
+// loses it, the message is tried once more after its lease.
+func (db *DB) settle(ctx context.Context, what string, r bot.OutboxRow, sql string, args ...any) error {
 	ctx = context.WithoutCancel(ctx)
+	id := r.ID
 	var tag pgconn.CommandTag
 	err := withRetry(ctx, func(ctx context.Context) error {
 		var err error
-		tag, err = db.execWithoutFlush(ctx, sql, args...)
+		tag, err = db.execWithoutFlush(ctx, sql, append(rowArgs(r), args...)...)
 		return err
 	})
 	if err != nil {
@@ -201,7 +216,7 @@ func (db *DB) settle(ctx context.Context, what string, id int64, sql string, arg
 		return nil
 	}
 	var status string
-	err = db.pool.QueryRow(ctx, `SELECT status FROM outbox WHERE id = $1`, id).Scan(&status)
+	err = db.pool.QueryRow(ctx, `SELECT status FROM outbox WHERE `+isRow, rowArgs(r)...).Scan(&status)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s outbox message %d: no such message", what, id)
 	}

@@ -180,14 +180,23 @@ func (db *DB) MarkSentAll(ctx context.Context, sent []bot.Sent) error {
 		return nil
 	}
 	ids, pmids := make([]int64, len(sent)), make([]string, len(sent))
+	sessions, seqs := make([]*string, len(sent)), make([]*int64, len(sent))
 	for i, s := range sent {
 		ids[i], pmids[i] = s.ID, storable(s.PlatformMessageID)
+		if s.Session != "" {
+			sessions[i] = &sent[i].Session
+		}
+		if s.SourceSeq != 0 {
+			seqs[i] = &sent[i].SourceSeq
+		}
 	}
 	err := withRetry(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		// Each row by its id, session and seq (see isRow).
 		_, err := db.execWithoutFlush(ctx, `UPDATE outbox o SET status = 'sent', platform_message_id = u.pmid,
 				sent_at = now(), claimed_by = NULL, claimed_until = NULL
-			FROM unnest($1::bigint[], $2::text[]) AS u (id, pmid)
-			WHERE o.id = u.id`, ids, pmids)
+			FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS u (id, pmid, session, seq)
+			WHERE o.id = u.id AND o.session_key IS NOT DISTINCT FROM u.session AND o.source_seq IS NOT DISTINCT FROM u.seq`,
+			ids, pmids, sessions, seqs)
 		return err
 	})
 	if err != nil {

@@ -50,7 +50,7 @@ func TestEnqueueClaimedYieldsToEarlierRowsOfTheChat(t *testing.T) {
 		t.Errorf("third claimed by %q", owner)
 	}
 	// Released for a retry, the first row holds back even its own claimer's next one.
-	if err := db.Retry(ctx, first.ID, time.Now().Add(time.Hour), "flood"); err != nil {
+	if err := db.Retry(ctx, first.Row(), time.Now().Add(time.Hour), "flood"); err != nil {
 		t.Fatal(err)
 	}
 	fourth, claimed, err := db.EnqueueClaimed(ctx, reply("", 0, "four"), claim)
@@ -143,7 +143,7 @@ func TestMarkSentAllMarksEachRow(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i < 2 {
-			sent = append(sent, bot.Sent{ID: id, PlatformMessageID: "pm-" + text})
+			sent = append(sent, bot.Sent{OutboxRow: bot.OutboxRow{ID: id}, PlatformMessageID: "pm-" + text})
 		}
 	}
 	if err := db.MarkSentAll(ctx, sent); err != nil {
@@ -165,5 +165,64 @@ func TestMarkSentAllMarksEachRow(t *testing.T) {
 	want := []string{"a:sent:pm-a", "b:sent:pm-b", "c:pending:"}
 	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("rows = %q, want %q", got, want)
+	}
+}
+
+// A PostgreSQL crash can lose a reply's row (its commit does not wait for
+// the flush) while the dispatcher holds it, and hand its id to a later row.
+// Settling the lost row must then leave the later one alone: a sent mark
+// would keep it from ever being delivered.
+func TestSettlingALostReplyLeavesTheRowThatTookItsID(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const session = "a/telegram:42"
+	if _, err := db.Append(ctx, session, agentcore.Message{Role: agentcore.RoleUser, Content: "hi", ExternalID: "u1"}); err != nil {
+		t.Fatal(err)
+	}
+	lost, err := db.InsertReply(ctx, session, 1, agentcore.Message{Role: agentcore.RoleAssistant, Content: "hello"},
+		reply("", 0, "hello"), bot.Claim{Owner: "replica-1", Lease: time.Minute})
+	if err != nil || !lost.Claimed {
+		t.Fatalf("InsertReply = %+v, %v", lost, err)
+	}
+	// The crash: the reply's row is gone, and another chat's reply took its id.
+	for _, sql := range []string{
+		`DELETE FROM outbox WHERE id = $1`,
+		`INSERT INTO outbox (id, session_key, source_seq, platform, chat_id, text, claimed_by, claimed_until, attempts)
+			VALUES ($1, 'a/telegram:43', 5, 'telegram', '43', 'for another chat', 'replica-1', now() + interval '1 minute', 1)`,
+	} {
+		if _, err := db.Pool().Exec(ctx, sql, lost.Row.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	row := lost.Row.Row()
+	if err := db.MarkSentAll(ctx, []bot.Sent{{OutboxRow: row, PlatformMessageID: "900"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.MarkSent(ctx, row, "901"); err == nil {
+		t.Error("MarkSent of the lost row succeeded")
+	}
+	if err := db.Retry(ctx, row, time.Now().Add(time.Hour), "flood"); err == nil {
+		t.Error("Retry of the lost row succeeded")
+	}
+	if err := db.Fail(ctx, row, "gone"); err == nil {
+		t.Error("Fail of the lost row succeeded")
+	}
+	var status, owner string
+	var attempts int
+	var due bool
+	if err := db.Pool().QueryRow(ctx, `SELECT status, coalesce(claimed_by, ''), attempts, next_attempt_at <= now() FROM outbox WHERE id = $1`,
+		lost.Row.ID).Scan(&status, &owner, &attempts, &due); err != nil {
+		t.Fatal(err)
+	}
+	if status != "pending" || owner != "replica-1" || attempts != 1 || !due {
+		t.Errorf("the row that took the id: status %q, claimed by %q, %d attempts, due %v; want it untouched", status, owner, attempts, due)
+	}
+	// The row itself is settled by its own name.
+	later := bot.OutboxRow{ID: lost.Row.ID, Session: "a/telegram:43", SourceSeq: 5}
+	if err := db.MarkSentAll(ctx, []bot.Sent{{OutboxRow: later, PlatformMessageID: "902"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Pool().QueryRow(ctx, `SELECT status FROM outbox WHERE id = $1`, lost.Row.ID).Scan(&status); err != nil || status != "sent" {
+		t.Errorf("status after its own mark = %q, %v", status, err)
 	}
 }

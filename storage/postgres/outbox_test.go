@@ -130,14 +130,15 @@ func TestOutboxRetryMarkSentFail(t *testing.T) {
 	if c, err := db.Claim(ctx, "r", 10, time.Minute); err != nil || len(c) != 3 {
 		t.Fatalf("Claim = %v, %v", c, err)
 	}
+	row := func(id, seq int64) bot.OutboxRow { return bot.OutboxRow{ID: id, Session: "a/s", SourceSeq: seq} }
 
-	if err := db.MarkSent(ctx, sent, "tg-100"); err != nil {
+	if err := db.MarkSent(ctx, row(sent, 1), "tg-100"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Retry(ctx, later, time.Now().Add(time.Hour), "rate limited"); err != nil {
+	if err := db.Retry(ctx, row(later, 2), time.Now().Add(time.Hour), "rate limited"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Fail(ctx, failed, "chat not found"); err != nil {
+	if err := db.Fail(ctx, row(failed, 3), "chat not found"); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := db.Claim(ctx, "r", 10, time.Minute); err != nil || len(c) != 0 {
@@ -145,7 +146,7 @@ func TestOutboxRetryMarkSentFail(t *testing.T) {
 	}
 
 	// Once due, the retried message comes back with its attempts counted.
-	if err := db.Retry(ctx, later, time.Now().Add(-time.Second), "again"); err != nil {
+	if err := db.Retry(ctx, row(later, 2), time.Now().Add(-time.Second), "again"); err != nil {
 		t.Fatal(err)
 	}
 	c, err := db.Claim(ctx, "r", 10, time.Minute)
@@ -172,13 +173,13 @@ func TestOutboxRetryMarkSentFail(t *testing.T) {
 	}
 
 	// A settled message cannot be retried or failed again; unknown ids say so.
-	if err := db.Retry(ctx, sent, time.Now(), "x"); err == nil || !strings.Contains(err.Error(), "already sent") {
+	if err := db.Retry(ctx, row(sent, 1), time.Now(), "x"); err == nil || !strings.Contains(err.Error(), "already sent") {
 		t.Errorf("Retry of a sent message = %v, want an error saying it is already sent", err)
 	}
-	if err := db.Fail(ctx, failed, "x"); err == nil || !strings.Contains(err.Error(), "already failed") {
+	if err := db.Fail(ctx, row(failed, 3), "x"); err == nil || !strings.Contains(err.Error(), "already failed") {
 		t.Errorf("Fail of a failed message = %v", err)
 	}
-	if err := db.MarkSent(ctx, 999999, "x"); err == nil {
+	if err := db.MarkSent(ctx, bot.OutboxRow{ID: 999999}, "x"); err == nil {
 		t.Error("MarkSent of an unknown id succeeded")
 	}
 }
@@ -276,16 +277,17 @@ func TestOutboxBookkeepingKeepsLaterCommitsDurable(t *testing.T) {
 	if got, err := db.Claim(ctx, "r", 10, time.Minute); err != nil || len(got) != 3 {
 		t.Fatalf("Claim = %v, %v", got, err)
 	}
-	if err := db.MarkSent(ctx, a, "1"); err != nil {
+	row := func(id, seq int64) bot.OutboxRow { return bot.OutboxRow{ID: id, Session: "a/s", SourceSeq: seq} }
+	if err := db.MarkSent(ctx, row(a, 1), "1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Retry(ctx, b, time.Now(), "later"); err != nil {
+	if err := db.Retry(ctx, row(b, 2), time.Now(), "later"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Fail(ctx, c, "never"); err != nil {
+	if err := db.Fail(ctx, row(c, 3), "never"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Retry(ctx, a, time.Now(), "x"); err == nil {
+	if err := db.Retry(ctx, row(a, 1), time.Now(), "x"); err == nil {
 		t.Fatal("Retry of a sent message succeeded")
 	}
 	// The asynchronous commit is local to each bookkeeping transaction:
