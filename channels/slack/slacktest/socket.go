@@ -229,7 +229,9 @@ func (s *Server) SendInteraction(payload any) (string, error) {
 }
 
 // SendEnvelope sends an envelope of type typ with payload on the newest
-// connection (a random one after Spread) and returns its id.
+// connection (a random one after Spread) and returns its id. After Spread,
+// an envelope the picked connection could not take is not an error: it is
+// sent again, as every unacknowledged one is.
 func (s *Server) SendEnvelope(typ string, payload any) (string, error) {
 	s.mu.Lock()
 	conn := s.pickLocked()
@@ -240,13 +242,20 @@ func (s *Server) SendEnvelope(typ string, payload any) (string, error) {
 	s.socket.seq++
 	id := fmt.Sprintf("env-%04d", s.socket.seq)
 	s.socket.sent = append(s.socket.sent, id)
-	if s.socket.spread {
+	spread := s.socket.spread
+	if spread {
 		s.socket.pending[id] = &pendingEnvelope{typ: typ, payload: payload, sentAt: time.Now()}
 	}
 	s.mu.Unlock()
 	env := map[string]any{"envelope_id": id, "type": typ, "payload": payload,
 		"accepts_response_payload": typ == "interactive", "retry_attempt": 0, "retry_reason": ""}
 	if err := conn.write(env); err != nil {
+		if spread {
+			// The connection died (a replica killed) after it was picked.
+			// As with Slack, the envelope is pending: redeliver sends it
+			// again on a live connection once it is overdue.
+			return id, nil
+		}
 		return "", fmt.Errorf("slacktest: send envelope: %w", err)
 	}
 	return id, nil
