@@ -421,7 +421,7 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	go func() {
 		defer chans.Done()
 		d.releaseStartupMemory(chCtx, up)
-		d.trimWhileIdle(chCtx)
+		d.trimWhileIdle(chCtx, trimEvery)
 	}()
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.

@@ -51,8 +51,9 @@ func (t *idleTrim) look() bool {
 	return idle
 }
 
-// trimWhileIdle looks every trimEvery, on the shared beat, until ctx ends.
-func (d *daemon) trimWhileIdle(ctx context.Context) {
+// trimWhileIdle looks every `every` (trimEvery), on the shared beat, until
+// ctx ends.
+func (d *daemon) trimWhileIdle(ctx context.Context, every time.Duration) {
 	t := &idleTrim{allocated: heapAllocated, trim: func() {
 		debug.FreeOSMemory()
 		if _, err := releaseStartupCode(); err != nil {
@@ -62,7 +63,7 @@ func (d *daemon) trimWhileIdle(ctx context.Context) {
 	}}
 	t.last = t.allocated()
 	for {
-		wait := time.NewTimer(bot.UntilBeat(trimEvery))
+		wait := time.NewTimer(bot.UntilBeat(every))
 		select {
 		case <-ctx.Done():
 			wait.Stop()

@@ -1,7 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // The trim runs only after a quiet minute, and what it allocates itself
@@ -44,3 +50,48 @@ func TestHeapAllocatedCountsAllocations(t *testing.T) {
 }
 
 var sink []byte
+
+// lockedBuffer is a bytes.Buffer safe for a logger and a reader at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// The loop the daemon runs trims while the process is quiet, says so at
+// debug level with the runtime's figures, and ends with its context.
+func TestTrimWhileIdleTrimsAndStops(t *testing.T) {
+	var logs lockedBuffer
+	d := &daemon{log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.trimWhileIdle(ctx, 20*time.Millisecond)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "idle memory trimmed") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("trimWhileIdle did not return after its context ended")
+	}
+	out := logs.String()
+	if !strings.Contains(out, "idle memory trimmed") || !strings.Contains(out, "heap_objects_bytes=") {
+		t.Fatalf("no trim logged within 10 s; log:\n%s", out)
+	}
+}
