@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 // The trim runs only after a quiet minute, and what it allocates itself
@@ -51,28 +51,10 @@ func TestHeapAllocatedCountsAllocations(t *testing.T) {
 
 var sink []byte
 
-// lockedBuffer is a bytes.Buffer safe for a logger and a reader at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // The loop the daemon runs trims while the process is quiet, says so at
 // debug level with the runtime's figures, and ends with its context.
 func TestTrimWhileIdleTrimsAndStops(t *testing.T) {
-	var logs lockedBuffer
+	var logs channeltest.Log
 	d := &daemon{log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
