@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"runtime/debug"
 	"runtime/metrics"
-	"strings"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
@@ -54,13 +51,7 @@ func (t *idleTrim) look() bool {
 // trimWhileIdle looks every `every` (trimEvery), on the shared beat, until
 // ctx ends.
 func (d *daemon) trimWhileIdle(ctx context.Context, every time.Duration) {
-	t := &idleTrim{allocated: heapAllocated, trim: func() {
-		debug.FreeOSMemory()
-		if _, err := releaseStartupCode(); err != nil {
-			d.log.Debug("idle trim: code not unmapped", "err", err)
-		}
-		d.logMemory(ctx)
-	}}
+	t := &idleTrim{allocated: heapAllocated, trim: func() { d.giveBackMemory(ctx, "idle memory trimmed") }}
 	t.last = t.allocated()
 	for {
 		wait := time.NewTimer(bot.UntilBeat(every))
@@ -83,34 +74,4 @@ func heapAllocated() uint64 {
 		return 0
 	}
 	return s[0].Value.Uint64()
-}
-
-// memoryClasses are the runtime's figures logMemory reports.
-var memoryClasses = []string{
-	"/memory/classes/heap/objects:bytes",
-	"/memory/classes/heap/unused:bytes",
-	"/memory/classes/heap/stacks:bytes",
-	"/memory/classes/heap/released:bytes",
-	"/memory/classes/metadata/other:bytes",
-	"/memory/classes/other:bytes",
-}
-
-// logMemory logs, at debug level, where the runtime's memory is.
-func (d *daemon) logMemory(ctx context.Context) {
-	if !d.log.Enabled(ctx, slog.LevelDebug) {
-		return
-	}
-	samples := make([]metrics.Sample, len(memoryClasses))
-	for i, name := range memoryClasses {
-		samples[i].Name = name
-	}
-	metrics.Read(samples)
-	attrs := make([]any, 0, 2*len(samples))
-	for _, s := range samples {
-		if s.Value.Kind() == metrics.KindUint64 {
-			name := strings.TrimSuffix(strings.TrimPrefix(s.Name, "/memory/classes/"), ":bytes")
-			attrs = append(attrs, strings.ReplaceAll(name, "/", "_")+"_bytes", s.Value.Uint64())
-		}
-	}
-	d.log.Debug("idle memory trimmed", attrs...)
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"runtime"
-	"runtime/debug"
 	"time"
 )
 
@@ -58,8 +55,8 @@ func (d *daemon) settledWithin(ctx context.Context, limit time.Duration) <-chan 
 // there a second one. The Go runtime would otherwise keep those pages for
 // minutes; an idle daemon then holds about 0.7 MiB less private memory
 // (docs/benchmarks.md). Under load the heap grows as it needs to. The
-// binary's pages that start-up mapped are let go too
-// (releaseStartupCode): those the daemon uses again come back on use.
+// binary's pages that start-up mapped are let go too (giveBackMemory):
+// those the daemon uses again come back on use.
 func (d *daemon) releaseStartupMemory(ctx context.Context, up <-chan struct{}) {
 	<-up
 	if ctx.Err() == nil && !allPass(ctx, d.settleChecks()) {
@@ -68,16 +65,5 @@ func (d *daemon) releaseStartupMemory(ctx context.Context, up <-chan struct{}) {
 	if ctx.Err() != nil {
 		return
 	}
-	debug.FreeOSMemory()
-	code, err := releaseStartupCode()
-	if err != nil {
-		// Harmless: the pages stay mapped, as they would without this.
-		d.log.Debug("start-up code not unmapped", "err", err)
-	}
-	if d.log.Enabled(ctx, slog.LevelDebug) { // ReadMemStats stops the world: only for the log
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		d.log.Debug("start-up memory released", "heap_in_use_bytes", ms.HeapInuse, "heap_released_bytes", ms.HeapReleased,
-			"code_unmapped_bytes", code)
-	}
+	d.giveBackMemory(ctx, "start-up memory released")
 }

@@ -100,9 +100,9 @@ func exeRssKiB(t *testing.T) int64 {
 
 // On the real process: the binary's pages are let go, and the code that
 // runs afterwards (this test, the runtime) comes back on use.
-func TestReleaseStartupCodeUnmapsTheBinary(t *testing.T) {
+func TestUnmapBinaryPagesUnmapsTheBinary(t *testing.T) {
 	before := exeRssKiB(t)
-	released, err := releaseStartupCode()
+	released, err := unmapBinaryPages()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// releaseStartupCode drops this process's mappings of the pages of its own
+// unmapBinaryPages drops this process's mappings of the pages of its own
 // binary that it only reads (code, read-only data, the runtime's tables)
-// and returns how much of them was resident before.
+// and returns how much of them was resident before. It runs once start-up
+// is over and then while the daemon is idle (giveBackMemory).
 //
 // Why: start-up runs code from nearly every package once (package inits,
 // configuration, migrations, connecting), and each page fault on the
@@ -40,7 +41,7 @@ import (
 // or by path: some kernels show a file on overlayfs (a container's image)
 // in the mappings with the underlying file's device and inode, not the
 // ones stat gives.
-func releaseStartupCode() (int64, error) {
+func unmapBinaryPages() (int64, error) {
 	var st unix.Stat_t
 	if err := unix.Stat("/proc/self/exe", &st); err != nil {
 		return 0, fmt.Errorf("stat own binary: %w", err)
