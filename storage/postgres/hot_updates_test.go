@@ -1,0 +1,62 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+// tableUpdates reads how many of table's rows this connection's backend
+// updated and how many of those were heap-only (HOT): updates that wrote
+// no index entry. db must have one connection.
+func tableUpdates(t *testing.T, db *postgres.DB, table string) (updated, heapOnly int64) {
+	t.Helper()
+	ctx := context.Background()
+	// A backend publishes its counts when it goes idle, at most once a
+	// second unless asked to: ask, go idle, then read.
+	if _, err := db.Pool().Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Pool().QueryRow(ctx, `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = $1`,
+		table).Scan(&updated, &heapOnly); err != nil {
+		t.Fatal(err)
+	}
+	return updated, heapOnly
+}
+
+// Every message stored bumps its session row's last_seq and updated_at,
+// twice per round (the user's message and the reply). Those bumps must be
+// heap-only updates, which add nothing to the table's indexes (migration
+// 17): with updated_at indexed they cost an entry in each of them.
+func TestSessionBumpsWriteNoIndexEntries(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.OpenWith(t, ctx, postgres.Options{MaxConns: 1})
+	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
+	const rounds = 20
+	for i := range rounds {
+		session := fmt.Sprintf("a/telegram:%d", i%4)
+		seq, _, err := db.AppendWindow(ctx, session, 10, agentcore.Message{
+			Role: agentcore.RoleUser, Content: "hi", ExternalID: fmt.Sprint(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.InsertReply(ctx, session, seq, agentcore.Message{Role: agentcore.RoleAssistant, Content: "hello"},
+			reply("", 0, "hello"), claim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	updated, heapOnly := tableUpdates(t, db, "sessions")
+	// Each session's first append inserts its row; every later bump updates it.
+	if want := int64(2*rounds - 4); updated != want {
+		t.Fatalf("sessions: %d updates, want %d", updated, want)
+	}
+	if heapOnly != updated {
+		t.Errorf("sessions: %d of %d updates were heap-only; the others wrote index entries", heapOnly, updated)
+	}
+}
