@@ -61,10 +61,11 @@ type Dispatcher struct {
 	slot     chan struct{}              // signalled when inflight drops while starved
 	starved  bool                       // the last claim asked for less than a batch: no room
 	workers  sync.WaitGroup
-	runCtx   context.Context // Run's, while it accepts rows handed over
-	wakeAt   time.Time       // earliest retry this dispatcher released
-	marks    []Sent          // sent rows not yet marked
-	marking  bool            // a goroutine writes marks
+	pool     *channels.Workers // runs chat workers; a goroutine outlives its chat's
+	runCtx   context.Context   // Run's, while it accepts rows handed over
+	wakeAt   time.Time         // earliest retry this dispatcher released
+	marks    []Sent            // sent rows not yet marked
+	marking  bool              // a goroutine writes marks
 }
 
 // NewDispatcher returns a dispatcher; call Run to start it.
@@ -95,7 +96,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	}
 	o.Tracer = tracerOr(o.Tracer)
 	return &Dispatcher{o: o, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
-		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}}
+		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}, pool: channels.NewWorkers(0)}
 }
 
 // Nudge wakes the dispatcher to deliver new rows now.
@@ -152,6 +153,10 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	d.runCtx = nil // hand-overs from now on are released for Drain or a restart
 	d.mu.Unlock()
 	d.workers.Wait()
+	d.mu.Lock()
+	d.pool.Stop() // none waits on after Run; a later Run or Drain gets new ones
+	d.pool = channels.NewWorkers(0)
+	d.mu.Unlock()
 }
 
 // nextPoll is how long Run may sleep: until the safety poll or the
@@ -257,7 +262,7 @@ func (d *Dispatcher) queueLocked(ctx context.Context, m OutboxMessage) bool {
 	d.chats[k] = append(q, m)
 	if !running {
 		d.workers.Add(1)
-		go d.work(ctx, k)
+		d.pool.Go(func() { d.work(ctx, k) })
 	}
 	return true
 }
