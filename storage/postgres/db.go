@@ -27,6 +27,19 @@ const connectTimeout = 5 * time.Second
 // deadline, so a server that is down never blocks start-up for long.
 const openTimeout = 10 * time.Second
 
+// idleConnTimeout is how long a pooled connection may sit unused before
+// the pool closes it, when the URL's pool_max_conn_idle_time sets nothing.
+// pgx keeps them 30 minutes; an idle daemon needs one or two (its beats
+// run one after another), and each one held costs about 65 KB here and a
+// backend process on the server.
+const idleConnTimeout = time.Minute
+
+// statementCacheSize is how many prepared statements each connection keeps
+// when the URL's statement_cache_capacity sets nothing. The daemon runs
+// SQL from about 160 places, a connection a few dozen of them; pgx's 512
+// reserves about 27 KB per connection up front.
+const statementCacheSize = 128
+
 // DefaultMaxConns is the pool size when neither Options.MaxConns nor the
 // URL's pool_max_conns sets one. It is at least the router's lane workers
 // (16), so a busy lane never waits for a connection another one holds.
@@ -72,7 +85,10 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
-	dropUnusedDescriptionCache(cfg.ConnConfig, url)
+	sizeStatementCaches(cfg.ConnConfig, url)
+	if !strings.Contains(url, "pool_max_conn_idle_time") {
+		cfg.MaxConnIdleTime = idleConnTimeout
+	}
 	if opts.Tracing != nil {
 		cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(opts.Tracing), otelpgx.WithDisableSQLStatementInAttributes())
 	}
@@ -129,14 +145,21 @@ func serverAddr(host string, port uint16) string {
 	return net.JoinHostPort(host, strconv.Itoa(int(port)))
 }
 
-// dropUnusedDescriptionCache turns off pgx's statement-description cache
-// when the queries run in pgx's default mode (prepared statements, cached
-// per connection): that mode never reads it, yet pgx makes it for every
-// connection with room for 512 entries (about 27 KB each). A URL that
-// picks another mode (default_query_exec_mode=cache_describe, e.g. behind
-// PgBouncer) or sizes the cache itself keeps it.
-func dropUnusedDescriptionCache(cc *pgx.ConnConfig, url string) {
-	if cc.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement && !strings.Contains(url, "description_cache_capacity") {
+// sizeStatementCaches sizes pgx's per-connection caches for the queries'
+// mode, pgx's default (prepared statements, cached per connection), unless
+// the URL picks another mode (default_query_exec_mode=cache_describe, e.g.
+// behind PgBouncer) or sizes a cache itself. pgx makes both caches for
+// every connection with room for 512 entries (about 27 KB each): the
+// statement cache gets room for statementCacheSize, and the description
+// cache, which this mode never reads, none.
+func sizeStatementCaches(cc *pgx.ConnConfig, url string) {
+	if cc.DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
+		return
+	}
+	if !strings.Contains(url, "description_cache_capacity") {
 		cc.DescriptionCacheCapacity = 0
+	}
+	if !strings.Contains(url, "statement_cache_capacity") {
+		cc.StatementCacheCapacity = statementCacheSize
 	}
 }

@@ -114,7 +114,7 @@ func TestOpenPoolSizeDefault(t *testing.T) {
 	}
 }
 
-func TestOpenDropsTheDescriptionCacheOnlyWhereUnused(t *testing.T) {
+func TestOpenSizesTheStatementCachesForTheMode(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.New(t)
 	with := func(param string) string {
@@ -124,12 +124,14 @@ func TestOpenDropsTheDescriptionCacheOnlyWhereUnused(t *testing.T) {
 		return url + "?" + param
 	}
 	for _, tc := range []struct {
-		name, url string
-		want      int
+		name, url                string
+		statements, descriptions int
+		idle                     time.Duration
 	}{
-		{"default mode: prepared statements, never described", url, 0},
-		{"cache_describe mode reads it", with("default_query_exec_mode=cache_describe"), 512},
-		{"sized by the URL", with("description_cache_capacity=64"), 64},
+		{"default mode: prepared statements, never described", url, 128, 0, time.Minute},
+		{"cache_describe mode reads descriptions", with("default_query_exec_mode=cache_describe"), 512, 512, time.Minute},
+		{"sized by the URL", with("description_cache_capacity=64&statement_cache_capacity=32"), 32, 64, time.Minute},
+		{"idle time set by the URL", with("pool_max_conn_idle_time=10m"), 128, 0, 10 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, err := postgres.Open(ctx, tc.url, postgres.Options{})
@@ -137,8 +139,15 @@ func TestOpenDropsTheDescriptionCacheOnlyWhereUnused(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if got := db.Pool().Config().ConnConfig.DescriptionCacheCapacity; got != tc.want {
-				t.Errorf("DescriptionCacheCapacity = %d, want %d", got, tc.want)
+			cfg := db.Pool().Config()
+			if got := cfg.ConnConfig.StatementCacheCapacity; got != tc.statements {
+				t.Errorf("StatementCacheCapacity = %d, want %d", got, tc.statements)
+			}
+			if got := cfg.ConnConfig.DescriptionCacheCapacity; got != tc.descriptions {
+				t.Errorf("DescriptionCacheCapacity = %d, want %d", got, tc.descriptions)
+			}
+			if cfg.MaxConnIdleTime != tc.idle {
+				t.Errorf("MaxConnIdleTime = %v, want %v", cfg.MaxConnIdleTime, tc.idle)
 			}
 			// A query with arguments goes through the mode's cache: it must
 			// work in every mode (a missing cache fails it).
