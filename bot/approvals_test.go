@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,9 +17,8 @@ import (
 
 // press builds a button press by user on the i-th message sent to chat.
 func press(p *pipeline, chat, user, data string, i int) channels.Inbound {
-	extID++
 	return channels.Inbound{Platform: "test", ChatID: chat, UserID: user, UserName: "U" + user,
-		ExternalID: "press-" + data + "-" + user + "-" + time.Now().Format("150405.000000000"),
+		ExternalID: "press-" + data + "-" + user + "-" + time.Now().Format("150405.000000000") + "-" + strconv.FormatInt(extID.Add(1), 10),
 		Press:      &channels.ButtonPress{ID: "cb", Data: data, MessageID: p.ch.idOf(chat, i)}}
 }
 

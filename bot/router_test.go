@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -295,12 +296,11 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	return &pipeline{router: r, ch: ch, llm: llm, db: db, rdb: rdb, nudge: disp.Nudge, approvals: approvals, handoff: handoff}
 }
 
-var extID int
+var extID atomic.Int64 // tests send from several goroutines
 
 func msg(chat, user, text string) channels.Inbound {
-	extID++
 	return channels.Inbound{Platform: "test", ChatID: chat, UserID: user, UserName: "U" + user,
-		Text: text, ExternalID: fmt.Sprintf("%d-%d", time.Now().UnixNano(), extID)}
+		Text: text, ExternalID: fmt.Sprintf("%d-%d", time.Now().UnixNano(), extID.Add(1))}
 }
 
 func TestRouterAnswersAndDedupes(t *testing.T) {
