@@ -41,8 +41,9 @@ const idleConnTimeout = time.Minute
 const statementCacheSize = 128
 
 // DefaultMaxConns is the pool size when neither Options.MaxConns nor the
-// URL's pool_max_conns sets one. It is at least the router's lane workers
-// (16), so a busy lane never waits for a connection another one holds.
+// URL's pool_max_conns sets one. The router's 64 lane workers share it: a
+// run holds a connection only while it writes (docs/benchmarks.md, "Lane
+// workers = pool size?").
 const DefaultMaxConns = 16
 
 // Options configure Open.
