@@ -3,8 +3,12 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
@@ -59,4 +63,65 @@ func TestSessionBumpsWriteNoIndexEntries(t *testing.T) {
 	if heapOnly != updated {
 		t.Errorf("sessions: %d of %d updates were heap-only; the others wrote index entries", heapOnly, updated)
 	}
+}
+
+// Migration 17 builds its indexes concurrently, outside a transaction. It
+// goes down and up again, and an up that finds what an interrupted run left
+// (the new index already there) still completes.
+func TestMigration00017DownAndUpAfterAnInterruptedRun(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	provider, err := goose.NewProvider(goose.DialectPostgres, stdlib.OpenDBFromPool(db.Pool()), os.DirFS("migrations"),
+		goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = provider.Close() })
+	indexes := func() map[string]bool {
+		rows, err := db.Pool().Query(ctx, `SELECT indexname FROM pg_indexes WHERE tablename IN ('sessions', 'outbox')`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]bool{}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				t.Fatal(err)
+			}
+			out[name] = true
+		}
+		return out
+	}
+	check := func(when string, have, lack []string) {
+		t.Helper()
+		got := indexes()
+		for _, name := range have {
+			if !got[name] {
+				t.Errorf("%s: index %s missing", when, name)
+			}
+		}
+		for _, name := range lack {
+			if got[name] {
+				t.Errorf("%s: index %s still there", when, name)
+			}
+		}
+	}
+	newer := []string{"sessions_by_agent_idx", "outbox_pending_due_idx"}
+	older := []string{"sessions_agent_idx", "outbox_status_next_attempt_idx"}
+	check("after Migrate", newer, older)
+
+	if _, err := provider.DownTo(ctx, 16); err != nil {
+		t.Fatalf("down to 16: %v", err)
+	}
+	check("after down", older, newer)
+
+	// An earlier run stopped after building the first index.
+	if _, err := db.Pool().Exec(ctx, `CREATE INDEX sessions_by_agent_idx ON sessions (agent)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := provider.UpTo(ctx, 17); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	check("after up again", newer, older)
 }
