@@ -39,6 +39,14 @@ func TestCrashLosesOnlyTheUnflushedReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // the writer flushes it
+	// The WAL writer is also woken at once whenever a commit fills a WAL
+	// page, and then flushes the full pages: had the reply's records
+	// straddled a page boundary, the sequence's advance (logged before the
+	// row) could survive while the commit is lost. Start a new WAL segment,
+	// so what follows (a few KB) stays inside its first page.
+	if _, err := db.Pool().Exec(ctx, `SELECT pg_switch_wal()`); err != nil {
+		t.Fatal(err)
+	}
 
 	const session, other = "a/telegram:1", "a/telegram:2"
 	if _, err := db.Append(ctx, session, agentcore.Message{Role: agentcore.RoleUser, Content: "hi", ExternalID: "u1"}); err != nil {
