@@ -21,6 +21,7 @@ type chatLanes struct {
 	queued map[int64][]func()
 	wg     sync.WaitGroup
 	// workers run lanes; a goroutine outlives its lane for the next one.
+	// Guarded by mu: wait replaces them.
 	workers *channels.Workers
 }
 
@@ -38,9 +39,10 @@ func (l *chatLanes) submit(chat int64, work func()) {
 	if !running {
 		l.wg.Add(1)
 	}
+	workers := l.workers
 	l.mu.Unlock()
 	if !running {
-		l.workers.Go(func() { l.run(chat) })
+		workers.Go(func() { l.run(chat) })
 	}
 }
 
@@ -69,6 +71,8 @@ func (l *chatLanes) run(chat int64) {
 // goroutines go. Nothing may be submitted while it waits.
 func (l *chatLanes) wait() {
 	l.wg.Wait()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.workers.Stop() // none waits on after polling stops; the next Start gets new ones
 	l.workers = channels.NewWorkers(0)
 }
