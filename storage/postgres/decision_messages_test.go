@@ -44,7 +44,7 @@ func TestDecisionMessages(t *testing.T) {
 			t.Fatalf("AddDecisionMessage(%+v): %v", add, err)
 		}
 	}
-	if err := db.MarkSent(ctx, bot.OutboxRow{ID: approverMsg}, "555"); err != nil {
+	if err := db.MarkSentAll(ctx, []bot.Sent{{OutboxRow: bot.OutboxRow{ID: approverMsg}, PlatformMessageID: "555"}}); err != nil {
 		t.Fatal(err)
 	}
 

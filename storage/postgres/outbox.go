@@ -155,32 +155,6 @@ func rowArgs(r bot.OutboxRow) []any {
 	return []any{r.ID, nullIfEmpty(r.Session), seq}
 }
 
-// MarkSent records that row r was delivered as platformMessageID. It
-// commits without waiting for the WAL flush: if a PostgreSQL crash loses the
-// mark, the message is sent once more after its lease, as when the process
-// crashes between sending and marking.
-//
-// It runs to the end even when ctx is cancelled (a sent message left pending
-// would be sent again), retrying dropped connections for up to
-// RetryBudget.
-func (db *DB) MarkSent(ctx context.Context, r bot.OutboxRow, platformMessageID string) error {
-	var tag pgconn.CommandTag
-	err := withRetry(context.WithoutCancel(ctx), func(ctx context.Context) error {
-		var err error
-		tag, err = db.execWithoutFlush(ctx, `UPDATE outbox SET status = 'sent', platform_message_id = $4,
-				sent_at = now(), claimed_by = NULL, claimed_until = NULL
-			WHERE `+isRow, append(rowArgs(r), storable(platformMessageID))...)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("mark outbox message %d sent: %w", r.ID, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("mark outbox message %d sent: no such message", r.ID)
-	}
-	return nil
-}
-
 // Retry releases pending row r to be tried again at `at`, recording
 // reason.
 func (db *DB) Retry(ctx context.Context, r bot.OutboxRow, at time.Time, reason string) error {

@@ -171,10 +171,14 @@ func (db *DB) AppendReply(ctx context.Context, session string, reply agentcore.M
 	return out, nil
 }
 
-// MarkSentAll records the deliveries in sent, each row by its own id, in one
-// statement that commits without waiting for the WAL flush (see MarkSent).
-// It runs to the end even when ctx is cancelled, retrying dropped
-// connections for up to RetryBudget.
+// MarkSentAll records the deliveries in sent, each row by its id, session
+// and seq (see isRow), in one statement. It commits without waiting for the
+// WAL flush: if a PostgreSQL crash loses a mark, that message is sent once
+// more after its lease, as when the process crashes between sending and
+// marking. It runs to the end even when ctx is cancelled (a sent message
+// left pending would be sent again), retrying dropped connections for up
+// to RetryBudget. Rows that are not there (a crash lost them) are left
+// alone.
 func (db *DB) MarkSentAll(ctx context.Context, sent []bot.Sent) error {
 	if len(sent) == 0 {
 		return nil

@@ -198,9 +198,6 @@ func TestSettlingALostReplyLeavesTheRowThatTookItsID(t *testing.T) {
 	if err := db.MarkSentAll(ctx, []bot.Sent{{OutboxRow: row, PlatformMessageID: "900"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.MarkSent(ctx, row, "901"); err == nil {
-		t.Error("MarkSent of the lost row succeeded")
-	}
 	if err := db.Retry(ctx, row, time.Now().Add(time.Hour), "flood"); err == nil {
 		t.Error("Retry of the lost row succeeded")
 	}

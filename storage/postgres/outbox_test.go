@@ -132,7 +132,7 @@ func TestOutboxRetryMarkSentFail(t *testing.T) {
 	}
 	row := func(id, seq int64) bot.OutboxRow { return bot.OutboxRow{ID: id, Session: "a/s", SourceSeq: seq} }
 
-	if err := db.MarkSent(ctx, row(sent, 1), "tg-100"); err != nil {
+	if err := db.MarkSentAll(ctx, []bot.Sent{{OutboxRow: row(sent, 1), PlatformMessageID: "tg-100"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Retry(ctx, row(later, 2), time.Now().Add(time.Hour), "rate limited"); err != nil {
@@ -179,8 +179,16 @@ func TestOutboxRetryMarkSentFail(t *testing.T) {
 	if err := db.Fail(ctx, row(failed, 3), "x"); err == nil || !strings.Contains(err.Error(), "already failed") {
 		t.Errorf("Fail of a failed message = %v", err)
 	}
-	if err := db.MarkSent(ctx, bot.OutboxRow{ID: 999999}, "x"); err == nil {
-		t.Error("MarkSent of an unknown id succeeded")
+	if err := db.Retry(ctx, bot.OutboxRow{ID: 999999}, time.Now(), "x"); err == nil || !strings.Contains(err.Error(), "no such message") {
+		t.Errorf("Retry of an unknown id = %v, want an error saying there is no such message", err)
+	}
+	// Marking an unknown id sent marks nothing.
+	if err := db.MarkSentAll(ctx, []bot.Sent{{OutboxRow: bot.OutboxRow{ID: 999999}, PlatformMessageID: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	var sentRows int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox WHERE status = 'sent'`).Scan(&sentRows); err != nil || sentRows != 1 {
+		t.Errorf("sent rows after marking an unknown id = %d, %v; want 1", sentRows, err)
 	}
 }
 
@@ -278,7 +286,7 @@ func TestOutboxBookkeepingKeepsLaterCommitsDurable(t *testing.T) {
 		t.Fatalf("Claim = %v, %v", got, err)
 	}
 	row := func(id, seq int64) bot.OutboxRow { return bot.OutboxRow{ID: id, Session: "a/s", SourceSeq: seq} }
-	if err := db.MarkSent(ctx, row(a, 1), "1"); err != nil {
+	if err := db.MarkSentAll(ctx, []bot.Sent{{OutboxRow: row(a, 1), PlatformMessageID: "1"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Retry(ctx, row(b, 2), time.Now(), "later"); err != nil {
