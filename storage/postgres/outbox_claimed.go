@@ -186,10 +186,7 @@ func (db *DB) MarkSentAll(ctx context.Context, sent []bot.Sent) error {
 	ids, pmids := make([]int64, len(sent)), make([]string, len(sent))
 	sessions, seqs := make([]*string, len(sent)), make([]*int64, len(sent))
 	for i, s := range sent {
-		ids[i], pmids[i] = s.ID, storable(s.PlatformMessageID)
-		if s.Session != "" {
-			sessions[i] = &sent[i].Session
-		}
+		ids[i], pmids[i], sessions[i] = s.ID, storable(s.PlatformMessageID), nullIfEmpty(s.Session)
 		if s.SourceSeq != 0 {
 			seqs[i] = &sent[i].SourceSeq
 		}
