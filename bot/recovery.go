@@ -16,13 +16,19 @@ const RecoverOlderThan = 3 * time.Second
 
 // Recover finds sessions a crash (of this or another replica) left
 // unfinished and completes them: runs the agent where a reply is missing,
-// queues delivery where the reply exists but was never queued. It returns
+// queues delivery where the reply exists but was never queued. It looks at
+// every session whose newest message is older than olderThan, and returns
 // how many sessions it picked up.
 func (r *Router) Recover(ctx context.Context, olderThan time.Duration) (int, error) {
+	return r.recoverSessions(ctx, UnfinishedQuery{OlderThan: olderThan})
+}
+
+// recoverSessions is Recover for the sessions q covers.
+func (r *Router) recoverSessions(ctx context.Context, q UnfinishedQuery) (int, error) {
 	if r.opts.Recovery == nil {
 		return 0, nil
 	}
-	list, err := r.opts.Recovery.Unfinished(ctx, olderThan)
+	list, err := r.opts.Recovery.Unfinished(ctx, q)
 	if err != nil {
 		return 0, err
 	}
@@ -67,24 +73,72 @@ func (r *Router) Recover(ctx context.Context, olderThan time.Duration) (int, err
 // DefaultRecoveryInterval is how often RunRecovery looks for work left
 // behind: a replica that died mid-run is taken over within about this plus
 // the time its session locks take to be recognised as stale (its Redis
-// heartbeat key's TTL, 3 s). Each pass is one query over the sessions
-// table (one index probe per session) and one over pending approvals.
+// heartbeat key's TTL, 3 s). Most passes look only at the sessions written
+// to in the last RecoverWrittenWithin (one pass over the sessions table,
+// one index probe per recent session); one every FullRecoveryEvery looks at
+// all of them. Each pass also runs one query over pending approvals.
 const DefaultRecoveryInterval = time.Second
 
+// RecoverWrittenWithin is how far back RunRecovery's frequent passes look:
+// far more than a crash needs to be noticed (RecoverOlderThan plus a stale
+// lock's 3 s), so what a crash leaves is found by the next pass.
+const RecoverWrittenWithin = 10 * time.Minute
+
+// FullRecoveryEvery is how often a RunRecovery pass looks at every session,
+// not only the recent ones: a session can stay unfinished longer than
+// RecoverWrittenWithin when its runs could not start meanwhile (Redis down,
+// so no session lock).
+const FullRecoveryEvery = 5 * time.Minute
+
 // RunRecovery calls Recover now, for everything (nothing of this process
-// runs yet), and then every interval until ctx ends. Each pass also expires
-// the approvals whose time is up, resuming their parked runs.
+// runs yet), and then every interval until ctx ends (see
+// DefaultRecoveryInterval for what each pass looks at). Each pass also
+// expires the approvals whose time is up, resuming their parked runs.
 func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultRecoveryInterval
 	}
-	olderThan := time.Duration(0)
+	passes := recoveryPasses{fullEvery: FullRecoveryEvery}
 	repeat(ctx, interval, r.log, "recovery pass", func(ctx context.Context) error {
-		_, err := r.Recover(ctx, olderThan)
+		q := passes.next(time.Now())
+		_, err := r.recoverSessions(ctx, q)
+		passes.ran(q, err)
 		if err == nil && r.opts.Approvals != nil {
 			_, err = r.opts.Approvals.ExpireDue(ctx)
 		}
-		olderThan = RecoverOlderThan
 		return err
 	})
+}
+
+// recoveryPasses decides what each RunRecovery pass looks at: the first,
+// every session of any age; later ones, sessions whose newest message is
+// older than RecoverOlderThan, and of those only the ones written to
+// within RecoverWrittenWithin, except once every fullEvery after the last
+// full pass that succeeded.
+type recoveryPasses struct {
+	fullEvery time.Duration
+	started   bool
+	lastFull  time.Time // when the last successful full pass began
+	began     time.Time // when the pass next returned began
+}
+
+// next is the query for a pass beginning at now.
+func (p *recoveryPasses) next(now time.Time) UnfinishedQuery {
+	p.began = now
+	if !p.started {
+		return UnfinishedQuery{}
+	}
+	q := UnfinishedQuery{OlderThan: RecoverOlderThan}
+	if now.Sub(p.lastFull) < p.fullEvery {
+		q.WrittenWithin = RecoverWrittenWithin
+	}
+	return q
+}
+
+// ran records how the pass for q, the one next returned last, went.
+func (p *recoveryPasses) ran(q UnfinishedQuery, err error) {
+	p.started = true
+	if err == nil && q.WrittenWithin <= 0 {
+		p.lastFull = p.began
+	}
 }

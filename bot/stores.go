@@ -185,11 +185,21 @@ type Unfinished struct {
 	Content  string
 }
 
+// UnfinishedQuery says which sessions Recovery.Unfinished looks at.
+type UnfinishedQuery struct {
+	// OlderThan leaves out sessions whose newest message is younger than
+	// this, so live runs on other replicas are left alone.
+	OlderThan time.Duration
+	// WrittenWithin, when positive, looks only at the sessions written to
+	// within this long: all a crash moments ago can have left behind. Zero
+	// looks at every session.
+	WrittenWithin time.Duration
+}
+
 // Recovery finds work a crash left behind.
 type Recovery interface {
-	// Unfinished lists sessions left unfinished whose last message is older
-	// than olderThan (so live runs on other replicas are left alone).
-	Unfinished(ctx context.Context, olderThan time.Duration) ([]Unfinished, error)
+	// Unfinished lists the sessions q covers that were left unfinished.
+	Unfinished(ctx context.Context, q UnfinishedQuery) ([]Unfinished, error)
 	// Undelivered lists, oldest first, the final replies among session's
 	// newest messages that have no outbox row (LastSeq is the reply's
 	// seq): a crash came between storing a reply and queueing it, and later

@@ -77,7 +77,7 @@ func TestCrashLosesOnlyTheUnflushedReply(t *testing.T) {
 	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&rows); err != nil || rows != 0 {
 		t.Fatalf("outbox rows after the crash = %d, %v; want none (lost with the reply)", rows, err)
 	}
-	unfinished, err := db.Unfinished(ctx, 0)
+	unfinished, err := db.Unfinished(ctx, bot.UnfinishedQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

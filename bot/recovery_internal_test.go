@@ -1,0 +1,40 @@
+package bot
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// RunRecovery's first pass looks at every session of any age; later passes
+// only at recent ones, except one full pass every fullEvery after the last
+// full pass that succeeded.
+func TestRecoveryPassesLookAtEverySessionNowAndThen(t *testing.T) {
+	p := recoveryPasses{fullEvery: 5 * time.Minute}
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	everything := UnfinishedQuery{}
+	full := UnfinishedQuery{OlderThan: RecoverOlderThan}
+	recent := UnfinishedQuery{OlderThan: RecoverOlderThan, WrittenWithin: RecoverWrittenWithin}
+	failed := errors.New("postgres unreachable")
+	steps := []struct {
+		at   time.Duration
+		err  error
+		want UnfinishedQuery
+	}{
+		{0, failed, everything},
+		{time.Second, nil, full}, // the first full pass failed
+		{2 * time.Second, nil, recent},
+		{5*time.Minute + time.Second - time.Millisecond, nil, recent},
+		{5*time.Minute + time.Second, failed, full},
+		{5*time.Minute + 2*time.Second, nil, full}, // the last one failed
+		{5*time.Minute + 3*time.Second, nil, recent},
+		{10*time.Minute + 2*time.Second, nil, full},
+	}
+	for _, s := range steps {
+		q := p.next(t0.Add(s.at))
+		if q != s.want {
+			t.Fatalf("pass at %v: %+v, want %+v", s.at, q, s.want)
+		}
+		p.ran(q, s.err)
+	}
+}
