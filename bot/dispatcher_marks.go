@@ -1,9 +1,6 @@
 package bot
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // markSent queues the record of a delivery. One goroutine at a time writes
 // the queued marks in one statement, so under load a mark costs a fraction
@@ -25,15 +22,9 @@ func (d *Dispatcher) markSent(s Sent) {
 	}
 }
 
-// markLinger is how long writeMarks lets marks gather before its first
-// write: when messages come one at a time, one statement then marks
-// several instead of each competing with the next message for PostgreSQL.
-const markLinger = 10 * time.Millisecond
-
 // writeMarks writes queued marks until none are left.
 func (d *Dispatcher) writeMarks() {
 	defer d.workers.Done()
-	time.Sleep(markLinger)
 	for {
 		d.mu.Lock()
 		batch := d.marks
