@@ -16,22 +16,27 @@ import (
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
 
-// tableUpdates reads how many of table's rows this connection's backend
-// updated and how many of those were heap-only (HOT): updates that wrote
-// no index entry. db must have one connection.
-func tableUpdates(t *testing.T, db *postgres.DB, table string) (updated, heapOnly int64) {
+// tableStats are a table's activity counts from pg_stat_user_tables.
+type tableStats struct {
+	SeqScans, IdxScans int64 // scans started
+	Updated, HeapOnly  int64 // rows updated, and of those heap-only (HOT): no index entry written
+}
+
+// readTableStats reads table's counts. db must have one connection: a
+// backend publishes its counts when it goes idle, at most once a second
+// unless asked to, so this asks, goes idle, then reads.
+func readTableStats(t *testing.T, db *postgres.DB, table string) tableStats {
 	t.Helper()
 	ctx := context.Background()
-	// A backend publishes its counts when it goes idle, at most once a
-	// second unless asked to: ask, go idle, then read.
 	if _, err := db.Pool().Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Pool().QueryRow(ctx, `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = $1`,
-		table).Scan(&updated, &heapOnly); err != nil {
+	var st tableStats
+	if err := db.Pool().QueryRow(ctx, `SELECT coalesce(seq_scan, 0), coalesce(idx_scan, 0), n_tup_upd, n_tup_hot_upd
+		FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&st.SeqScans, &st.IdxScans, &st.Updated, &st.HeapOnly); err != nil {
 		t.Fatal(err)
 	}
-	return updated, heapOnly
+	return st
 }
 
 // Every message stored bumps its session row's last_seq and updated_at,
@@ -55,7 +60,8 @@ func TestSessionBumpsWriteNoIndexEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	updated, heapOnly := tableUpdates(t, db, "sessions")
+	st := readTableStats(t, db, "sessions")
+	updated, heapOnly := st.Updated, st.HeapOnly
 	// Each session's first append inserts its row; every later bump updates it.
 	if want := int64(2*rounds - 4); updated != want {
 		t.Fatalf("sessions: %d updates, want %d", updated, want)

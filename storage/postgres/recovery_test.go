@@ -103,21 +103,6 @@ func TestUnfinished(t *testing.T) {
 	}
 }
 
-// tableScans reads how many sequential and index scans of table this
-// database's backends started so far. db must have one connection.
-func tableScans(t *testing.T, db *postgres.DB, table string) (seq, idx int64) {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := db.Pool().Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Pool().QueryRow(ctx, `SELECT coalesce(seq_scan, 0), coalesce(idx_scan, 0)
-		FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&seq, &idx); err != nil {
-		t.Fatal(err)
-	}
-	return seq, idx
-}
-
 // Recovery runs every second on every replica, so a pass must not read
 // every message and outbox row: with 2 000 sessions of 10 messages (and
 // the statistics of that), a pass over the sessions written to recently
@@ -141,18 +126,16 @@ func TestUnfinishedReadsOnlyWhatItLooksAt(t *testing.T) {
 	}
 	pass := func(q bot.UnfinishedQuery) (found []string, msgSeq, msgIdx, outSeq int64) {
 		t.Helper()
-		ms0, mi0 := tableScans(t, db, "messages")
-		os0, _ := tableScans(t, db, "outbox")
+		m0, o0 := readTableStats(t, db, "messages"), readTableStats(t, db, "outbox")
 		got, err := db.Unfinished(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms1, mi1 := tableScans(t, db, "messages")
-		os1, _ := tableScans(t, db, "outbox")
+		m1, o1 := readTableStats(t, db, "messages"), readTableStats(t, db, "outbox")
 		for _, u := range got {
 			found = append(found, u.Session)
 		}
-		return found, ms1 - ms0, mi1 - mi0, os1 - os0
+		return found, m1.SeqScans - m0.SeqScans, m1.IdxScans - m0.IdxScans, o1.SeqScans - o0.SeqScans
 	}
 
 	found, msgSeq, msgIdx, outSeq := pass(bot.UnfinishedQuery{OlderThan: 3 * time.Second, WrittenWithin: 10 * time.Minute})
