@@ -100,9 +100,10 @@ func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 	}
 	passes := recoveryPasses{fullEvery: FullRecoveryEvery}
 	repeat(ctx, interval, r.log, "recovery pass", func(ctx context.Context) error {
-		q := passes.next(time.Now())
+		began := time.Now()
+		q := passes.next(began)
 		_, err := r.recoverSessions(ctx, q)
-		passes.ran(q, err)
+		passes.ran(q, began, err)
 		if err == nil && r.opts.Approvals != nil {
 			_, err = r.opts.Approvals.ExpireDue(ctx)
 		}
@@ -119,12 +120,10 @@ type recoveryPasses struct {
 	fullEvery time.Duration
 	started   bool
 	lastFull  time.Time // when the last successful full pass began
-	began     time.Time // when the pass next returned began
 }
 
 // next is the query for a pass beginning at now.
 func (p *recoveryPasses) next(now time.Time) UnfinishedQuery {
-	p.began = now
 	if !p.started {
 		return UnfinishedQuery{}
 	}
@@ -135,10 +134,10 @@ func (p *recoveryPasses) next(now time.Time) UnfinishedQuery {
 	return q
 }
 
-// ran records how the pass for q, the one next returned last, went.
-func (p *recoveryPasses) ran(q UnfinishedQuery, err error) {
+// ran records how the pass for q, begun at began, went.
+func (p *recoveryPasses) ran(q UnfinishedQuery, began time.Time, err error) {
 	p.started = true
 	if err == nil && q.WrittenWithin <= 0 {
-		p.lastFull = p.began
+		p.lastFull = began
 	}
 }

@@ -31,10 +31,11 @@ func TestRecoveryPassesLookAtEverySessionNowAndThen(t *testing.T) {
 		{10*time.Minute + 2*time.Second, nil, full},
 	}
 	for _, s := range steps {
-		q := p.next(t0.Add(s.at))
+		began := t0.Add(s.at)
+		q := p.next(began)
 		if q != s.want {
 			t.Fatalf("pass at %v: %+v, want %+v", s.at, q, s.want)
 		}
-		p.ran(q, s.err)
+		p.ran(q, began, s.err)
 	}
 }
