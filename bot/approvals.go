@@ -45,8 +45,9 @@ type ApprovalOptions struct {
 // run parks (tools.PendingError) and a decision on any replica resumes it.
 // State lives in the store, so a request survives restarts.
 type Approvals struct {
-	o    ApprovalOptions
-	post *poster
+	o        ApprovalOptions
+	post     *poster
+	expiries expiryWatch
 }
 
 var _ tools.Approver = (*Approvals)(nil)
@@ -105,6 +106,7 @@ func (s *Approvals) Approve(ctx context.Context, req tools.ApprovalRequest) (too
 		}
 		switch a.Status {
 		case StatusPending:
+			s.expiries.note(a.ExpiresAt)
 			if !now.Before(a.ExpiresAt) {
 				return s.expire(ctx, a)
 			}
@@ -311,9 +313,15 @@ func (s *Approvals) resume(ctx context.Context, a Approval) {
 
 // ExpireDue expires the pending approvals whose time is up, edits their
 // messages and resumes their runs (which tell the model nobody answered).
-// Every replica may call it; each approval expires once.
+// Every replica may call it; each approval expires once. It asks the store
+// only when an approval can be due: when one it knows of expires, and at
+// least every approvalLookEvery (expiryWatch).
 func (s *Approvals) ExpireDue(ctx context.Context) (int, error) {
-	due, err := s.o.Store.DueApprovals(ctx)
+	now := time.Now()
+	if !s.expiries.begin(now) {
+		return 0, nil
+	}
+	due, next, err := s.o.Store.DueApprovals(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -331,6 +339,7 @@ func (s *Approvals) ExpireDue(ctx context.Context) (int, error) {
 		s.finish(ctx, after)
 		s.resume(ctx, after)
 	}
+	s.expiries.looked(now, next)
 	return n, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,6 +250,60 @@ func TestApprovalExpires(t *testing.T) {
 	if a := p.ch.lastAnswer(); !strings.Contains(a, "Already decided") && !strings.Contains(a, "no longer") {
 		t.Fatalf("late press answer = %q", a)
 	}
+}
+
+// countedApprovals counts DueApprovals calls, to see when ExpireDue asks.
+type countedApprovals struct {
+	bot.ApprovalStore
+	due atomic.Int32
+}
+
+func (c *countedApprovals) DueApprovals(ctx context.Context) ([]bot.Approval, time.Time, error) {
+	c.due.Add(1)
+	return c.ApprovalStore.DueApprovals(ctx)
+}
+
+// TestApprovalExpiryAsksOnlyWhenDue: once ExpireDue has looked, it does not
+// ask the store again before the next approval it knows of can be due, and
+// it expires that one when it is.
+func TestApprovalExpiryAsksOnlyWhenDue(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
+	store := &countedApprovals{ApprovalStore: p.db}
+	ap := bot.NewApprovals(bot.ApprovalOptions{
+		Store: store, Messages: p.db, Outbox: p.db, Channels: map[string]channels.Channel{"test": p.ch},
+		Approvers: []string{"test:boss"}, Timeout: 600 * time.Millisecond, Nudge: p.nudge,
+	})
+	ctx := context.Background()
+	req := approvalRequest("default/test:work", "call-look", "sleep 2")
+	pending(t, ap, req)
+	for range 5 {
+		if n, err := ap.ExpireDue(ctx); err != nil || n != 0 {
+			t.Fatalf("ExpireDue before the deadline = %d, %v; want 0", n, err)
+		}
+	}
+	if got := store.due.Load(); got != 1 {
+		t.Fatalf("five ExpireDue calls before the deadline asked the store %d times, want once", got)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if n, err := ap.ExpireDue(ctx); err != nil || n != 1 {
+		t.Fatalf("ExpireDue after the deadline = %d, %v; want 1", n, err)
+	}
+	decided(t, ap, req, tools.Expired)
+	if got := store.due.Load(); got != 2 {
+		t.Fatalf("the store was asked %d times, want twice", got)
+	}
+	// Nothing pending: the next look is approvalLookEvery away (10s), unless
+	// this process asks for an approval, which it then looks for on time.
+	if n, err := ap.ExpireDue(ctx); err != nil || n != 0 || store.due.Load() != 2 {
+		t.Fatalf("ExpireDue with nothing pending = %d, %v after %d looks; want 0 without a look", n, err, store.due.Load())
+	}
+	second := approvalRequest("default/test:work", "call-look-2", "sleep 3")
+	pending(t, ap, second)
+	time.Sleep(700 * time.Millisecond)
+	if n, err := ap.ExpireDue(ctx); err != nil || n != 1 {
+		t.Fatalf("ExpireDue after the second approval's deadline = %d, %v; want 1", n, err)
+	}
+	decided(t, ap, second, tools.Expired)
 }
 
 // TestApprovalSurvivesRestart: a new service instance (a restart) asked

@@ -99,8 +99,11 @@ type ApprovalStore interface {
 	PendingApprovals(ctx context.Context) ([]Approval, error)
 	// PendingApprovalsOf lists the session's pending approvals, oldest first.
 	PendingApprovalsOf(ctx context.Context, session string) ([]Approval, error)
-	// DueApprovals lists pending approvals whose time is up, oldest first.
-	DueApprovals(ctx context.Context) ([]Approval, error)
+	// DueApprovals lists pending approvals whose time is up, oldest first,
+	// and returns when to look again: when the next pending approval
+	// expires, zero when none is pending, or a time already past when it
+	// listed fewer than are due.
+	DueApprovals(ctx context.Context) (due []Approval, next time.Time, err error)
 	// AllowAlways records that pattern may always run for tool.
 	AllowAlways(ctx context.Context, tool, pattern, by string) error
 	// IsAlwaysAllowed reports whether pattern was always-allowed for tool.

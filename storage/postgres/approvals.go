@@ -146,9 +146,43 @@ func (db *DB) PendingApprovalsOf(ctx context.Context, session string) ([]bot.App
 }
 
 // DueApprovals lists pending approvals whose expiry time has passed, oldest
-// first, at most 200.
-func (db *DB) DueApprovals(ctx context.Context) ([]bot.Approval, error) {
-	return db.listApprovals(ctx, "list due approvals", `status = 'pending' AND expires_at <= now()`)
+// first, at most 200, and returns when to look again: when the next
+// pending approval expires (zero when none is pending), or a time already
+// past when more are due than were listed. One round trip; both queries
+// see the same now().
+func (db *DB) DueApprovals(ctx context.Context) ([]bot.Approval, time.Time, error) {
+	type due struct {
+		list []bot.Approval
+		next time.Time
+	}
+	d, err := retryValue(ctx, func(ctx context.Context) (due, error) {
+		var d due
+		b := &pgx.Batch{}
+		b.Queue(`SELECT `+approvalCols+` FROM approvals
+			WHERE status = 'pending' AND expires_at <= now() ORDER BY created_at, id LIMIT $1`, maxPendingApprovals).Query(func(rows pgx.Rows) error {
+			var err error
+			d.list, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Approval, error) { return scanApproval(row) })
+			return err
+		})
+		b.Queue(`SELECT min(expires_at) FROM approvals WHERE status = 'pending' AND expires_at > now()`).QueryRow(func(row pgx.Row) error {
+			var next *time.Time
+			if err := row.Scan(&next); err != nil {
+				return err
+			}
+			if next != nil {
+				d.next = *next
+			}
+			return nil
+		})
+		return d, db.pool.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("list due approvals: %w", err)
+	}
+	if len(d.list) == maxPendingApprovals {
+		d.next = d.list[len(d.list)-1].ExpiresAt // more may be due: look again at once
+	}
+	return d.list, d.next, nil
 }
 
 // listApprovals returns at most maxPendingApprovals approvals matching

@@ -374,6 +374,71 @@ func TestPendingApprovalsOldestFirst(t *testing.T) {
 	}
 }
 
+// TestDueApprovals: the due list holds pending approvals whose time is up;
+// next is the earliest expiry of the other pending ones, zero when there
+// are none, and a time already past when the list is cut short.
+func TestDueApprovals(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	due, next, err := db.DueApprovals(ctx)
+	if err != nil || len(due) != 0 || !next.IsZero() {
+		t.Fatalf("DueApprovals with none = %d, %v, %v; want none, zero", len(due), next, err)
+	}
+	now := time.Now().Truncate(time.Microsecond)
+	for id, expires := range map[string]time.Duration{"late": -time.Minute, "soon": time.Minute, "later": time.Hour, "decided": 30 * time.Second} {
+		a := newApproval(id, "s", id)
+		a.ExpiresAt = now.Add(expires)
+		if _, _, err := db.CreateApproval(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := db.DecideApproval(ctx, "decided", bot.StatusDenied, "telegram:7"); err != nil {
+		t.Fatal(err)
+	}
+	due, next, err = db.DueApprovals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(due) != 1 || due[0].ID != "late" {
+		t.Errorf("due = %v, want [late]", due)
+	}
+	if !next.Equal(now.Add(time.Minute)) {
+		t.Errorf("next = %v, want %v (soon's expiry; not decided's)", next, now.Add(time.Minute))
+	}
+	for _, id := range []string{"late", "soon", "later"} {
+		if _, _, err := db.DecideApproval(ctx, id, bot.StatusExpired, "system"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if due, next, err = db.DueApprovals(ctx); err != nil || len(due) != 0 || !next.IsZero() {
+		t.Fatalf("DueApprovals with none pending = %d, %v, %v; want none, zero", len(due), next, err)
+	}
+
+	// More due than one call lists: next says to look again at once.
+	for i := range 201 {
+		id := fmt.Sprintf("many-%03d", i)
+		a := newApproval(id, "s", id)
+		a.ExpiresAt = now.Add(-time.Second)
+		if _, _, err := db.CreateApproval(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := newApproval("future", "s", "future")
+	if _, _, err := db.CreateApproval(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	due, next, err = db.DueApprovals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(due) != 200 {
+		t.Errorf("due lists %d, want 200 (the limit)", len(due))
+	}
+	if next.IsZero() || next.After(time.Now()) {
+		t.Errorf("next = %v with more due than listed; want a time already past", next)
+	}
+}
+
 func TestAllowAlwaysExactMatchOnly(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
