@@ -161,7 +161,7 @@ func (db *DB) DueApprovals(ctx context.Context) ([]bot.Approval, time.Time, erro
 		b.Queue(`SELECT `+approvalCols+` FROM approvals
 			WHERE status = 'pending' AND expires_at <= now() ORDER BY created_at, id LIMIT $1`, maxPendingApprovals).Query(func(rows pgx.Rows) error {
 			var err error
-			d.list, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Approval, error) { return scanApproval(row) })
+			d.list, err = collectApprovals(rows)
 			return err
 		})
 		b.Queue(`SELECT min(expires_at) FROM approvals WHERE status = 'pending' AND expires_at > now()`).QueryRow(func(row pgx.Row) error {
@@ -194,7 +194,7 @@ func (db *DB) listApprovals(ctx context.Context, what, where string, args ...any
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Approval, error) { return scanApproval(row) })
+		return collectApprovals(rows)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -268,6 +268,11 @@ func (db *DB) IsAlwaysAllowed(ctx context.Context, tool, pattern string) (bool, 
 		return false, fmt.Errorf("check allow-always for %s: %w", tool, err)
 	}
 	return ok, nil
+}
+
+// collectApprovals reads every row of approvalCols.
+func collectApprovals(rows pgx.Rows) ([]bot.Approval, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Approval, error) { return scanApproval(row) })
 }
 
 // scanApproval reads one row of approvalCols.
