@@ -35,8 +35,12 @@ type DispatcherOptions struct {
 	SendTimeout time.Duration
 	// MaxAttempts before a message is given up (default 10).
 	MaxAttempts int
-	Metrics     *Metrics
-	Logger      *slog.Logger
+	// Keep is how long rows stay after they were delivered or given up on
+	// (default DefaultOutboxKeep; negative keeps them forever), when the
+	// Outbox is an OutboxPruner.
+	Keep    time.Duration
+	Metrics *Metrics
+	Logger  *slog.Logger
 	// Tracer traces each send, in the trace of the run that wrote the row
 	// when it was handed over in memory; nil records nothing.
 	Tracer trace.Tracer
@@ -66,6 +70,9 @@ type Dispatcher struct {
 	wakeAt   time.Time         // earliest retry this dispatcher released
 	marks    []Sent            // sent rows not yet marked
 	marking  bool              // a goroutine writes marks
+	// pruneEvery is how often old rows are pruned (pruneEvery; tests
+	// shorten it).
+	pruneEvery time.Duration
 }
 
 // NewDispatcher returns a dispatcher; call Run to start it.
@@ -88,6 +95,9 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 10
 	}
+	if o.Keep == 0 {
+		o.Keep = DefaultOutboxKeep
+	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
@@ -96,7 +106,8 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	}
 	o.Tracer = tracerOr(o.Tracer)
 	return &Dispatcher{o: o, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
-		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}, pool: channels.NewWorkers(0)}
+		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}, pool: channels.NewWorkers(0),
+		pruneEvery: pruneEvery}
 }
 
 // Nudge wakes the dispatcher to deliver new rows now.
@@ -112,9 +123,14 @@ const heartbeatEvery = time.Second
 
 // Run delivers until ctx is cancelled; sends in progress finish first.
 func (d *Dispatcher) Run(ctx context.Context) {
+	var pruning sync.WaitGroup
+	defer pruning.Wait()
 	hbCtx, stopHeartbeat := context.WithCancel(ctx)
 	defer stopHeartbeat()
 	go d.heartbeat(hbCtx)
+	if p, ok := d.o.Outbox.(OutboxPruner); ok && d.o.Keep > 0 {
+		pruning.Go(func() { d.pruneLoop(hbCtx, p) })
+	}
 	d.mu.Lock()
 	d.runCtx = ctx
 	d.mu.Unlock()

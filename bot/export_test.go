@@ -1,6 +1,9 @@
 package bot
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // SetCustomToolsForTest wires /tools and the admin API's custom tools into
 // a router built before their store existed.
@@ -18,3 +21,7 @@ func (d *Dispatcher) HandOverForTest(m OutboxMessage, claimed bool) { d.handOver
 func (r *Router) ReannounceForTest(ctx context.Context, team string) (int, error) {
 	return r.reannounceOlderThan(ctx, team, 0)
 }
+
+// SetPruneEveryForTest makes d prune its outbox every `every` instead of
+// hourly; call it before Run.
+func (d *Dispatcher) SetPruneEveryForTest(every time.Duration) { d.pruneEvery = every }

@@ -1,0 +1,53 @@
+package bot
+
+import (
+	"context"
+	"time"
+)
+
+// OutboxPruner is an optional Outbox capability: deleting the rows that
+// were delivered (or given up on) long ago and that nothing reads any more,
+// so the outbox holds about DispatcherOptions.Keep of traffic instead of
+// growing forever.
+type OutboxPruner interface {
+	// PruneOutbox deletes rows sent or given up on more than keep ago,
+	// except those recovery or a pending decision still reads, working in
+	// statements of up to limit rows; it returns how many went.
+	PruneOutbox(ctx context.Context, keep time.Duration, limit int) (int, error)
+}
+
+// DefaultOutboxKeep is how long delivered outbox rows are kept by default.
+const DefaultOutboxKeep = 7 * 24 * time.Hour
+
+// Pruning runs on every replica once an hour, on the hour (replicas share
+// the work: a page one of them deletes is gone for the other), a page of
+// pruneLimit rows per statement.
+const (
+	pruneEvery = time.Hour
+	pruneLimit = 1000
+)
+
+// pruneLoop prunes p on every beat of d.pruneEvery until ctx ends; the
+// first pass waits for the first beat, so start-up does no pruning work.
+func (d *Dispatcher) pruneLoop(ctx context.Context, p OutboxPruner) {
+	t := time.NewTimer(UntilBeat(d.pruneEvery))
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return
+	case <-t.C:
+	}
+	repeat(ctx, d.pruneEvery, d.o.Logger, "outbox pruning", func(ctx context.Context) error {
+		_, err := d.prune(ctx, p)
+		return err
+	})
+}
+
+// prune deletes what p lets go of now and logs how many rows went.
+func (d *Dispatcher) prune(ctx context.Context, p OutboxPruner) (int, error) {
+	n, err := p.PruneOutbox(ctx, d.o.Keep, pruneLimit)
+	if n > 0 {
+		d.o.Logger.Info("outbox pruned", "rows", n, "older_than", d.o.Keep.String())
+	}
+	return n, err
+}

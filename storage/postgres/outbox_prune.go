@@ -1,0 +1,89 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+var _ bot.OutboxPruner = (*DB)(nil)
+
+// decisionEditGrace is how long after an approval or access request was
+// decided the rows posted about it are kept anyway: its buttons are edited
+// away right after the decision, through their rows' platform message ids.
+const decisionEditGrace = 24 * time.Hour
+
+// pruneOutboxSQL deletes, among the outbox rows after id $1 (the next $2 by
+// id, so a pass reads what it walks once and stops at the first row too
+// young), those sent or given up on before now() - $3 µs that nobody reads
+// any more. Kept:
+//   - a row delivering one of its session's newest undeliveredWindow
+//     messages: recovery (Unfinished, Undelivered) takes a reply there
+//     without a row for one never sent and would send it again;
+//   - a row posted about an approval or access request that is pending or
+//     was decided within decisionEditGrace ($4 µs): the decision edits it.
+//
+// It returns how many rows went, the page's last id and creation time (for
+// the next page), and how many rows the page held.
+var pruneOutboxSQL = fmt.Sprintf(`WITH page AS (
+		SELECT id, status, created_at, session_key, source_seq FROM outbox
+		WHERE id > $1 ORDER BY id LIMIT $2
+	), doomed AS (
+		SELECT p.id FROM page p
+		WHERE p.status <> 'pending'
+		  AND p.created_at < now() - $3::float8 * interval '1 microsecond'
+		  AND NOT EXISTS (SELECT 1 FROM sessions s
+		                  WHERE s.key = p.session_key AND p.source_seq > s.last_seq - %d)
+		  AND NOT EXISTS (SELECT 1 FROM decision_messages d
+		                  LEFT JOIN approvals a ON d.kind = '%s' AND a.id = d.subject_id
+		                  LEFT JOIN access_requests r ON d.kind = '%s' AND r.id = d.subject_id
+		                  WHERE d.outbox_id = p.id
+		                    AND coalesce(a.decided_at, r.decided_at, 'infinity')
+		                        > now() - $4::float8 * interval '1 microsecond'
+		                    AND (a.id IS NOT NULL OR r.id IS NOT NULL))
+	), gone AS (
+		DELETE FROM outbox o USING doomed WHERE o.id = doomed.id RETURNING o.id
+	)
+	SELECT (SELECT count(*) FROM gone), last.id, last.created_at < now() - $3::float8 * interval '1 microsecond',
+		(SELECT count(*) FROM page)
+	FROM (SELECT id, created_at FROM page ORDER BY id DESC LIMIT 1) last`,
+	undeliveredWindow, bot.KindApproval, bot.KindAccessRequest)
+
+// PruneOutbox deletes the outbox rows sent or given up on more than keep
+// ago that recovery and decisions no longer read (see pruneOutboxSQL),
+// walking the table oldest first in pages of up to limit rows until it
+// reaches rows younger than keep. Each page is its own short statement, so
+// sends and claims meanwhile wait for no more than one page. It returns
+// how many rows went; on an error, those deleted before it.
+func (db *DB) PruneOutbox(ctx context.Context, keep time.Duration, limit int) (int, error) {
+	if keep <= 0 || limit <= 0 {
+		return 0, fmt.Errorf("prune outbox: keep (%s) and page size (%d) must be positive", keep, limit)
+	}
+	total := 0
+	var after int64
+	for {
+		var gone, rows int
+		var last int64
+		var old bool
+		err := withRetry(ctx, func(ctx context.Context) error {
+			return db.pool.QueryRow(ctx, pruneOutboxSQL, after, limit, float64(keep.Microseconds()),
+				float64(decisionEditGrace.Microseconds())).Scan(&gone, &last, &old, &rows)
+		})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return total, nil // nothing after `after`
+		}
+		if err != nil {
+			return total, fmt.Errorf("prune outbox after row %d: %w", after, err)
+		}
+		total += gone
+		if rows < limit || !old {
+			return total, nil
+		}
+		after = last
+	}
+}
