@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
 
@@ -185,4 +186,59 @@ func TestPruneOutboxStopsAtYoungRows(t *testing.T) {
 	if n != 2 {
 		t.Errorf("PruneOutbox deleted %d rows; want 2: the first page's old rows, then stop at its young last row", n)
 	}
+}
+
+// BenchmarkPruneOutbox times PruneOutbox's pages of 1 000 rows over 1 000
+// sessions of 120 messages, each with its 60 replies delivered eight days
+// ago: "delete" is a pass that deletes the 35 000 rows older than each
+// session's newest 50 messages; "kept" is the next hour's pass, which walks
+// the 25 000 rows it keeps and deletes none (what an idle deployment pays
+// every hour).
+func BenchmarkPruneOutbox(b *testing.B) {
+	ctx := context.Background()
+	db := pgtest.OpenWith(b, ctx, postgres.Options{MaxConns: 1})
+	const sessions, msgs = 1000, 120
+	seed := func() {
+		b.Helper()
+		if _, err := db.Pool().Exec(ctx, `TRUNCATE sessions, messages, outbox CASCADE`); err != nil {
+			b.Fatal(err)
+		}
+		seedAnsweredSessions(b, db, sessions, msgs)
+		if _, err := db.Pool().Exec(ctx, `UPDATE outbox SET created_at = now() - interval '8 days'`); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.Pool().Exec(ctx, `VACUUM ANALYZE sessions, outbox`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const keep, page = 7 * 24 * time.Hour, 1000
+	wantGone := sessions * (msgs - 50) / 2
+	b.Run("delete", func(b *testing.B) {
+		for range b.N {
+			b.StopTimer()
+			seed()
+			b.StartTimer()
+			n, err := db.PruneOutbox(ctx, keep, page)
+			if err != nil || n != wantGone {
+				b.Fatalf("PruneOutbox = %d, %v; want %d", n, err, wantGone)
+			}
+		}
+		b.ReportMetric(float64(wantGone), "rows-deleted/pass")
+	})
+	b.Run("kept", func(b *testing.B) {
+		seed()
+		if n, err := db.PruneOutbox(ctx, keep, page); err != nil || n != wantGone {
+			b.Fatalf("PruneOutbox = %d, %v; want %d", n, err, wantGone)
+		}
+		if _, err := db.Pool().Exec(ctx, `VACUUM ANALYZE outbox`); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for range b.N {
+			if n, err := db.PruneOutbox(ctx, keep, page); err != nil || n != 0 {
+				b.Fatalf("PruneOutbox = %d, %v; want 0", n, err)
+			}
+		}
+		b.ReportMetric(float64(sessions*msgs/2-wantGone), "rows-walked/pass")
+	})
 }
