@@ -12,7 +12,8 @@ import (
 type OutboxPruner interface {
 	// PruneOutbox deletes rows sent or given up on more than keep ago,
 	// except those recovery or a pending decision still reads, working in
-	// statements of up to limit rows; it returns how many went.
+	// statements of up to limit rows, and forgets the owners whose
+	// heartbeats stopped as long ago; it returns how many rows went.
 	PruneOutbox(ctx context.Context, keep time.Duration, limit int) (int, error)
 }
 

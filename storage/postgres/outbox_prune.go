@@ -58,11 +58,22 @@ var pruneOutboxSQL = fmt.Sprintf(`WITH page AS (
 // ago that recovery and decisions no longer read (see pruneOutboxSQL),
 // walking the table oldest first in pages of up to limit rows until it
 // reaches rows younger than keep. Each page is its own short statement, so
-// sends and claims meanwhile wait for no more than one page. It returns
-// how many rows went; on an error, those deleted before it.
+// sends and claims meanwhile wait for no more than one page. It also
+// forgets the dispatchers silent for longer than keep (each process
+// heartbeats under a name of its own, so every restart leaves one behind;
+// their claims ran out long ago). It returns how many outbox rows went; on
+// an error, those deleted before it.
 func (db *DB) PruneOutbox(ctx context.Context, keep time.Duration, limit int) (int, error) {
 	if keep <= 0 || limit <= 0 {
 		return 0, fmt.Errorf("prune outbox: keep (%s) and page size (%d) must be positive", keep, limit)
+	}
+	err := withRetry(ctx, func(ctx context.Context) error {
+		_, err := db.pool.Exec(ctx, `DELETE FROM replicas WHERE seen_at < now() - $1::float8 * interval '1 microsecond'`,
+			float64(keep.Microseconds()))
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("prune outbox: forget silent dispatchers: %w", err)
 	}
 	total := 0
 	var after int64

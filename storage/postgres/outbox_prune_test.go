@@ -91,6 +91,9 @@ func TestPruneOutbox(t *testing.T) {
 	exec(`UPDATE outbox SET status = 'sent', sent_at = now() - interval '1 day', created_at = now() - interval '1 day' WHERE id = $1`, young)
 	want[young] = "delivered a day ago"
 
+	// Dispatchers: one silent for 8 days, one heard from a minute ago.
+	exec(`INSERT INTO replicas (owner, seen_at) VALUES ('gone', now() - interval '8 days'), ('alive', now() - interval '1 minute')`)
+
 	n, err := db.PruneOutbox(ctx, 7*24*time.Hour, 3) // pages of 3 rows: the walk goes on across pages
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +135,14 @@ func TestPruneOutbox(t *testing.T) {
 	}
 	if list, err := db.DecisionMessagesOf(ctx, bot.KindApproval, "ap-recent"); err != nil || len(list) != 1 {
 		t.Errorf("DecisionMessagesOf(ap-recent) = %v, %v; want its one message", list, err)
+	}
+
+	var owners []string
+	if err := db.Pool().QueryRow(ctx, `SELECT array_agg(owner ORDER BY owner) FROM replicas`).Scan(&owners); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(owners, []string{"alive"}) {
+		t.Errorf("dispatchers left = %v; want [alive]: the one silent for 8 days is forgotten", owners)
 	}
 
 	// Recovery sees every reply as delivered still.
