@@ -28,8 +28,9 @@ const decisionEditGrace = 24 * time.Hour
 //   - a row posted about an approval or access request that is pending or
 //     was decided within decisionEditGrace ($4 µs): the decision edits it.
 //
-// It returns how many rows went, the page's last id and creation time (for
-// the next page), and how many rows the page held.
+// It returns how many rows went, the page's last id (where the next page
+// starts), whether that row is older than the cut-off (else the walk is
+// done) and how many rows the page held.
 var pruneOutboxSQL = fmt.Sprintf(`WITH page AS (
 		SELECT id, status, created_at, session_key, source_seq FROM outbox
 		WHERE id > $1 ORDER BY id LIMIT $2
@@ -57,8 +58,9 @@ var pruneOutboxSQL = fmt.Sprintf(`WITH page AS (
 // PruneOutbox deletes the outbox rows sent or given up on more than keep
 // ago that recovery and decisions no longer read (see pruneOutboxSQL),
 // walking the table oldest first in pages of up to limit rows until it
-// reaches rows younger than keep. Each page is its own short statement, so
-// sends and claims meanwhile wait for no more than one page. It also
+// reaches rows younger than keep. Each page is its own short statement,
+// and it locks only rows no longer pending, which no claim, send or mark
+// touches. It also
 // forgets the dispatchers silent for longer than keep (each process
 // heartbeats under a name of its own, so every restart leaves one behind;
 // their claims ran out long ago). It returns how many outbox rows went; on
