@@ -60,11 +60,13 @@ var pruneOutboxSQL = fmt.Sprintf(`WITH page AS (
 // walking the table oldest first in pages of up to limit rows until it
 // reaches rows younger than keep. Each page is its own short statement,
 // and it locks only rows no longer pending, which no claim, send or mark
-// touches. It also
-// forgets the dispatchers silent for longer than keep (each process
+// touches. After a page that deleted rows it waits as long as the page
+// took (pruneRest), so working off a large backlog (the first pass after
+// an upgrade) keeps a connection busy half the time, not all of it. It
+// also forgets the dispatchers silent for longer than keep (each process
 // heartbeats under a name of its own, so every restart leaves one behind;
 // their claims ran out long ago). It returns how many outbox rows went; on
-// an error, those deleted before it.
+// an error or when ctx ends, those deleted before.
 func (db *DB) PruneOutbox(ctx context.Context, keep time.Duration, limit int) (int, error) {
 	if keep <= 0 || limit <= 0 {
 		return 0, fmt.Errorf("prune outbox: keep (%s) and page size (%d) must be positive", keep, limit)
@@ -83,6 +85,7 @@ func (db *DB) PruneOutbox(ctx context.Context, keep time.Duration, limit int) (i
 		var gone, rows int
 		var last int64
 		var old bool
+		start := time.Now()
 		err := withRetry(ctx, func(ctx context.Context) error {
 			return db.pool.QueryRow(ctx, pruneOutboxSQL, after, limit, float64(keep.Microseconds()),
 				float64(decisionEditGrace.Microseconds())).Scan(&gone, &last, &old, &rows)
@@ -98,5 +101,23 @@ func (db *DB) PruneOutbox(ctx context.Context, keep time.Duration, limit int) (i
 			return total, nil
 		}
 		after = last
+		if gone > 0 {
+			if err := pruneRest(ctx, time.Since(start)); err != nil {
+				return total, fmt.Errorf("prune outbox after row %d: %w", after, err)
+			}
+		}
+	}
+}
+
+// pruneRest waits took (at most a second) between two pages of a prune
+// pass, or until ctx ends.
+func pruneRest(ctx context.Context, took time.Duration) error {
+	t := time.NewTimer(min(took, time.Second))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
