@@ -65,11 +65,13 @@ type Dispatcher struct {
 	slot     chan struct{}              // signalled when inflight drops while starved
 	starved  bool                       // the last claim asked for less than a batch: no room
 	workers  sync.WaitGroup
-	pool     *channels.Workers // runs chat workers; a goroutine outlives its chat's
-	runCtx   context.Context   // Run's, while it accepts rows handed over
-	wakeAt   time.Time         // earliest retry this dispatcher released
-	marks    []Sent            // sent rows not yet marked
-	marking  bool              // a goroutine writes marks
+	pool     *channels.Workers        // runs chat workers; a goroutine outlives its chat's
+	runCtx   context.Context          // Run's, while it accepts rows handed over
+	wakeAt   time.Time                // earliest retry this dispatcher released
+	marks    []Sent                   // sent rows not yet marked
+	marking  bool                     // a goroutine writes marks
+	marked   chan struct{}            // closed once the queued marks are written
+	unmarked map[string]chan struct{} // chat → marked of its last sent row, until written
 	// pruneEvery is how often old rows are pruned (pruneEvery; tests
 	// shorten it).
 	pruneEvery time.Duration
@@ -107,6 +109,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	o.Tracer = tracerOr(o.Tracer)
 	return &Dispatcher{o: o, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
 		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}, pool: channels.NewWorkers(0),
+		unmarked:   map[string]chan struct{}{},
 		pruneEvery: pruneEvery}
 }
 
@@ -319,6 +322,7 @@ func (d *Dispatcher) work(ctx context.Context, chat string) {
 			d.settled()
 			continue
 		}
+		d.waitMarked(chat)
 		var ok bool
 		ok, next = d.deliver(ctx, m)
 		if failed = !ok; failed {
@@ -392,7 +396,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 	cancel()
 	if err == nil {
 		d.o.Metrics.MessagesOut.WithLabelValues(m.To.Platform).Inc()
-		d.markSent(Sent{OutboxRow: m.Row(), PlatformMessageID: id})
+		d.markSent(m.To.String(), Sent{OutboxRow: m.Row(), PlatformMessageID: id})
 		return true, now
 	}
 	if ctx.Err() != nil {

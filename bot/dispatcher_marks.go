@@ -2,15 +2,19 @@ package bot
 
 import "context"
 
-// markSent queues the record of a delivery. One goroutine at a time writes
-// the queued marks in one statement, so under load a mark costs a fraction
-// of a round trip and never delays the next send; each row counts as
-// settled (Drain waits for it) once its mark is written. A mark is written
-// even when shutdown began meanwhile: a sent row left pending would be
-// sent again.
-func (d *Dispatcher) markSent(s Sent) {
+// markSent queues the record of a delivery to chat. One goroutine at a time
+// writes the queued marks in one statement, so under load a mark costs a
+// fraction of a round trip and never delays another chat's send; each row
+// counts as settled (Drain waits for it) once its mark is written. A mark
+// is written even when shutdown began meanwhile: a sent row left pending
+// would be sent again.
+func (d *Dispatcher) markSent(chat string, s Sent) {
 	d.mu.Lock()
 	d.marks = append(d.marks, s)
+	if d.marked == nil {
+		d.marked = make(chan struct{})
+	}
+	d.unmarked[chat] = d.marked
 	start := !d.marking
 	d.marking = true
 	if start {
@@ -27,8 +31,8 @@ func (d *Dispatcher) writeMarks() {
 	defer d.workers.Done()
 	for {
 		d.mu.Lock()
-		batch := d.marks
-		d.marks = nil
+		batch, written := d.marks, d.marked
+		d.marks, d.marked = nil, nil
 		if len(batch) == 0 {
 			d.marking = false
 			d.mu.Unlock()
@@ -42,9 +46,30 @@ func (d *Dispatcher) writeMarks() {
 			}
 			d.o.Logger.Error("sent but could not mark sent; they may be sent again", "outbox_ids", ids, "err", err)
 		}
+		d.mu.Lock()
+		close(written)
+		for chat, w := range d.unmarked {
+			if w == written {
+				delete(d.unmarked, chat)
+			}
+		}
+		d.mu.Unlock()
 		for range batch {
 			d.settled()
 		}
+	}
+}
+
+// waitMarked waits until the mark of chat's last delivered row is written
+// (at most MarkSentAll's retry budget), so a crash leaves at most one of a
+// chat's sends unrecorded: after a restart a chat may get its last answer
+// twice, never several.
+func (d *Dispatcher) waitMarked(chat string) {
+	d.mu.Lock()
+	written := d.unmarked[chat]
+	d.mu.Unlock()
+	if written != nil {
+		<-written
 	}
 }
 
