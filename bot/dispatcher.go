@@ -322,7 +322,7 @@ func (d *Dispatcher) work(ctx context.Context, chat string) {
 			d.settled()
 			continue
 		}
-		d.waitMarked(chat)
+		d.waitMarked(ctx, chat)
 		var ok bool
 		ok, next = d.deliver(ctx, m)
 		if failed = !ok; failed {
@@ -389,6 +389,10 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 	ch, found := d.o.Channels[m.To.Platform]
 	if !found {
 		d.fail(ctx, m, "no channel configured for platform "+m.To.Platform)
+		return false, now
+	}
+	if ctx.Err() != nil {
+		d.release(ctx, m, now, "shutdown") // not sent: no send without its chat's last mark (waitMarked)
 		return false, now
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, d.o.SendTimeout)

@@ -61,15 +61,19 @@ func (d *Dispatcher) writeMarks() {
 }
 
 // waitMarked waits until the mark of chat's last delivered row is written
-// (at most MarkSentAll's retry budget), so a crash leaves at most one of a
-// chat's sends unrecorded: after a restart a chat may get its last answer
-// twice, never several.
-func (d *Dispatcher) waitMarked(chat string) {
+// (at most MarkSentAll's retry budget) or ctx ends (shutdown: the next send
+// is released, not made), so a crash leaves at most one of a chat's sends
+// unrecorded: after a restart a chat may get its last answer twice, never
+// several.
+func (d *Dispatcher) waitMarked(ctx context.Context, chat string) {
 	d.mu.Lock()
 	written := d.unmarked[chat]
 	d.mu.Unlock()
 	if written != nil {
-		<-written
+		select {
+		case <-written:
+		case <-ctx.Done():
+		}
 	}
 }
 
