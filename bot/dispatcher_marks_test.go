@@ -26,32 +26,6 @@ func (h *heldMarks) MarkSentAll(ctx context.Context, sent []bot.Sent) error {
 	return h.Outbox.MarkSentAll(ctx, sent)
 }
 
-// sendLog records the texts sent, in order.
-type sendLog struct {
-	mu   sync.Mutex
-	sent []string
-}
-
-func (s *sendLog) Platform() string { return "test" }
-
-func (s *sendLog) Start(ctx context.Context, _ channels.Handler) error {
-	<-ctx.Done()
-	return nil
-}
-
-func (s *sendLog) Send(_ context.Context, m channels.Outbound) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sent = append(s.sent, m.Text)
-	return m.Text, nil
-}
-
-func (s *sendLog) texts() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.sent)
-}
-
 // A chat's next row is sent only once the previous row's mark is written,
 // so a crash leaves at most one send per chat unrecorded (to be sent again
 // after the restart); another chat does not wait for it.
@@ -65,7 +39,8 @@ func TestDispatcherSendsAChatsNextRowAfterTheLastIsMarked(t *testing.T) {
 		}
 	}
 	out := &heldMarks{Outbox: db, release: make(chan struct{}), calls: make(chan []bot.Sent, 10)}
-	ch := &sendLog{}
+	ch := &limitedChannel{delivered: map[string][]string{}, at: map[string]time.Time{}} // no chat "slow": never limited
+	sent := func() map[string][]string { d, _ := ch.snapshot(); return d }
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: out, Channels: map[string]channels.Channel{"test": ch},
 		Owner: "t", Poll: 20 * time.Millisecond})
 	done := make(chan struct{})
@@ -77,16 +52,16 @@ func TestDispatcherSendsAChatsNextRowAfterTheLastIsMarked(t *testing.T) {
 	select {
 	case <-out.calls: // a1's mark (maybe with b1's) is being written, and held
 	case <-time.After(10 * time.Second):
-		t.Fatalf("no mark written; sent %v", ch.texts())
+		t.Fatalf("no mark written; sent %v", sent())
 	}
-	bot.WaitUntil(t, "b1 is sent while a1's mark is held", func() bool { return slices.Contains(ch.texts(), "b1") })
+	bot.WaitUntil(t, "b1 is sent while a1's mark is held", func() bool { return len(sent()["b"]) == 1 })
 	time.Sleep(100 * time.Millisecond) // room for a2 to go out early, were it to
-	if sent := ch.texts(); slices.Contains(sent, "a2") {
-		t.Fatalf("a2 was sent while a1's mark was not written yet: %v", sent)
+	if a := sent()["a"]; !slices.Equal(a, []string{"a1"}) {
+		t.Fatalf("chat a got %v while a1's mark was not written yet; want [a1]", a)
 	}
 	release()
-	bot.WaitUntil(t, "a2 is sent once a1's mark is written", func() bool { return slices.Contains(ch.texts(), "a2") })
-	if sent := ch.texts(); slices.Index(sent, "a1") > slices.Index(sent, "a2") {
-		t.Errorf("chat a's rows went out of order: %v", sent)
+	bot.WaitUntil(t, "a2 is sent once a1's mark is written", func() bool { return len(sent()["a"]) == 2 })
+	if a := sent()["a"]; !slices.Equal(a, []string{"a1", "a2"}) {
+		t.Errorf("chat a got %v; want [a1 a2], in order", a)
 	}
 }
