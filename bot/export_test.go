@@ -25,3 +25,8 @@ func (r *Router) ReannounceForTest(ctx context.Context, team string) (int, error
 // SetPruneEveryForTest makes d prune its outbox every `every` instead of
 // hourly; call it before Run.
 func (d *Dispatcher) SetPruneEveryForTest(every time.Duration) { d.pruneEvery = every }
+
+// PruneNowForTest runs one prune pass of d's outbox now.
+func (d *Dispatcher) PruneNowForTest(ctx context.Context) (int, error) {
+	return d.prune(ctx, d.o.Outbox.(OutboxPruner))
+}

@@ -49,3 +49,38 @@ func TestDispatcherPrunesOldRows(t *testing.T) {
 		t.Error("the row delivered a day ago was pruned; Keep is 36h")
 	}
 }
+
+// Replicas try to prune at the same hour; the one holding the prune lock
+// walks the outbox and the others skip it.
+func TestPruneSkipsWhileAnotherReplicaPrunes(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	id, err := db.Enqueue(ctx, bot.OutboxMessage{To: channels.Address{Platform: "test", ChatID: "1"}, Text: "old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool().Exec(ctx, `UPDATE outbox SET status = 'sent', created_at = now() - interval '8 days' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: map[string]channels.Channel{}, Owner: "t"})
+
+	other, led, err := db.TryLead(ctx, "outbox:prune") // another replica's pass
+	if err != nil || !led {
+		t.Fatalf("TryLead = %v, %v; want the lock", led, err)
+	}
+	if n, err := disp.PruneNowForTest(ctx); err != nil || n != 0 {
+		t.Errorf("prune while another replica prunes = %d, %v; want 0, nil (skipped)", n, err)
+	}
+	if err := other.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := disp.PruneNowForTest(ctx); err != nil || n != 1 {
+		t.Errorf("prune once the other is done = %d, %v; want 1, nil", n, err)
+	}
+	// The lock was given back: the next pass can take it again.
+	again, led, err := db.TryLead(ctx, "outbox:prune")
+	if err != nil || !led {
+		t.Fatalf("after a pass, TryLead = %v, %v; want the lock free", led, err)
+	}
+	_ = again.Release(ctx)
+}
