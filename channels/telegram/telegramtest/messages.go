@@ -287,7 +287,23 @@ func (s *Server) sendMessage(p params) (any, *apiError) {
 	}
 	c.msgs = append(c.msgs, m)
 	s.notifyLocked()
+	if s.watch != nil {
+		cp := *m
+		cp.Buttons = cloneButtons(m.Buttons)
+		s.watch(cp)
+	}
 	return s.messageJSONLocked(c, m), nil
+}
+
+// Watch calls f with a copy of every message the bot sends from now on
+// (sendMessage), in the order the server accepts them, so that a load
+// generator learns of each reply without polling every chat. f runs with
+// the server locked: it must be quick and must not call the server (hand the
+// message to a channel). A later call replaces f; nil stops watching.
+func (s *Server) Watch(f func(Message)) {
+	s.mu.Lock()
+	s.watch = f
+	s.mu.Unlock()
 }
 
 // botMessageLocked finds the bot message an edit names.

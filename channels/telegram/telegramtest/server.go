@@ -45,6 +45,7 @@ type Server struct {
 	conns     int // TCP connections accepted
 	topics    []Topic
 	wh        webhookState
+	watch     func(Message) // Watch's f, nil if none
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is

@@ -500,3 +500,30 @@ func TestPushUpdateAndEditedMessages(t *testing.T) {
 		t.Errorf("updates = %s", resp.Result)
 	}
 }
+
+func TestWatchSeesEachSentMessageOnce(t *testing.T) {
+	s := telegramtest.NewServer(token)
+	t.Cleanup(s.Close)
+	call(t, s, token, "sendMessage", map[string]any{"chat_id": 5, "text": "before"})
+	got := make(chan telegramtest.Message, 10)
+	s.Watch(func(m telegramtest.Message) { got <- m })
+	for _, text := range []string{"one", "two"} {
+		if status, _ := call(t, s, token, "sendMessage", map[string]any{"chat_id": 5, "text": text}); status != 200 {
+			t.Fatalf("sendMessage %q: status %d", text, status)
+		}
+	}
+	call(t, s, token, "sendMessage", map[string]any{"chat_id": 5}) // no text: refused, not seen
+	s.Watch(nil)
+	call(t, s, token, "sendMessage", map[string]any{"chat_id": 5, "text": "after"})
+	close(got)
+	var texts []string
+	for m := range got {
+		if m.ChatID != 5 {
+			t.Errorf("message %q in chat %d, want 5", m.Text, m.ChatID)
+		}
+		texts = append(texts, m.Text)
+	}
+	if strings.Join(texts, ",") != "one,two" {
+		t.Errorf("watched %q, want the two messages sent while watching", texts)
+	}
+}

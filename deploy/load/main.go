@@ -1,0 +1,163 @@
+// Command load measures the built daemon as it is deployed: it serves a
+// Telegram Bot API fake and the scripted model (llmtest) on loopback, starts
+// the daemon command given after "--" against them, waits until it is ready,
+// sends messages from distinct chats with a fixed number unanswered, and
+// reports messages per second, the latency of each reply (from the message
+// reaching the fake to the reply reaching it) and the CPU each message cost
+// the daemon, PostgreSQL and Redis (when they run on this machine) and this
+// command itself. Then it stops the daemon and exits. It is bounded: -n
+// messages, and -timeout for the whole run.
+//
+// The caller's environment supplies PostgreSQL, Redis and the HTTP listen
+// address; load adds the Telegram and model settings, open access and no
+// rate limits:
+//
+//	go build -o /tmp/load ./deploy/load
+//	CGO_ENABLED=0 go build -tags noembedded -trimpath -ldflags="-s -w" -o /tmp/sb ./cmd/switchboard
+//	SWITCHBOARD_DATABASE_URL=postgres://postgres@127.0.0.1:5432/load?sslmode=disable \
+//	SWITCHBOARD_REDIS_URL=redis://127.0.0.1:6379/7 SWITCHBOARD_HTTP_LISTEN=127.0.0.1:18089 \
+//	SWITCHBOARD_EXEC_SANDBOX=none /tmp/load -n 2000 -inflight 200 -- /tmp/sb serve
+//
+// Unlike BenchmarkPipeline (bot), which runs the pipeline in the test process
+// with a model that answers in-process, this measures the whole binary over
+// its real connections, model HTTP calls included; the fakes run in this
+// process, so its own CPU is reported apart from the daemon's.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+)
+
+// token is the bot token the Telegram fake accepts (any well-formed one).
+const token = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
+
+func main() {
+	var o options
+	flag.IntVar(&o.n, "n", 2000, "messages to measure")
+	flag.IntVar(&o.warmup, "warmup", 100, "messages sent before measuring (other chats)")
+	flag.IntVar(&o.inflight, "inflight", 200, "messages unanswered at a time (one per chat)")
+	flag.IntVar(&o.chats, "chats", 0, "distinct chats the measured messages come from (default: -inflight)")
+	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit for the whole run")
+	flag.DurationVar(&o.stall, "stall", 30*time.Second, "give up when no reply arrives for this long")
+	flag.StringVar(&o.ready, "ready", "", "URL that answers 2xx once the daemon is ready (default: http://$SWITCHBOARD_HTTP_LISTEN/readyz)")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: load [flags] -- DAEMON [ARGS...]   (e.g. -- /tmp/sb serve)")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	o.command = flag.Args()
+	if err := o.check(); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	r, err := run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+	r.print(os.Stdout, o)
+}
+
+// options are the command's flags.
+type options struct {
+	n, warmup, inflight, chats int
+	timeout, stall             time.Duration
+	ready                      string
+	command                    []string
+}
+
+// check fills in defaults and says what is wrong with the flags.
+func (o *options) check() error {
+	if len(o.command) == 0 {
+		return errors.New("no daemon command after --")
+	}
+	if o.chats == 0 {
+		o.chats = o.inflight
+	}
+	switch {
+	case o.n < 1 || o.warmup < 0:
+		return errors.New("-n must be at least 1 and -warmup at least 0")
+	case o.inflight < 1 || o.chats < o.inflight:
+		return errors.New("-inflight must be at least 1 and -chats at least -inflight (one unanswered message per chat)")
+	}
+	if o.ready == "" {
+		listen := os.Getenv("SWITCHBOARD_HTTP_LISTEN")
+		if listen == "" {
+			return errors.New("set SWITCHBOARD_HTTP_LISTEN (e.g. 127.0.0.1:18089) or -ready, so load can tell when the daemon is ready")
+		}
+		if strings.HasPrefix(listen, ":") {
+			listen = "127.0.0.1" + listen
+		}
+		o.ready = "http://" + listen + "/readyz"
+	}
+	return nil
+}
+
+// run serves the fakes, starts the daemon, sends the messages and measures.
+func run(ctx context.Context, o options) (result, error) {
+	tg := telegramtest.NewServer(token)
+	defer tg.Close()
+	llm := llmtest.NewServer()
+	defer llm.Close()
+
+	d, err := startDaemon(o.command, []string{
+		"SWITCHBOARD_TELEGRAM_TOKEN=" + token,
+		"SWITCHBOARD_TELEGRAM_API_URL=" + tg.URL(),
+		"SWITCHBOARD_LLM_BASE_URL=" + llm.URL(),
+		"SWITCHBOARD_LLM_MODEL=test-model",
+		"SWITCHBOARD_ACCESS_MODE=open",
+		"SWITCHBOARD_RATELIMIT_USER=off",
+		"SWITCHBOARD_RATELIMIT_CHAT=off",
+	})
+	if err != nil {
+		return result{}, err
+	}
+	defer d.stop()
+	if err := d.waitReady(ctx, o.ready); err != nil {
+		return result{}, err
+	}
+
+	// The fake numbers its messages from 1 in every run, and the daemon
+	// drops a message whose chat and id it has stored (a redelivery), so
+	// each run talks in chats no earlier run on this database used.
+	base := 10_000 * (time.Now().UnixMilli() % 1_000_000_000)
+	l := newLoad(tg, o.warmup+o.n)
+	if _, err := l.drive(ctx, 0, o.warmup, min(16, o.inflight), chatRange(base+int64(o.chats), o.warmup), o.stall); err != nil {
+		return result{}, fmt.Errorf("warm-up: %w", err)
+	}
+	before := sample(d.pid())
+	elapsed, err := l.drive(ctx, o.warmup, o.n, o.inflight, chatRange(base, o.chats), o.stall)
+	if err != nil {
+		return result{}, err
+	}
+	after := sample(d.pid())
+	r := result{elapsed: elapsed, latency: l.latencies(o.warmup, o.n), cpu: after.since(before)}
+	if odd := l.unexpected(); len(odd) > 0 {
+		return r, fmt.Errorf("%d replies answer no message sent, or answer one twice: %q", len(odd), odd[:min(len(odd), 5)])
+	}
+	return r, nil
+}
+
+func chatRange(from int64, n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = from + int64(i)
+	}
+	return out
+}
