@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -42,6 +43,7 @@ type OpenAI struct {
 	// maxCompletionTokens: OpenAI's own API wants max_completion_tokens;
 	// compatible servers commonly only know max_tokens.
 	maxCompletionTokens bool
+	schemas             schemaCache // tools' parameters, checked once
 }
 
 // openAIAPI returns the HTTP plumbing of an OpenAI-compatible API: the base
@@ -174,14 +176,11 @@ func (p *OpenAI) request(req Request) (*openAIRequest, error) {
 		tool.Function.Description = t.Description
 		tool.Function.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 		if len(t.Parameters) > 0 && string(t.Parameters) != "null" {
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal(t.Parameters, &obj); err != nil || obj == nil {
-				if err == nil {
-					err = errors.New("not an object")
-				}
+			params, err := p.schemas.get(t.Parameters, openAISchema)
+			if err != nil {
 				return nil, fmt.Errorf("openai: tool %s: parameters are not a JSON schema object: %w", t.Name, err)
 			}
-			tool.Function.Parameters = t.Parameters
+			tool.Function.Parameters = params
 		}
 		body.Tools = append(body.Tools, tool)
 	}
@@ -193,6 +192,19 @@ func (p *OpenAI) request(req Request) (*openAIRequest, error) {
 		}
 	}
 	return body, nil
+}
+
+// openAISchema checks that a tool's parameters are a JSON object; they go
+// on the wire as they are (a copy: the cache keeps it).
+func openAISchema(raw json.RawMessage) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, errors.New("not an object")
+	}
+	return slices.Clone(raw), nil
 }
 
 // openAIMessageOf maps one conversation message onto the wire.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -477,5 +478,51 @@ func TestEmbedderRetriesOnceAndSaysWhatToDo(t *testing.T) {
 	_, err = e.Embed(context.Background(), []string{"a"})
 	if err == nil || !strings.Contains(err.Error(), "llm.api_key") || strings.Contains(err.Error(), "sk-emb-secret") || len(calls) != 3 {
 		t.Fatalf("err = %v after %d calls; want one call, a hint at the key and no key", err, len(calls))
+	}
+}
+
+func TestOpenAIToolSchemasCheckedOnEveryCallThatOffersThem(t *testing.T) {
+	s, p := newOpenAITest(t)
+	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
+	good := tools.Spec{Name: "search", Parameters: slices.Clone(schema)}
+	for i := range 2 {
+		s.Enqueue(llmtest.Reply{Text: "ok"})
+		req := userReq("hi")
+		req.Tools = []tools.Spec{good}
+		if _, err := p.Chat(context.Background(), req, nil); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if i == 0 {
+			copy(good.Parameters, `{"type":"array" `) // the caller reuses its buffer: a new schema
+			good.Parameters = slices.Clone(schema)
+		}
+	}
+	for i, r := range s.Requests() {
+		var body struct {
+			Tools []struct {
+				Function struct {
+					Parameters json.RawMessage `json:"parameters"`
+				} `json:"function"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(r.Body, &body); err != nil || len(body.Tools) != 1 {
+			t.Fatalf("request %d: %v, tools %d", i, err, len(body.Tools))
+		}
+		if got := string(body.Tools[0].Function.Parameters); got != string(schema) {
+			t.Errorf("request %d sent parameters %s, want %s", i, got, schema)
+		}
+	}
+	for _, bad := range []string{`[1,2]`, `null `, `{"type":`} {
+		for i := range 2 {
+			req := userReq("hi")
+			req.Tools = []tools.Spec{{Name: "broken", Parameters: json.RawMessage(bad)}}
+			_, err := p.Chat(context.Background(), req, nil)
+			if err == nil || !strings.Contains(err.Error(), "tool broken: parameters are not a JSON schema object") {
+				t.Errorf("schema %s, call %d: err = %v, want it refused", bad, i, err)
+			}
+		}
+	}
+	if n := len(s.Requests()); n != 2 {
+		t.Errorf("%d requests reached the server, want 2 (none with a broken schema)", n)
 	}
 }
