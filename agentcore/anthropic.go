@@ -43,6 +43,7 @@ type Anthropic struct {
 	api       llmAPI
 	model     string
 	maxTokens int
+	schemas   schemaCache // tools' input schemas, mapped once
 }
 
 // NewAnthropic returns a provider for the API at opts.BaseURL. It does no
@@ -166,9 +167,9 @@ type anthropicBlock struct {
 
 // anthropicTool offers one tool to the model.
 type anthropicTool struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description,omitempty"`
-	InputSchema map[string]any `json:"input_schema"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
 }
 
 // request maps req onto the wire. System messages join the system prompt;
@@ -223,7 +224,7 @@ func (p *Anthropic) request(req Request) (*anthropicRequest, error) {
 		body.Messages = append(body.Messages, anthropicMessage{Role: role, Content: blocks})
 	}
 	for _, t := range req.Tools {
-		schema, err := anthropicSchema(t.Parameters)
+		schema, err := p.schemas.get(t.Parameters, anthropicWireSchema)
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: tool %s: %w", t.Name, err)
 		}
@@ -255,6 +256,15 @@ func toolInput(raw json.RawMessage) map[string]any {
 		return map[string]any{}
 	}
 	return map[string]any{"invalid_arguments": text}
+}
+
+// anthropicWireSchema is anthropicSchema(raw) as JSON.
+func anthropicWireSchema(raw json.RawMessage) (json.RawMessage, error) {
+	s, err := anthropicSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
 }
 
 // anthropicSchema maps a JSON schema object onto a tool's input_schema: its

@@ -298,3 +298,45 @@ func TestAnthropicServerAndClientErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestAnthropicToolSchemasMappedOnEveryCallThatOffersThem(t *testing.T) {
+	reply := anthReply{body: anthMessage("end_turn", map[string]any{"type": "text", "text": "ok"})}
+	s := newAnthServer(t, reply, reply)
+	p := newAnthropicTest(s, agentcore.AnthropicOptions{})
+	schema := `{"properties":{"q":{"type":"string"}},"required":["q",7]}`
+	spec := tools.Spec{Name: "search", Parameters: json.RawMessage(schema)}
+	for i := range 2 {
+		_, err := p.Chat(context.Background(), agentcore.Request{
+			Messages: []agentcore.Message{{Role: agentcore.RoleUser, Content: "hi"}},
+			Tools:    []tools.Spec{spec},
+		}, nil)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if i == 0 {
+			copy(spec.Parameters, `{"type":"array",`) // the caller reuses its buffer: a new schema
+			spec.Parameters = json.RawMessage(schema)
+		}
+	}
+	want := jsonOf(t, map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string"}}, "required": []string{"q"}})
+	for i, body := range s.requests() {
+		list, _ := body["tools"].([]any)
+		if len(list) != 1 || !reflect.DeepEqual(list[0].(map[string]any)["input_schema"], want) {
+			t.Errorf("request %d tools = %v, want the mapped schema %v", i, body["tools"], want)
+		}
+	}
+	for _, bad := range []string{`[1,2]`, `null `, `{"type":`} {
+		for i := range 2 {
+			_, err := p.Chat(context.Background(), agentcore.Request{
+				Messages: []agentcore.Message{{Role: agentcore.RoleUser, Content: "hi"}},
+				Tools:    []tools.Spec{{Name: "broken", Parameters: json.RawMessage(bad)}},
+			}, nil)
+			if err == nil || !strings.Contains(err.Error(), "tool broken: parameters are not a JSON schema object") {
+				t.Errorf("schema %s, call %d: err = %v, want it refused", bad, i, err)
+			}
+		}
+	}
+	if n := len(s.requests()); n != 2 {
+		t.Errorf("%d requests reached the server, want 2 (none with a broken schema)", n)
+	}
+}
