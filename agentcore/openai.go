@@ -154,7 +154,8 @@ type openAITool struct {
 
 // request maps req onto the wire.
 func (p *OpenAI) request(req Request) (*openAIRequest, error) {
-	body := &openAIRequest{Model: req.Model, Stream: true}
+	body := &openAIRequest{Model: req.Model, Stream: true,
+		Messages: make([]openAIMessage, 0, len(req.Messages)+1), Tools: make([]openAITool, 0, len(req.Tools))}
 	if body.Model == "" {
 		body.Model = p.model
 	}

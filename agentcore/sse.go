@@ -20,7 +20,10 @@ const maxSSELine = 8 << 20
 // the last blank line are common.
 func readSSE(r io.Reader, fn func(data []byte) (bool, error)) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxSSELine)
+	// Most lines are one token's chunk; the buffer doubles for longer ones.
+	// (A 64 KiB buffer made for every model call was a third of the bytes
+	// the daemon allocated under load: docs/benchmarks.md, twelfth round.)
+	sc.Buffer(make([]byte, 0, 4<<10), maxSSELine)
 	var data []byte
 	has := false
 	dispatch := func() (bool, error) {

@@ -23,6 +23,8 @@ func TestReadSSE(t *testing.T) {
 		{"last event without blank line", "data: a\n\ndata: tail", []string{"a", "tail"}},
 		{"empty data is an event", "data:\n\n", []string{""}},
 		{"not a stream at all", `{"object":"chat.completion"}`, nil},
+		{"lines longer than the first buffer", "data: " + strings.Repeat("x", 100<<10) + "\n\ndata: " + strings.Repeat("y", 5000) + "\n\n",
+			[]string{strings.Repeat("x", 100<<10), strings.Repeat("y", 5000)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
