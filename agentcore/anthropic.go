@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // anthropicDefaultBaseURL is used when AnthropicOptions.BaseURL is empty.
@@ -43,7 +45,7 @@ type Anthropic struct {
 	api       llmAPI
 	model     string
 	maxTokens int
-	schemas   schemaCache // tools' input schemas, mapped once
+	tools     toolsCache // the encoded "tools" of each list of specs
 }
 
 // NewAnthropic returns a provider for the API at opts.BaseURL. It does no
@@ -102,7 +104,11 @@ func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text str
 	if err != nil {
 		return Response{}, err
 	}
-	c, err := p.api.post(ctx, "v1/messages", "application/json", body)
+	payload, err := encodeWithTools(body, body.tools)
+	if err != nil {
+		return Response{}, fmt.Errorf("anthropic: encode request: %w", err)
+	}
+	c, err := p.api.post(ctx, "v1/messages", "application/json", payload)
 	if err != nil {
 		return Response{}, err
 	}
@@ -144,7 +150,8 @@ type anthropicRequest struct {
 	MaxTokens int                `json:"max_tokens"`
 	System    []anthropicBlock   `json:"system,omitempty"`
 	Messages  []anthropicMessage `json:"messages"`
-	Tools     []anthropicTool    `json:"tools,omitempty"`
+
+	tools json.RawMessage // the encoded []anthropicTool, added by encodeWithTools
 }
 
 // anthropicMessage is one turn: "user" or "assistant" and its blocks.
@@ -167,9 +174,9 @@ type anthropicBlock struct {
 
 // anthropicTool offers one tool to the model.
 type anthropicTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	InputSchema map[string]any `json:"input_schema"`
 }
 
 // request maps req onto the wire. System messages join the system prompt;
@@ -223,14 +230,26 @@ func (p *Anthropic) request(req Request) (*anthropicRequest, error) {
 		}
 		body.Messages = append(body.Messages, anthropicMessage{Role: role, Content: blocks})
 	}
-	for _, t := range req.Tools {
-		schema, err := p.schemas.get(t.Parameters, anthropicWireSchema)
+	list, err := p.tools.get(req.Tools, anthropicTools)
+	if err != nil {
+		return nil, err
+	}
+	body.tools = list
+	return body, nil
+}
+
+// anthropicTools encodes specs as the request's "tools", each schema mapped
+// by anthropicSchema.
+func anthropicTools(specs []tools.Spec) (json.RawMessage, error) {
+	list := make([]anthropicTool, 0, len(specs))
+	for _, t := range specs {
+		schema, err := anthropicSchema(t.Parameters)
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: tool %s: %w", t.Name, err)
 		}
-		body.Tools = append(body.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		list = append(list, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
-	return body, nil
+	return json.Marshal(list)
 }
 
 // toolResult is the tool_result block answering a tool message; an empty
@@ -256,15 +275,6 @@ func toolInput(raw json.RawMessage) map[string]any {
 		return map[string]any{}
 	}
 	return map[string]any{"invalid_arguments": text}
-}
-
-// anthropicWireSchema is anthropicSchema(raw) as JSON.
-func anthropicWireSchema(raw json.RawMessage) (json.RawMessage, error) {
-	s, err := anthropicSchema(raw)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(s)
 }
 
 // anthropicSchema maps a JSON schema object onto a tool's input_schema: its

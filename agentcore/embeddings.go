@@ -72,7 +72,11 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 // embed makes one call and decodes its answer into resp.
 func (e *Embedder) embed(ctx context.Context, texts []string, resp any) error {
-	c, err := e.api.post(ctx, "embeddings", "application/json", map[string]any{"model": e.model, "input": texts})
+	payload, err := json.Marshal(map[string]any{"model": e.model, "input": texts})
+	if err != nil {
+		return fmt.Errorf("%s: encode request: %w", e.api.provider, err)
+	}
+	c, err := e.api.post(ctx, "embeddings", "application/json", payload)
 	if err != nil {
 		return err
 	}

@@ -48,14 +48,10 @@ func (c *call) close() {
 	c.cancel()
 }
 
-// post sends body as JSON to path (relative to the base URL). A non-2xx
-// answer is returned as a *ProviderError carrying the server's message and
-// its Retry-After; the caller must close a returned call.
-func (a *llmAPI) post(ctx context.Context, path, accept string, body any) (*call, error) {
-	payload, err := json.Marshal(body)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", a.provider, err)
-	}
+// post sends payload, a JSON body, to path (relative to the base URL). A
+// non-2xx answer is returned as a *ProviderError carrying the server's
+// message and its Retry-After; the caller must close a returned call.
+func (a *llmAPI) post(ctx context.Context, path, accept string, payload []byte) (*call, error) {
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if a.timeout > 0 {
 		cctx, cancel = context.WithTimeout(ctx, a.timeout)

@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // openAIDefaultBaseURL is used when OpenAIOptions.BaseURL is empty.
@@ -43,7 +44,7 @@ type OpenAI struct {
 	// maxCompletionTokens: OpenAI's own API wants max_completion_tokens;
 	// compatible servers commonly only know max_tokens.
 	maxCompletionTokens bool
-	schemas             schemaCache // tools' parameters, checked once
+	tools               toolsCache // the encoded "tools" of each list of specs
 }
 
 // openAIAPI returns the HTTP plumbing of an OpenAI-compatible API: the base
@@ -90,7 +91,11 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string
 	if err != nil {
 		return Response{}, err
 	}
-	c, err := p.api.post(ctx, "chat/completions", "text/event-stream", body)
+	payload, err := encodeWithTools(body, body.tools)
+	if err != nil {
+		return Response{}, fmt.Errorf("openai: encode request: %w", err)
+	}
+	c, err := p.api.post(ctx, "chat/completions", "text/event-stream", payload)
 	if err != nil {
 		return Response{}, err
 	}
@@ -115,13 +120,14 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string
 type openAIRequest struct {
 	Model               string          `json:"model"`
 	Messages            []openAIMessage `json:"messages"`
-	Tools               []openAITool    `json:"tools,omitempty"`
 	MaxTokens           int             `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+
+	tools json.RawMessage // the encoded []openAITool, added by encodeWithTools
 }
 
 // openAIMessage is one message of the conversation on the wire.
@@ -154,8 +160,7 @@ type openAITool struct {
 
 // request maps req onto the wire.
 func (p *OpenAI) request(req Request) (*openAIRequest, error) {
-	body := &openAIRequest{Model: req.Model, Stream: true,
-		Messages: make([]openAIMessage, 0, len(req.Messages)+1), Tools: make([]openAITool, 0, len(req.Tools))}
+	body := &openAIRequest{Model: req.Model, Stream: true, Messages: make([]openAIMessage, 0, len(req.Messages)+1)}
 	if body.Model == "" {
 		body.Model = p.model
 	}
@@ -170,21 +175,11 @@ func (p *OpenAI) request(req Request) (*openAIRequest, error) {
 		}
 		body.Messages = append(body.Messages, msg)
 	}
-	for _, t := range req.Tools {
-		var tool openAITool
-		tool.Type = "function"
-		tool.Function.Name = t.Name
-		tool.Function.Description = t.Description
-		tool.Function.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
-		if len(t.Parameters) > 0 && string(t.Parameters) != "null" {
-			params, err := p.schemas.get(t.Parameters, openAISchema)
-			if err != nil {
-				return nil, fmt.Errorf("openai: tool %s: parameters are not a JSON schema object: %w", t.Name, err)
-			}
-			tool.Function.Parameters = params
-		}
-		body.Tools = append(body.Tools, tool)
+	list, err := p.tools.get(req.Tools, openAITools)
+	if err != nil {
+		return nil, err
 	}
+	body.tools = list
 	if req.MaxTokens > 0 {
 		if p.maxCompletionTokens {
 			body.MaxCompletionTokens = req.MaxTokens
@@ -195,17 +190,29 @@ func (p *OpenAI) request(req Request) (*openAIRequest, error) {
 	return body, nil
 }
 
-// openAISchema checks that a tool's parameters are a JSON object; they go
-// on the wire as they are (a copy: the cache keeps it).
-func openAISchema(raw json.RawMessage) (json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, err
+// openAITools encodes specs as the request's "tools": function tools whose
+// parameters must be JSON schema objects.
+func openAITools(specs []tools.Spec) (json.RawMessage, error) {
+	list := make([]openAITool, 0, len(specs))
+	for _, t := range specs {
+		var tool openAITool
+		tool.Type = "function"
+		tool.Function.Name = t.Name
+		tool.Function.Description = t.Description
+		tool.Function.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
+		if len(t.Parameters) > 0 && string(t.Parameters) != "null" {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(t.Parameters, &obj); err != nil || obj == nil {
+				if err == nil {
+					err = errors.New("not an object")
+				}
+				return nil, fmt.Errorf("openai: tool %s: parameters are not a JSON schema object: %w", t.Name, err)
+			}
+			tool.Function.Parameters = t.Parameters
+		}
+		list = append(list, tool)
 	}
-	if obj == nil {
-		return nil, errors.New("not an object")
-	}
-	return slices.Clone(raw), nil
+	return json.Marshal(list)
 }
 
 // openAIMessageOf maps one conversation message onto the wire.

@@ -75,7 +75,11 @@ func TestOpenAIWireMatchesSDK(t *testing.T) {
 			p := NewOpenAI(OpenAIOptions{Model: "default"})
 			p.maxCompletionTokens = own
 			req := wireRequest()
-			ours, err := p.request(req)
+			body, err := p.request(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours, err := encodeWithTools(body, body.tools) // as Chat sends it
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +88,7 @@ func TestOpenAIWireMatchesSDK(t *testing.T) {
 			b, _ := json.Marshal(sdk)
 			_ = json.Unmarshal(b, &withStream)
 			withStream["stream"] = true // the SDK's NewStreaming adds it when sending
-			sameJSON(t, "chat completions request", ours, withStream)
+			sameJSON(t, "chat completions request", json.RawMessage(ours), withStream)
 		})
 	}
 }
@@ -148,11 +152,15 @@ func openAISDKParams(t *testing.T, req Request, maxCompletion bool) openai.ChatC
 func TestAnthropicWireMatchesSDK(t *testing.T) {
 	p := NewAnthropic(AnthropicOptions{Model: "default"})
 	req := wireRequest()
-	ours, err := p.request(req)
+	body, err := p.request(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameJSON(t, "messages request", ours, anthropicSDKParams(t, req))
+	ours, err := encodeWithTools(body, body.tools) // as Chat sends it
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, "messages request", json.RawMessage(ours), anthropicSDKParams(t, req))
 }
 
 // anthropicSDKParams builds req with anthropic-sdk-go's types.
