@@ -46,12 +46,23 @@ func (db *DB) Load(ctx context.Context, session string, limit int) ([]agentcore.
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, scanMessage)
+		return collectMessages(rows, limit)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", session, err)
 	}
 	return msgs, nil
+}
+
+// collectMessages reads rows of messages, at most limit of them (0: no
+// limit), into a slice made that large up front: a history window is read
+// for every message, and growing its slice by doubling allocated twice the
+// window again.
+func collectMessages(rows pgx.Rows, limit int) ([]agentcore.Message, error) {
+	if limit <= 0 {
+		return pgx.CollectRows(rows, scanMessage)
+	}
+	return pgx.AppendRows(make([]agentcore.Message, 0, limit), rows, scanMessage)
 }
 
 func scanMessage(row pgx.CollectableRow) (agentcore.Message, error) {

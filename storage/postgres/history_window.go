@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 )
@@ -45,7 +43,7 @@ func (db *DB) AppendWindow(ctx context.Context, session string, limit int, m age
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, scanMessage)
+		return collectMessages(rows, limit)
 	})
 	if err != nil {
 		return 0, nil, appendError(session, err)
