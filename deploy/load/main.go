@@ -74,6 +74,10 @@ func main() {
 	r.print(os.Stdout, o)
 }
 
+// maxMessages bounds a run: the fakes keep every message and model request
+// in memory, for the assertions tests make on them.
+const maxMessages = 20_000
+
 // options are the command's flags.
 type options struct {
 	n, warmup, inflight, chats int
@@ -93,6 +97,8 @@ func (o *options) check() error {
 	switch {
 	case o.n < 1 || o.warmup < 0:
 		return errors.New("-n must be at least 1 and -warmup at least 0")
+	case o.n+o.warmup > maxMessages:
+		return fmt.Errorf("-n plus -warmup must be at most %d: the fakes keep every request and message (~15 KB each); run several rounds instead", maxMessages)
 	case o.inflight < 1 || o.chats < o.inflight:
 		return errors.New("-inflight must be at least 1 and -chats at least -inflight (one unanswered message per chat)")
 	}
