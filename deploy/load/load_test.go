@@ -30,11 +30,12 @@ func TestOptionsCheck(t *testing.T) {
 		t.Fatalf("check: %v, chats %d, ready %q", err, o.chats, o.ready)
 	}
 	for name, bad := range map[string]options{
-		"no command":        {n: 10, inflight: 4},
-		"fewer chats":       {n: 10, inflight: 4, chats: 2, command: []string{"x"}},
-		"no messages":       {n: 0, inflight: 4, command: []string{"x"}},
-		"negative warm-up":  {n: 1, warmup: -1, inflight: 1, command: []string{"x"}},
-		"nothing in flight": {n: 1, inflight: 0, command: []string{"x"}},
+		"no command":               {n: 10, inflight: 4},
+		"fewer chats":              {n: 10, inflight: 4, chats: 2, command: []string{"x"}},
+		"no messages":              {n: 0, inflight: 4, command: []string{"x"}},
+		"negative warm-up":         {n: 1, warmup: -1, inflight: 1, command: []string{"x"}},
+		"nothing in flight":        {n: 1, inflight: 0, command: []string{"x"}},
+		"more than the fakes hold": {n: maxMessages, warmup: 1, inflight: 1, command: []string{"x"}},
 	} {
 		if err := bad.check(); err == nil {
 			t.Errorf("%s: accepted", name)
