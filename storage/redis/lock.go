@@ -75,8 +75,8 @@ func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.
 		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
 	}
 	value := s.inst.id + ":" + token
-	released := s.released.take()
-	rkeys, rvalues := releaseArgs(released)
+	released, repeated := s.released.takeForObtain()
+	rkeys, rvalues := releaseArgs(append(repeated, released...))
 	res, err := obtainScript.Run(ctx, s.scripts, append([]string{"lock:" + key, instanceKey(s.inst.id)}, rkeys...),
 		append([]any{value, ttl.Milliseconds(), s.prefix + instanceKey(""), s.inst.ttl.Milliseconds(), s.inst.label}, rvalues...)...).Int()
 	if err != nil {

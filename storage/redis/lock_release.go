@@ -27,6 +27,7 @@ return 0`)
 type releases struct {
 	mu      sync.Mutex
 	pending []*Lock
+	sending map[*Lock]bool // taken by a flush whose script has not returned
 	timer   *time.Timer
 	closed  bool // the store is closed: what is left expires with its TTL
 }
@@ -85,6 +86,46 @@ func (r *releases) putBack(ls []*Lock, s *Store) {
 	}
 }
 
+// takeForObtain empties the queue for an Obtain, which sends those releases
+// itself, and also returns the releases a flush is sending right now: the
+// Obtain repeats them (a release is harmless twice), so it never finds its
+// own process's released lock still held because the flush's script has
+// not run yet. Without that, the next message of a chat often waited 50 ms
+// for its session lock (docs/benchmarks.md, twelfth round).
+func (r *releases) takeForObtain() (taken, repeated []*Lock) {
+	taken = r.take()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for l := range r.sending {
+		repeated = append(repeated, l)
+	}
+	return taken, repeated
+}
+
+// takeForFlush empties the queue for a flush and marks its locks as being
+// sent until sent is called.
+func (r *releases) takeForFlush() []*Lock {
+	ls := r.take()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(ls) > 0 && r.sending == nil {
+		r.sending = map[*Lock]bool{}
+	}
+	for _, l := range ls {
+		r.sending[l] = true
+	}
+	return ls
+}
+
+// sent ends what takeForFlush began.
+func (r *releases) sent(ls []*Lock) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, l := range ls {
+		delete(r.sending, l)
+	}
+}
+
 // ReleaseSoon gives the lock back without waiting for Redis: the release
 // is sent with this process's next Obtain, in the same round trip, or on
 // its own within a few milliseconds. A lock lost meanwhile is not
@@ -93,7 +134,9 @@ func (l *Lock) ReleaseSoon() { l.s.released.add(l) }
 
 // flushReleases sends the queued releases in one script call.
 func (s *Store) flushReleases(ctx context.Context) {
-	s.sendReleases(ctx, s.released.take())
+	ls := s.released.takeForFlush()
+	defer s.released.sent(ls)
+	s.sendReleases(ctx, ls)
 }
 
 // sendReleases releases ls in one script call, or queues them again.

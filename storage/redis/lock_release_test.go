@@ -64,3 +64,30 @@ func TestLockReleaseSoon(t *testing.T) {
 		t.Errorf("the other holder's lock was released by a stale ReleaseSoon: %v", err)
 	}
 }
+
+// A flush that has taken a released lock but not reached Redis yet does
+// not make this process's next Obtain of that key wait: the Obtain repeats
+// the release.
+func TestObtainRepeatsAReleaseBeingSent(t *testing.T) {
+	ctx := testContext(t)
+	url, prefix := redistest.URL(t), redistest.Prefix(t)
+	a, b := openStore(t, url, prefix), openStore(t, url, prefix)
+
+	l, err := a.Obtain(ctx, "session:9", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(bot.SoonReleaser).ReleaseSoon()
+	send := a.StartFlushForTest() // the timer's flush took it; its script has not run
+	again, err := a.Obtain(ctx, "session:9", time.Minute)
+	if err != nil {
+		t.Fatalf("Obtain while the release is being sent: %v, want the lock", err)
+	}
+	send() // the flush's release arrives late: it must not free the new lock
+	if _, err := b.Obtain(ctx, "session:9", time.Minute); !errors.Is(err, bot.ErrLocked) {
+		t.Fatalf("another replica's Obtain after the late release: err = %v, want ErrLocked", err)
+	}
+	if err := again.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
