@@ -107,7 +107,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 				return gate.Check(ctx, call, t, args)
 			},
 			Context: func(ctx context.Context, call tools.Call) (string, error) {
-				text, err := tools.ContextPrompt(ctx, d.st.db, kind, call)
+				text, err := tools.ContextPrompt(ctx, d.st.docs, kind, call)
 				if team := teamPrompt(d.cfg, spec.Name); team != "" {
 					text = strings.TrimSpace(text + "\n\n" + team)
 				}

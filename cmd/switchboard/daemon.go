@@ -194,7 +194,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	d.router = bot.NewRouter(bot.Options{
 		Jobs:  d.sched.WatchJobs(st.db),
 		Agent: agent, AgentName: cfg.Agent.Name,
-		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.db, Handoff: d.handoff,
+		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.docs, Handoff: d.handoff,
 		Tasks: st.db, TeamOf: teamOf(cfg),
 		Team: bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Board: st.db, Members: teamMembers(cfg)},
 		Subagents: bot.SubagentOptions{Store: st.rdb, MaxConcurrent: cfg.Subagents.MaxConcurrent, MaxDepth: cfg.Subagents.MaxDepth,
@@ -426,7 +426,8 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
-	bg.Add(4)
+	bg.Add(5)
+	go func() { defer bg.Done(); <-up; d.st.docs.Listen(chCtx) }()
 	go func() { defer bg.Done(); <-up; d.disp.Run(bgCtx) }()
 	go func() { defer bg.Done(); <-up; d.sched.Run(chCtx) }()
 	go func() { defer bg.Done(); <-up; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()

@@ -16,6 +16,7 @@ import (
 // stores are the opened Postgres and Redis, embedded or external.
 type stores struct {
 	db          *postgres.DB
+	docs        *postgres.DocsCache // db's documents; reads from memory while it listens
 	rdb         *redis.Store
 	embeddedPG  *postgres.Embedded
 	embeddedRDB *redis.Embedded
@@ -91,6 +92,7 @@ func (s *stores) openDB(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	s.db = db
+	s.docs = postgres.NewDocsCache(db)
 	return nil
 }
 

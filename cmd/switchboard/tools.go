@@ -35,9 +35,9 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	embedder := d.embedder()
 	all := tools.NewFSTools(tools.FSOptions{
 		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
-		Docs: d.st.db, AgentKind: kinds, Embedder: embedder,
+		Docs: d.st.docs, AgentKind: kinds, Embedder: embedder,
 	})
-	all = append(all, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.db, AgentKind: kinds, Embedder: embedder})...)
+	all = append(all, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
 	all = append(all, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
 	all = append(all, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
 		// The router exists by the time a tool runs.

@@ -22,3 +22,11 @@ func (db *DB) SchemaUpToDate(ctx context.Context) (bool, error) {
 	}
 	return db.schemaUpToDate(ctx, files)
 }
+
+// Listening reports whether the cache hears agent_docs' notices (and so
+// keeps what it reads).
+func (c *DocsCache) Listening() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listening
+}
