@@ -2,13 +2,14 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/sethvargo/go-retry"
-
+	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -73,51 +74,38 @@ func (c *DocsCache) PutDoc(ctx context.Context, key tools.DocKey, content string
 
 // Listen keeps a connection listening to agent_docs' notices until ctx
 // ends, serving reads from memory while it does. A lost connection is
-// opened again after a pause that grows to 30 s; meanwhile reads go to
-// PostgreSQL.
+// opened again (channels.Reconnect: a pause from 1 s growing to 30 s, an
+// outage logged once); meanwhile reads go to PostgreSQL.
 func (c *DocsCache) Listen(ctx context.Context) {
-	backoff := retry.WithCappedDuration(30*time.Second, retry.NewExponential(time.Second))
-	failing := false
-	for ctx.Err() == nil {
-		heard, err := c.listenOnce(ctx)
+	health := channels.NewHealth("context-file notices", c.DB.logger, nil)
+	_ = channels.Reconnect{Health: health, Op: "listen", Min: time.Second, Max: 30 * time.Second,
+		Fresh: func(err error) bool { return errors.Is(err, errListenLost) },
+	}.Run(ctx, func(ctx context.Context) error {
+		err := c.listenOnce(ctx, health)
 		c.setListening(false)
-		if ctx.Err() != nil {
-			return
-		}
-		if heard { // it worked for a while: a new outage
-			backoff = retry.WithCappedDuration(30*time.Second, retry.NewExponential(time.Second))
-			failing = false
-		}
-		if !failing {
-			c.DB.logger.Warn("context files are read from postgres on every run until the change notices are heard again", "err", err)
-			failing = true
-		}
-		wait, _ := backoff.Next()
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
-	}
+		return err
+	})
 }
 
-// listenOnce listens on one connection until it fails or ctx ends; heard
-// is whether LISTEN took effect.
-func (c *DocsCache) listenOnce(ctx context.Context) (heard bool, err error) {
+// errListenLost marks a listening connection lost after LISTEN worked.
+var errListenLost = errors.New("listening connection lost")
+
+// listenOnce listens on one connection until it fails or ctx ends.
+func (c *DocsCache) listenOnce(ctx context.Context, health *channels.Health) error {
 	pc, err := c.DB.pool.Acquire(ctx)
 	if err != nil {
-		return false, err
+		return err
 	}
 	conn := pc.Hijack() // a listening connection must not go back to the pool
 	defer closeConn(ctx, conn)
 	if _, err := conn.Exec(ctx, "LISTEN agent_docs"); err != nil {
-		return false, err
+		return err
 	}
+	health.Succeeded("listen")
 	c.setListening(true) // from now on every change is heard
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return true, err
+			return fmt.Errorf("%w: %w", errListenLost, err)
 		}
 		c.invalidate()
 	}
