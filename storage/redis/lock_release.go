@@ -59,6 +59,11 @@ func (r *releases) close() []*Lock {
 func (r *releases) take() []*Lock {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.takeLocked()
+}
+
+// takeLocked is take with r.mu held.
+func (r *releases) takeLocked() []*Lock {
 	p := r.pending
 	r.pending = nil
 	if r.timer != nil {
@@ -93,9 +98,9 @@ func (r *releases) putBack(ls []*Lock, s *Store) {
 // not run yet. Without that, the next message of a chat often waited 50 ms
 // for its session lock (docs/benchmarks.md, twelfth round).
 func (r *releases) takeForObtain() (taken, repeated []*Lock) {
-	taken = r.take()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	taken = r.takeLocked()
 	for l := range r.sending {
 		repeated = append(repeated, l)
 	}
@@ -105,9 +110,9 @@ func (r *releases) takeForObtain() (taken, repeated []*Lock) {
 // takeForFlush empties the queue for a flush and marks its locks as being
 // sent until sent is called.
 func (r *releases) takeForFlush() []*Lock {
-	ls := r.take()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	ls := r.takeLocked()
 	if len(ls) > 0 && r.sending == nil {
 		r.sending = map[*Lock]bool{}
 	}
