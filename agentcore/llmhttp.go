@@ -153,7 +153,22 @@ func httpClientOr(c *http.Client) *http.Client {
 	if c != nil {
 		return c
 	}
-	return &http.Client{}
+	return &http.Client{Transport: llmTransport()}
+}
+
+// idleLLMConns is how many idle connections to the LLM server a provider
+// keeps: about as many as runs call it at once (the router's lane workers).
+const idleLLMConns = 64
+
+// llmTransport is http.DefaultTransport with room for idleLLMConns idle
+// connections to one host. The default keeps 2, so with more runs calling
+// the model at once every call beyond the second opened a connection (a
+// TLS handshake, against a real server) and closed it after the reply.
+func llmTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = idleLLMConns
+	t.MaxIdleConns = max(t.MaxIdleConns, idleLLMConns)
+	return t
 }
 
 // describeFailure says what an HTTP status from an LLM API means and what to

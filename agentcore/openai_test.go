@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -524,5 +526,57 @@ func TestOpenAIToolSchemasCheckedOnEveryCallThatOffersThem(t *testing.T) {
 	}
 	if n := len(s.Requests()); n != 2 {
 		t.Errorf("%d requests reached the server, want 2 (none with a broken schema)", n)
+	}
+}
+
+// TestOpenAIKeepsConnectionsForConcurrentCalls checks that calls made at
+// the same time reuse their connections in the next round instead of each
+// opening (and, against a real server, handshaking) a new one.
+func TestOpenAIKeepsConnectionsForConcurrentCalls(t *testing.T) {
+	const parallel, rounds = 8, 3
+	arrived, proceed := make(chan struct{}), make(chan struct{})
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
+		<-proceed
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	var mu sync.Mutex
+	opened := 0
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			opened++
+			mu.Unlock()
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	p := agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: ts.URL + "/v1", Model: "m", Timeout: time.Minute})
+	for round := range rounds {
+		errs := make(chan error, parallel)
+		for range parallel {
+			go func() {
+				_, err := p.Chat(context.Background(), userReq("hi"), nil)
+				errs <- err
+			}()
+		}
+		for range parallel { // all calls are open at once before any is answered
+			<-arrived
+		}
+		for range parallel {
+			proceed <- struct{}{}
+		}
+		for range parallel {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if opened != parallel {
+		t.Errorf("%d rounds of %d calls at once opened %d connections, want %d (one per call of a round, reused after)", rounds, parallel, opened, parallel)
 	}
 }
