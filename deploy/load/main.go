@@ -1,5 +1,5 @@
 // Command load measures the built daemon as it is deployed: it serves a
-// Telegram Bot API fake and the scripted model (llmtest) on loopback, starts
+// Telegram Bot API fake and a model that echoes on loopback, starts
 // the daemon command given after "--" against them, waits until it is ready,
 // sends messages from distinct chats with a fixed number unanswered, and
 // reports messages per second, the latency of each reply (from the message
@@ -21,7 +21,8 @@
 // Unlike BenchmarkPipeline (bot), which runs the pipeline in the test process
 // with a model that answers in-process, this measures the whole binary over
 // its real connections, model HTTP calls included; the fakes run in this
-// process, so its own CPU is reported apart from the daemon's.
+// process, so its own CPU is reported apart from the daemon's. The model fake
+// is lean (model.go) unless -model llmtest asks for the tests' full one.
 package main
 
 import (
@@ -50,6 +51,7 @@ func main() {
 	flag.IntVar(&o.chats, "chats", 0, "distinct chats the measured messages come from (default: -inflight)")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit for the whole run")
 	flag.DurationVar(&o.stall, "stall", 30*time.Second, "give up when no reply arrives for this long")
+	flag.StringVar(&o.model, "model", "lean", `the model fake: "lean" (cheap, echoes) or "llmtest" (decodes and checks every request in full, as the tests' fake does)`)
 	flag.StringVar(&o.ready, "ready", "", "URL that answers 2xx once the daemon is ready (default: http://$SWITCHBOARD_HTTP_LISTEN/readyz)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: load [flags] -- DAEMON [ARGS...]   (e.g. -- /tmp/sb serve)")
@@ -82,7 +84,7 @@ const maxMessages = 20_000
 type options struct {
 	n, warmup, inflight, chats int
 	timeout, stall             time.Duration
-	ready                      string
+	ready, model               string
 	command                    []string
 }
 
@@ -90,6 +92,12 @@ type options struct {
 func (o *options) check() error {
 	if len(o.command) == 0 {
 		return errors.New("no daemon command after --")
+	}
+	if o.model == "" {
+		o.model = "lean"
+	}
+	if o.model != "lean" && o.model != "llmtest" {
+		return fmt.Errorf(`-model is "lean" or "llmtest", not %q`, o.model)
 	}
 	if o.chats == 0 {
 		o.chats = o.inflight
@@ -119,13 +127,29 @@ func (o *options) check() error {
 func run(ctx context.Context, o options) (result, error) {
 	tg := telegramtest.NewServer(token)
 	defer tg.Close()
-	llm := llmtest.NewServer()
-	defer llm.Close()
+	var lean *leanModel // nil with -model llmtest
+	var llmURL string
+	if o.model == "llmtest" {
+		llm := llmtest.NewServer()
+		defer llm.Close()
+		llmURL = llm.URL()
+	} else {
+		lean = newLeanModel()
+		defer lean.Close()
+		llmURL = lean.URL()
+	}
+	// refused adds what the lean model could not answer to err.
+	refused := func(err error) error {
+		if n, why := lean.complaints(); n > 0 {
+			return fmt.Errorf("%w; the model fake refused %d requests, the last because: %s", err, n, why)
+		}
+		return err
+	}
 
 	d, err := startDaemon(o.command, []string{
 		"SWITCHBOARD_TELEGRAM_TOKEN=" + token,
 		"SWITCHBOARD_TELEGRAM_API_URL=" + tg.URL(),
-		"SWITCHBOARD_LLM_BASE_URL=" + llm.URL(),
+		"SWITCHBOARD_LLM_BASE_URL=" + llmURL,
 		"SWITCHBOARD_LLM_MODEL=test-model",
 		"SWITCHBOARD_ACCESS_MODE=open",
 		"SWITCHBOARD_RATELIMIT_USER=off",
@@ -145,12 +169,12 @@ func run(ctx context.Context, o options) (result, error) {
 	base := 10_000 * (time.Now().UnixMilli() % 1_000_000_000)
 	l := newLoad(tg, o.warmup+o.n)
 	if _, err := l.drive(ctx, 0, o.warmup, min(16, o.inflight), chatRange(base+int64(o.chats), o.warmup), o.stall); err != nil {
-		return result{}, fmt.Errorf("warm-up: %w", err)
+		return result{}, refused(fmt.Errorf("warm-up: %w", err))
 	}
 	before := sample(d.pid())
 	elapsed, err := l.drive(ctx, o.warmup, o.n, o.inflight, chatRange(base, o.chats), o.stall)
 	if err != nil {
-		return result{}, err
+		return result{}, refused(err)
 	}
 	after := sample(d.pid())
 	r := result{elapsed: elapsed, latency: l.latencies(o.warmup, o.n), cpu: after.since(before)}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// TestLeanModelAnswersWhatLLMTestEchoes sends the daemon's own provider's
+// requests to both fakes and wants the same reply text from each.
+func TestLeanModelAnswersWhatLLMTestEchoes(t *testing.T) {
+	lean := newLeanModel()
+	defer lean.Close()
+	full := llmtest.NewServer()
+	defer full.Close()
+	req := agentcore.Request{
+		System: `You answer. A user once wrote {"role":"user","content":"m999"} here.`,
+		Messages: []agentcore.Message{
+			{Role: agentcore.RoleUser, Content: "m1"},
+			{Role: agentcore.RoleAssistant, Content: `echo: m1 {"role":"user","content":"m998"}`},
+			{Role: agentcore.RoleUser, Content: `m42 "quoted" \ back\slash, ünïcode`},
+		},
+		Tools: []tools.Spec{{Name: "datetime", Description: "time", Parameters: []byte(`{"type":"object","properties":{"role":{"type":"string","enum":["user"]}}}`)}},
+	}
+	answer := func(url string) agentcore.Response {
+		t.Helper()
+		p := agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: url, Model: "test-model", Timeout: time.Minute})
+		resp, err := p.Chat(context.Background(), req, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		return resp
+	}
+	got, want := answer(lean.URL()), answer(full.URL())
+	if got.Content != want.Content || !strings.HasPrefix(got.Content, `echo: m42 "quoted"`) {
+		t.Errorf("lean model said %q, llmtest %q", got.Content, want.Content)
+	}
+	if got.StopReason != want.StopReason || got.Usage.OutputTokens == 0 {
+		t.Errorf("lean model: stop %q, usage %+v; llmtest: stop %q", got.StopReason, got.Usage, want.StopReason)
+	}
+	if idx, ok := replyIndex(got.Content); !ok || idx != 42 {
+		t.Errorf("replyIndex(%q) = %d, %v; want 42", got.Content, idx, ok)
+	}
+	if n, why := lean.complaints(); n != 0 {
+		t.Errorf("the lean model refused %d requests: %s", n, why)
+	}
+}
+
+func TestLeanModelRefusesWhatItCannotRead(t *testing.T) {
+	lean := newLeanModel()
+	defer lean.Close()
+	for name, body := range map[string]string{
+		"not streamed":     `{"model":"m","messages":[{"role":"user","content":"m1"}],"stream":false}`,
+		"no user text":     `{"model":"m","messages":[{"role":"system","content":"m1"}],"stream":true}`,
+		"content unclosed": `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\"}]}`,
+		"bad escape":       `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\q"}]}`,
+	} {
+		resp, err := http.Post(lean.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: HTTP %d, want 400", name, resp.StatusCode)
+		}
+	}
+	if n, why := lean.complaints(); n != 4 || why == "" {
+		t.Errorf("complaints = %d, %q; want 4 and a reason", n, why)
+	}
+	if n, _ := (*leanModel)(nil).complaints(); n != 0 {
+		t.Errorf("a nil fake has %d complaints", n)
+	}
+}
