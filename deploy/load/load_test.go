@@ -60,7 +60,36 @@ func TestProcCPUReadsThisProcess(t *testing.T) {
 	if cpu, comm := procCPU("/proc/0/stat", false); cpu != 0 || comm != "" {
 		t.Errorf("a missing process: %v, %q, want nothing", cpu, comm)
 	}
+	if r, w := procSyscalls("/proc/self/io"); r <= 0 || w < 0 {
+		t.Errorf("procSyscalls(/proc/self/io) = %d, %d; want this process's counts (it has read files)", r, w)
+	}
+	if r, w := procSyscalls("/proc/0/io"); r != -1 || w != -1 {
+		t.Errorf("a missing process: %d, %d, want -1, -1", r, w)
+	}
 	if p := percentile([]time.Duration{5, 1, 4, 2, 3}, 0.5); p != 3 {
 		t.Errorf("median of 1…5 = %d, want 3", p)
+	}
+}
+
+func TestHeapCountsReadTheRuntimesCounters(t *testing.T) {
+	var h heapCounts
+	h = heapCounts{bytes: -1, objects: -1}
+	for _, line := range []string{
+		"# HELP go_memstats_alloc_bytes_total x",
+		`go_memstats_alloc_bytes_total{replica="vm"} 228315064`,
+		"go_memstats_mallocs_total 1.980326e+06",
+		`go_memstats_alloc_bytes{replica="vm"} 11313592`,
+		`switchboard_messages_in_total{replica="vm",platform="telegram",kind="message"} 2150`,
+	} {
+		h.read(line)
+	}
+	if h.bytes != 228315064 || h.objects != 1980326 {
+		t.Errorf("read %+v, want bytes 228315064 and objects 1980326", h)
+	}
+	if d := h.since(heapCounts{bytes: 100, objects: -1}); d.bytes != 228314964 || d.objects != -1 {
+		t.Errorf("since = %+v, want the byte difference and no object count", d)
+	}
+	if got := metricsURL("http://127.0.0.1:18089/readyz"); got != "http://127.0.0.1:18089/metrics" {
+		t.Errorf("metricsURL = %q", got)
 	}
 }

@@ -171,13 +171,16 @@ func run(ctx context.Context, o options) (result, error) {
 	if _, err := l.drive(ctx, 0, o.warmup, min(16, o.inflight), chatRange(base+int64(o.chats), o.warmup), o.stall); err != nil {
 		return result{}, refused(fmt.Errorf("warm-up: %w", err))
 	}
+	metrics := metricsURL(o.ready)
+	heapBefore := scrapeHeap(ctx, metrics)
 	before := sample(d.pid())
 	elapsed, err := l.drive(ctx, o.warmup, o.n, o.inflight, chatRange(base, o.chats), o.stall)
 	if err != nil {
 		return result{}, refused(err)
 	}
 	after := sample(d.pid())
-	r := result{elapsed: elapsed, latency: l.latencies(o.warmup, o.n), cpu: after.since(before)}
+	r := result{elapsed: elapsed, latency: l.latencies(o.warmup, o.n), cpu: after.since(before),
+		heap: scrapeHeap(ctx, metrics).since(heapBefore)}
 	if odd := l.unexpected(); len(odd) > 0 {
 		return r, fmt.Errorf("%d replies answer no message sent, or answer one twice: %q", len(odd), odd[:min(len(odd), 5)])
 	}

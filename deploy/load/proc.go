@@ -21,6 +21,9 @@ const clockTick = 10 * time.Millisecond
 type usage struct {
 	daemon, postgres, redis, self time.Duration
 	rss, rssAnon                  int64 // KiB
+	// syscr and syscw count the daemon's read and write system calls
+	// (/proc/<pid>/io; -1 when it cannot be read).
+	syscr, syscw int64
 }
 
 // sample reads usage from /proc.
@@ -38,6 +41,7 @@ func sample(pid int) usage {
 			u.redis = max(u.redis, 0) + cpu
 		}
 	}
+	u.syscr, u.syscw = procSyscalls(fmt.Sprintf("/proc/%d/io", pid))
 	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	for line := range strings.Lines(string(status)) {
 		name, val, _ := strings.Cut(line, ":")
@@ -84,9 +88,35 @@ func procCPU(path string, children bool) (time.Duration, string) {
 	return cpu, s[open+1 : end]
 }
 
-// since returns the CPU used between before and u, and u's memory.
+// procSyscalls returns the syscr and syscw counts of the io file at path;
+// -1, -1 when it cannot be read.
+func procSyscalls(path string) (reads, writes int64) {
+	reads, writes = -1, -1
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return reads, writes
+	}
+	for line := range strings.Lines(string(b)) {
+		name, val, _ := strings.Cut(line, ":")
+		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		switch {
+		case err != nil:
+		case name == "syscr":
+			reads = n
+		case name == "syscw":
+			writes = n
+		}
+	}
+	return reads, writes
+}
+
+// since returns the CPU and system calls used between before and u, and
+// u's memory.
 func (u usage) since(before usage) usage {
-	d := usage{daemon: u.daemon - before.daemon, self: u.self - before.self, postgres: -1, redis: -1, rss: u.rss, rssAnon: u.rssAnon}
+	d := usage{daemon: u.daemon - before.daemon, self: u.self - before.self, postgres: -1, redis: -1, rss: u.rss, rssAnon: u.rssAnon, syscr: -1, syscw: -1}
+	if u.syscr >= 0 && before.syscr >= 0 {
+		d.syscr, d.syscw = u.syscr-before.syscr, u.syscw-before.syscw
+	}
 	if u.postgres >= 0 && before.postgres >= 0 {
 		d.postgres = u.postgres - before.postgres
 	}
@@ -100,7 +130,8 @@ func (u usage) since(before usage) usage {
 type result struct {
 	elapsed time.Duration
 	latency []time.Duration
-	cpu     usage // used while measuring; the daemon's memory at the end
+	cpu     usage      // used while measuring; the daemon's memory at the end
+	heap    heapCounts // the daemon's allocations while measuring
 }
 
 // print writes the figures, one per line, as "name value unit".
@@ -123,6 +154,16 @@ func (r result) print(w io.Writer, o options) {
 	fmt.Fprintf(w, "pg-cpu-ms/msg %s\n", perMsg(r.cpu.postgres))
 	fmt.Fprintf(w, "redis-cpu-ms/msg %s\n", perMsg(r.cpu.redis))
 	fmt.Fprintf(w, "load-cpu-ms/msg %s\n", perMsg(r.cpu.self))
+	perMsgCount := func(c int64) string {
+		if c < 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(float64(c)/n, 'f', 1, 64)
+	}
+	fmt.Fprintf(w, "daemon-reads/msg %s\n", perMsgCount(r.cpu.syscr))
+	fmt.Fprintf(w, "daemon-writes/msg %s\n", perMsgCount(r.cpu.syscw))
+	fmt.Fprintf(w, "daemon-alloc-KiB/msg %s\n", perMsgCount(r.heap.bytes/1024))
+	fmt.Fprintf(w, "daemon-allocs/msg %s\n", perMsgCount(r.heap.objects))
 	fmt.Fprintf(w, "daemon-VmRSS-KiB %d\n", r.cpu.rss)
 	fmt.Fprintf(w, "daemon-RssAnon-KiB %d\n", r.cpu.rssAnon)
 }
