@@ -54,30 +54,52 @@ func (db *DB) Load(ctx context.Context, session string, limit int) ([]agentcore.
 	return msgs, nil
 }
 
-// collectMessages reads rows of messages, at most limit of them (0: no
-// limit), into a slice made that large up front: a history window is read
-// for every message, and growing its slice by doubling allocated twice the
-// window again.
+// collectMessages reads rows of messages (windowCols), at most limit of
+// them (0: no limit), into a slice made that large up front: a history
+// window is read for every message, and growing its slice by doubling
+// allocated twice the window again. One messageScan serves every row, so
+// a row costs only its strings.
 func collectMessages(rows pgx.Rows, limit int) ([]agentcore.Message, error) {
-	if limit <= 0 {
-		return pgx.CollectRows(rows, scanMessage)
+	defer rows.Close()
+	out := make([]agentcore.Message, 0, max(limit, 0))
+	s := newMessageScan()
+	for rows.Next() {
+		m, err := s.scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
 	}
-	return pgx.AppendRows(make([]agentcore.Message, 0, limit), rows, scanMessage)
+	return out, rows.Err()
 }
 
-func scanMessage(row pgx.CollectableRow) (agentcore.Message, error) {
-	var (
-		m        agentcore.Message
-		role     string
-		rawCalls []byte
-	)
-	if err := row.Scan(&role, &m.Content, &rawCalls, &m.ToolCallID, &m.ToolName, &m.IsError, &m.ExternalID, &m.Seq); err != nil {
-		return m, err
+// messageScan is the destination of one row of windowCols. Scanning into
+// the same fields row after row allocates them, and the argument list,
+// once per query rather than once per row.
+type messageScan struct {
+	m        agentcore.Message
+	role     string
+	rawCalls []byte
+	dest     []any
+}
+
+func newMessageScan() *messageScan {
+	s := &messageScan{}
+	s.dest = []any{&s.role, &s.m.Content, &s.rawCalls, &s.m.ToolCallID, &s.m.ToolName, &s.m.IsError, &s.m.ExternalID, &s.m.Seq}
+	return s
+}
+
+// scan reads the current row into a new message.
+func (s *messageScan) scan(rows pgx.Rows) (agentcore.Message, error) {
+	s.m, s.role, s.rawCalls = agentcore.Message{}, "", s.rawCalls[:0]
+	if err := rows.Scan(s.dest...); err != nil {
+		return agentcore.Message{}, err
 	}
-	m.Role = agentcore.Role(role)
-	if len(rawCalls) > 0 {
+	m := s.m
+	m.Role = agentcore.Role(s.role)
+	if len(s.rawCalls) > 0 {
 		var calls []storedToolCall
-		if err := json.Unmarshal(rawCalls, &calls); err != nil {
+		if err := json.Unmarshal(s.rawCalls, &calls); err != nil {
 			return m, fmt.Errorf("decode tool calls: %w", err)
 		}
 		for _, c := range calls {

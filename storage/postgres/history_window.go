@@ -10,7 +10,7 @@ import (
 
 var _ bot.WindowAppender = (*DB)(nil)
 
-// windowCols are the columns scanMessage reads.
+// windowCols are the columns collectMessages reads.
 const windowCols = `role, content, tool_calls, tool_call_id, tool_name, is_error, coalesce(external_id, ''), seq`
 
 // appendWindowSQL is appendSQL that also returns the session's newest
