@@ -104,20 +104,32 @@ func cloneSpecs(specs []tools.Spec) []tools.Spec {
 
 // encodeWithTools encodes body, a JSON object without a "tools" member, and
 // adds "tools": list when list is not empty. Splicing the cached list in
-// spares encoding/json re-checking every schema in it on every call.
+// spares encoding/json re-checking every schema in it on every call. The
+// body is encoded into a pooled buffer and copied once, into a request
+// made its exact size.
 func encodeWithTools(body any, list json.RawMessage) ([]byte, error) {
-	payload, err := json.Marshal(body)
-	if err != nil || len(list) == 0 {
-		return payload, err
+	if len(list) == 0 {
+		return json.Marshal(body)
 	}
+	scratch := encodeBufs.Get().(*bytes.Buffer)
+	defer encodeBufs.Put(scratch)
+	scratch.Reset()
+	if err := json.NewEncoder(scratch).Encode(body); err != nil {
+		return nil, err
+	}
+	payload := bytes.TrimSuffix(scratch.Bytes(), []byte("\n"))
 	if len(payload) < 2 || payload[0] != '{' {
 		return nil, errors.New("request is not a JSON object")
 	}
-	out := make([]byte, 0, len(payload)+len(list)+10)
-	out = append(out, `{"tools":`...)
+	const head = `{"tools":`
+	out := make([]byte, 0, len(head)+len(list)+len(payload))
+	out = append(out, head...)
 	out = append(out, list...)
 	if len(payload) > 2 { // not "{}"
 		out = append(out, ',')
 	}
 	return append(out, payload[1:]...), nil
 }
+
+// encodeBufs holds the buffers encodeWithTools encodes request bodies in.
+var encodeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
