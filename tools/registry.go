@@ -36,6 +36,16 @@ type Registry struct {
 	mu      sync.RWMutex
 	tools   map[string]Tool
 	version atomic.Uint64 // bumped by every Register and Unregister
+
+	described atomic.Pointer[describedTools] // Specs' tools, for one version
+}
+
+// describedTools are the registry's tools with their specs, sorted by name,
+// as they were at one version of the registry.
+type describedTools struct {
+	version uint64
+	tools   []Tool
+	specs   []Spec
 }
 
 // NewRegistry returns an empty registry.
@@ -96,18 +106,41 @@ func (r *Registry) All() []Tool {
 }
 
 // Specs describes the tools for which allow returns true (all when allow is
-// nil), sorted by name so prompts are stable.
+// nil), sorted by name so prompts are stable. Every run asks for them, so
+// each tool is described once per version of the registry (a tool's name,
+// description and parameters do not change once it is registered); callers
+// must not modify the Parameters they get.
 func (r *Registry) Specs(allow func(Tool) bool) []Spec {
-	all := r.All() // allow may look at the registry itself: no lock held while it runs
-	specs := make([]Spec, 0, len(all))
-	for _, t := range all {
-		if allow != nil && !allow(t) {
-			continue
+	d := r.describe()
+	specs := make([]Spec, 0, len(d.specs))
+	for i, t := range d.tools { // allow may look at the registry itself: no lock held while it runs
+		if allow == nil || allow(t) {
+			specs = append(specs, d.specs[i])
 		}
-		specs = append(specs, Spec{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
 	}
-	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 	return specs
+}
+
+// describe returns the tools with their specs at the current version.
+func (r *Registry) describe() *describedTools {
+	version := r.version.Load()
+	if d := r.described.Load(); d != nil && d.version == version {
+		return d
+	}
+	r.mu.RLock()
+	version = r.version.Load() // Register bumps it with mu held
+	all := make([]Tool, 0, len(r.tools))
+	for _, t := range r.tools {
+		all = append(all, t)
+	}
+	r.mu.RUnlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].Name() < all[j].Name() })
+	d := &describedTools{version: version, tools: all, specs: make([]Spec, len(all))}
+	for i, t := range all {
+		d.specs[i] = Spec{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()}
+	}
+	r.described.Store(d)
+	return d
 }
 
 // Scrubber returns the registry's scrubber.

@@ -106,6 +106,40 @@ func TestRegistrySpecsFilteredAndSorted(t *testing.T) {
 	}
 }
 
+// described counts how often the registry asks for its description.
+type described struct {
+	probe
+	asked *int
+}
+
+func (d described) Name() string { return "described" }
+func (d described) Description() string {
+	*d.asked++
+	return "counted"
+}
+
+func TestRegistrySpecsDescribeEachToolOncePerVersion(t *testing.T) {
+	r := NewRegistry(RegistryOptions{})
+	asked := 0
+	_ = r.Register(described{asked: &asked})
+	for range 3 {
+		if specs := r.Specs(nil); len(specs) != 1 || specs[0].Description != "counted" {
+			t.Fatalf("specs = %+v", specs)
+		}
+	}
+	if asked != 1 {
+		t.Errorf("three runs asked for the description %d times, want once", asked)
+	}
+	_ = r.Register(probe{})
+	if specs := r.Specs(nil); len(specs) != 2 || specs[1].Name != "probe" {
+		t.Fatalf("after Register: specs = %+v, want the new tool too", specs)
+	}
+	r.Unregister("described")
+	if specs := r.Specs(nil); len(specs) != 1 || specs[0].Name != "probe" {
+		t.Fatalf("after Unregister: specs = %+v, want only probe", specs)
+	}
+}
+
 func TestDatetime(t *testing.T) {
 	fixed := time.Date(2026, 11, 22, 0, 26, 0, 0, time.UTC)
 	d := Datetime{Now: func() time.Time { return fixed }}

@@ -47,7 +47,9 @@ func (s SideEffect) String() string {
 	return "unknown"
 }
 
-// Tool is one capability offered to the LLM.
+// Tool is one capability offered to the LLM. Its Name, Description and
+// Parameters stay the same once it is registered: the registry describes it
+// to the model from the first answers.
 type Tool interface {
 	// Name is the identifier the LLM calls the tool by.
 	Name() string
