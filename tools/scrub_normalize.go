@@ -3,6 +3,7 @@ package tools
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -39,9 +40,35 @@ type normalizedText struct {
 
 // newNormalizedText indexes text.
 func newNormalizedText(text string) *normalizedText {
-	n := &normalizedText{norm: make([]byte, 0, len(text))}
-	n.start = make([]int32, 0, len(text))
-	n.end = make([]int32, 0, len(text))
+	n := &normalizedText{}
+	n.index(text)
+	return n
+}
+
+// normalizedTexts are indexes of short texts for reuse: Scrub looks at
+// every message, most of them short and ordinary, and an index takes nine
+// bytes per byte of text.
+var normalizedTexts = sync.Pool{New: func() any { return new(normalizedText) }}
+
+// maxPooledText is the longest text whose index goes back to the pool.
+const maxPooledText = 16 << 10
+
+// withNormalizedText runs f with an index of text, reused when text is short.
+func withNormalizedText[T any](text string, f func(*normalizedText) T) T {
+	if len(text) > maxPooledText {
+		return f(newNormalizedText(text))
+	}
+	n := normalizedTexts.Get().(*normalizedText)
+	defer normalizedTexts.Put(n)
+	n.index(text)
+	return f(n)
+}
+
+// index makes n the index of text, reusing n's room.
+func (n *normalizedText) index(text string) {
+	n.norm = slices.Grow(n.norm[:0], len(text))
+	n.start = slices.Grow(n.start[:0], len(text))
+	n.end = slices.Grow(n.end[:0], len(text))
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
@@ -64,7 +91,6 @@ func newNormalizedText(text string) *normalizedText {
 		}
 		i += size
 	}
-	return n
 }
 
 func (n *normalizedText) add(c byte, start, end int) {
@@ -157,7 +183,7 @@ func (x *secretIndex) any(text string) bool {
 	if x == nil || len(x.byKey) == 0 {
 		return false
 	}
-	return len(x.find(newNormalizedText(text), nil)) > 0
+	return withNormalizedText(text, func(n *normalizedText) bool { return len(x.find(n, nil)) > 0 })
 }
 
 // scrubNormalized redacts every secret of x found in text's normalised
@@ -166,6 +192,6 @@ func scrubNormalized(text string, x *secretIndex) string {
 	if x == nil || len(x.byKey) == 0 {
 		return text
 	}
-	n := newNormalizedText(text)
-	return redactSpans(text, x.find(n, nil))
+	spans := withNormalizedText(text, func(n *normalizedText) []span { return x.find(n, nil) })
+	return redactSpans(text, spans)
 }
