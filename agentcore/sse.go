@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // maxSSELine bounds one line of a server-sent event stream, so a server
@@ -18,13 +19,22 @@ const maxSSELine = 8 << 20
 // error, or at the end of the body; an event cut off by the end of the body
 // is still delivered, as browsers do not, but streaming servers that omit
 // the last blank line are common.
+// fn must not keep data after it returns: its buffer is reused.
 func readSSE(r io.Reader, fn func(data []byte) (bool, error)) error {
+	bufs := sseBufs.Get().(*sseBuffers)
+	defer sseBufs.Put(bufs)
 	sc := bufio.NewScanner(r)
-	// Most lines are one token's chunk; the buffer doubles for longer ones.
-	// (A 64 KiB buffer made for every model call was a third of the bytes
-	// the daemon allocated under load: docs/benchmarks.md, twelfth round.)
-	sc.Buffer(make([]byte, 0, 4<<10), maxSSELine)
-	var data []byte
+	// Most lines are one token's chunk; the scanner makes a larger buffer
+	// for longer ones. (A 64 KiB buffer made for every model call was a
+	// third of the bytes the daemon allocated under load:
+	// docs/benchmarks.md, twelfth round.)
+	sc.Buffer(bufs.line[:0], maxSSELine)
+	data := bufs.data[:0]
+	defer func() {
+		if cap(data) <= maxPooledSSEData {
+			bufs.data = data[:0]
+		}
+	}()
 	has := false
 	dispatch := func() (bool, error) {
 		if !has {
@@ -62,3 +72,14 @@ func readSSE(r io.Reader, fn func(data []byte) (bool, error)) error {
 	_, err := dispatch()
 	return err
 }
+
+// sseBuffers are readSSE's line and event buffers, pooled: every model call
+// reads a stream.
+type sseBuffers struct {
+	line, data []byte
+}
+
+// maxPooledSSEData bounds the event buffer kept for the next stream.
+const maxPooledSSEData = 64 << 10
+
+var sseBufs = sync.Pool{New: func() any { return &sseBuffers{line: make([]byte, 4<<10)} }}
