@@ -187,6 +187,13 @@ func checkPostgres(ctx context.Context, cfg *config.Config) (string, error) {
 	if err := db.Ping(ctx); err != nil {
 		return "", err
 	}
+	if on, err := db.Autovacuum(ctx); err != nil {
+		return "", err
+	} else if !on {
+		return "", doctorWarning(detail + ", but autovacuum is off: the outbox and sessions tables, updated for every message, " +
+			"then keep every dead row and each message costs the server more; set autovacuum = on in postgresql.conf " +
+			"(or run VACUUM ANALYZE regularly)")
+	}
 	return detail, nil
 }
 

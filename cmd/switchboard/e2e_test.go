@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -269,5 +271,33 @@ func TestE2EDoctorExplainsBadSetup(t *testing.T) {
 	}
 	if strings.Contains(out, "pw-secret-123") {
 		t.Errorf("doctor printed the database password:\n%s", out)
+	}
+}
+
+// TestE2EDoctorSaysWhetherAutovacuumRuns: doctor warns about a PostgreSQL
+// that runs without autovacuum and not about one that runs it, whichever
+// this machine's is.
+func TestE2EDoctorSaysWhetherAutovacuumRuns(t *testing.T) {
+	ctx := testCtx(t, time.Minute)
+	tg, llm := fakes(t)
+	env := externalEnv(t, tg, llm, "")
+	conn, err := pgx.Connect(ctx, env["SWITCHBOARD_DATABASE_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on bool
+	err = conn.QueryRow(ctx, `SELECT setting = 'on' FROM pg_settings WHERE name = 'autovacuum'`).Scan(&on)
+	_ = conn.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, t.TempDir(), "", env, "doctor")
+	if _, err := d.wait(ctx); err != nil {
+		t.Fatal("doctor did not finish")
+	}
+	out := d.out.String()
+	warned := strings.Contains(out, "WARN postgres: connected, but autovacuum is off")
+	if warned == on || on != strings.Contains(out, "ok   postgres: connected") {
+		t.Errorf("autovacuum on: %v; doctor said:\n%s", on, out)
 	}
 }

@@ -132,6 +132,17 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
+// Autovacuum reports whether the server runs autovacuum. Without it the
+// outbox and sessions, updated for every message, keep every dead row
+// version, and each message costs the server more than the one before.
+func (db *DB) Autovacuum(ctx context.Context) (bool, error) {
+	var on bool
+	if err := db.pool.QueryRow(ctx, `SELECT current_setting('autovacuum')::bool`).Scan(&on); err != nil {
+		return false, redact(fmt.Errorf("postgres at %s: read the autovacuum setting: %w", db.where, err), db.secret)
+	}
+	return on, nil
+}
+
 // Pool returns the underlying pgx pool for packages that need raw access.
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
