@@ -73,15 +73,27 @@ func (r *Router) recoverSessions(ctx context.Context, q UnfinishedQuery) (int, e
 // DefaultRecoveryInterval is how often RunRecovery looks for work left
 // behind: a replica that died mid-run is taken over within about this plus
 // the time its session locks take to be recognised as stale (its Redis
-// heartbeat key's TTL, 3 s). Most passes look only at the sessions written
-// to in the last RecoverWrittenWithin (one pass over the sessions table,
-// one index probe per recent session); one every FullRecoveryEvery looks at
-// all of them. Each pass also runs one query over pending approvals.
+// heartbeat key's TTL, 3 s), when it had written to the session within
+// RecoverJustWritten; within RecentRecoveryEvery when it had written within
+// RecoverWrittenWithin; within FullRecoveryEvery otherwise. Each pass is one
+// pass over the sessions table plus one index probe per session it looks
+// at, and one query over pending approvals.
 const DefaultRecoveryInterval = time.Second
 
-// RecoverWrittenWithin is how far back RunRecovery's frequent passes look:
-// far more than a crash needs to be noticed (RecoverOlderThan plus a stale
-// lock's 3 s), so what a crash leaves is found by the next pass.
+// RecoverJustWritten is how far back most RunRecovery passes look: the
+// sessions written to that recently, so a pass costs about as many probes
+// as messages arrived in that time, not one per session active in the
+// last minutes (with 14 000 of those, every second, a pass took 80 ms of
+// PostgreSQL's CPU: docs/benchmarks.md, thirteenth round).
+const RecoverJustWritten = 30 * time.Second
+
+// RecentRecoveryEvery is how often a RunRecovery pass looks back
+// RecoverWrittenWithin: it finds a run that died after going without a
+// write for longer than RecoverJustWritten (a slow model call or tool).
+const RecentRecoveryEvery = 30 * time.Second
+
+// RecoverWrittenWithin is how far back a recent pass looks: far more than a
+// run goes without writing to its session.
 const RecoverWrittenWithin = 10 * time.Minute
 
 // FullRecoveryEvery is how often a RunRecovery pass looks at every session,
@@ -98,7 +110,7 @@ func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultRecoveryInterval
 	}
-	passes := recoveryPasses{fullEvery: FullRecoveryEvery}
+	passes := recoveryPasses{fullEvery: FullRecoveryEvery, recentEvery: RecentRecoveryEvery}
 	repeat(ctx, interval, r.log, "recovery pass", func(ctx context.Context) error {
 		began := time.Now()
 		q := passes.next(began)
@@ -113,13 +125,14 @@ func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 
 // recoveryPasses decides what each RunRecovery pass looks at: the first,
 // every session of any age; later ones, sessions whose newest message is
-// older than RecoverOlderThan, and of those only the ones written to
-// within RecoverWrittenWithin, except once every fullEvery after the last
-// full pass that succeeded.
+// older than RecoverOlderThan, and of those the ones written to within
+// RecoverJustWritten, or within RecoverWrittenWithin once recentEvery has
+// passed since the last such pass that succeeded, or all of them once
+// fullEvery has passed since the last full pass that succeeded.
 type recoveryPasses struct {
-	fullEvery time.Duration
-	started   bool
-	lastFull  time.Time // when the last successful full pass began
+	fullEvery, recentEvery time.Duration
+	started                bool
+	lastFull, lastRecent   time.Time // when the last successful pass of each kind began
 }
 
 // next is the query for a pass beginning at now.
@@ -128,16 +141,27 @@ func (p *recoveryPasses) next(now time.Time) UnfinishedQuery {
 		return UnfinishedQuery{}
 	}
 	q := UnfinishedQuery{OlderThan: RecoverOlderThan}
-	if now.Sub(p.lastFull) < p.fullEvery {
+	switch {
+	case now.Sub(p.lastFull) >= p.fullEvery:
+	case now.Sub(p.lastRecent) >= p.recentEvery:
 		q.WrittenWithin = RecoverWrittenWithin
+	default:
+		q.WrittenWithin = RecoverJustWritten
 	}
 	return q
 }
 
-// ran records how the pass for q, begun at began, went.
+// ran records how the pass for q, begun at began, went. A full pass counts
+// as a recent one too.
 func (p *recoveryPasses) ran(q UnfinishedQuery, began time.Time, err error) {
 	p.started = true
-	if err == nil && q.WrittenWithin <= 0 {
+	if err != nil {
+		return
+	}
+	if q.WrittenWithin <= 0 {
 		p.lastFull = began
+	}
+	if q.WrittenWithin <= 0 || q.WrittenWithin >= RecoverWrittenWithin {
+		p.lastRecent = began
 	}
 }

@@ -219,8 +219,9 @@ func seedAnsweredSessions(tb testing.TB, db *postgres.DB, n, msgs int) {
 
 // BenchmarkUnfinished times one recovery pass (RunRecovery makes one a
 // second on every replica) over 10 000 sessions of 20 messages, none of
-// them unfinished: "recent" looks at the sessions written to in the last
-// RecoverWrittenWithin (none here), "full" at all of them.
+// them unfinished: "just" looks at the sessions written to in the last
+// RecoverJustWritten and "recent" in the last RecoverWrittenWithin (none
+// here), "full" at all of them.
 func BenchmarkUnfinished(b *testing.B) {
 	ctx := context.Background()
 	db := pgtest.OpenWith(b, ctx, postgres.Options{MaxConns: 1})
@@ -232,6 +233,7 @@ func BenchmarkUnfinished(b *testing.B) {
 		name string
 		q    bot.UnfinishedQuery
 	}{
+		{"just", bot.UnfinishedQuery{OlderThan: bot.RecoverOlderThan, WrittenWithin: bot.RecoverJustWritten}},
 		{"recent", bot.UnfinishedQuery{OlderThan: bot.RecoverOlderThan, WrittenWithin: bot.RecoverWrittenWithin}},
 		{"full", bot.UnfinishedQuery{OlderThan: bot.RecoverOlderThan}},
 	} {
