@@ -60,13 +60,23 @@ func cleanEnv(env map[string]string) []string {
 	return out
 }
 
-// httpClient sends headers with every request.
+// httpClient sends headers with every request. Its transport keeps
+// idleMCPConns idle connections to the server: http.DefaultTransport keeps
+// 2, so with more tool calls at once every further call opened (and
+// handshook) a connection and closed it after its answer.
 func httpClient(headers map[string]string) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = idleMCPConns
+	t.MaxIdleConns = max(t.MaxIdleConns, idleMCPConns)
 	if len(headers) == 0 {
-		return &http.Client{}
+		return &http.Client{Transport: t}
 	}
-	return &http.Client{Transport: headerTransport{headers: headers, next: http.DefaultTransport}}
+	return &http.Client{Transport: headerTransport{headers: headers, next: t}}
 }
+
+// idleMCPConns is how many idle connections to one MCP server a client
+// keeps: about as many as runs may call its tools at once.
+const idleMCPConns = 16
 
 type headerTransport struct {
 	headers map[string]string
