@@ -16,7 +16,7 @@ func TestScrubOfOrdinaryTextReusesItsIndex(t *testing.T) {
 	if got := scrubNormalized("say h u n t e r 2 H U N T E R 2 twice", x); !strings.Contains(got, Redacted) {
 		t.Errorf("scrubNormalized = %q, want the spaced-out secret redacted", got)
 	}
-	if allocs := testing.AllocsPerRun(100, func() { x.any("an ordinary reply about the weather, in ünïcode too") }); allocs > 0 {
+	if allocs := testing.AllocsPerRun(100, func() { x.any("an ordinary reply about the weather, in ünïcode too") }); allocs > 0 && !raceEnabled {
 		t.Errorf("checking a short ordinary text allocated %.1f times, want none", allocs)
 	}
 	long := strings.Repeat("ordinary ", maxPooledText/8) + "hunter2hunter2"
