@@ -104,11 +104,7 @@ func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text str
 	if err != nil {
 		return Response{}, err
 	}
-	payload, err := encodeWithTools(body, body.tools)
-	if err != nil {
-		return Response{}, fmt.Errorf("anthropic: encode request: %w", err)
-	}
-	c, err := p.api.post(ctx, "v1/messages", "application/json", payload)
+	c, err := p.api.send(ctx, "v1/messages", "application/json", body, body.tools)
 	if err != nil {
 		return Response{}, err
 	}

@@ -48,6 +48,16 @@ func (c *call) close() {
 	c.cancel()
 }
 
+// send encodes body, a JSON object, with the encoded tool list spliced in
+// (encodeWithTools) and posts it to path.
+func (a *llmAPI) send(ctx context.Context, path, accept string, body any, tools json.RawMessage) (*call, error) {
+	payload, err := encodeWithTools(body, tools)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode request: %w", a.provider, err)
+	}
+	return a.post(ctx, path, accept, payload)
+}
+
 // post sends payload, a JSON body, to path (relative to the base URL). A
 // non-2xx answer is returned as a *ProviderError carrying the server's
 // message and its Retry-After; the caller must close a returned call.

@@ -91,11 +91,7 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string
 	if err != nil {
 		return Response{}, err
 	}
-	payload, err := encodeWithTools(body, body.tools)
-	if err != nil {
-		return Response{}, fmt.Errorf("openai: encode request: %w", err)
-	}
-	c, err := p.api.post(ctx, "chat/completions", "text/event-stream", payload)
+	c, err := p.api.send(ctx, "chat/completions", "text/event-stream", body, body.tools)
 	if err != nil {
 		return Response{}, err
 	}
