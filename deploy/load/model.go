@@ -78,11 +78,15 @@ func (m *leanModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in := m.bufs.Get().(*bytes.Buffer)
 	defer m.bufs.Put(in)
 	in.Reset()
-	if _, err := in.ReadFrom(io.LimitReader(r.Body, maxRequest)); err != nil {
+	if _, err := in.ReadFrom(io.LimitReader(r.Body, maxRequest+1)); err != nil {
 		m.refuse(w, http.StatusBadRequest, "read the request: "+err.Error())
 		return
 	}
 	body := in.Bytes()
+	if len(body) > maxRequest {
+		m.refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than the fake reads (%d bytes)", maxRequest))
+		return
+	}
 	if !bytes.Contains(body, streamMark) {
 		m.refuse(w, http.StatusBadRequest, `load's model fake answers only streamed requests ("stream":true)`)
 		return

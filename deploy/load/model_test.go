@@ -70,8 +70,17 @@ func TestLeanModelRefusesWhatItCannotRead(t *testing.T) {
 			t.Errorf("%s: HTTP %d, want 400", name, resp.StatusCode)
 		}
 	}
-	if n, why := lean.complaints(); n != 4 || why == "" {
-		t.Errorf("complaints = %d, %q; want 4 and a reason", n, why)
+	big := `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1 ` + strings.Repeat("x", maxRequest) + `"}]}`
+	resp, err := http.Post(lean.URL()+"/chat/completions", "application/json", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a request over %d bytes: HTTP %d, want 413 (not an answer from its first part)", maxRequest, resp.StatusCode)
+	}
+	if n, why := lean.complaints(); n != 5 || why == "" {
+		t.Errorf("complaints = %d, %q; want 5 and a reason", n, why)
 	}
 	if n, _ := (*leanModel)(nil).complaints(); n != 0 {
 		t.Errorf("a nil fake has %d complaints", n)
