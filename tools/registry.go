@@ -95,14 +95,22 @@ func (r *Registry) Get(name string) (Tool, bool) {
 
 // All returns every registered tool, sorted by name.
 func (r *Registry) All() []Tool {
+	all, _ := r.sorted()
+	return all
+}
+
+// sorted returns every registered tool, sorted by name, and the version of
+// the registry they are.
+func (r *Registry) sorted() ([]Tool, uint64) {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
+	version := r.version.Load() // Register bumps it with mu held
 	out := make([]Tool, 0, len(r.tools))
 	for _, t := range r.tools {
 		out = append(out, t)
 	}
+	r.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
-	return out
+	return out, version
 }
 
 // Specs describes the tools for which allow returns true (all when allow is
@@ -127,14 +135,7 @@ func (r *Registry) describe() *describedTools {
 	if d := r.described.Load(); d != nil && d.version == version {
 		return d
 	}
-	r.mu.RLock()
-	version = r.version.Load() // Register bumps it with mu held
-	all := make([]Tool, 0, len(r.tools))
-	for _, t := range r.tools {
-		all = append(all, t)
-	}
-	r.mu.RUnlock()
-	sort.Slice(all, func(i, j int) bool { return all[i].Name() < all[j].Name() })
+	all, version := r.sorted()
 	d := &describedTools{version: version, tools: all, specs: make([]Spec, len(all))}
 	for i, t := range all {
 		d.specs[i] = Spec{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()}
