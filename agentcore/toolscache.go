@@ -24,9 +24,11 @@ const maxCachedToolLists = 64
 // Safe for concurrent use; the zero value is ready.
 type toolsCache struct {
 	mu      sync.Mutex
-	seed    maphash.Seed
 	entries map[uint64]toolsEntry
 }
+
+// toolsSeed seeds every toolsCache's hashes; set once, never changed.
+var toolsSeed = maphash.MakeSeed()
 
 // toolsEntry is one encoded list.
 type toolsEntry struct {
@@ -41,14 +43,7 @@ func (c *toolsCache) get(specs []tools.Spec, encode func([]tools.Spec) (json.Raw
 	if len(specs) == 0 {
 		return nil, nil
 	}
-	c.mu.Lock()
-	if c.entries == nil {
-		c.seed, c.entries = maphash.MakeSeed(), map[uint64]toolsEntry{}
-	}
-	seed := c.seed
-	c.mu.Unlock()
-
-	key := hashSpecs(seed, specs)
+	key := hashSpecs(toolsSeed, specs)
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	c.mu.Unlock()
@@ -60,6 +55,9 @@ func (c *toolsCache) get(specs []tools.Spec, encode func([]tools.Spec) (json.Raw
 		return nil, err
 	}
 	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[uint64]toolsEntry{}
+	}
 	if len(c.entries) >= maxCachedToolLists {
 		clear(c.entries)
 	}

@@ -62,7 +62,7 @@ func TestToolsCacheNeverHandsOutAnotherListsEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A hash collision: other's entry under mine's key.
-	c.entries[hashSpecs(c.seed, mine)] = c.entries[hashSpecs(c.seed, other)]
+	c.entries[hashSpecs(toolsSeed, mine)] = c.entries[hashSpecs(toolsSeed, other)]
 	got, err := c.get(mine, func([]tools.Spec) (json.RawMessage, error) { return json.RawMessage(`["mine"]`), nil })
 	if err != nil || string(got) != `["mine"]` {
 		t.Errorf("got %s, %v; want mine encoded, not the entry made for another list", got, err)
