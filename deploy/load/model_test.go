@@ -55,29 +55,26 @@ func TestLeanModelAnswersWhatLLMTestEchoes(t *testing.T) {
 func TestLeanModelRefusesWhatItCannotRead(t *testing.T) {
 	lean := newLeanModel()
 	defer lean.Close()
-	for name, body := range map[string]string{
-		"not streamed":     `{"model":"m","messages":[{"role":"user","content":"m1"}],"stream":false}`,
-		"no user text":     `{"model":"m","messages":[{"role":"system","content":"m1"}],"stream":true}`,
-		"content unclosed": `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\"}]}`,
-		"bad escape":       `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\q"}]}`,
+	big := `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1 ` + strings.Repeat("x", maxRequest) + `"}]}`
+	for name, tc := range map[string]struct {
+		body string
+		want int
+	}{
+		"not streamed":     {`{"model":"m","messages":[{"role":"user","content":"m1"}],"stream":false}`, http.StatusBadRequest},
+		"no user text":     {`{"model":"m","messages":[{"role":"system","content":"m1"}],"stream":true}`, http.StatusBadRequest},
+		"content unclosed": {`{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\"}]}`, http.StatusBadRequest},
+		"bad escape":       {`{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\q"}]}`, http.StatusBadRequest},
+		// Not an answer made from the part that was read.
+		"larger than read": {big, http.StatusRequestEntityTooLarge},
 	} {
-		resp, err := http.Post(lean.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+		resp, err := http.Post(lean.URL()+"/chat/completions", "application/json", strings.NewReader(tc.body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("%s: HTTP %d, want 400", name, resp.StatusCode)
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: HTTP %d, want %d", name, resp.StatusCode, tc.want)
 		}
-	}
-	big := `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1 ` + strings.Repeat("x", maxRequest) + `"}]}`
-	resp, err := http.Post(lean.URL()+"/chat/completions", "application/json", strings.NewReader(big))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Errorf("a request over %d bytes: HTTP %d, want 413 (not an answer from its first part)", maxRequest, resp.StatusCode)
 	}
 	if n, why := lean.complaints(); n != 5 || why == "" {
 		t.Errorf("complaints = %d, %q; want 5 and a reason", n, why)
