@@ -115,7 +115,12 @@ func TestMigration00017DownAndUpAfterAnInterruptedRun(t *testing.T) {
 	}
 	newer := []string{"sessions_by_agent_idx", "outbox_pending_due_idx"}
 	older := []string{"sessions_agent_idx", "outbox_status_next_attempt_idx"}
-	check("after Migrate", newer, older)
+	// Migration 19 replaced 17's due index; going down brings it back.
+	check("after Migrate", []string{"sessions_by_agent_idx", "outbox_due_idx"}, append([]string{"outbox_pending_due_idx"}, older...))
+	if _, err := provider.DownTo(ctx, 17); err != nil {
+		t.Fatalf("down to 17: %v", err)
+	}
+	check("at 17", newer, append([]string{"outbox_due_idx"}, older...))
 
 	if _, err := provider.DownTo(ctx, 16); err != nil {
 		t.Fatalf("down to 16: %v", err)

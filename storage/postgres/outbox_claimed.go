@@ -19,7 +19,9 @@ var _ bot.ReplyWriter = (*DB)(nil)
 // SQL expressions; from names what they come from. The row is claimed for
 // the claimer in the same statement unless the chat has a pending row that
 // someone else holds or nobody holds (it must go first). It returns the
-// row's id and attempts and whether it was claimed.
+// row's id and attempts and whether it was claimed. OFFSET 0 keeps the
+// owner subquery from being flattened into the three places that use it,
+// so the chat is looked up once, not three times.
 func outboxInsertSQL(session, seq, from string, p int) string {
 	a := func(i int) string { return fmt.Sprintf("$%d", p+i) }
 	return `INSERT INTO outbox (session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to,
@@ -30,7 +32,7 @@ func outboxInsertSQL(session, seq, from string, p int) string {
 		FROM ` + from + `(SELECT CASE WHEN ` + a(6) + ` <> '' AND NOT EXISTS (
 				SELECT 1 FROM outbox p WHERE p.platform = ` + a(0) + ` AND p.chat_id = ` + a(1) + `
 				  AND p.status = 'pending' AND p.claimed_by IS DISTINCT FROM ` + a(6) + `)
-			THEN ` + a(6) + `::text END AS owner) c
+			THEN ` + a(6) + `::text END AS owner OFFSET 0) c
 		ON CONFLICT (session_key, source_seq) WHERE source_seq IS NOT NULL AND source_seq > 0 DO NOTHING
 		RETURNING id, attempts, claimed_by IS NOT NULL AS claimed`
 }

@@ -3,8 +3,13 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
@@ -221,5 +226,101 @@ func TestSettlingALostReplyLeavesTheRowThatTookItsID(t *testing.T) {
 	}
 	if err := db.Pool().QueryRow(ctx, `SELECT status FROM outbox WHERE id = $1`, lost.Row.ID).Scan(&status); err != nil || status != "sent" {
 		t.Errorf("status after its own mark = %q, %v", status, err)
+	}
+}
+
+// readIndexScans reads how many scans each index of table has had. db must
+// have one connection (see readTableStats).
+func readIndexScans(t *testing.T, db *postgres.DB, table string) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.Pool().Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Pool().Query(ctx, `SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relname = $1`, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scans, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct {
+		name  string
+		scans int64
+	}, error) {
+		var r struct {
+			name  string
+			scans int64
+		}
+		err := row.Scan(&r.name, &r.scans)
+		return r, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, r := range scans {
+		out[r.name] = r.scans
+	}
+	return out
+}
+
+// Writing a reply looks for a pending row of its chat. In the plan a
+// connection keeps for the statement (generic, from its sixth run on) that
+// must be a lookup in outbox_pending_chat_idx, once per reply: the due
+// index had the same predicate, and with the statistics of a quiet table
+// (vacuumed with no row pending) the planner took it, and walked every
+// pending entry of every chat, three times per reply (migration 19).
+func TestReplyLooksForItsChatsPendingRowsInTheChatIndex(t *testing.T) {
+	ctx := context.Background()
+	u, err := url.Parse(pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.RawQuery += "&options=-c%20plan_cache_mode%3Dforce_generic_plan"
+	db, err := postgres.Open(ctx, u.String(), postgres.Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := postgres.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
+	store := func(session string) {
+		t.Helper()
+		seq, _, err := db.AppendWindow(ctx, session, 10, agentcore.Message{Role: agentcore.RoleUser, Content: "hi"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.InsertReply(ctx, session, seq, agentcore.Message{Role: agentcore.RoleAssistant, Content: "hello"},
+			reply("", 0, "hello"), claim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A table of delivered rows, none pending: too large to read whole for
+	// one chat.
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO outbox (platform, chat_id, text, status)
+		SELECT 'telegram', i::text, 'sent before', 'sent' FROM generate_series(1, 5000) AS i`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool().Exec(ctx, `VACUUM ANALYZE outbox`); err != nil {
+		t.Fatal(err)
+	}
+
+	before := readIndexScans(t, db, "outbox")
+	const replies = 8
+	for i := range replies {
+		store(fmt.Sprintf("a/telegram:%d", 2+i))
+	}
+	after := readIndexScans(t, db, "outbox")
+	if _, ok := after["outbox_pending_chat_idx"]; !ok {
+		t.Fatalf("no outbox_pending_chat_idx among %v", after)
+	}
+	for name, n := range after {
+		scans := n - before[name]
+		switch {
+		case name == "outbox_pending_chat_idx" && scans != replies:
+			t.Errorf("%s: %d scans for %d replies, want one each", name, scans, replies)
+		case strings.Contains(name, "due") && scans != 0:
+			t.Errorf("%s: %d scans for %d replies; the chat's pending rows are looked for there", name, scans, replies)
+		}
 	}
 }
