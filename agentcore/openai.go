@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	segjson "github.com/segmentio/encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -320,7 +321,7 @@ func (a *openAIStream) event(data []byte) (bool, error) {
 		return false, nil
 	}
 	var ch openAIChunk
-	if err := json.Unmarshal(data, &ch); err != nil {
+	if err := decodeChunk(data, &ch); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if !errors.As(err, &typeErr) {
 			return false, &ProviderError{Provider: "openai", Err: fmt.Errorf(
@@ -334,6 +335,20 @@ func (a *openAIStream) event(data []byte) (bool, error) {
 	}
 	a.add(&ch)
 	return true, nil
+}
+
+// decodeChunk decodes one chunk: a stream has one per token, so this is
+// most of what the daemon does while a model streams. segmentio's decoder
+// takes half the time of encoding/json's (BenchmarkOpenAIStreamEvent); but
+// it stops at the first field of an unexpected type, where encoding/json
+// leaves that field empty and decodes the rest. A chunk it fails on is
+// decoded again by encoding/json, so what comes out is encoding/json's.
+func decodeChunk(data []byte, ch *openAIChunk) error {
+	if segjson.Unmarshal(data, ch) == nil {
+		return nil
+	}
+	*ch = openAIChunk{}
+	return json.Unmarshal(data, ch)
 }
 
 func (a *openAIStream) add(ch *openAIChunk) {
