@@ -307,6 +307,7 @@ type openAIStream struct {
 	byIndex map[int64]*openAIToolCall
 	finish  string
 	usage   Usage
+	chunk   openAIChunk // the one being read, reused (see decode)
 }
 
 type openAIToolCall struct {
@@ -320,8 +321,8 @@ func (a *openAIStream) event(data []byte) (bool, error) {
 	if string(bytes.TrimSpace(data)) == "[DONE]" {
 		return false, nil
 	}
-	var ch openAIChunk
-	if err := decodeChunk(data, &ch); err != nil {
+	ch := &a.chunk
+	if err := ch.decode(data); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if !errors.As(err, &typeErr) {
 			return false, &ProviderError{Provider: "openai", Err: fmt.Errorf(
@@ -333,22 +334,34 @@ func (a *openAIStream) event(data []byte) (bool, error) {
 		return false, &ProviderError{Provider: "openai", Status: status, Err: errors.New(
 			"the LLM server reported an error mid-stream: " + redact(msg, a.apiKey))}
 	}
-	a.add(&ch)
+	a.add(ch)
 	return true, nil
 }
 
-// decodeChunk decodes one chunk: a stream has one per token, so this is
-// most of what the daemon does while a model streams. segmentio's decoder
-// takes half the time of encoding/json's (BenchmarkOpenAIStreamEvent); but
-// it stops at the first field of an unexpected type, where encoding/json
-// leaves that field empty and decodes the rest. A chunk it fails on is
-// decoded again by encoding/json, so what comes out is encoding/json's.
-func decodeChunk(data []byte, ch *openAIChunk) error {
+// decode replaces ch with the chunk in data. A stream has a chunk per
+// token, so this is most of what the daemon does while a model streams.
+// segmentio's decoder takes half the time of encoding/json's
+// (BenchmarkOpenAIStreamEvent), but it makes room for ten elements of a
+// slice at a time: ch is reused for the stream's chunks so that room is
+// made once, and cleared before each chunk, as a decoder leaves a field the
+// chunk lacks as it was. It also stops at the first field of an unexpected
+// type, where encoding/json leaves that field empty and decodes the rest; a
+// chunk it fails on is decoded again by encoding/json, so what comes out
+// is always encoding/json's.
+func (ch *openAIChunk) decode(data []byte) error {
+	ch.reset()
 	if segjson.Unmarshal(data, ch) == nil {
 		return nil
 	}
-	*ch = openAIChunk{}
+	ch.reset()
 	return json.Unmarshal(data, ch)
+}
+
+// reset empties ch, keeping the room its choices had.
+func (ch *openAIChunk) reset() {
+	choices := ch.Choices[:cap(ch.Choices)]
+	clear(choices)
+	*ch = openAIChunk{Choices: choices[:0]}
 }
 
 func (a *openAIStream) add(ch *openAIChunk) {
