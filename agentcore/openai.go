@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	segjson "github.com/segmentio/encoding/json"
 	"net/http"
 	"strings"
 	"time"
+
+	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/switchboard-chat/switchboard/tools"
 )

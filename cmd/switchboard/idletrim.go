@@ -11,9 +11,9 @@ import (
 // Idle trimming (docs/benchmarks.md): while the daemon is idle it gives
 // back, once a minute, the memory that the Go runtime and the kernel would
 // otherwise keep for it. The runtime keeps an idle heap near its minimum
-// goal (4 MiB × GOGC/100; see defaultGCPercent) and returns freed pages to the system only slowly; and
-// every collection maps pages of the binary back in (stack maps, type
-// data), 64 KiB around each page it reads. Between messages nothing needs
+// goal (4 MiB × GOGC/100; see defaultGCPercent) and returns freed pages to
+// the system only slowly; and every collection maps pages of the binary
+// back in (stack maps, type data), 64 KiB around each page it reads. Between messages nothing needs
 // either. Pages the daemon uses again come back on use: heap pages from
 // the runtime, the binary's from the page cache (the cache keeps them; only
 // this process's mapping of them goes).
