@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
-	"go.opentelemetry.io/otel/trace"
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-chat/switchboard/config"
 	"github.com/switchboard-chat/switchboard/tools"
@@ -36,9 +38,42 @@ func newLogger(w io.Writer, level, format string, s *tools.Scrubber) *slog.Logge
 }
 
 // scrubHandler removes secrets from messages and string attributes.
+//
+// The attributes given to With are scrubbed and handed to the next handler
+// (which formats them) only when the first line is logged through it: the
+// pipeline makes loggers with a message's session, chat and user for every
+// message, and most of them log nothing at the configured level. Scrubbing
+// and formatting those attributes up front was 3 % of the daemon's CPU
+// under load (docs/benchmarks.md, fourteenth round).
 type scrubHandler struct {
 	next slog.Handler
 	s    *tools.Scrubber
+	// pending are With's attributes not yet given to next, and bound is
+	// next with them, made once (nil when there are none).
+	pending []slog.Attr
+	bound   *boundHandler
+}
+
+// boundHandler is a scrubHandler's next handler with its pending
+// attributes, made on first use.
+type boundHandler struct {
+	once sync.Once
+	h    slog.Handler
+}
+
+// target is the handler lines go to: next with the pending attributes.
+func (h *scrubHandler) target() slog.Handler {
+	if h.bound == nil {
+		return h.next
+	}
+	h.bound.once.Do(func() {
+		clean := make([]slog.Attr, len(h.pending))
+		for i, a := range h.pending {
+			clean[i] = h.scrubAttr(a)
+		}
+		h.bound.h = h.next.WithAttrs(clean)
+	})
+	return h.bound.h
 }
 
 func (h *scrubHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -56,7 +91,7 @@ func (h *scrubHandler) Handle(ctx context.Context, r slog.Record) error {
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		out.AddAttrs(slog.String("trace_id", sc.TraceID().String()))
 	}
-	return h.next.Handle(ctx, out)
+	return h.target().Handle(ctx, out)
 }
 
 func (h *scrubHandler) scrubAttr(a slog.Attr) slog.Attr {
@@ -80,16 +115,20 @@ func (h *scrubHandler) scrubAttr(a slog.Attr) slog.Attr {
 	return slog.Attr{Key: a.Key, Value: v}
 }
 
+// WithAttrs keeps attrs for the first line logged (see scrubHandler).
 func (h *scrubHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	clean := make([]slog.Attr, len(attrs))
-	for i, a := range attrs {
-		clean[i] = h.scrubAttr(a)
+	if len(attrs) == 0 {
+		return h
 	}
-	return &scrubHandler{next: h.next.WithAttrs(clean), s: h.s}
+	pending := make([]slog.Attr, 0, len(h.pending)+len(attrs))
+	pending = append(append(pending, h.pending...), attrs...)
+	return &scrubHandler{next: h.next, s: h.s, pending: pending, bound: &boundHandler{}}
 }
 
+// WithGroup gives the pending attributes to the next handler first: they
+// belong outside the group.
 func (h *scrubHandler) WithGroup(name string) slog.Handler {
-	return &scrubHandler{next: h.next.WithGroup(name), s: h.s}
+	return &scrubHandler{next: h.target().WithGroup(name), s: h.s}
 }
 
 // newScrubber returns a scrubber that knows every configured secret.
