@@ -71,9 +71,9 @@ func TestSessionBumpsWriteNoIndexEntries(t *testing.T) {
 	}
 }
 
-// Migration 17 builds its indexes concurrently, outside a transaction. It
-// goes down and up again, and an up that finds what an interrupted run left
-// (the new index already there) still completes.
+// Migrations 17 and 19 build their indexes concurrently, outside a
+// transaction. They go down and up again, and an up that finds what an
+// interrupted run left (the new index already there) still completes.
 func TestMigration00017DownAndUpAfterAnInterruptedRun(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
@@ -135,4 +135,18 @@ func TestMigration00017DownAndUpAfterAnInterruptedRun(t *testing.T) {
 		t.Fatalf("up again: %v", err)
 	}
 	check("after up again", newer, older)
+
+	// Migration 19's run stopped after building its index, before dropping
+	// 17's: the next run completes it.
+	if _, err := provider.UpTo(ctx, 18); err != nil {
+		t.Fatalf("up to 18: %v", err)
+	}
+	if _, err := db.Pool().Exec(ctx, `CREATE INDEX outbox_due_idx ON outbox (next_attempt_at)
+		WHERE status = 'pending' AND next_attempt_at IS NOT NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := provider.UpTo(ctx, 19); err != nil {
+		t.Fatalf("up to 19 again: %v", err)
+	}
+	check("after 19 again", []string{"sessions_by_agent_idx", "outbox_due_idx"}, append([]string{"outbox_pending_due_idx"}, older...))
 }
