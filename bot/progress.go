@@ -43,8 +43,11 @@ type progress struct {
 	scrub  func(string) string
 	log    *slog.Logger
 	cancel context.CancelFunc
-	done   chan struct{}
-	stop   sync.Once
+	// start starts the loop once the run has gone on for typingAfter; done
+	// is closed when the loop ends.
+	start *time.Timer
+	done  chan struct{}
+	stop  sync.Once
 
 	mu      sync.Mutex
 	steps   []string // newest progressSteps steps, rendered
@@ -58,7 +61,9 @@ type progress struct {
 }
 
 // startProgress starts showing progress for run j and refreshing its
-// session lock (nil: none) until Stop.
+// session lock (nil: none) until Stop. Nothing is due in a run's first
+// second, so the loop starts only then: a quick run makes no goroutine and
+// no ticker, and its Stop waits for nothing.
 func (r *Router) startProgress(ctx context.Context, j laneJob, lock Lock) *progress {
 	ctx, cancel := context.WithCancel(ctx)
 	ch := r.opts.Channels[j.To.Platform]
@@ -69,7 +74,8 @@ func (r *Router) startProgress(ctx context.Context, j laneJob, lock Lock) *progr
 		to: j.To, ch: ch, lock: lock, scrub: r.opts.Scrub,
 		log: r.log.With("session", j.Session), cancel: cancel, done: make(chan struct{}),
 	}
-	go p.run(ctx, time.Now())
+	start := time.Now()
+	p.start = time.AfterFunc(typingAfter, func() { p.run(ctx, start) })
 	return p
 }
 
@@ -93,6 +99,9 @@ func (p *progress) Step(c agentcore.ToolCall) {
 func (p *progress) Stop(ctx context.Context) {
 	p.stop.Do(func() {
 		p.cancel()
+		if p.start.Stop() {
+			return // the loop never started: nothing was shown
+		}
 		<-p.done
 		if p.noteID == "" {
 			return
@@ -114,7 +123,9 @@ func (p *progress) Stop(ctx context.Context) {
 	})
 }
 
-// run drives typing, the note and the lock refresh until ctx ends.
+// run drives typing, the note and the lock refresh until ctx ends. It
+// starts when the first of them is due and looks at once, then every
+// progressTick.
 func (p *progress) run(ctx context.Context, start time.Time) {
 	defer close(p.done)
 	typer, _ := p.ch.(channels.Typer)
@@ -128,10 +139,15 @@ func (p *progress) run(ctx context.Context, start time.Time) {
 	var lastEdit time.Time
 	tick := time.NewTicker(progressTick)
 	defer tick.Stop()
+	first := make(chan struct{}, 1) // the first look, at once
+	if ctx.Err() == nil {
+		first <- struct{}{} // unless Stop came as the loop started
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-first:
 		case <-tick.C:
 		}
 		now := time.Now()
