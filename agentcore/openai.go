@@ -166,8 +166,8 @@ func (p *OpenAI) request(req Request) (*openAIRequest, error) {
 	if req.System != "" {
 		body.Messages = append(body.Messages, openAIMessage{Role: "system", Content: &req.System})
 	}
-	for i, m := range req.Messages {
-		msg, err := openAIMessageOf(m)
+	for i := range req.Messages {
+		msg, err := openAIMessageOf(&req.Messages[i])
 		if err != nil {
 			return nil, fmt.Errorf("openai: messages[%d]: %w", i, err)
 		}
@@ -213,18 +213,20 @@ func openAITools(specs []tools.Spec) (json.RawMessage, error) {
 	return json.Marshal(list)
 }
 
-// openAIMessageOf maps one conversation message onto the wire.
-func openAIMessageOf(m Message) (openAIMessage, error) {
-	content := m.Content
+// openAIMessageOf maps one conversation message onto the wire. The wire
+// message points at m's content rather than at a copy (one allocation per
+// message of the history, for every model call): m must not change until
+// the request is encoded.
+func openAIMessageOf(m *Message) (openAIMessage, error) {
 	switch m.Role {
 	case RoleSystem, RoleUser:
-		return openAIMessage{Role: string(m.Role), Content: &content}, nil
+		return openAIMessage{Role: string(m.Role), Content: &m.Content}, nil
 	case RoleTool:
-		return openAIMessage{Role: "tool", Content: &content, ToolCallID: m.ToolCallID}, nil
+		return openAIMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID}, nil
 	case RoleAssistant:
 		msg := openAIMessage{Role: "assistant"}
 		if m.Content != "" || len(m.ToolCalls) == 0 {
-			msg.Content = &content
+			msg.Content = &m.Content
 		}
 		for _, c := range m.ToolCalls {
 			wc := openAIWireCall{ID: c.ID, Type: "function"}
