@@ -78,7 +78,7 @@ func collectMessages(rows pgx.Rows, limit int) ([]agentcore.Message, error) {
 // once per query rather than once per row.
 type messageScan struct {
 	m        agentcore.Message
-	role     string
+	role     roleScan
 	rawCalls []byte
 	dest     []any
 }
@@ -89,14 +89,36 @@ func newMessageScan() *messageScan {
 	return s
 }
 
+// roleScan reads a message's role from the driver's memory: the four
+// roles the agent writes are constants, not a new string for every row of
+// every window read.
+type roleScan struct{ role agentcore.Role }
+
+// ScanBytes implements pgtype.BytesScanner.
+func (r *roleScan) ScanBytes(v []byte) error {
+	switch agentcore.Role(v) {
+	case agentcore.RoleUser:
+		r.role = agentcore.RoleUser
+	case agentcore.RoleAssistant:
+		r.role = agentcore.RoleAssistant
+	case agentcore.RoleTool:
+		r.role = agentcore.RoleTool
+	case agentcore.RoleSystem:
+		r.role = agentcore.RoleSystem
+	default:
+		r.role = agentcore.Role(v)
+	}
+	return nil
+}
+
 // scan reads the current row into a new message.
 func (s *messageScan) scan(rows pgx.Rows) (agentcore.Message, error) {
-	s.m, s.role, s.rawCalls = agentcore.Message{}, "", s.rawCalls[:0]
+	s.m, s.role, s.rawCalls = agentcore.Message{}, roleScan{}, s.rawCalls[:0]
 	if err := rows.Scan(s.dest...); err != nil {
 		return agentcore.Message{}, err
 	}
 	m := s.m
-	m.Role = agentcore.Role(s.role)
+	m.Role = s.role.role
 	if len(s.rawCalls) > 0 {
 		var calls []storedToolCall
 		if err := json.Unmarshal(s.rawCalls, &calls); err != nil {
