@@ -43,11 +43,11 @@ type progress struct {
 	scrub  func(string) string
 	log    *slog.Logger
 	cancel context.CancelFunc
-	// start starts the loop once the run has gone on for typingAfter; done
+	// loop starts the loop once the run has gone on for typingAfter; done
 	// is closed when the loop ends.
-	start *time.Timer
-	done  chan struct{}
-	stop  sync.Once
+	loop *time.Timer
+	done chan struct{}
+	stop sync.Once
 
 	mu      sync.Mutex
 	steps   []string // newest progressSteps steps, rendered
@@ -75,7 +75,7 @@ func (r *Router) startProgress(ctx context.Context, j laneJob, lock Lock) *progr
 		log: r.log.With("session", j.Session), cancel: cancel, done: make(chan struct{}),
 	}
 	start := time.Now()
-	p.start = time.AfterFunc(typingAfter, func() { p.run(ctx, start) })
+	p.loop = time.AfterFunc(typingAfter, func() { p.run(ctx, start) })
 	return p
 }
 
@@ -99,7 +99,7 @@ func (p *progress) Step(c agentcore.ToolCall) {
 func (p *progress) Stop(ctx context.Context) {
 	p.stop.Do(func() {
 		p.cancel()
-		if p.start.Stop() {
+		if p.loop.Stop() {
 			return // the loop never started: nothing was shown
 		}
 		<-p.done
