@@ -186,6 +186,8 @@ func (b *Bridge) run(ctx context.Context, srv *server) {
 		if ctx.Err() != nil {
 			return
 		}
+		// serve has set it down already unless connecting failed; doing
+		// it again changes nothing.
 		srv.setDown(err)
 		log.Warn("MCP server unavailable; its tools are withdrawn until it is back", "err", err, "retry_in", backoff.String())
 		select {
@@ -198,13 +200,18 @@ func (b *Bridge) run(ctx context.Context, srv *server) {
 }
 
 // serve runs one connection: it returns when the server goes away or ctx
-// ends, with its tools withdrawn and its process stopped.
-func (b *Bridge) serve(ctx context.Context, srv *server, log *slog.Logger, up func()) error {
+// ends, with its tools withdrawn and its process stopped. The status says
+// the server is down, and why, before its tools are withdrawn: whoever finds
+// them gone (the registry, a caller) finds the status saying so.
+func (b *Bridge) serve(ctx context.Context, srv *server, log *slog.Logger, up func()) (err error) {
 	cs, kill, err := connect(ctx, b.client, srv.cfg, b.o.Timeout)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer func() {
+		if ctx.Err() == nil {
+			srv.setDown(err)
+		}
 		b.withdraw(srv)
 		_ = cs.Close()
 		kill()
