@@ -13,10 +13,10 @@ import (
 // otherwise keep for it. The runtime keeps an idle heap near its minimum
 // goal (4 MiB × GOGC/100; see defaultGCPercent) and returns freed pages to
 // the system only slowly; and every collection maps pages of the binary
-// back in (stack maps, type data), 64 KiB around each page it reads. Between messages nothing needs
-// either. Pages the daemon uses again come back on use: heap pages from
-// the runtime, the binary's from the page cache (the cache keeps them; only
-// this process's mapping of them goes).
+// back in (stack maps, type data), 64 KiB around each page it reads.
+// Between messages nothing needs either. Pages the daemon uses again come
+// back on use: heap pages from the runtime, the binary's from the page
+// cache (the cache keeps them; only this process's mapping of them goes).
 const (
 	trimEvery = time.Minute
 	// trimIdleBelow is how much the daemon may allocate between two looks

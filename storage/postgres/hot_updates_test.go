@@ -74,7 +74,7 @@ func TestSessionBumpsWriteNoIndexEntries(t *testing.T) {
 // Migrations 17 and 19 build their indexes concurrently, outside a
 // transaction. They go down and up again, and an up that finds what an
 // interrupted run left (the new index already there) still completes.
-func TestMigration00017DownAndUpAfterAnInterruptedRun(t *testing.T) {
+func TestConcurrentIndexMigrationsDownAndUpAfterAnInterruptedRun(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	provider, err := goose.NewProvider(goose.DialectPostgres, stdlib.OpenDBFromPool(db.Pool()), os.DirFS("migrations"),
