@@ -69,6 +69,8 @@ type DB struct {
 	where string
 	// secret is the password, removed from every error.
 	secret string
+	// locks is the connection holding this replica's leader locks.
+	locks lockState
 }
 
 // Open prepares a pool for the PostgreSQL server at url. It connects
@@ -121,8 +123,12 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// Close closes every connection of the pool.
-func (db *DB) Close() { db.pool.Close() }
+// Close ends the lock session, if any, and closes every connection of the
+// pool.
+func (db *DB) Close() {
+	db.closeLocks()
+	db.pool.Close()
+}
 
 // Ping checks that the server answers.
 func (db *DB) Ping(ctx context.Context) error {

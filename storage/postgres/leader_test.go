@@ -65,7 +65,7 @@ func TestLeaderLockOneHolder(t *testing.T) {
 		t.Fatalf("second replica's TryLead = %v, %v; want refused while a leads", ok, err)
 	}
 	if _, ok, err := a.TryLead(ctx, "telegram:poll"); err != nil || ok {
-		t.Fatalf("same replica's second TryLead = %v, %v; want refused (another connection holds it)", ok, err)
+		t.Fatalf("same replica's second TryLead = %v, %v; want refused (this replica already leads it)", ok, err)
 	}
 	other, ok, err := b.TryLead(ctx, "slack:other")
 	if err != nil || !ok {
@@ -131,5 +131,178 @@ func TestLeaderLockEndsWithItsConnection(t *testing.T) {
 	// Pools keep working: the terminated connection was never theirs.
 	if err := a.Ping(ctx); err != nil {
 		t.Errorf("replica a's pool after termination: %v", err)
+	}
+}
+
+// distinctHolders counts the backends holding advisory locks.
+func distinctHolders(t *testing.T, ctx context.Context, db *postgres.DB) (locks, backends int) {
+	t.Helper()
+	pids := advisoryHolders(t, ctx, db)
+	seen := map[int32]bool{}
+	for _, p := range pids {
+		seen[p] = true
+	}
+	return len(pids), len(seen)
+}
+
+// TestLeaderLocksShareOneConnection: a replica's leaderships hold their
+// locks on one backend, not one each; releasing one leaves the others held
+// and frees its key for another replica at once; the last release closes
+// the connection.
+func TestLeaderLocksShareOneConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbs := openReplicas(t, ctx, 2)
+	a, b := dbs[0], dbs[1]
+	poll, ok, err := a.TryLead(ctx, "telegram:poll")
+	if err != nil || !ok {
+		t.Fatalf("TryLead telegram:poll = %v, %v; want leadership", ok, err)
+	}
+	gateway, ok, err := a.TryLead(ctx, "discord:gateway")
+	if err != nil || !ok {
+		t.Fatalf("TryLead discord:gateway = %v, %v; want leadership", ok, err)
+	}
+	if locks, backends := distinctHolders(t, ctx, b); locks != 2 || backends != 1 {
+		t.Fatalf("advisory locks %d on %d backends, want 2 on 1", locks, backends)
+	}
+	for _, key := range []string{"telegram:poll", "discord:gateway"} {
+		if _, ok, err := b.TryLead(ctx, key); err != nil || ok {
+			t.Fatalf("other replica's TryLead %s = %v, %v; want refused", key, ok, err)
+		}
+		if _, ok, err := a.TryLead(ctx, key); err != nil || ok {
+			t.Fatalf("same replica's second TryLead %s = %v, %v; want refused", key, ok, err)
+		}
+	}
+	if err := poll.Release(ctx); err != nil {
+		t.Fatalf("Release telegram:poll: %v", err)
+	}
+	if err := gateway.Check(ctx); err != nil {
+		t.Fatalf("Check of discord:gateway after telegram:poll was released: %v", err)
+	}
+	taken, ok, err := b.TryLead(ctx, "telegram:poll")
+	if err != nil || !ok {
+		t.Fatalf("other replica's TryLead right after the release = %v, %v; want leadership", ok, err)
+	}
+	defer taken.Release(ctx)
+	if err := gateway.Release(ctx); err != nil {
+		t.Fatalf("Release discord:gateway: %v", err)
+	}
+	if err := gateway.Release(ctx); err != nil {
+		t.Errorf("second Release = %v, want nil", err)
+	}
+	if locks, backends := distinctHolders(t, ctx, b); locks != 1 || backends != 1 {
+		t.Fatalf("after a released both: advisory locks %d on %d backends, want b's 1 on 1", locks, backends)
+	}
+	// The lock session's backend, whose last statement was the unlock,
+	// goes: its connection was closed. (A backend exits once it reads the
+	// close; wait for that, bounded.)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var sessions int
+		if err := b.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()
+			  AND query LIKE 'SELECT pg_advisory_unlock%'`).Scan(&sessions); err != nil {
+			t.Fatal(err)
+		}
+		if sessions == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d backends still show the last unlock 10s later: the lock session was not closed", sessions)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLeaderLocksEndTogether: the backend holding a replica's locks is
+// terminated; every lease's Check fails, the keys are free for another
+// replica, and the replica leads again later on a new connection.
+func TestLeaderLocksEndTogether(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbs := openReplicas(t, ctx, 2)
+	a, b := dbs[0], dbs[1]
+	poll, ok, err := a.TryLead(ctx, "telegram:poll")
+	if err != nil || !ok {
+		t.Fatalf("TryLead = %v, %v", ok, err)
+	}
+	gateway, ok, err := a.TryLead(ctx, "discord:gateway")
+	if err != nil || !ok {
+		t.Fatalf("TryLead = %v, %v", ok, err)
+	}
+	holders := advisoryHolders(t, ctx, b)
+	if len(holders) != 2 {
+		t.Fatalf("holders = %v, want two locks", holders)
+	}
+	var killed bool
+	if err := b.Pool().QueryRow(ctx, "SELECT pg_terminate_backend($1)", holders[0]).Scan(&killed); err != nil || !killed {
+		t.Fatalf("pg_terminate_backend = %v, %v", killed, err)
+	}
+	if err := poll.Check(ctx); err == nil {
+		t.Fatal("Check of telegram:poll after its connection was terminated = nil, want an error")
+	}
+	if err := gateway.Check(ctx); err == nil {
+		t.Fatal("Check of discord:gateway after the shared connection was terminated = nil, want an error")
+	}
+	_ = poll.Release(ctx) // what the leader does after a failed Check
+	_ = gateway.Release(ctx)
+	var taken []interface{ Release(context.Context) error }
+	for _, key := range []string{"telegram:poll", "discord:gateway"} {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			l, ok, err := b.TryLead(ctx, key)
+			if err != nil {
+				t.Fatalf("TryLead %s: %v", key, err)
+			}
+			if ok {
+				taken = append(taken, l)
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s not free 10s after the holder's connection was terminated", key)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, l := range taken {
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, ok, err := a.TryLead(ctx, "telegram:poll")
+	if err != nil || !ok {
+		t.Fatalf("TryLead on a new connection = %v, %v; want leadership", ok, err)
+	}
+	if err := again.Check(ctx); err != nil {
+		t.Fatalf("Check on the new connection: %v", err)
+	}
+	_ = again.Release(ctx)
+}
+
+// TestLeaderLockCheckGivenUpKeepsTheOthers: a caller that gives up on its
+// Check (its task ended, its context cancelled) must not end the lock
+// session the replica's other leaderships hold their locks on.
+func TestLeaderLockCheckGivenUpKeepsTheOthers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a := openReplicas(t, ctx, 1)[0]
+	poll, ok, err := a.TryLead(ctx, "telegram:poll")
+	if err != nil || !ok {
+		t.Fatalf("TryLead = %v, %v", ok, err)
+	}
+	defer poll.Release(ctx)
+	gateway, ok, err := a.TryLead(ctx, "discord:gateway")
+	if err != nil || !ok {
+		t.Fatalf("TryLead = %v, %v", ok, err)
+	}
+	defer gateway.Release(ctx)
+	gone, stop := context.WithCancel(ctx)
+	stop()
+	_ = poll.Check(gone)
+	if err := gateway.Check(ctx); err != nil {
+		t.Fatalf("Check of discord:gateway after telegram:poll's Check was given up: %v", err)
+	}
+	if locks, backends := distinctHolders(t, ctx, a); locks != 2 || backends != 1 {
+		t.Fatalf("advisory locks %d on %d backends, want 2 on 1", locks, backends)
 	}
 }
