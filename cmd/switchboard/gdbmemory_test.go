@@ -10,14 +10,16 @@ import (
 )
 
 // gdbMemoryTarget is a program whose memory deploy/gdb-memory.py reads:
-// objects of many sizes, three goroutines parked on a channel, and a
-// function to stop in once they exist.
+// objects of many sizes, twenty 800-byte slices of pointers (objects that
+// carry their type), three goroutines parked on a channel, and a function
+// to stop in once they exist.
 const gdbMemoryTarget = `package main
 
 import "runtime"
 
 var (
 	keep [][]byte
+	ptrs [][]*byte
 	park = make(chan struct{})
 )
 
@@ -27,6 +29,9 @@ func measured() {}
 func main() {
 	for i := 0; i < 2000; i++ {
 		keep = append(keep, make([]byte, 16+i%700))
+	}
+	for i := 0; i < 20; i++ {
+		ptrs = append(ptrs, make([]*byte, 100))
 	}
 	for i := 0; i < 3; i++ {
 		go func() { <-park }()
@@ -85,9 +90,17 @@ func TestGDBMemoryScriptReadsTheRuntime(t *testing.T) {
 	}
 	// 2 000 slices of 16–715 bytes: over 700 KB of objects in more than ten classes.
 	atLeast(`heap spans (\d+), (\d+) bytes, objects (\d+) bytes, free room inside them \d+ bytes, (\d+) span classes`, 20, 700_000, 700_000, 10)
-	atLeast(`size class +(\d+) (?:scan|noscan) +spans +(\d+)`, 1, 1)
+	atLeast(`(?m)size class +(\d+) (?:scan|noscan) +spans +(\d+)`, 1, 1)
 	atLeast(`span sets in use (\d+), blocks on their spines (\d+) \((\d+) bytes each`, 10, 10, 4096)
+	atLeast(`span sets with a spine (\d+) \((\d+) bytes each`, 10, 2048)
 	// main, the three parked goroutines and the runtime's own.
 	atLeast(`goroutines (\d+), stacks (\d+) bytes`, 4, 4*2048)
 	atLeast(`stack +(\d+) in use +(\d+) main\.main\.func1`, 2048, 1)
+	// Resident pages: the objects were written, so their pages are in; every
+	// thread has a scheduler stack and a signal stack.
+	atLeast(`heap object spans (\d+), (\d+) bytes, resident (\d+)`, 20, 700_000, 500_000)
+	atLeast(`threads (\d+): scheduler stacks (\d+) bytes, resident (\d+); signal stacks (\d+) bytes`, 2, 2*8192, 4096, 2*32768)
+	atLeast(`goroutine stacks (\d+), (\d+) bytes, resident (\d+)`, 4, 4*2048, 4096)
+	// The twenty slices of pointers, by the type in their headers.
+	atLeast(`(?m)size class +\d+ spans +\d+ objects +\d+: (?:\d+ [^,]+, )*(\d+) \*uint8(?:,|$)`, 20)
 }
