@@ -35,6 +35,14 @@ const openTimeout = 10 * time.Second
 // process on the server.
 const idleConnTimeout = time.Minute
 
+// pingIdleAfter is how long a pooled connection may sit unused before the
+// pool pings it when it is next handed out. pgx pings after one second:
+// an idle daemon, whose loops take a connection every second or two, then
+// paid a ping for about every seventh statement (35 a minute). A
+// connection that broke while idle for less fails its statement instead,
+// and the store retries that on another (withRetry).
+const pingIdleAfter = 10 * time.Second
+
 // statementCacheSize is how many prepared statements each connection keeps
 // when the URL's statement_cache_capacity sets nothing. The daemon runs
 // SQL from about 160 places, a connection a few dozen of them; pgx's 512
@@ -92,6 +100,9 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	sizeStatementCaches(cfg.ConnConfig, url)
 	if !strings.Contains(url, "pool_max_conn_idle_time") {
 		cfg.MaxConnIdleTime = idleConnTimeout
+	}
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
+		return p.IdleDuration >= pingIdleAfter
 	}
 	if opts.Tracing != nil {
 		cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(opts.Tracing), otelpgx.WithDisableSQLStatementInAttributes())

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
@@ -156,5 +158,51 @@ func TestOpenSizesTheStatementCachesForTheMode(t *testing.T) {
 				t.Fatalf("query: %d, %v", n, err)
 			}
 		})
+	}
+}
+
+// TestConnectionKilledWhileIdleIsRetried: the pool pings a connection only
+// after it sat unused for 10 s (pgx: 1 s), so one that broke a moment ago
+// is handed out unchecked; its statement fails, and the store runs it
+// again on a new connection instead of failing the caller.
+func TestConnectionKilledWhileIdleIsRetried(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	url := pgtest.New(t)
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := postgres.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Heartbeat(ctx, "replica-a"); err != nil {
+		t.Fatalf("first heartbeat: %v", err)
+	}
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var pid int32
+	if err := admin.QueryRow(ctx, `SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`).Scan(&pid); err != nil {
+		t.Fatalf("find the pool's one connection: %v", err)
+	}
+	killed := time.Now()
+	if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+		t.Fatal(err)
+	}
+	for gone := false; !gone; {
+		if err := admin.QueryRow(ctx, "SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1)", pid).Scan(&gone); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(killed) > 10*time.Second {
+			t.Fatal("the terminated backend still runs after 10 s")
+		}
+	}
+	if err := db.Heartbeat(ctx, "replica-a"); err != nil {
+		t.Fatalf("heartbeat on the pool whose connection was killed %s ago: %v", time.Since(killed), err)
 	}
 }
