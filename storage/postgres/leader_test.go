@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
@@ -103,30 +104,12 @@ func TestLeaderLockEndsWithItsConnection(t *testing.T) {
 		t.Fatalf("TryLead = %v, %v; want leadership", ok, err)
 	}
 	defer lease.Release(ctx)
-	holders := advisoryHolders(t, ctx, b)
-	if len(holders) != 1 {
-		t.Fatalf("advisory lock holders = %v, want exactly one", holders)
-	}
-	var killed bool
-	if err := b.Pool().QueryRow(ctx, "SELECT pg_terminate_backend($1)", holders[0]).Scan(&killed); err != nil || !killed {
-		t.Fatalf("pg_terminate_backend = %v, %v", killed, err)
-	}
+	terminateHolder(t, ctx, b, 1)
 	start := time.Now()
 	if err := lease.Check(ctx); err == nil {
 		t.Fatal("Check after the holder's connection was terminated = nil, want an error")
 	}
-	var got bool
-	for !got && time.Since(start) < 10*time.Second {
-		if _, got, err = b.TryLead(ctx, "telegram:poll"); err != nil {
-			t.Fatalf("TryLead after termination: %v", err)
-		}
-		if !got {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if !got {
-		t.Fatal("the lock was not free 10s after its connection was terminated")
-	}
+	leadWhenFree(t, ctx, b, "telegram:poll")
 	t.Logf("lock free %s after its holder's connection was terminated", time.Since(start))
 	// Pools keep working: the terminated connection was never theirs.
 	if err := a.Ping(ctx); err != nil {
@@ -145,6 +128,54 @@ func distinctHolders(t *testing.T, ctx context.Context, db *postgres.DB) (locks,
 	return len(pids), len(seen)
 }
 
+// terminateHolder terminates the backend holding the database's advisory
+// locks, which must be locks of them, all on that one backend.
+func terminateHolder(t *testing.T, ctx context.Context, db *postgres.DB, locks int) {
+	t.Helper()
+	holders := advisoryHolders(t, ctx, db)
+	if len(holders) != locks {
+		t.Fatalf("advisory lock holders = %v, want %d locks", holders, locks)
+	}
+	var killed bool
+	if err := db.Pool().QueryRow(ctx, "SELECT pg_terminate_backend($1)", holders[0]).Scan(&killed); err != nil || !killed {
+		t.Fatalf("pg_terminate_backend = %v, %v", killed, err)
+	}
+}
+
+// leadWhenFree has db take key's leadership once the lock is free, within
+// 10 s (a terminated backend ends its locks when it exits).
+func leadWhenFree(t *testing.T, ctx context.Context, db *postgres.DB, key string) bot.Lease {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l, ok, err := db.TryLead(ctx, key)
+		if err != nil {
+			t.Fatalf("TryLead %s: %v", key, err)
+		}
+		if ok {
+			return l
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not free 10s after its holder's connection was terminated", key)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// leadTwo has db take the telegram:poll and discord:gateway leaderships.
+func leadTwo(t *testing.T, ctx context.Context, db *postgres.DB) (poll, gateway bot.Lease) {
+	t.Helper()
+	var leases [2]bot.Lease
+	for i, key := range []string{"telegram:poll", "discord:gateway"} {
+		l, ok, err := db.TryLead(ctx, key)
+		if err != nil || !ok {
+			t.Fatalf("TryLead %s = %v, %v; want leadership", key, ok, err)
+		}
+		leases[i] = l
+	}
+	return leases[0], leases[1]
+}
+
 // TestLeaderLocksShareOneConnection: a replica's leaderships hold their
 // locks on one backend, not one each; releasing one leaves the others held
 // and frees its key for another replica at once; the last release closes
@@ -154,14 +185,7 @@ func TestLeaderLocksShareOneConnection(t *testing.T) {
 	defer cancel()
 	dbs := openReplicas(t, ctx, 2)
 	a, b := dbs[0], dbs[1]
-	poll, ok, err := a.TryLead(ctx, "telegram:poll")
-	if err != nil || !ok {
-		t.Fatalf("TryLead telegram:poll = %v, %v; want leadership", ok, err)
-	}
-	gateway, ok, err := a.TryLead(ctx, "discord:gateway")
-	if err != nil || !ok {
-		t.Fatalf("TryLead discord:gateway = %v, %v; want leadership", ok, err)
-	}
+	poll, gateway := leadTwo(t, ctx, a)
 	if locks, backends := distinctHolders(t, ctx, b); locks != 2 || backends != 1 {
 		t.Fatalf("advisory locks %d on %d backends, want 2 on 1", locks, backends)
 	}
@@ -222,22 +246,8 @@ func TestLeaderLocksEndTogether(t *testing.T) {
 	defer cancel()
 	dbs := openReplicas(t, ctx, 2)
 	a, b := dbs[0], dbs[1]
-	poll, ok, err := a.TryLead(ctx, "telegram:poll")
-	if err != nil || !ok {
-		t.Fatalf("TryLead = %v, %v", ok, err)
-	}
-	gateway, ok, err := a.TryLead(ctx, "discord:gateway")
-	if err != nil || !ok {
-		t.Fatalf("TryLead = %v, %v", ok, err)
-	}
-	holders := advisoryHolders(t, ctx, b)
-	if len(holders) != 2 {
-		t.Fatalf("holders = %v, want two locks", holders)
-	}
-	var killed bool
-	if err := b.Pool().QueryRow(ctx, "SELECT pg_terminate_backend($1)", holders[0]).Scan(&killed); err != nil || !killed {
-		t.Fatalf("pg_terminate_backend = %v, %v", killed, err)
-	}
+	poll, gateway := leadTwo(t, ctx, a)
+	terminateHolder(t, ctx, b, 2)
 	if err := poll.Check(ctx); err == nil {
 		t.Fatal("Check of telegram:poll after its connection was terminated = nil, want an error")
 	}
@@ -246,23 +256,9 @@ func TestLeaderLocksEndTogether(t *testing.T) {
 	}
 	_ = poll.Release(ctx) // what the leader does after a failed Check
 	_ = gateway.Release(ctx)
-	var taken []interface{ Release(context.Context) error }
+	var taken []bot.Lease
 	for _, key := range []string{"telegram:poll", "discord:gateway"} {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			l, ok, err := b.TryLead(ctx, key)
-			if err != nil {
-				t.Fatalf("TryLead %s: %v", key, err)
-			}
-			if ok {
-				taken = append(taken, l)
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s not free 10s after the holder's connection was terminated", key)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		taken = append(taken, leadWhenFree(t, ctx, b, key))
 	}
 	for _, l := range taken {
 		if err := l.Release(ctx); err != nil {
@@ -286,15 +282,8 @@ func TestLeaderLockCheckGivenUpKeepsTheOthers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	a := openReplicas(t, ctx, 1)[0]
-	poll, ok, err := a.TryLead(ctx, "telegram:poll")
-	if err != nil || !ok {
-		t.Fatalf("TryLead = %v, %v", ok, err)
-	}
+	poll, gateway := leadTwo(t, ctx, a)
 	defer poll.Release(ctx)
-	gateway, ok, err := a.TryLead(ctx, "discord:gateway")
-	if err != nil || !ok {
-		t.Fatalf("TryLead = %v, %v", ok, err)
-	}
 	defer gateway.Release(ctx)
 	gone, stop := context.WithCancel(ctx)
 	stop()
