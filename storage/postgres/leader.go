@@ -182,6 +182,9 @@ func (l *leaderLease) Check(ctx context.Context) error {
 	}
 	if !held {
 		delete(l.session.held, l.id)
+		if len(l.session.held) == 0 {
+			l.db.endSession(ctx, l.session) // no lock left to keep it for
+		}
 		return fmt.Errorf("leader lock %q: %w", l.key, errLeaseLost)
 	}
 	return nil
