@@ -168,19 +168,11 @@ func TestOpenSizesTheStatementCachesForTheMode(t *testing.T) {
 func TestConnectionKilledWhileIdleIsRetried(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	url := pgtest.New(t)
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := pgtest.OpenWith(t, ctx, postgres.Options{MaxConns: 1})
 	if err := db.Heartbeat(ctx, "replica-a"); err != nil {
 		t.Fatalf("first heartbeat: %v", err)
 	}
-	admin, err := pgx.Connect(ctx, url)
+	admin, err := pgx.Connect(ctx, db.Pool().Config().ConnString())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,6 +192,9 @@ func TestConnectionKilledWhileIdleIsRetried(t *testing.T) {
 		}
 		if time.Since(killed) > 10*time.Second {
 			t.Fatal("the terminated backend still runs after 10 s")
+		}
+		if !gone {
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	if err := db.Heartbeat(ctx, "replica-a"); err != nil {

@@ -191,8 +191,7 @@ func (l *leaderLease) Check(ctx context.Context) error {
 }
 
 // Release unlocks; the last release also closes the lock session's
-// connection.
-// Releasing twice, or after the session ended, does nothing.
+// connection. Releasing twice, or after the session ended, does nothing.
 func (l *leaderLease) Release(ctx context.Context) error {
 	l.db.locks.mu.Lock()
 	defer l.db.locks.mu.Unlock()
