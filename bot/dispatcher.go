@@ -20,7 +20,12 @@ import (
 type DispatcherOptions struct {
 	Outbox   Outbox
 	Channels map[string]channels.Channel
-	Owner    string        // this process's name, recorded on claims; unique per process
+	Owner    string // this process's name, recorded on claims; unique per process
+	// Liveness keeps Owner's heartbeat while rows are claimed; shared with
+	// the Scheduler, whose job runs need it too. Nil: the dispatcher makes
+	// its own from Outbox and runs it while Run runs; one given here is
+	// run by whoever made it.
+	Liveness *Liveness
 	Batch    int           // rows claimed at once (default 64)
 	Lease    time.Duration // claim lease (default 60s)
 	// Poll is the safety poll (default 2s): rows are handed over in memory
@@ -52,7 +57,7 @@ type DispatcherOptions struct {
 // its own send (marks are written in batches, off the send path). Several
 // replicas may run one each; claims keep them apart, and the rows of a
 // replica that stopped heartbeating (it died mid-send) are claimed again at
-// once.
+// once; it heartbeats only while it holds claimed rows (see Liveness).
 type Dispatcher struct {
 	o     DispatcherOptions
 	nudge chan struct{}
@@ -61,7 +66,7 @@ type Dispatcher struct {
 	chats    map[string][]OutboxMessage // queued rows per chat whose worker runs
 	held     map[string]time.Time       // chats whose earlier row waits for a retry, until when
 	inflight int                        // rows claimed and not settled
-	idle     chan struct{}              // closed when inflight drops to 0
+	idle     chan struct{}              // closed when inflight drops to 0; a Liveness hold while not nil
 	slot     chan struct{}              // signalled when inflight drops while starved
 	starved  bool                       // the last claim asked for less than a batch: no room
 	workers  sync.WaitGroup
@@ -74,7 +79,8 @@ type Dispatcher struct {
 	unmarked map[string]chan struct{} // chat → marked of its last sent row, until written
 	// pruneEvery is how often old rows are pruned (pruneEvery; tests
 	// shorten it).
-	pruneEvery time.Duration
+	pruneEvery  time.Duration
+	ownLiveness bool // o.Liveness was made here: Run runs it
 }
 
 // NewDispatcher returns a dispatcher; call Run to start it.
@@ -107,7 +113,11 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	o.Tracer = tracerOr(o.Tracer)
-	return &Dispatcher{o: o, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
+	ownLiveness := o.Liveness == nil
+	if ownLiveness {
+		o.Liveness = NewLiveness(LivenessOptions{Store: o.Outbox, Owner: o.Owner, Logger: o.Logger})
+	}
+	return &Dispatcher{o: o, ownLiveness: ownLiveness, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
 		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}, pool: channels.NewWorkers(0),
 		unmarked:   map[string]chan struct{}{},
 		pruneEvery: pruneEvery}
@@ -121,18 +131,17 @@ func (d *Dispatcher) Nudge() {
 	}
 }
 
-// heartbeatEvery is how often a running dispatcher says it is alive.
-const heartbeatEvery = time.Second
-
 // Run delivers until ctx is cancelled; sends in progress finish first.
 func (d *Dispatcher) Run(ctx context.Context) {
-	var pruning sync.WaitGroup
-	defer pruning.Wait()
-	hbCtx, stopHeartbeat := context.WithCancel(ctx)
-	defer stopHeartbeat()
-	go d.heartbeat(hbCtx)
+	var background sync.WaitGroup
+	defer background.Wait()
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	defer stopBackground()
+	if d.ownLiveness {
+		background.Go(func() { d.o.Liveness.Run(bgCtx) })
+	}
 	if p, ok := d.o.Outbox.(OutboxPruner); ok && d.o.Keep > 0 {
-		pruning.Go(func() { d.pruneLoop(hbCtx, p) })
+		background.Go(func() { d.pruneLoop(bgCtx, p) })
 	}
 	d.mu.Lock()
 	d.runCtx = ctx
@@ -193,28 +202,9 @@ func (d *Dispatcher) nextPoll() time.Duration {
 	return wait
 }
 
-// heartbeat keeps this owner's claims alive until ctx ends.
-func (d *Dispatcher) heartbeat(ctx context.Context) {
-	for {
-		if err := d.o.Outbox.Heartbeat(ctx, d.o.Owner); err != nil && ctx.Err() == nil {
-			d.o.Logger.Debug("outbox heartbeat failed", "err", err)
-		}
-		t := time.NewTimer(UntilBeat(heartbeatEvery))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // Drain delivers what is due until nothing is left or ctx ends; used at
 // shutdown so replies of the last runs go out before the process exits.
 func (d *Dispatcher) Drain(ctx context.Context) {
-	if err := d.o.Outbox.Heartbeat(ctx, d.o.Owner); err != nil {
-		d.o.Logger.Debug("outbox heartbeat failed", "err", err)
-	}
 	for ctx.Err() == nil {
 		n, _, err := d.claim(ctx)
 		if err != nil {
@@ -253,10 +243,7 @@ func (d *Dispatcher) claim(ctx context.Context) (n, limit int, err error) {
 	var held []OutboxMessage
 	d.mu.Lock()
 	for _, m := range msgs {
-		if d.inflight == 0 {
-			d.idle = make(chan struct{})
-		}
-		d.inflight++
+		d.addInflightLocked()
 		if !d.queueLocked(ctx, m) {
 			held = append(held, m)
 		}
@@ -339,6 +326,16 @@ func (d *Dispatcher) work(ctx context.Context, chat string) {
 	}
 }
 
+// addInflightLocked counts one more claimed row; the first holds the
+// heartbeat until the last is settled. d.mu is held.
+func (d *Dispatcher) addInflightLocked() {
+	if d.inflight == 0 {
+		d.idle = make(chan struct{})
+		d.o.Liveness.Hold()
+	}
+	d.inflight++
+}
+
 // settled counts one row as done.
 func (d *Dispatcher) settled() {
 	d.mu.Lock()
@@ -346,6 +343,7 @@ func (d *Dispatcher) settled() {
 	if d.inflight == 0 && d.idle != nil {
 		close(d.idle)
 		d.idle = nil
+		d.o.Liveness.Release()
 	}
 	starved := d.starved
 	d.mu.Unlock()

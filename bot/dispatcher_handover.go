@@ -12,10 +12,7 @@ func (d *Dispatcher) reserve() (Claim, bool) {
 	if d.runCtx == nil || d.runCtx.Err() != nil || d.inflight >= d.o.MaxInFlight {
 		return Claim{}, false
 	}
-	if d.inflight == 0 {
-		d.idle = make(chan struct{})
-	}
-	d.inflight++
+	d.addInflightLocked()
 	return Claim{Owner: d.o.Owner, Lease: d.o.Lease}, true
 }
 

@@ -23,6 +23,10 @@ type SchedulerOptions struct {
 	Agents    map[string]Runner
 	// Owner names this replica on run leases; it must differ per replica.
 	Owner string
+	// Liveness, when set, keeps Owner's heartbeat while a run is claimed,
+	// so a replica that dies mid-run has its run taken over at once; nil:
+	// only when the lease expires. The dispatcher's, shared.
+	Liveness *Liveness
 	// Tick is how often jobs are checked at the least (default 5s): in
 	// between the scheduler sleeps until the next slot of a job it knows,
 	// a retry it scheduled, or a Wake (a job was added or changed here).
@@ -290,9 +294,15 @@ func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
 		s.o.Metrics.Lag.Observe(time.Since(slot).Seconds())
 	}
 	s.setActive(run.ID, true)
+	if s.o.Liveness != nil {
+		s.o.Liveness.Hold()
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		if s.o.Liveness != nil {
+			defer s.o.Liveness.Release()
+		}
 		defer s.setActive(run.ID, false)
 		s.execute(ctx, j, run)
 	}()

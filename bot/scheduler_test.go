@@ -33,13 +33,16 @@ func startReplica(t *testing.T, dbURL, owner, llmURL string, ch *recorder) *repl
 	agent := &agentcore.Agent{Name: "default", Model: "m", History: db, Tools: tools.NewRegistry(tools.RegistryOptions{}),
 		Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llmURL, Model: "m"})}
 	chans := map[string]channels.Channel{"test": ch}
-	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: owner, Poll: 50 * time.Millisecond, Lease: 5 * time.Second})
-	s := bot.NewScheduler(bot.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agent: agent, Owner: owner,
+	live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: owner}) // one heartbeat, as in the daemon
+	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: owner, Liveness: live,
+		Poll: 50 * time.Millisecond, Lease: 5 * time.Second})
+	s := bot.NewScheduler(bot.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agent: agent, Owner: owner, Liveness: live,
 		Tick: 200 * time.Millisecond, Lease: 2 * time.Second, Grace: 20 * time.Second, RetryBase: 200 * time.Millisecond,
 		Nudge: disp.Nudge})
 	r := &replica{sched: s, cancel: cancel, done: make(chan struct{})}
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
+	go func() { defer wg.Done(); live.Run(ctx) }()
 	go func() { defer wg.Done(); s.Run(ctx) }()
 	go func() { defer wg.Done(); disp.Run(ctx) }()
 	go func() { wg.Wait(); db.Close(); close(r.done) }()

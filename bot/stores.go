@@ -122,10 +122,9 @@ type Outbox interface {
 	Retry(ctx context.Context, row OutboxRow, at time.Time, reason string) error
 	// Fail gives up on the row for good.
 	Fail(ctx context.Context, row OutboxRow, reason string) error
-	// Heartbeat says owner is alive. Rows claimed by an owner that stopped
-	// beating are claimed again at once (their sends are in doubt), instead
-	// of waiting for their lease.
-	Heartbeat(ctx context.Context, owner string) error
+	// Heartbeats: rows claimed by an owner whose heartbeat went stale are
+	// claimed again at once (see Liveness).
+	Heartbeats
 }
 
 // WindowAppender is an optional History capability: Append of one message

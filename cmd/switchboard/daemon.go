@@ -72,6 +72,7 @@ type daemon struct {
 	handoff   *bot.HandoffService
 	disp      *bot.Dispatcher
 	sched     *bot.Scheduler
+	live      *bot.Liveness // the heartbeat of what disp and sched hold
 	// leaders hold the channels only one replica may receive on (Telegram
 	// polling allows one poller per bot token).
 	leaders map[string]*bot.Leader
@@ -156,8 +157,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	// owner names this process in leases and heartbeats: unique even when a
 	// restarted container gets the same hostname and pid.
 	owner := processOwner()
+	// One heartbeat for the outbox rows and job runs this process holds.
+	d.live = bot.NewLiveness(bot.LivenessOptions{Store: st.db, Owner: owner, Logger: d.log})
 	d.disp = bot.NewDispatcher(bot.DispatcherOptions{
-		Outbox: st.db, Channels: d.channels, Owner: owner,
+		Outbox: st.db, Channels: d.channels, Owner: owner, Liveness: d.live,
 		Metrics: d.metrics, Logger: d.log, Tracer: d.tracing.tracer(),
 	})
 	approvals := bot.NewApprovals(bot.ApprovalOptions{
@@ -188,7 +191,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
 	d.sched = bot.NewScheduler(bot.SchedulerOptions{
 		Jobs: st.db, History: st.db, Outbox: st.db, Agent: agent, AgentName: cfg.Agent.Name, Agents: agents.named,
-		Owner: owner, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
+		Owner: owner, Liveness: d.live, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
 		Metrics: bot.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
 	})
 	d.router = bot.NewRouter(bot.Options{
@@ -426,7 +429,8 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
-	bg.Add(5)
+	bg.Add(6)
+	go func() { defer bg.Done(); d.live.Run(bgCtx) }() // through Drain
 	go func() { defer bg.Done(); <-up; d.st.docs.Listen(chCtx) }()
 	go func() { defer bg.Done(); <-up; d.disp.Run(bgCtx) }()
 	go func() { defer bg.Done(); <-up; d.sched.Run(chCtx) }()

@@ -86,7 +86,8 @@ const claimSQL = `WITH due AS MATERIALIZED (
 const OwnerTimeout = 4 * time.Second
 
 // Heartbeat records that owner is alive; call it about once a second while
-// delivering. It commits without waiting for the WAL flush.
+// it holds claims (bot.Liveness). It commits without waiting for the WAL
+// flush: a heartbeat lost in a PostgreSQL crash is followed by the next.
 func (db *DB) Heartbeat(ctx context.Context, owner string) error {
 	err := withRetry(ctx, func(ctx context.Context) error {
 		_, err := db.execWithoutFlush(ctx, `INSERT INTO replicas (owner) VALUES ($1)
@@ -95,6 +96,22 @@ func (db *DB) Heartbeat(ctx context.Context, owner string) error {
 	})
 	if err != nil {
 		return fmt.Errorf("outbox heartbeat of %s: %w", owner, err)
+	}
+	return nil
+}
+
+// EndHeartbeat forgets owner's heartbeat: it holds no claims that need it
+// (see bot.Liveness), and what it claims before its next Heartbeat is
+// claimed again by others only when the lease runs out. Unlike Heartbeat
+// it waits for the WAL flush: a heartbeat that a PostgreSQL crash brought
+// back would be stale, and the owner's next claims would be taken over.
+func (db *DB) EndHeartbeat(ctx context.Context, owner string) error {
+	err := withRetry(ctx, func(ctx context.Context) error {
+		_, err := db.pool.Exec(ctx, `DELETE FROM replicas WHERE owner = $1`, storable(owner))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("end heartbeat of %s: %w", owner, err)
 	}
 	return nil
 }

@@ -343,3 +343,33 @@ func TestOutboxDeadOwnersRowsAreClaimedAgain(t *testing.T) {
 		t.Fatalf("claim after the owner died = %+v, %v; want the row, attempt 2", got, err)
 	}
 }
+
+// An owner that ended its heartbeat (it holds nothing) leaves none behind
+// to go stale: what it claims next is claimed again only after the lease,
+// even minutes later, until it heartbeats again.
+func TestOutboxEndedHeartbeatLeavesClaimsToTheirLease(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	if err := db.Heartbeat(ctx, "idle-process"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.EndHeartbeat(ctx, "idle-process"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Enqueue(ctx, reply("a/telegram:42", 1, "claimed after idle")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Claim(ctx, "idle-process", 10, time.Hour); err != nil || len(got) != 1 {
+		t.Fatalf("claim = %v, %v", got, err)
+	}
+	// Minutes pass before its next heartbeat.
+	if _, err := db.Pool().Exec(ctx, `UPDATE replicas SET seen_at = now() - interval '10 minutes'`); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Claim(ctx, "other-process", 10, time.Hour); err != nil || len(got) != 0 {
+		t.Fatalf("another owner claimed the row of an owner without a heartbeat: %v, %v", got, err)
+	}
+	if err := db.EndHeartbeat(ctx, "never-beat"); err != nil {
+		t.Fatalf("ending a heartbeat that is not there: %v", err)
+	}
+}

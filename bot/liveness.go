@@ -1,0 +1,162 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Heartbeats records which processes are alive and holding work, so that
+// another replica takes over the work of one that died at once instead of
+// after a lease. Postgres implements it.
+type Heartbeats interface {
+	// Heartbeat says owner is alive. Outbox rows and job runs claimed by
+	// an owner whose heartbeat went stale are claimed again at once
+	// (their sends are in doubt), instead of waiting for their lease.
+	Heartbeat(ctx context.Context, owner string) error
+	// EndHeartbeat says owner holds nothing that needs its heartbeat: its
+	// heartbeat is forgotten, and what it claims from now on until its
+	// next Heartbeat is taken over only when the claim's lease runs out.
+	EndHeartbeat(ctx context.Context, owner string) error
+}
+
+// Liveness keeps this process's heartbeat while it holds claimed work
+// (outbox rows being sent, job runs), and none while it holds nothing.
+//
+// A heartbeat that is present but stale tells other replicas the owner
+// died, and they claim its work again at once; a heartbeat that is absent
+// tells them nothing, and they wait for each claim's lease. So Liveness
+// never leaves a stale heartbeat behind while the process lives: when the
+// last hold is released (and Linger has passed) it ends the heartbeat
+// before it stops beating, and work claimed while there is no heartbeat
+// is safe to send (others wait for its lease) until the first beat, made
+// at once when it is held. A process that dies while holding leaves a
+// heartbeat that goes stale, and its work is taken over within seconds,
+// as before. An idle daemon thus makes no heartbeat statement at all,
+// where it used to make one a second (docs/benchmarks.md).
+type Liveness struct {
+	o LivenessOptions
+
+	mu       sync.Mutex
+	holds    int
+	released time.Time     // when holds last dropped to 0
+	wake     chan struct{} // a hold began while Run waits
+}
+
+// LivenessOptions configures a Liveness.
+type LivenessOptions struct {
+	Store Heartbeats
+	Owner string // this process's name, as on its claims
+	// Interval between heartbeats while held (default 1 s).
+	Interval time.Duration
+	// Linger is how long heartbeats go on after the last hold is released
+	// (default 10 s), so a burst of messages does not end and begin the
+	// heartbeat between each.
+	Linger time.Duration
+	Logger *slog.Logger
+}
+
+// NewLiveness returns a Liveness; it beats only while Run runs.
+func NewLiveness(o LivenessOptions) *Liveness {
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.Linger <= 0 {
+		o.Linger = 10 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Liveness{o: o, wake: make(chan struct{}, 1)}
+}
+
+// Hold counts one more piece of claimed work; Release ends it. Call Hold
+// once the work is claimed: the first beat follows at once.
+func (l *Liveness) Hold() {
+	l.mu.Lock()
+	l.holds++
+	first := l.holds == 1
+	l.mu.Unlock()
+	if first {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Release ends one Hold.
+func (l *Liveness) Release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.holds <= 0 {
+		panic("bot: Liveness.Release without Hold")
+	}
+	l.holds--
+	if l.holds == 0 {
+		l.released = time.Now()
+	}
+}
+
+// Run keeps the heartbeat while anything is held, until ctx ends; call it
+// once. While nothing is held it waits without waking.
+func (l *Liveness) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.wake:
+		}
+		if !l.beatWhileHeld(ctx) {
+			return
+		}
+	}
+}
+
+// beatWhileHeld beats every Interval until nothing has been held for
+// Linger and the heartbeat is ended; it reports false when ctx ended first
+// (the heartbeat is left to go stale, as a crash would leave it).
+func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
+	for {
+		if err := l.o.Store.Heartbeat(ctx, l.o.Owner); err != nil && ctx.Err() == nil {
+			l.o.Logger.Debug("heartbeat failed", "err", err)
+		}
+		t := time.NewTimer(UntilBeat(l.o.Interval))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		if !l.idle() {
+			continue
+		}
+		if err := l.o.Store.EndHeartbeat(ctx, l.o.Owner); err != nil {
+			// Still there: keep it fresh and try again at the next beat.
+			if ctx.Err() == nil {
+				l.o.Logger.Debug("ending the heartbeat failed", "err", err)
+			}
+			continue
+		}
+		if !l.idle() {
+			continue // held again while it ended: beat again at once
+		}
+		return true
+	}
+}
+
+// idle reports whether nothing has been held for Linger. A wake-up left
+// by a Hold that came and went meanwhile is dropped with it.
+func (l *Liveness) idle() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.holds > 0 || time.Since(l.released) < l.o.Linger {
+		return false
+	}
+	select {
+	case <-l.wake:
+	default:
+	}
+	return true
+}

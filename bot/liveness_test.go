@@ -1,0 +1,296 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+// beatLog records a Liveness's heartbeat calls in order; the first
+// failEnds EndHeartbeat calls fail.
+type beatLog struct {
+	mu       sync.Mutex
+	events   []string
+	failEnds int
+}
+
+func (b *beatLog) Heartbeat(context.Context, string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.events = append(b.events, "beat")
+	return nil
+}
+
+func (b *beatLog) EndHeartbeat(context.Context, string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.failEnds > 0 {
+		b.failEnds--
+		b.events = append(b.events, "end failed")
+		return errors.New("connection refused")
+	}
+	b.events = append(b.events, "end")
+	return nil
+}
+
+func (b *beatLog) since(i int) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.events[i:]...)
+}
+
+// A Liveness makes no heartbeat while nothing is held, beats from the
+// first Hold on, ends the heartbeat once the last Release is Linger old
+// and then stops; an end that fails is retried, the heartbeat kept fresh
+// in between.
+func TestLivenessBeatsOnlyWhileHeld(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	store := &beatLog{}
+	live := bot.NewLiveness(bot.LivenessOptions{Store: store, Owner: "a", Interval: 10 * time.Millisecond, Linger: 30 * time.Millisecond})
+	done := make(chan struct{})
+	go func() { live.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	time.Sleep(100 * time.Millisecond) // ten intervals
+	if got := store.since(0); len(got) != 0 {
+		t.Fatalf("nothing held, yet %q", got)
+	}
+
+	live.Hold()
+	live.Hold()
+	bot.WaitUntil(t, "three beats", func() bool { return len(store.since(0)) >= 3 })
+	live.Release()
+	time.Sleep(50 * time.Millisecond) // past Linger with one hold left
+	live.Release()
+	bot.WaitUntil(t, "the heartbeat ends", func() bool { return slices.Contains(store.since(0), "end") })
+	ended := store.since(0)
+	if i := slices.Index(ended, "end"); i != len(ended)-1 || slices.ContainsFunc(ended[:i], func(e string) bool { return e != "beat" }) {
+		t.Fatalf("events %q; want beats, then one end", ended)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := store.since(len(ended)); len(got) != 0 {
+		t.Fatalf("after the end: %q; want nothing", got)
+	}
+
+	store.mu.Lock()
+	store.failEnds = 2
+	store.mu.Unlock()
+	live.Hold()
+	bot.WaitUntil(t, "a beat", func() bool { return len(store.since(len(ended))) > 0 })
+	live.Release()
+	bot.WaitUntil(t, "the heartbeat ends again", func() bool { return slices.Contains(store.since(len(ended)), "end") })
+	got := store.since(len(ended))
+	if got[0] != "beat" || got[len(got)-1] != "end" {
+		t.Fatalf("second hold: %q; want a beat first and the end last", got)
+	}
+	for i, e := range got {
+		if e == "end failed" && got[i+1] != "beat" {
+			t.Fatalf("second hold: %q; want a beat after each failed end", got)
+		}
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(got), func(e string) bool { return e != "end failed" })); n != 2 {
+		t.Fatalf("second hold: %q; want two failed ends", got)
+	}
+}
+
+// gatedBeats passes heartbeats to a store, but holds each Heartbeat while
+// gate is set, and counts EndHeartbeat calls that succeeded.
+type gatedBeats struct {
+	bot.Heartbeats
+	mu    sync.Mutex
+	gate  chan struct{}
+	ended int
+}
+
+func (g *gatedBeats) Heartbeat(ctx context.Context, owner string) error {
+	g.mu.Lock()
+	gate := g.gate
+	g.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return g.Heartbeats.Heartbeat(ctx, owner)
+}
+
+func (g *gatedBeats) EndHeartbeat(ctx context.Context, owner string) error {
+	err := g.Heartbeats.EndHeartbeat(ctx, owner)
+	if err == nil {
+		g.mu.Lock()
+		g.ended++
+		g.mu.Unlock()
+	}
+	return err
+}
+
+func (g *gatedBeats) endings() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ended
+}
+
+// heldChat holds its sends to chat "held" until release is closed and
+// records every send.
+type heldChat struct {
+	entered, release chan struct{}
+	once             sync.Once
+	mu               sync.Mutex
+	sent             []string
+}
+
+func (c *heldChat) Platform() string { return "test" }
+
+func (c *heldChat) Start(ctx context.Context, _ channels.Handler) error {
+	<-ctx.Done()
+	return nil
+}
+
+func (c *heldChat) Send(ctx context.Context, m channels.Outbound) (string, error) {
+	if m.To.ChatID == "held" {
+		c.once.Do(func() { close(c.entered) })
+		select {
+		case <-c.release:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sent = append(c.sent, m.Text)
+	return m.Text, nil
+}
+
+func (c *heldChat) delivered() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.sent...)
+}
+
+// A replica that went idle leaves no heartbeat that could go stale, so a
+// row it claims after a long idle, while its first new heartbeat is still
+// on its way, is not taken by another replica: that one waits for the
+// lease. (A heartbeat left behind by the first delivery would be minutes
+// old by then and void the claim at once.)
+func TestDispatcherClaimAfterIdleIsNotTakenOver(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db := pgtest.Open(t, ctx)
+	beats := &gatedBeats{Heartbeats: db}
+	live := bot.NewLiveness(bot.LivenessOptions{Store: beats, Owner: "a", Interval: 50 * time.Millisecond, Linger: 50 * time.Millisecond})
+	chA := &heldChat{entered: make(chan struct{}), release: make(chan struct{})}
+	dispA := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: map[string]channels.Channel{"test": chA},
+		Owner: "a", Liveness: live, Poll: 50 * time.Millisecond})
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	wg.Go(func() { live.Run(ctx) })
+	wg.Go(func() { dispA.Run(ctx) })
+
+	enqueue := func(chat, text string) {
+		t.Helper()
+		if _, err := db.Enqueue(ctx, bot.OutboxMessage{To: channels.Address{Platform: "test", ChatID: chat}, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		dispA.Nudge()
+	}
+	enqueue("c1", "first")
+	bot.WaitUntil(t, "the first row is delivered", func() bool { return len(chA.delivered()) == 1 })
+	bot.WaitUntil(t, "a's heartbeat ends after its last delivery", func() bool { return beats.endings() > 0 })
+	// Minutes pass: any heartbeat of a's still stored goes stale.
+	if _, err := db.Pool().Exec(ctx, `UPDATE replicas SET seen_at = now() - interval '10 minutes'`); err != nil {
+		t.Fatal(err)
+	}
+
+	beats.mu.Lock()
+	beats.gate = make(chan struct{}) // a's next heartbeat is slow to arrive
+	beats.mu.Unlock()
+	enqueue("held", "second")
+	select {
+	case <-chA.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a did not start sending the second row")
+	}
+	chB := &heldChat{entered: make(chan struct{}), release: make(chan struct{})}
+	dispB := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: map[string]channels.Channel{"test": chB},
+		Owner: "b", Poll: 20 * time.Millisecond})
+	wg.Go(func() { dispB.Run(ctx) })
+	time.Sleep(500 * time.Millisecond) // b polls about 25 times
+	select {
+	case <-chB.entered:
+		t.Fatal("b took the row a is sending: a's claim was void while its heartbeat was on its way")
+	default:
+	}
+	close(beats.gate)
+	close(chA.release)
+	bot.WaitUntil(t, "a delivers the second row", func() bool { return len(chA.delivered()) == 2 })
+	if got := chB.delivered(); len(got) != 0 {
+		t.Fatalf("b sent %q; want nothing", got)
+	}
+}
+
+// A replica running a job slot keeps its heartbeat fresh for the whole run
+// (another replica takes the run over at once only when it goes stale),
+// although it has no outbox row in flight meanwhile.
+func TestSchedulerRunKeepsHeartbeat(t *testing.T) {
+	ctx := context.Background()
+	dbURL := pgtest.New(t)
+	admin, err := postgres.Open(ctx, dbURL, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if err := postgres.Migrate(ctx, admin); err != nil {
+		t.Fatal(err)
+	}
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	llm.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "done", Delay: 3 * time.Second} })
+	job, err := admin.UpsertJob(ctx, bot.Job{Name: "slow", Schedule: "@every 1s", Prompt: "take your time",
+		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: true, Overlap: bot.OverlapSkip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startReplica(t, dbURL, "a", llm.URL(), newRecorder())
+	var run bot.JobRun
+	bot.WaitUntil(t, "the first run starts", func() bool {
+		runs, err := admin.RecentRuns(ctx, job.ID, 1)
+		if err == nil && len(runs) == 1 && runs[0].Status == bot.RunRunning {
+			run = runs[0]
+			return true
+		}
+		return false
+	})
+	seen := func() time.Time {
+		t.Helper()
+		var at time.Time
+		bot.WaitUntil(t, "a's heartbeat", func() bool {
+			return admin.Pool().QueryRow(ctx, `SELECT seen_at FROM replicas WHERE owner = 'a'`).Scan(&at) == nil
+		})
+		return at
+	}
+	first := seen()
+	time.Sleep(1500 * time.Millisecond)
+	if later := seen(); !later.After(first) {
+		t.Fatalf("a's heartbeat stayed at %s for 1.5 s of its run", first)
+	}
+	runs, err := admin.RecentRuns(ctx, job.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.ID == run.ID && r.Status != bot.RunRunning {
+			t.Fatalf("the first run is %s; want it still running while the heartbeat was read", r.Status)
+		}
+	}
+}
