@@ -26,6 +26,7 @@ var ErrUnavailable = errors.New("redis unreachable (outage in progress)")
 type health struct {
 	logger *slog.Logger
 	addr   string
+	onDown func() // called when an outage begins (the heartbeat then probes)
 
 	mu       sync.Mutex
 	down     bool
@@ -54,6 +55,9 @@ func (h *health) observe(err error) {
 	switch {
 	case !up && !h.down:
 		h.down, h.since, h.failures = true, time.Now(), 1
+		if h.onDown != nil {
+			h.onDown()
+		}
 		h.logger.Warn("redis unreachable: rate limits are off and session locks are skipped until it is back",
 			"addr", h.addr, "err", err)
 	case !up:

@@ -17,18 +17,62 @@ import (
 const DefaultInstanceTTL = 3 * time.Second
 
 // instance is this process's identity in Redis: a random id and a
-// heartbeat key <prefix>instance:<id> refreshed every TTL/3. Every lock the
-// store takes names its instance, so a lock whose instance stopped beating
-// is known to be stale at once.
+// heartbeat key <prefix>instance:<id> refreshed every TTL/3 while the
+// instance holds locks. Every lock the store takes names its instance, so
+// a lock whose instance stopped beating is known to be stale at once.
+//
+// An instance that holds no lock needs no heartbeat: the key is set with
+// each lock taken (in the same script) and beaten while any is held, and
+// expires after the last one is given back. Its beat doubles as the probe
+// that ends an outage (calls fail fast meanwhile), so it also beats while
+// Redis is down. An idle daemon thus sends Redis nothing, where it sent a
+// heartbeat a second (docs/benchmarks.md).
 type instance struct {
 	id    string
 	key   string // full key, prefix included
 	label string // stored as the key's value, for people reading Redis
 	ttl   time.Duration
 
+	mu   sync.Mutex
+	held int           // locks taken and not given back
+	wake chan struct{} // the heartbeat is needed again
+
 	stop     context.CancelFunc
 	stopOnce sync.Once
 	done     chan struct{}
+}
+
+// hold counts a lock taken; the heartbeat goes on while any is held.
+func (in *instance) hold() {
+	in.mu.Lock()
+	in.held++
+	first := in.held == 1
+	in.mu.Unlock()
+	if first {
+		in.needed()
+	}
+}
+
+// drop counts a lock given back.
+func (in *instance) drop() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.held = max(0, in.held-1)
+}
+
+// holding reports whether any lock is held.
+func (in *instance) holding() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.held > 0
+}
+
+// needed wakes the heartbeat if it waits.
+func (in *instance) needed() {
+	select {
+	case in.wake <- struct{}{}:
+	default:
+	}
 }
 
 // newInstanceID returns a fresh random instance id (hex).
@@ -43,7 +87,9 @@ func newInstanceID() (string, error) {
 // instanceKey is the heartbeat key of instance id, without the prefix.
 func instanceKey(id string) string { return "instance:" + id }
 
-// beat starts the heartbeat goroutine; stopBeating ends it.
+// beat starts the heartbeat goroutine; stopBeating ends it. It beats once,
+// then every TTL/3 while the instance holds a lock or Redis is down, and
+// otherwise waits to be needed again.
 func (s *Store) beat() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.inst.stop = cancel
@@ -55,15 +101,30 @@ func (s *Store) beat() {
 			// Failures are logged once per outage by the health hook.
 			_ = s.client.Set(bctx, s.inst.key, s.inst.label, s.inst.ttl).Err()
 			stop()
-			t := time.NewTimer(bot.UntilBeat(s.inst.ttl / 3)) // with the daemon's other idle work
-			select {
-			case <-ctx.Done():
-				t.Stop()
+			if !s.waitForBeat(ctx) {
 				return
-			case <-t.C:
 			}
 		}
 	}()
+}
+
+// waitForBeat waits until the next beat is due: the next TTL/3 beat while
+// a lock is held or Redis is down, else until a lock is taken or a call
+// finds Redis down. It reports false when ctx ended.
+func (s *Store) waitForBeat(ctx context.Context) bool {
+	var next <-chan time.Time // nil: only a wake-up
+	if s.inst.holding() || !s.health.Available() {
+		t := time.NewTimer(bot.UntilBeat(s.inst.ttl / 3)) // with the daemon's other idle work
+		defer t.Stop()
+		next = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-next:
+	case <-s.inst.wake:
+	}
+	return true
 }
 
 // stopBeating ends the heartbeat without removing the key, as a crash
@@ -78,8 +139,8 @@ func (s *Store) stopBeating() {
 // Instance returns this store's instance id, the owner named in its locks.
 func (s *Store) Instance() string { return s.inst.id }
 
-// Alive reports whether the instance id still beats (its heartbeat key
-// exists).
+// Alive reports whether the instance id has a heartbeat (its key exists):
+// it lives and holds locks, or did within the instance TTL.
 func (s *Store) Alive(ctx context.Context, id string) (bool, error) {
 	n, err := s.client.Exists(ctx, s.prefix+instanceKey(id)).Result()
 	if err != nil {

@@ -140,3 +140,60 @@ func TestLockFreedWhenHolderCloses(t *testing.T) {
 		})
 	}
 }
+
+// TestHeartbeatOnlyWhileLocksAreHeld: an instance that holds no lock lets
+// its heartbeat key expire (an idle daemon sends Redis nothing); taking a
+// lock sets it, and it is kept for as long as any lock is held, given back
+// with Release or ReleaseSoon.
+func TestHeartbeatOnlyWhileLocksAreHeld(t *testing.T) {
+	for _, b := range sharedBackends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			open := b.open(t)
+			const instanceTTL = 600 * time.Millisecond
+			s := open(sbredis.Options{InstanceTTL: instanceTTL})
+			watcher := open(sbredis.Options{})
+			ctx := testContext(t)
+			alive := func() bool {
+				t.Helper()
+				ok, err := watcher.Alive(ctx, s.Instance())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ok
+			}
+			waitGone := func(what string) {
+				t.Helper()
+				for end := time.Now().Add(10 * time.Second); alive(); time.Sleep(50 * time.Millisecond) {
+					if time.Now().After(end) {
+						t.Fatalf("the heartbeat is still there 10 s after %s", what)
+					}
+				}
+			}
+			waitGone("Open, with no lock held")
+			a, err := s.Obtain(ctx, "session:a", time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bl, err := s.Obtain(ctx, "session:b", time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := func() {
+				t.Helper()
+				for end := time.Now().Add(3 * instanceTTL); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+					if !alive() {
+						t.Fatal("the heartbeat lapsed while a lock was held")
+					}
+				}
+			}
+			held()
+			a.(*sbredis.Lock).ReleaseSoon()
+			held() // b still is
+			if err := bl.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			waitGone("the last lock was given back")
+		})
+	}
+}

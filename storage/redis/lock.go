@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -89,6 +90,7 @@ func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.
 	case 2:
 		s.logger.Info("took over a lock whose owner is gone", "key", key)
 	}
+	s.inst.hold() // the script set the heartbeat; it is beaten from now on
 	return &Lock{s: s, key: key, value: value}, nil
 }
 
@@ -103,9 +105,17 @@ func lockToken() (string, error) {
 
 // Lock is a held Redis lock; it implements bot.Lock.
 type Lock struct {
-	s     *Store
-	key   string
-	value string
+	s       *Store
+	key     string
+	value   string
+	dropped atomic.Bool // given back: no longer counted in the instance's holds
+}
+
+// drop stops counting l among the instance's held locks (once).
+func (l *Lock) drop() {
+	if !l.dropped.Swap(true) {
+		l.s.inst.drop()
+	}
 }
 
 var _ bot.Lock = (*Lock)(nil)
@@ -129,6 +139,7 @@ func (l *Lock) Refresh(ctx context.Context, ttl time.Duration) error {
 // Release gives the lock back. It fails with ErrNotHeld when the lock was
 // already lost.
 func (l *Lock) Release(ctx context.Context) error {
+	defer l.drop() // released, lost or left to its TTL: the caller is done with it
 	n, err := releaseScript.Run(ctx, l.s.scripts, []string{"lock:" + l.key}, l.value).Int()
 	if err != nil {
 		return fmt.Errorf("release lock %q: %w", l.key, err)

@@ -135,7 +135,10 @@ func (r *releases) sent(ls []*Lock) {
 // is sent with this process's next Obtain, in the same round trip, or on
 // its own within a few milliseconds. A lock lost meanwhile is not
 // reported; Release does that.
-func (l *Lock) ReleaseSoon() { l.s.released.add(l) }
+func (l *Lock) ReleaseSoon() {
+	l.s.released.add(l)
+	l.drop()
+}
 
 // flushReleases sends the queued releases in one script call.
 func (s *Store) flushReleases(ctx context.Context) {

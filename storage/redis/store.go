@@ -38,7 +38,7 @@ type Options struct {
 
 // Store is switchboard's Redis state. It implements bot.Limiter,
 // bot.Deduper (and so bot.Notice) and bot.Locker. It is one live instance:
-// from Open to Close it keeps a heartbeat key in Redis, and its locks name
+// while it holds locks it keeps a heartbeat key in Redis, and its locks name
 // it as their owner, so another process can tell its locks from those of a
 // process that died.
 type Store struct {
@@ -100,10 +100,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		logger:  opts.Logger,
 		limiter: redis_rate.NewLimiter(scripts),
 		scripts: scripts,
-		health:  &health{logger: opts.Logger, addr: ro.Addr},
 		inst: &instance{id: id, key: opts.Prefix + instanceKey(id), ttl: opts.InstanceTTL,
-			label: fmt.Sprintf("%s-%d", hostname, os.Getpid())},
+			label: fmt.Sprintf("%s-%d", hostname, os.Getpid()), wake: make(chan struct{}, 1)},
 	}
+	s.health = &health{logger: opts.Logger, addr: ro.Addr, onDown: s.inst.needed}
 	pingErr := s.Ping(ctx)
 	// Installed after the first ping, which is reported here: a Redis that
 	// is down at start-up starts an outage whose end the hook logs.
@@ -129,7 +129,8 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Available reports whether Redis answered the store's latest command
-// that reached it (the heartbeat asks every second).
+// that reached it (the heartbeat asks every second while locks are held
+// or Redis is down; an idle store asks nothing).
 func (s *Store) Available() bool { return s.health.Available() }
 
 // Close stops the heartbeat, removes it (locks this instance still holds
