@@ -71,3 +71,35 @@ func TestOutageLoggedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleStoreNoticesAnOutage: a store that holds no lock and is asked
+// nothing still pings Redis now and then (IdleProbe), so an outage is
+// known, and calls fail fast, before a message's first call would wait
+// out the dial retries; the end of the outage is noticed as well.
+func TestIdleStoreNoticesAnOutage(t *testing.T) {
+	m := miniredis.NewMiniRedis()
+	if err := m.StartAddr("127.0.0.1:0"); err != nil {
+		t.Fatalf("start miniredis: %v", err)
+	}
+	t.Cleanup(m.Close)
+	logs := &channeltest.Log{}
+	s := openStoreWith(t, "redis://"+m.Addr(), sbredis.Options{IdleProbe: 100 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("not noticed within 10 s: %s\n%s", what, logs.String())
+			}
+		}
+	}
+	m.Close()
+	waitFor("Redis went away", func() bool { return !s.Available() })
+	if err := m.Restart(); err != nil {
+		t.Fatalf("restart miniredis: %v", err)
+	}
+	waitFor("Redis came back", s.Available)
+	if out := logs.String(); !strings.Contains(out, "redis unreachable") || !strings.Contains(out, "redis reachable again") {
+		t.Errorf("log %q; want the outage and its end", out)
+	}
+}

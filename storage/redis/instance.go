@@ -16,6 +16,9 @@ import (
 // gone that long after, and its locks can be taken over.
 const DefaultInstanceTTL = 3 * time.Second
 
+// DefaultIdleProbe is how often a store that holds no lock pings Redis.
+const DefaultIdleProbe = 10 * time.Second
+
 // instance is this process's identity in Redis: a random id and a
 // heartbeat key <prefix>instance:<id> refreshed every TTL/3 while the
 // instance holds locks. Every lock the store takes names its instance, so
@@ -25,13 +28,17 @@ const DefaultInstanceTTL = 3 * time.Second
 // each lock taken (in the same script) and beaten while any is held, and
 // expires after the last one is given back. Its beat doubles as the probe
 // that ends an outage (calls fail fast meanwhile), so it also beats while
-// Redis is down. An idle daemon thus sends Redis nothing, where it sent a
-// heartbeat a second (docs/benchmarks.md).
+// Redis is down; while it holds nothing it only pings Redis every
+// IdleProbe, so an outage is known before a message's first call has to
+// wait out go-redis's dial retries. An idle daemon thus sends Redis a ping
+// every 10 s, where it sent a heartbeat a second (docs/benchmarks.md).
 type instance struct {
 	id    string
 	key   string // full key, prefix included
 	label string // stored as the key's value, for people reading Redis
 	ttl   time.Duration
+	// idleProbe is how often Redis is pinged while no lock is held.
+	idleProbe time.Duration
 
 	mu   sync.Mutex
 	held int           // locks taken and not given back
@@ -89,17 +96,21 @@ func instanceKey(id string) string { return "instance:" + id }
 
 // beat starts the heartbeat goroutine; stopBeating ends it. It beats once,
 // then every TTL/3 while the instance holds a lock or Redis is down, and
-// otherwise waits to be needed again.
+// otherwise pings Redis every idleProbe until it is needed again.
 func (s *Store) beat() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.inst.stop = cancel
 	s.inst.done = make(chan struct{})
 	go func() {
 		defer close(s.inst.done)
-		for {
+		for needed := true; ; needed = s.beatNeeded() {
 			bctx, stop := context.WithTimeout(asProbe(ctx), s.inst.ttl/3)
 			// Failures are logged once per outage by the health hook.
-			_ = s.client.Set(bctx, s.inst.key, s.inst.label, s.inst.ttl).Err()
+			if needed {
+				_ = s.client.Set(bctx, s.inst.key, s.inst.label, s.inst.ttl).Err()
+			} else {
+				_ = s.client.Ping(bctx).Err()
+			}
 			stop()
 			if !s.waitForBeat(ctx) {
 				return
@@ -108,20 +119,25 @@ func (s *Store) beat() {
 	}()
 }
 
+// beatNeeded reports whether the heartbeat key must be kept: a lock is
+// held, or Redis is down (the beat is then the probe that ends the
+// outage).
+func (s *Store) beatNeeded() bool { return s.inst.holding() || !s.health.Available() }
+
 // waitForBeat waits until the next beat is due: the next TTL/3 beat while
-// a lock is held or Redis is down, else until a lock is taken or a call
-// finds Redis down. It reports false when ctx ended.
+// it is needed, else the next idle probe, or until a lock is taken or a
+// call finds Redis down. It reports false when ctx ended.
 func (s *Store) waitForBeat(ctx context.Context) bool {
-	var next <-chan time.Time // nil: only a wake-up
-	if s.inst.holding() || !s.health.Available() {
-		t := time.NewTimer(bot.UntilBeat(s.inst.ttl / 3)) // with the daemon's other idle work
-		defer t.Stop()
-		next = t.C
+	every := s.inst.idleProbe
+	if s.beatNeeded() {
+		every = s.inst.ttl / 3
 	}
+	t := time.NewTimer(bot.UntilBeat(every)) // with the daemon's other idle work
+	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
-	case <-next:
+	case <-t.C:
 	case <-s.inst.wake:
 	}
 	return true

@@ -29,8 +29,12 @@ type Options struct {
 	Logger *slog.Logger
 	// InstanceTTL is how long after this process's last heartbeat its locks
 	// count as abandoned (default DefaultInstanceTTL); it beats every
-	// InstanceTTL/3.
+	// InstanceTTL/3 while it holds locks.
 	InstanceTTL time.Duration
+	// IdleProbe is how often a store that holds no lock asks Redis whether
+	// it answers (default DefaultIdleProbe), so an outage that begins while
+	// the daemon is idle is known before a message's call waits it out.
+	IdleProbe time.Duration
 	// Tracing, when set, traces every command (a span per command or
 	// pipeline, child of the caller's span).
 	Tracing trace.TracerProvider
@@ -80,6 +84,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.InstanceTTL <= 0 {
 		opts.InstanceTTL = DefaultInstanceTTL
 	}
+	if opts.IdleProbe <= 0 {
+		opts.IdleProbe = DefaultIdleProbe
+	}
 	id, err := newInstanceID()
 	if err != nil {
 		return nil, err
@@ -100,7 +107,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		logger:  opts.Logger,
 		limiter: redis_rate.NewLimiter(scripts),
 		scripts: scripts,
-		inst: &instance{id: id, key: opts.Prefix + instanceKey(id), ttl: opts.InstanceTTL,
+		inst: &instance{id: id, key: opts.Prefix + instanceKey(id), ttl: opts.InstanceTTL, idleProbe: opts.IdleProbe,
 			label: fmt.Sprintf("%s-%d", hostname, os.Getpid()), wake: make(chan struct{}, 1)},
 	}
 	s.health = &health{logger: opts.Logger, addr: ro.Addr, onDown: s.inst.needed}
@@ -130,7 +137,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Available reports whether Redis answered the store's latest command
 // that reached it (the heartbeat asks every second while locks are held
-// or Redis is down; an idle store asks nothing).
+// or Redis is down, and every IdleProbe otherwise).
 func (s *Store) Available() bool { return s.health.Available() }
 
 // Close stops the heartbeat, removes it (locks this instance still holds
