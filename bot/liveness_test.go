@@ -11,7 +11,6 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
-	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
 
@@ -244,15 +243,7 @@ func TestDispatcherClaimAfterIdleIsNotTakenOver(t *testing.T) {
 // although it has no outbox row in flight meanwhile.
 func TestSchedulerRunKeepsHeartbeat(t *testing.T) {
 	ctx := context.Background()
-	dbURL := pgtest.New(t)
-	admin, err := postgres.Open(ctx, dbURL, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if err := postgres.Migrate(ctx, admin); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, admin := replicasDB(t)
 	llm := llmtest.NewServer()
 	defer llm.Close()
 	llm.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "done", Delay: 3 * time.Second} })

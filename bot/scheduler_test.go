@@ -50,20 +50,28 @@ func startReplica(t *testing.T, dbURL, owner, llmURL string, ch *recorder) *repl
 	return r
 }
 
+// replicasDB returns a new migrated database for replicas to share and a
+// connection to it for the test's own reads and writes (closed at the end).
+func replicasDB(t *testing.T) (string, *postgres.DB) {
+	t.Helper()
+	dbURL := pgtest.New(t)
+	admin, err := postgres.Open(context.Background(), dbURL, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(admin.Close)
+	if err := postgres.Migrate(context.Background(), admin); err != nil {
+		t.Fatal(err)
+	}
+	return dbURL, admin
+}
+
 // TestSchedulerExactlyOnceAcrossReplicas runs a job every second on three
 // replicas, kills one while it runs a slot, and checks every slot ran and
 // was delivered exactly once.
 func TestSchedulerExactlyOnceAcrossReplicas(t *testing.T) {
 	ctx := context.Background()
-	dbURL := pgtest.New(t)
-	admin, err := postgres.Open(ctx, dbURL, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if err := postgres.Migrate(ctx, admin); err != nil {
-		t.Fatal(err)
-	}
+	dbURL, admin := replicasDB(t)
 	llm := llmtest.NewServer()
 	defer llm.Close()
 	llm.Handle(func(req llmtest.Request) llmtest.Reply {

@@ -13,15 +13,22 @@ import (
 	sbredis "github.com/switchboard-chat/switchboard/storage/redis"
 )
 
-// TestOutageLoggedOnce: while Redis is down every call fails (fast, once
-// the outage is known), but the log gets one warning for the outage and one
-// line when Redis is back.
-func TestOutageLoggedOnce(t *testing.T) {
+// startMiniredis starts a Redis the test can stop and restart.
+func startMiniredis(t *testing.T) *miniredis.Miniredis {
+	t.Helper()
 	m := miniredis.NewMiniRedis()
 	if err := m.StartAddr("127.0.0.1:0"); err != nil {
 		t.Fatalf("start miniredis: %v", err)
 	}
 	t.Cleanup(m.Close)
+	return m
+}
+
+// TestOutageLoggedOnce: while Redis is down every call fails (fast, once
+// the outage is known), but the log gets one warning for the outage and one
+// line when Redis is back.
+func TestOutageLoggedOnce(t *testing.T) {
+	m := startMiniredis(t)
 	logs := &channeltest.Log{}
 	s := openStoreWith(t, "redis://"+m.Addr(), sbredis.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	ctx := testContext(t)
@@ -77,11 +84,7 @@ func TestOutageLoggedOnce(t *testing.T) {
 // known, and calls fail fast, before a message's first call would wait
 // out the dial retries; the end of the outage is noticed as well.
 func TestIdleStoreNoticesAnOutage(t *testing.T) {
-	m := miniredis.NewMiniRedis()
-	if err := m.StartAddr("127.0.0.1:0"); err != nil {
-		t.Fatalf("start miniredis: %v", err)
-	}
-	t.Cleanup(m.Close)
+	m := startMiniredis(t)
 	logs := &channeltest.Log{}
 	s := openStoreWith(t, "redis://"+m.Addr(), sbredis.Options{IdleProbe: 100 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
