@@ -19,14 +19,21 @@ const DefaultInstanceTTL = 3 * time.Second
 // DefaultIdleProbe is how often a store that holds no lock pings Redis.
 const DefaultIdleProbe = 10 * time.Second
 
+// holdLinger is how many instance TTLs the heartbeat goes on after the
+// last lock was given back (9 s by default), so that steady traffic (a
+// lock per message, given back before the next) keeps one beat a second
+// instead of starting the beat anew, with a write of its own, for every
+// message.
+const holdLinger = 3
+
 // instance is this process's identity in Redis: a random id and a
 // heartbeat key <prefix>instance:<id> refreshed every TTL/3 while the
 // instance holds locks. Every lock the store takes names its instance, so
 // a lock whose instance stopped beating is known to be stale at once.
 //
 // An instance that holds no lock needs no heartbeat: the key is set with
-// each lock taken (in the same script) and beaten while any is held, and
-// expires after the last one is given back. Its beat doubles as the probe
+// each lock taken (in the same script) and beaten while any is held (and
+// holdLinger TTLs after), and then expires. Its beat doubles as the probe
 // that ends an outage (calls fail fast meanwhile), so it also beats while
 // Redis is down; while it holds nothing it only pings Redis every
 // IdleProbe, so an outage is known before a message's first call has to
@@ -40,22 +47,25 @@ type instance struct {
 	// idleProbe is how often Redis is pinged while no lock is held.
 	idleProbe time.Duration
 
-	mu   sync.Mutex
-	held int           // locks taken and not given back
-	wake chan struct{} // the heartbeat is needed again
+	mu      sync.Mutex
+	held    int           // locks taken and not given back
+	dropped time.Time     // when held last fell to 0
+	beating bool          // the heartbeat beats every TTL/3 without being woken
+	wake    chan struct{} // the heartbeat is needed again
 
 	stop     context.CancelFunc
 	stopOnce sync.Once
 	done     chan struct{}
 }
 
-// hold counts a lock taken; the heartbeat goes on while any is held.
+// hold counts a lock taken; the heartbeat goes on while any is held. It
+// wakes the heartbeat only when it does not beat already.
 func (in *instance) hold() {
 	in.mu.Lock()
 	in.held++
-	first := in.held == 1
+	wake := !in.beating
 	in.mu.Unlock()
-	if first {
+	if wake {
 		in.needed()
 	}
 }
@@ -65,13 +75,23 @@ func (in *instance) drop() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.held = max(0, in.held-1)
+	if in.held == 0 {
+		in.dropped = time.Now()
+	}
 }
 
-// holding reports whether any lock is held.
+// holding reports whether a lock is held or was within holdLinger TTLs.
 func (in *instance) holding() bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.held > 0
+	return in.held > 0 || (!in.dropped.IsZero() && time.Since(in.dropped) < holdLinger*in.ttl)
+}
+
+// setBeating records whether the heartbeat beats without being woken.
+func (in *instance) setBeating(b bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.beating = b
 }
 
 // needed wakes the heartbeat if it waits.
@@ -103,7 +123,8 @@ func (s *Store) beat() {
 	s.inst.done = make(chan struct{})
 	go func() {
 		defer close(s.inst.done)
-		for needed := true; ; needed = s.beatNeeded() {
+		for first := true; ; first = false {
+			needed := first || s.beatNeeded()
 			bctx, stop := context.WithTimeout(asProbe(ctx), s.inst.ttl/3)
 			// Failures are logged once per outage by the health hook.
 			if needed {
@@ -120,18 +141,19 @@ func (s *Store) beat() {
 }
 
 // beatNeeded reports whether the heartbeat key must be kept: a lock is
-// held, or Redis is down (the beat is then the probe that ends the
-// outage).
+// held (or was within holdLinger TTLs), or Redis is down (the beat is then the
+// probe that ends the outage).
 func (s *Store) beatNeeded() bool { return s.inst.holding() || !s.health.Available() }
 
 // waitForBeat waits until the next beat is due: the next TTL/3 beat while
 // it is needed, else the next idle probe, or until a lock is taken or a
 // call finds Redis down. It reports false when ctx ended.
 func (s *Store) waitForBeat(ctx context.Context) bool {
-	every := s.inst.idleProbe
-	if s.beatNeeded() {
+	every, needed := s.inst.idleProbe, s.beatNeeded()
+	if needed {
 		every = s.inst.ttl / 3
 	}
+	s.inst.setBeating(needed)
 	t := time.NewTimer(bot.UntilBeat(every)) // with the daemon's other idle work
 	defer t.Stop()
 	select {
