@@ -142,7 +142,7 @@ func TestLockFreedWhenHolderCloses(t *testing.T) {
 }
 
 // TestHeartbeatOnlyWhileLocksAreHeld: an instance that holds no lock lets
-// its heartbeat key expire (an idle daemon sends Redis nothing); taking a
+// its heartbeat key expire (an idle daemon writes Redis no heartbeat); taking a
 // lock sets it, and it is kept for as long as any lock is held, given back
 // with Release or ReleaseSoon.
 func TestHeartbeatOnlyWhileLocksAreHeld(t *testing.T) {
