@@ -44,6 +44,7 @@ func TestHeartbeatIsNotRestartedPerLock(t *testing.T) {
 	defer func() { _ = s.Close() }()
 	sets := &setCounter{key: s.inst.key}
 	s.client.AddHook(sets)
+	start := time.Now()
 	for range 50 {
 		l, err := s.Obtain(ctx, "session:1", time.Minute)
 		if err != nil {
@@ -52,9 +53,9 @@ func TestHeartbeatIsNotRestartedPerLock(t *testing.T) {
 		l.(*Lock).ReleaseSoon()
 		time.Sleep(5 * time.Millisecond) // the release goes out on its own
 	}
-	// 50 locks in about 0.3 s: the first wakes the heartbeat (one write),
-	// and a beat a second may fall in.
-	if n := sets.n.Load(); n > 3 {
-		t.Fatalf("the heartbeat wrote %d times for 50 locks in a row; want one a second at most", n)
+	// The first lock wakes the heartbeat (one write); then it beats once a
+	// second (about 0.3 s for the 50 here, longer on a busy machine).
+	if n, most := sets.n.Load(), 2+int32(time.Since(start)/time.Second); n > most {
+		t.Fatalf("the heartbeat wrote %d times for 50 locks in a row in %s; want at most %d", n, time.Since(start), most)
 	}
 }
