@@ -53,9 +53,10 @@ func TestHeartbeatIsNotRestartedPerLock(t *testing.T) {
 		l.(*Lock).ReleaseSoon()
 		time.Sleep(5 * time.Millisecond) // the release goes out on its own
 	}
-	// The first lock wakes the heartbeat (one write); then it beats once a
+	// Open's first beat may be counted (it runs on its own goroutine), the
+	// first lock wakes the heartbeat (one write), and then it beats once a
 	// second (about 0.3 s for the 50 here, longer on a busy machine).
-	if n, most := sets.n.Load(), 2+int32(time.Since(start)/time.Second); n > most {
+	if n, most := sets.n.Load(), 3+int32(time.Since(start)/time.Second); n > most {
 		t.Fatalf("the heartbeat wrote %d times for 50 locks in a row in %s; want at most %d", n, time.Since(start), most)
 	}
 }
