@@ -64,6 +64,7 @@ func (in *instance) hold() {
 	in.mu.Lock()
 	in.held++
 	wake := !in.beating
+	in.beating = true // one wake-up is enough: the heartbeat beats from now on
 	in.mu.Unlock()
 	if wake {
 		in.needed()
