@@ -27,6 +27,9 @@ type SchedulerOptions struct {
 	// so a replica that dies mid-run has its run taken over at once; nil:
 	// only when the lease expires. The dispatcher's, shared.
 	Liveness *Liveness
+	// Turns, when set, makes each check take turns with the other
+	// background passes sharing it (see Turns).
+	Turns *Turns
 	// Tick is how often jobs are checked at the least (default 5s): in
 	// between the scheduler sleeps until the next slot of a job it knows,
 	// a retry it scheduled, or a Wake (a job was added or changed here).
@@ -159,7 +162,7 @@ func (s *Scheduler) retryBy(t time.Time) {
 // replica (or this one after a restart) finishes them.
 func (s *Scheduler) Run(ctx context.Context) {
 	defer s.wg.Wait()
-	repeatPaced(ctx, s.log, "scheduler check", s.Tick, s.untilCheck, s.wake)
+	repeatPaced(ctx, s.log, "scheduler check", s.o.Turns.pass(s.Tick), s.untilCheck, s.wake)
 }
 
 // Tick runs one check: it takes over runs whose lease expired or whose

@@ -159,8 +159,11 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	owner := processOwner()
 	// One heartbeat for the outbox rows and job runs this process holds.
 	d.live = bot.NewLiveness(bot.LivenessOptions{Store: st.db, Owner: owner, Logger: d.log})
+	// The background passes take turns: idle, they then need one pooled
+	// connection between them.
+	turns := bot.NewTurns()
 	d.disp = bot.NewDispatcher(bot.DispatcherOptions{
-		Outbox: st.db, Channels: d.channels, Owner: owner, Liveness: d.live,
+		Outbox: st.db, Channels: d.channels, Owner: owner, Liveness: d.live, Turns: turns,
 		Metrics: d.metrics, Logger: d.log, Tracer: d.tracing.tracer(),
 	})
 	approvals := bot.NewApprovals(bot.ApprovalOptions{
@@ -191,7 +194,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
 	d.sched = bot.NewScheduler(bot.SchedulerOptions{
 		Jobs: st.db, History: st.db, Outbox: st.db, Agent: agent, AgentName: cfg.Agent.Name, Agents: agents.named,
-		Owner: owner, Liveness: d.live, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
+		Owner: owner, Liveness: d.live, Turns: turns, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
 		Metrics: bot.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
 	})
 	d.router = bot.NewRouter(bot.Options{
@@ -211,7 +214,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Channels: d.channels,
 		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, o.allow...)},
 		Limits:   bot.Limits{User: userRate, Chat: chatRate},
-		Metrics:  d.metrics, Logger: d.log, Dispatcher: d.disp,
+		Metrics:  d.metrics, Logger: d.log, Dispatcher: d.disp, Turns: turns,
 		Status: func(ctx context.Context) []string {
 			return append(append(bot.StatusLines(ctx, d.checks()), d.execInfo), d.mcpStatusLines(ctx)...)
 		},
