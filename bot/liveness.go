@@ -31,7 +31,12 @@ type Heartbeats interface {
 // last hold is released (and Linger has passed) it ends the heartbeat
 // before it stops beating, and work claimed while there is no heartbeat
 // is safe to send (others wait for its lease) until the first beat, made
-// at once when it is held. A process that dies while holding leaves a
+// at once when it is held. Job runs are claimed after HoldBeating, which
+// beats first when there is no heartbeat, so a run is taken over at once
+// even when its replica dies a moment after the claim; an outbox row
+// claimed after an idle spell (its hold is counted under the dispatcher's
+// lock) is left to its lease when the replica dies before that first
+// beat, a few milliseconds. A process that dies while holding leaves a
 // heartbeat that goes stale, and its work is taken over within seconds,
 // as before. An idle daemon thus makes no heartbeat statement at all,
 // where it used to make one a second (docs/benchmarks.md).
@@ -42,6 +47,12 @@ type Liveness struct {
 	holds    int
 	released time.Time     // when holds last dropped to 0
 	wake     chan struct{} // a hold began while Run waits
+
+	// store serialises the heartbeat statements; present is whether the
+	// last of them that worked left a heartbeat (a Heartbeat, not an
+	// EndHeartbeat).
+	store   sync.Mutex
+	present bool
 }
 
 // LivenessOptions configures a Liveness.
@@ -86,6 +97,32 @@ func (l *Liveness) Hold() {
 	}
 }
 
+// HoldBeating is Hold for work about to be claimed, called before the
+// claim: when the heartbeat may be absent (it ended, or never began), it
+// beats before it returns. A claim made after it is then covered at once:
+// if the process dies a moment later, other replicas take the work over
+// within seconds instead of waiting for its lease. A failed beat is logged
+// and the claim goes ahead, covered by its lease as before.
+func (l *Liveness) HoldBeating(ctx context.Context) {
+	l.Hold()
+	l.store.Lock()
+	defer l.store.Unlock()
+	if !l.present {
+		l.beatLocked(ctx)
+	}
+}
+
+// beatLocked writes a heartbeat; l.store is held.
+func (l *Liveness) beatLocked(ctx context.Context) {
+	if err := l.o.Store.Heartbeat(ctx, l.o.Owner); err != nil {
+		if ctx.Err() == nil {
+			l.o.Logger.Debug("heartbeat failed", "err", err)
+		}
+		return
+	}
+	l.present = true
+}
+
 // Release ends one Hold.
 func (l *Liveness) Release() {
 	l.mu.Lock()
@@ -119,9 +156,9 @@ func (l *Liveness) Run(ctx context.Context) {
 // (the heartbeat is left to go stale, as a crash would leave it).
 func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
 	for {
-		if err := l.o.Store.Heartbeat(ctx, l.o.Owner); err != nil && ctx.Err() == nil {
-			l.o.Logger.Debug("heartbeat failed", "err", err)
-		}
+		l.store.Lock()
+		l.beatLocked(ctx)
+		l.store.Unlock()
 		t := time.NewTimer(UntilBeat(l.o.Interval))
 		select {
 		case <-ctx.Done():
@@ -129,14 +166,13 @@ func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
 			return false
 		case <-t.C:
 		}
-		if !l.idle() {
-			continue
-		}
-		if err := l.o.Store.EndHeartbeat(ctx, l.o.Owner); err != nil {
+		if ended, err := l.end(ctx); err != nil {
 			// Still there: keep it fresh and try again at the next beat.
 			if ctx.Err() == nil {
 				l.o.Logger.Debug("ending the heartbeat failed", "err", err)
 			}
+			continue
+		} else if !ended {
 			continue
 		}
 		if !l.idle() {
@@ -144,6 +180,22 @@ func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
 		}
 		return true
 	}
+}
+
+// end ends the heartbeat when nothing has been held for Linger, and
+// reports whether it did. A HoldBeating that comes meanwhile waits for it,
+// then beats again itself.
+func (l *Liveness) end(ctx context.Context) (bool, error) {
+	l.store.Lock()
+	defer l.store.Unlock()
+	if !l.idle() {
+		return false, nil
+	}
+	if err := l.o.Store.EndHeartbeat(ctx, l.o.Owner); err != nil {
+		return false, err
+	}
+	l.present = false
+	return true, nil
 }
 
 // idle reports whether nothing has been held for Linger. A wake-up left

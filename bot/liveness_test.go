@@ -282,3 +282,37 @@ func TestSchedulerRunKeepsHeartbeat(t *testing.T) {
 		}
 	}
 }
+
+// HoldBeating, called before a claim, leaves a heartbeat behind before it
+// returns whenever there may be none (never begun, or ended after an idle
+// spell), so a process that dies right after the claim has its work taken
+// over at once; while the heartbeat goes on it writes nothing itself.
+func TestHoldBeatingBeatsBeforeAClaim(t *testing.T) {
+	store := &beatLog{}
+	live := bot.NewLiveness(bot.LivenessOptions{Store: store, Owner: "a", Interval: 10 * time.Millisecond, Linger: 30 * time.Millisecond})
+
+	// Run is not running yet: only HoldBeating itself can have beaten.
+	live.HoldBeating(context.Background())
+	if got := store.since(0); !slices.Equal(got, []string{"beat"}) {
+		t.Fatalf("before the first claim: %q; want one beat", got)
+	}
+	live.HoldBeating(context.Background()) // the heartbeat is there: nothing more
+	if got := store.since(0); len(got) != 1 {
+		t.Fatalf("a second hold while beating: %q; want no new statement", got)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { live.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	live.Release()
+	live.Release()
+	bot.WaitUntil(t, "the heartbeat ends", func() bool { return slices.Contains(store.since(0), "end") })
+	time.Sleep(50 * time.Millisecond) // Run waits for a hold now
+	ended := len(store.since(0))
+	live.HoldBeating(context.Background())
+	if got := store.since(ended); len(got) == 0 || got[0] != "beat" {
+		t.Fatalf("a claim after the heartbeat ended: %q right after HoldBeating; want a beat first", got)
+	}
+	live.Release()
+}

@@ -281,7 +281,13 @@ func dueSlots(sched Schedule, catchUp string, cursor, now time.Time, grace, wind
 // claim tries to claim slot of j and starts its run when claimed. It
 // reports whether the caller may move on past the slot.
 func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
+	if s.o.Liveness != nil {
+		s.o.Liveness.HoldBeating(ctx) // before the claim: a run is covered from its first moment
+	}
 	run, claimed, err := s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, j.Overlap)
+	if (err != nil || !claimed) && s.o.Liveness != nil {
+		s.o.Liveness.Release()
+	}
 	switch {
 	case errors.Is(err, ErrSlotBusy):
 		return false
@@ -297,9 +303,6 @@ func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
 		s.o.Metrics.Lag.Observe(time.Since(slot).Seconds())
 	}
 	s.setActive(run.ID, true)
-	if s.o.Liveness != nil {
-		s.o.Liveness.Hold()
-	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
