@@ -26,8 +26,9 @@ type DispatcherOptions struct {
 	// its own from Outbox and runs it while Run runs; one given here is
 	// run by whoever made it.
 	Liveness *Liveness
-	// Turns, when set, makes the safety poll's claims take turns with the
-	// other background passes sharing it (see Turns); Drain does not.
+	// Turns, when set, makes Run's claims (the safety poll, nudges, room
+	// freed) take turns with the other background passes sharing it (see
+	// Turns); Drain's do not.
 	Turns *Turns
 	Batch int           // rows claimed at once (default 64)
 	Lease time.Duration // claim lease (default 60s)
