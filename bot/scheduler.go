@@ -282,7 +282,11 @@ func dueSlots(sched Schedule, catchUp string, cursor, now time.Time, grace, wind
 // reports whether the caller may move on past the slot.
 func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
 	if s.o.Liveness != nil {
-		s.o.Liveness.HoldBeating(ctx) // before the claim: a run is covered from its first moment
+		// Before the claim, so a run is covered from its first moment. A
+		// replica that then loses the slot to another has beaten for
+		// nothing and beats on for the Liveness's Linger: a few writes per
+		// due slot, against a run left to its 60 s lease.
+		s.o.Liveness.HoldBeating(ctx)
 	}
 	run, claimed, err := s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, j.Overlap)
 	if (err != nil || !claimed) && s.o.Liveness != nil {
