@@ -5,14 +5,19 @@ import "context"
 // reserve makes room for one row to be written already claimed and
 // returns the claim to write it with (see Outbox.EnqueueClaimed); the row
 // then goes to handOver. ok is false when the dispatcher does not run or
-// is full: write the row unclaimed and Nudge.
-func (d *Dispatcher) reserve() (Claim, bool) {
+// is full: write the row unclaimed and Nudge. When this replica has no
+// heartbeat stored (the first reply after an idle spell) reserve writes
+// one before it returns (Liveness.Cover), so the row is never claimed
+// without one; otherwise it costs no round trip.
+func (d *Dispatcher) reserve(ctx context.Context) (Claim, bool) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.runCtx == nil || d.runCtx.Err() != nil || d.inflight >= d.o.MaxInFlight {
+		d.mu.Unlock()
 		return Claim{}, false
 	}
 	d.addInflightLocked()
+	d.mu.Unlock()
+	d.o.Liveness.Cover(ctx)
 	return Claim{Owner: d.o.Owner, Lease: d.o.Lease}, true
 }
 

@@ -57,9 +57,9 @@ type countingOutbox struct {
 	claims atomic.Int32
 }
 
-func (o *countingOutbox) Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]bot.OutboxMessage, error) {
+func (o *countingOutbox) Claim(ctx context.Context, owner string, limit int, lease time.Duration, beat bool) ([]bot.OutboxMessage, error) {
 	o.claims.Add(1)
-	return o.DB.Claim(ctx, owner, limit, lease)
+	return o.DB.Claim(ctx, owner, limit, lease, beat)
 }
 
 // Rows written already claimed go out without a Claim. A row of a chat

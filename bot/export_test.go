@@ -11,7 +11,7 @@ func (r *Router) SetCustomToolsForTest(o CustomToolOptions) { r.opts.CustomTools
 
 // ReserveForTest and HandOverForTest expose the dispatcher's in-memory
 // hand-over of rows written already claimed.
-func (d *Dispatcher) ReserveForTest() (Claim, bool) { return d.reserve() }
+func (d *Dispatcher) ReserveForTest() (Claim, bool) { return d.reserve(context.Background()) }
 
 // HandOverForTest: see ReserveForTest.
 func (d *Dispatcher) HandOverForTest(m OutboxMessage, claimed bool) { d.handOver(m, claimed) }

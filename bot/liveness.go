@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,14 +30,13 @@ type Heartbeats interface {
 // tells them nothing, and they wait for each claim's lease. So Liveness
 // never leaves a stale heartbeat behind while the process lives: when the
 // last hold is released (and Linger has passed) it ends the heartbeat
-// before it stops beating, and work claimed while there is no heartbeat
-// is safe to send (others wait for its lease) until the first beat, made
-// at once when it is held. Job runs are claimed after HoldBeating, which
-// beats first when there is no heartbeat, so a run is taken over at once
-// even when its replica dies a moment after the claim; an outbox row
-// claimed after an idle spell (its hold is counted under the dispatcher's
-// lock) is left to its lease when the replica dies before that first
-// beat, a few milliseconds. A process that dies while holding leaves a
+// before it stops beating. Work is never claimed while there is no
+// heartbeat: job runs and rows written already claimed are claimed after
+// Cover (HoldBeating), which beats first when there is none, and the
+// dispatcher's claims are made under Pin, whose answer tells the claim to
+// write the heartbeat itself, in the same statement, when it claims
+// anything. So work is taken over at once even when its replica dies a
+// moment after the claim. A process that dies while holding leaves a
 // heartbeat that goes stale, and its work is taken over within seconds,
 // as before. An idle daemon thus makes no heartbeat statement at all,
 // where it used to make one a second (docs/benchmarks.md).
@@ -45,14 +45,16 @@ type Liveness struct {
 
 	mu       sync.Mutex
 	holds    int
+	pins     int           // claims under way (Pin): the heartbeat may not end
 	released time.Time     // when holds last dropped to 0
 	wake     chan struct{} // a hold began while Run waits
 
-	// store serialises the heartbeat statements; present is whether the
-	// last of them that worked left a heartbeat (a Heartbeat, not an
-	// EndHeartbeat).
-	store   sync.Mutex
-	present bool
+	// store serialises the heartbeat statements.
+	store sync.Mutex
+	// present is whether a heartbeat is stored: set once a Heartbeat
+	// worked (l.store held), cleared when end decides to end it (l.store
+	// and l.mu held). While anything is held or pinned it is not cleared.
+	present atomic.Bool
 }
 
 // LivenessOptions configures a Liveness.
@@ -97,19 +99,50 @@ func (l *Liveness) Hold() {
 	}
 }
 
-// HoldBeating is Hold for work about to be claimed, called before the
-// claim: when the heartbeat may be absent (it ended, or never began), it
-// beats before it returns. A claim made after it is then covered at once:
-// if the process dies a moment later, other replicas take the work over
-// within seconds instead of waiting for its lease. A failed beat is logged
-// and the claim goes ahead, covered by its lease as before.
+// HoldBeating is Hold then Cover, for work about to be claimed.
 func (l *Liveness) HoldBeating(ctx context.Context) {
 	l.Hold()
+	l.Cover(ctx)
+}
+
+// Cover makes sure a heartbeat is stored before work is claimed: when
+// there may be none (it ended, or never began) it beats before it returns;
+// otherwise it costs nothing. Call it while holding, so the heartbeat
+// cannot end meanwhile. A claim made after it is covered at once: if the
+// process dies a moment later, other replicas take the work over within
+// seconds instead of waiting for its lease. A failed beat is logged and
+// the claim goes ahead, covered by its lease as before.
+func (l *Liveness) Cover(ctx context.Context) {
+	if l.present.Load() {
+		return
+	}
 	l.store.Lock()
 	defer l.store.Unlock()
-	if !l.present {
+	if !l.present.Load() {
 		l.beatLocked(ctx)
 	}
+}
+
+// Pin keeps the heartbeat from ending, without beating, until Unpin, and
+// reports whether one is stored. A claim made under it that finds work
+// while none is stored must write the heartbeat itself, in the claim's
+// statement (see Outbox.Claim), and Hold what it claimed before Unpin.
+// An idle daemon's polls pin, claim nothing and write nothing more.
+func (l *Liveness) Pin() (covered bool) {
+	l.mu.Lock()
+	l.pins++
+	l.mu.Unlock()
+	return l.present.Load()
+}
+
+// Unpin ends one Pin.
+func (l *Liveness) Unpin() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pins <= 0 {
+		panic("bot: Liveness.Unpin without Pin")
+	}
+	l.pins--
 }
 
 // beatLocked writes a heartbeat; l.store is held.
@@ -120,7 +153,7 @@ func (l *Liveness) beatLocked(ctx context.Context) {
 		}
 		return
 	}
-	l.present = true
+	l.present.Store(true)
 }
 
 // Release ends one Hold.
@@ -182,27 +215,41 @@ func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
 	}
 }
 
-// end ends the heartbeat when nothing has been held for Linger, and
-// reports whether it did. A HoldBeating that comes meanwhile waits for it,
-// then beats again itself.
+// end ends the heartbeat when nothing has been held for Linger and no
+// claim is under way, and reports whether it did. The heartbeat counts as
+// absent from the moment end decides, under l.mu: a Hold or Pin comes
+// either before that and keeps the heartbeat, or after it and finds it
+// absent (a Cover then waits for the delete and beats). When the delete
+// fails the heartbeat counts as absent until the next beat, so a Cover
+// meanwhile beats once more than it needs to.
 func (l *Liveness) end(ctx context.Context) (bool, error) {
 	l.store.Lock()
 	defer l.store.Unlock()
-	if !l.idle() {
+	l.mu.Lock()
+	ending := l.pins == 0 && l.idleLocked()
+	if ending {
+		l.present.Store(false)
+	}
+	l.mu.Unlock()
+	if !ending {
 		return false, nil
 	}
 	if err := l.o.Store.EndHeartbeat(ctx, l.o.Owner); err != nil {
 		return false, err
 	}
-	l.present = false
 	return true, nil
 }
 
-// idle reports whether nothing has been held for Linger. A wake-up left
-// by a Hold that came and went meanwhile is dropped with it.
+// idle reports whether nothing has been held for Linger.
 func (l *Liveness) idle() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.idleLocked()
+}
+
+// idleLocked is idle with l.mu held. A wake-up left by a Hold that came
+// and went meanwhile is dropped with it.
+func (l *Liveness) idleLocked() bool {
 	if l.holds > 0 || time.Since(l.released) < l.o.Linger {
 		return false
 	}

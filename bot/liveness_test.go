@@ -316,3 +316,98 @@ func TestHoldBeatingBeatsBeforeAClaim(t *testing.T) {
 	}
 	live.Release()
 }
+
+// A dispatcher never holds a claimed row while its replica has no
+// heartbeat stored, not even until its Liveness's first beat (here the
+// Liveness never runs, so only the claims themselves can have beaten): a
+// claim that finds rows writes the heartbeat in its own statement, and a
+// row written already claimed is preceded by one. Another replica then
+// takes the row over at once should this one die right after the claim.
+// Polls that claim nothing write no heartbeat.
+func TestDispatcherClaimsOnlyUnderAHeartbeat(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db := pgtest.Open(t, ctx)
+	heartbeats := func() int {
+		t.Helper()
+		var n int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM replicas WHERE owner = 'a'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: "a"}) // never run
+	out := &countingOutbox{DB: db}
+	ch := &gatedChannel{gate: make(chan struct{}), entered: make(chan struct{})}
+	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: out, Channels: map[string]channels.Channel{"test": ch},
+		Owner: "a", Liveness: live, Poll: 20 * time.Millisecond})
+	done := make(chan struct{})
+	go func() { disp.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	bot.WaitUntil(t, "a few idle polls", func() bool { return out.claims.Load() >= 5 })
+	if n := heartbeats(); n != 0 {
+		t.Fatalf("idle polls wrote %d heartbeats; want none", n)
+	}
+	if _, err := db.Enqueue(ctx, bot.OutboxMessage{To: channels.Address{Platform: "test", ChatID: "c1"}, Text: "polled"}); err != nil {
+		t.Fatal(err)
+	}
+	disp.Nudge()
+	bot.WaitUntil(t, "the polled row is delivered", func() bool { return len(ch.delivered()) == 1 })
+	if n := heartbeats(); n != 1 {
+		t.Fatalf("a poll claimed a row with no heartbeat stored, and left %d heartbeats; want 1, written with the claim", n)
+	}
+
+	// The claim's heartbeat is gone (the Liveness never beat, so it still
+	// counts as absent): a row written already claimed.
+	if _, err := db.Pool().Exec(ctx, `DELETE FROM replicas`); err != nil {
+		t.Fatal(err)
+	}
+	var claim bot.Claim
+	bot.WaitUntil(t, "the dispatcher takes rows", func() bool {
+		var ok bool
+		claim, ok = disp.ReserveForTest()
+		return ok
+	})
+	if n := heartbeats(); n != 1 {
+		t.Fatalf("room for a row written claimed was given with %d heartbeats stored; want 1, written first", n)
+	}
+	row, claimed, err := db.EnqueueClaimed(ctx, bot.OutboxMessage{To: channels.Address{Platform: "test", ChatID: "c2"}, Text: "handed over"}, claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disp.HandOverForTest(row, claimed)
+	bot.WaitUntil(t, "the row written claimed is delivered", func() bool { return len(ch.delivered()) == 2 })
+}
+
+// Pin keeps the heartbeat from ending while a claim is under way, without
+// beating for it, and tells the claim whether a heartbeat is stored.
+func TestLivenessPinKeepsTheHeartbeatFromEnding(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	store := &beatLog{}
+	live := bot.NewLiveness(bot.LivenessOptions{Store: store, Owner: "a", Interval: 10 * time.Millisecond, Linger: 30 * time.Millisecond})
+	if live.Pin() {
+		t.Fatal("Pin before any beat reports a heartbeat stored")
+	}
+	live.Unpin()
+	done := make(chan struct{})
+	go func() { live.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	live.Hold()
+	bot.WaitUntil(t, "the first beat", func() bool { return len(store.since(0)) > 0 })
+	if !live.Pin() {
+		t.Fatal("Pin while beating reports no heartbeat stored")
+	}
+	live.Release()
+	time.Sleep(150 * time.Millisecond) // five Lingers
+	if got := store.since(0); slices.Contains(got, "end") {
+		t.Fatalf("the heartbeat ended while pinned: %q", got)
+	}
+	live.Unpin()
+	bot.WaitUntil(t, "the heartbeat ends once unpinned", func() bool { return slices.Contains(store.since(0), "end") })
+	if live.Pin() {
+		t.Fatal("Pin after the heartbeat ended reports one stored")
+	}
+	live.Unpin()
+}

@@ -572,9 +572,9 @@ func (t timedDB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error
 	return t.DB.Enqueue(ctx, m)
 }
 
-func (t timedDB) Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]bot.OutboxMessage, error) {
+func (t timedDB) Claim(ctx context.Context, owner string, limit int, lease time.Duration, beat bool) ([]bot.OutboxMessage, error) {
 	defer t.ops.since("postgres Claim", time.Now())
-	return t.DB.Claim(ctx, owner, limit, lease)
+	return t.DB.Claim(ctx, owner, limit, lease, beat)
 }
 
 func (t timedDB) MarkSentAll(ctx context.Context, sent []bot.Sent) error {

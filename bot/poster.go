@@ -36,7 +36,7 @@ func (p *poster) send(ctx context.Context, m OutboxMessage) int64 {
 // answer it.
 func (p *poster) sendStored(ctx context.Context, m OutboxMessage, stored func(id int64)) int64 {
 	m.Text = p.scrub(m.Text)
-	if claim, ok := p.reserve(); ok {
+	if claim, ok := p.reserve(ctx); ok {
 		row, claimed, err := p.outbox.EnqueueClaimed(ctx, m, claim)
 		if err == nil && stored != nil {
 			stored(row.ID)
@@ -63,11 +63,11 @@ func (p *poster) sendStored(ctx context.Context, m OutboxMessage, stored func(id
 }
 
 // reserve asks the dispatcher for room for a row written claimed.
-func (p *poster) reserve() (Claim, bool) {
+func (p *poster) reserve(ctx context.Context) (Claim, bool) {
 	if p.dispatch == nil {
 		return Claim{}, false
 	}
-	return p.dispatch.reserve()
+	return p.dispatch.reserve(ctx)
 }
 
 // storeReply stores a final reply in its session and its delivery m
@@ -111,7 +111,7 @@ func (p *poster) appendReply(ctx context.Context, h agentcore.History, session s
 // writeReply runs write with a claim when the dispatcher has room, and
 // hands it the row written.
 func (p *poster) writeReply(ctx context.Context, write func(Claim) (StoredReply, error)) (int64, int, error) {
-	claim, reserved := p.reserve()
+	claim, reserved := p.reserve(ctx)
 	out, err := write(claim)
 	switch {
 	case reserved:

@@ -114,8 +114,10 @@ type Outbox interface {
 	// without a Claim. m comes back with its ID and Attempts.
 	EnqueueClaimed(ctx context.Context, m OutboxMessage, claim Claim) (row OutboxMessage, claimed bool, err error)
 	// Claim leases up to limit due messages to owner for lease, oldest
-	// first. A message whose lease expired can be claimed again.
-	Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]OutboxMessage, error)
+	// first. A message whose lease expired can be claimed again. With
+	// beat, when it claims any message it also writes owner's Heartbeat,
+	// in the same statement (see Liveness.Pin).
+	Claim(ctx context.Context, owner string, limit int, lease time.Duration, beat bool) ([]OutboxMessage, error)
 	// MarkSentAll records deliveries, each with the platform's message id.
 	MarkSentAll(ctx context.Context, sent []Sent) error
 	// Retry releases the row to be tried again at `at`.

@@ -62,7 +62,9 @@ func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 
 // claimSQL leases due pending messages: $1 owner, $2 limit, $3 lease in
 // microseconds, $4 how long (microseconds) an owner may go without a
-// heartbeat before its leases are void.
+// heartbeat before its leases are void, $5 whether to write the owner's
+// heartbeat when anything is claimed (beat: the CTE runs whether or not
+// the query reads it, and commits with the claims).
 const claimSQL = `WITH due AS MATERIALIZED (
 		SELECT id FROM outbox
 		WHERE status = 'pending' AND next_attempt_at <= now()
@@ -72,6 +74,9 @@ const claimSQL = `WITH due AS MATERIALIZED (
 		ORDER BY id
 		LIMIT $2
 		FOR UPDATE SKIP LOCKED
+	), beat AS (
+		INSERT INTO replicas (owner) SELECT $1 WHERE $5::bool AND EXISTS (SELECT 1 FROM due)
+		ON CONFLICT (owner) DO UPDATE SET seen_at = now()
 	)
 	UPDATE outbox o SET
 		attempts = o.attempts + 1,
@@ -121,16 +126,20 @@ func (db *DB) EndHeartbeat(ctx context.Context, owner string) error {
 // skipped, so two claimers never get the same message; a message whose lease
 // expired, or whose claimer's last Heartbeat is older than OwnerTimeout (it
 // died: its sends are in doubt), can be claimed again. A claimer that never
-// sent a heartbeat keeps its rows for the lease. The lease is committed without waiting for its WAL
-// flush (see withoutFlush): a lease lost in a PostgreSQL crash can only
-// cause one more delivery, which at-least-once delivery allows anyway.
-func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Duration) ([]bot.OutboxMessage, error) {
+// sent a heartbeat keeps its rows for the lease. With beat, a Claim that
+// claims anything also writes owner's Heartbeat in the same statement, so
+// a claimer that had none has one the moment its claims commit (see
+// bot.Liveness); an idle poll that claims nothing writes nothing. The
+// lease is committed without waiting for its WAL flush (see withoutFlush):
+// a lease lost in a PostgreSQL crash can only cause one more delivery,
+// which at-least-once delivery allows anyway.
+func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Duration, beat bool) ([]bot.OutboxMessage, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
 	var msgs []bot.OutboxMessage
 	err := db.withoutFlush(ctx, func(b *pgx.Batch) {
-		b.Queue(claimSQL, owner, limit, float64(lease.Microseconds()), float64(OwnerTimeout.Microseconds())).Query(func(rows pgx.Rows) error {
+		b.Queue(claimSQL, owner, limit, float64(lease.Microseconds()), float64(OwnerTimeout.Microseconds()), beat).Query(func(rows pgx.Rows) error {
 			var err error
 			msgs, err = pgx.CollectRows(rows, scanOutbox)
 			return err

@@ -34,7 +34,7 @@ func TestOutboxEnqueueClaimRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.Claim(ctx, "replica-1", 10, time.Minute)
+	got, err := db.Claim(ctx, "replica-1", 10, time.Minute, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestOutboxEnqueueClaimRoundTrip(t *testing.T) {
 		t.Errorf("claimed_by = %q", owner)
 	}
 	// Leased: nobody else gets it.
-	if again, err := db.Claim(ctx, "replica-2", 10, time.Minute); err != nil || len(again) != 0 {
+	if again, err := db.Claim(ctx, "replica-2", 10, time.Minute, false); err != nil || len(again) != 0 {
 		t.Fatalf("Claim of a leased message = %v, %v; want none", again, err)
 	}
 }
@@ -86,7 +86,7 @@ func TestOutboxEnqueueIdempotentPerSourceSeq(t *testing.T) {
 	if count != 4 {
 		t.Errorf("%d outbox rows, want 4", count)
 	}
-	got, err := db.Claim(ctx, "r", 10, time.Minute)
+	got, err := db.Claim(ctx, "r", 10, time.Minute, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestOutboxRetryMarkSentFail(t *testing.T) {
 	sent, _ := db.Enqueue(ctx, reply("a/s", 1, "to send"))
 	later, _ := db.Enqueue(ctx, reply("a/s", 2, "to retry"))
 	failed, _ := db.Enqueue(ctx, reply("a/s", 3, "to fail"))
-	if c, err := db.Claim(ctx, "r", 10, time.Minute); err != nil || len(c) != 3 {
+	if c, err := db.Claim(ctx, "r", 10, time.Minute, false); err != nil || len(c) != 3 {
 		t.Fatalf("Claim = %v, %v", c, err)
 	}
 	row := func(id, seq int64) bot.OutboxRow { return bot.OutboxRow{ID: id, Session: "a/s", SourceSeq: seq} }
@@ -141,7 +141,7 @@ func TestOutboxRetryMarkSentFail(t *testing.T) {
 	if err := db.Fail(ctx, row(failed, 3), "chat not found"); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := db.Claim(ctx, "r", 10, time.Minute); err != nil || len(c) != 0 {
+	if c, err := db.Claim(ctx, "r", 10, time.Minute, false); err != nil || len(c) != 0 {
 		t.Fatalf("Claim with nothing due = %v, %v; want none", c, err)
 	}
 
@@ -149,7 +149,7 @@ func TestOutboxRetryMarkSentFail(t *testing.T) {
 	if err := db.Retry(ctx, row(later, 2), time.Now().Add(-time.Second), "again"); err != nil {
 		t.Fatal(err)
 	}
-	c, err := db.Claim(ctx, "r", 10, time.Minute)
+	c, err := db.Claim(ctx, "r", 10, time.Minute, false)
 	if err != nil || len(c) != 1 || c[0].ID != later || c[0].Attempts != 2 {
 		t.Fatalf("Claim after due Retry = %#v, %v; want message %d with 2 attempts", c, err, later)
 	}
@@ -196,14 +196,14 @@ func TestOutboxExpiredLeaseIsClaimedAgain(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	id, _ := db.Enqueue(ctx, reply("a/s", 1, "x"))
-	if c, _ := db.Claim(ctx, "dead-replica", 1, time.Minute); len(c) != 1 {
+	if c, _ := db.Claim(ctx, "dead-replica", 1, time.Minute, false); len(c) != 1 {
 		t.Fatalf("first claim got %d", len(c))
 	}
 	// The claimer died; let its lease run out.
 	if _, err := db.Pool().Exec(ctx, `UPDATE outbox SET claimed_until = now() - interval '1 second' WHERE id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
-	c, err := db.Claim(ctx, "live-replica", 1, time.Minute)
+	c, err := db.Claim(ctx, "live-replica", 1, time.Minute, false)
 	if err != nil || len(c) != 1 || c[0].ID != id || c[0].Attempts != 2 {
 		t.Fatalf("Claim after lease expiry = %#v, %v", c, err)
 	}
@@ -235,7 +235,7 @@ func TestOutboxConcurrentClaimersNeverShare(t *testing.T) {
 	for c := range claimers {
 		wg.Go(func() {
 			for {
-				msgs, err := db.Claim(ctx, "owner", 7, time.Hour)
+				msgs, err := db.Claim(ctx, "owner", 7, time.Hour, false)
 				if err != nil {
 					t.Error(err)
 					return
@@ -282,7 +282,7 @@ func TestOutboxBookkeepingKeepsLaterCommitsDurable(t *testing.T) {
 	a, _ := db.Enqueue(ctx, reply("a/s", 1, "a"))
 	b, _ := db.Enqueue(ctx, reply("a/s", 2, "b"))
 	c, _ := db.Enqueue(ctx, reply("a/s", 3, "c"))
-	if got, err := db.Claim(ctx, "r", 10, time.Minute); err != nil || len(got) != 3 {
+	if got, err := db.Claim(ctx, "r", 10, time.Minute, false); err != nil || len(got) != 3 {
 		t.Fatalf("Claim = %v, %v", got, err)
 	}
 	row := func(id, seq int64) bot.OutboxRow { return bot.OutboxRow{ID: id, Session: "a/s", SourceSeq: seq} }
@@ -325,20 +325,20 @@ func TestOutboxDeadOwnersRowsAreClaimedAgain(t *testing.T) {
 	if err := db.Heartbeat(ctx, "old-process"); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.Claim(ctx, "old-process", 10, time.Hour); err != nil || len(got) != 1 {
+	if got, err := db.Claim(ctx, "old-process", 10, time.Hour, false); err != nil || len(got) != 1 {
 		t.Fatalf("first claim = %v, %v", got, err)
 	}
 	if err := db.Heartbeat(ctx, "new-process"); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.Claim(ctx, "new-process", 10, time.Hour); err != nil || len(got) != 0 {
+	if got, err := db.Claim(ctx, "new-process", 10, time.Hour, false); err != nil || len(got) != 0 {
 		t.Fatalf("a live owner's row was claimed again: %v, %v", got, err)
 	}
 	// The old process is killed: its heartbeat goes stale.
 	if _, err := db.Pool().Exec(ctx, `UPDATE replicas SET seen_at = now() - interval '1 minute' WHERE owner = 'old-process'`); err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.Claim(ctx, "new-process", 10, time.Hour)
+	got, err := db.Claim(ctx, "new-process", 10, time.Hour, false)
 	if err != nil || len(got) != 1 || got[0].Text != "in doubt" || got[0].Attempts != 2 {
 		t.Fatalf("claim after the owner died = %+v, %v; want the row, attempt 2", got, err)
 	}
@@ -359,17 +359,83 @@ func TestOutboxEndedHeartbeatLeavesClaimsToTheirLease(t *testing.T) {
 	if _, err := db.Enqueue(ctx, reply("a/telegram:42", 1, "claimed after idle")); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.Claim(ctx, "idle-process", 10, time.Hour); err != nil || len(got) != 1 {
+	if got, err := db.Claim(ctx, "idle-process", 10, time.Hour, false); err != nil || len(got) != 1 {
 		t.Fatalf("claim = %v, %v", got, err)
 	}
 	// Minutes pass before its next heartbeat.
 	if _, err := db.Pool().Exec(ctx, `UPDATE replicas SET seen_at = now() - interval '10 minutes'`); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.Claim(ctx, "other-process", 10, time.Hour); err != nil || len(got) != 0 {
+	if got, err := db.Claim(ctx, "other-process", 10, time.Hour, false); err != nil || len(got) != 0 {
 		t.Fatalf("another owner claimed the row of an owner without a heartbeat: %v, %v", got, err)
 	}
 	if err := db.EndHeartbeat(ctx, "never-beat"); err != nil {
 		t.Fatalf("ending a heartbeat that is not there: %v", err)
+	}
+}
+
+// A Claim with beat writes the claimer's heartbeat in the same statement
+// when, and only when, it claims something: an owner that had none (it
+// was idle) is covered the moment its claims commit, and an idle poll
+// writes nothing.
+func TestOutboxClaimWithBeatWritesHeartbeatOnlyWhenItClaims(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	beats := func() int {
+		t.Helper()
+		var n int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM replicas WHERE owner = 'waking'
+				AND seen_at > now() - interval '1 minute'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if got, err := db.Claim(ctx, "waking", 10, time.Hour, true); err != nil || len(got) != 0 {
+		t.Fatalf("claim of nothing = %v, %v", got, err)
+	}
+	if n := beats(); n != 0 {
+		t.Fatalf("an idle poll with beat wrote a heartbeat (%d rows); want none", n)
+	}
+	if _, err := db.Enqueue(ctx, reply("a/telegram:42", 1, "first")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Claim(ctx, "waking", 10, time.Hour, false); err != nil || len(got) != 1 {
+		t.Fatalf("claim = %v, %v", got, err)
+	}
+	if n := beats(); n != 0 {
+		t.Fatalf("a claim without beat wrote a heartbeat (%d rows); want none", n)
+	}
+	// Delivered; then a stale heartbeat is renewed by a claim, as a
+	// missing one is written.
+	if _, err := db.Pool().Exec(ctx, `UPDATE outbox SET status = 'sent'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO replicas (owner, seen_at) VALUES ('waking', now() - interval '10 minutes')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Enqueue(ctx, reply("a/telegram:42", 2, "second")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Claim(ctx, "waking", 10, time.Hour, true); err != nil || len(got) != 1 || got[0].Text != "second" {
+		t.Fatalf("claim = %+v, %v; want the second row", got, err)
+	}
+	if n := beats(); n != 1 {
+		t.Fatalf("after a claim with beat: %d fresh heartbeats; want 1", n)
+	}
+	// The owner is alive: another claimer leaves its row alone.
+	if got, err := db.Claim(ctx, "other", 10, time.Hour, false); err != nil || len(got) != 0 {
+		t.Fatalf("another owner claimed a covered row: %v, %v", got, err)
+	}
+	if _, err := db.Pool().Exec(ctx, `DELETE FROM replicas`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Enqueue(ctx, reply("a/telegram:42", 3, "third")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Claim(ctx, "waking", 10, time.Hour, true); err != nil || len(got) != 1 || got[0].Text != "third" {
+		t.Fatalf("claim = %+v, %v; want the third row", got, err)
+	}
+	if n := beats(); n != 1 {
+		t.Fatalf("a claim with beat and no heartbeat stored: %d fresh heartbeats; want 1", n)
 	}
 }
