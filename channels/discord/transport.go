@@ -70,12 +70,15 @@ type connTracker struct {
 	conn net.Conn
 }
 
-// dialer returns the websocket dialer for the session.
+// dialer returns the websocket dialer for the session. Its write buffer
+// comes from a pool for each message rather than staying with the
+// connection, so an idle gateway connection keeps none.
 func (t *connTracker) dialer() *websocket.Dialer {
 	var d net.Dialer
 	return &websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		HandshakeTimeout: handshakeTimeout,
+		WriteBufferPool:  &sync.Pool{},
 		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			conn, err := d.DialContext(ctx, network, addr)
 			if err != nil {

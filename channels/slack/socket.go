@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"sync"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
@@ -19,6 +22,26 @@ const ackTimeout = 5 * time.Second
 
 var errReconnecting = errors.New("slack socket mode: reconnecting")
 
+// socketWriteBuffer is Socket Mode's websocket write buffer, slack-go's
+// own: above Slack's 20 KB limit for an envelope's response, so that one
+// is written as a single frame.
+const socketWriteBuffer = 32 << 10
+
+// socketDialer is the Socket Mode websocket dialer: slack-go's settings
+// (proxy from the environment, a 45 s handshake, socketWriteBuffer), with
+// the write buffer taken from a pool for each message instead of held for
+// the connection's life, so an idle connection keeps none (its 40 KB
+// block was the largest of the Slack adapter's idle heap;
+// docs/benchmarks.md, nineteenth round).
+func socketDialer() *websocket.Dialer {
+	return &websocket.Dialer{
+		Proxy:            http.ProxyFromEnvironment,
+		HandshakeTimeout: 45 * time.Second,
+		WriteBufferSize:  socketWriteBuffer,
+		WriteBufferPool:  &sync.Pool{},
+	}
+}
+
 // runSocket holds a Socket Mode connection until ctx ends. slack-go's
 // client reconnects on its own (with backoff) when the connection drops or
 // Slack asks it to; this loop tracks the connection state for Ready and
@@ -28,7 +51,7 @@ var errReconnecting = errors.New("slack socket mode: reconnecting")
 func (c *Channel) runSocket(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	smc := socketmode.New(c.api, socketmode.OptionLog(libLog{c.log}))
+	smc := socketmode.New(c.api, socketmode.OptionLog(libLog{c.log}), socketmode.OptionDialer(socketDialer()))
 	done := make(chan error, 1)
 	go func() { done <- smc.RunContext(ctx) }()
 	var fatal error
