@@ -123,8 +123,10 @@ type JobStore interface {
 	// run of the job is open (running, even with an expired lease, or
 	// pending a retry), the slot is recorded as skipped (overlap skip) or
 	// left unclaimed with ErrSlotBusy (overlap queue). claimed is false when
-	// the caller must not run the slot.
-	ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time, owner string, lease time.Duration, overlap string) (run JobRun, claimed bool, err error)
+	// the caller must not run the slot. With beat, a claim also writes
+	// owner's Heartbeat in the same statement (see Liveness.Pin); a slot
+	// not claimed writes none.
+	ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time, owner string, lease time.Duration, overlap string, beat bool) (run JobRun, claimed bool, err error)
 	// RenewLease extends owner's lease on a running run; ErrLeaseLost when
 	// owner no longer holds it.
 	RenewLease(ctx context.Context, runID int64, owner string, lease time.Duration) error

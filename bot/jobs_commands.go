@@ -48,7 +48,7 @@ func jobsCommand(ctx context.Context, store JobStore, isAdmin bool, log *slog.Lo
 		// A manual run is an extra slot at this second; the scheduler's
 		// take-over pass picks it up like a due retry.
 		slot := time.Now().Truncate(time.Second)
-		if _, _, err := store.ClaimSlot(ctx, j.ID, slot, "manual", 0, OverlapQueue); err != nil {
+		if _, _, err := store.ClaimSlot(ctx, j.ID, slot, "manual", 0, OverlapQueue, false); err != nil {
 			if errors.Is(err, ErrSlotBusy) {
 				return fmt.Sprintf("Job %s is running right now; try again when it is done.", j.Name)
 			}

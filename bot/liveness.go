@@ -31,11 +31,11 @@ type Heartbeats interface {
 // never leaves a stale heartbeat behind while the process lives: when the
 // last hold is released (and Linger has passed) it ends the heartbeat
 // before it stops beating. Work is never claimed while there is no
-// heartbeat: job runs and rows written already claimed are claimed after
-// Cover (HoldBeating), which beats first when there is none, and the
-// dispatcher's claims are made under Pin, whose answer tells the claim to
+// heartbeat: rows written already claimed are reserved after Cover, which
+// beats first when there is none, and the dispatcher's and the
+// scheduler's claims are made under Pin, whose answer tells the claim to
 // write the heartbeat itself, in the same statement, when it claims
-// anything. So work is taken over at once even when its replica dies a
+// anything (a replica that loses a slot to another writes nothing). So work is taken over at once even when its replica dies a
 // moment after the claim. A process that dies while holding leaves a
 // heartbeat that goes stale, and its work is taken over within seconds,
 // as before. An idle daemon thus makes no heartbeat statement at all,
@@ -97,12 +97,6 @@ func (l *Liveness) Hold() {
 		default:
 		}
 	}
-}
-
-// HoldBeating is Hold then Cover, for work about to be claimed.
-func (l *Liveness) HoldBeating(ctx context.Context) {
-	l.Hold()
-	l.Cover(ctx)
 }
 
 // Cover makes sure a heartbeat is stored before work is claimed: when

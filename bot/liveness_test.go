@@ -8,10 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // beatLog records a Liveness's heartbeat calls in order; the first
@@ -283,20 +288,22 @@ func TestSchedulerRunKeepsHeartbeat(t *testing.T) {
 	}
 }
 
-// HoldBeating, called before a claim, leaves a heartbeat behind before it
-// returns whenever there may be none (never begun, or ended after an idle
-// spell), so a process that dies right after the claim has its work taken
-// over at once; while the heartbeat goes on it writes nothing itself.
-func TestHoldBeatingBeatsBeforeAClaim(t *testing.T) {
+// Cover, called before a claim while holding, leaves a heartbeat behind
+// before it returns whenever there may be none (never begun, or ended
+// after an idle spell), so a process that dies right after the claim has
+// its work taken over at once; while the heartbeat goes on it writes
+// nothing itself.
+func TestCoverBeatsBeforeAClaim(t *testing.T) {
 	store := &beatLog{}
 	live := bot.NewLiveness(bot.LivenessOptions{Store: store, Owner: "a", Interval: 10 * time.Millisecond, Linger: 30 * time.Millisecond})
+	holdCovered := func() { live.Hold(); live.Cover(context.Background()) }
 
-	// Run is not running yet: only HoldBeating itself can have beaten.
-	live.HoldBeating(context.Background())
+	// Run is not running yet: only Cover itself can have beaten.
+	holdCovered()
 	if got := store.since(0); !slices.Equal(got, []string{"beat"}) {
 		t.Fatalf("before the first claim: %q; want one beat", got)
 	}
-	live.HoldBeating(context.Background()) // the heartbeat is there: nothing more
+	holdCovered() // the heartbeat is there: nothing more
 	if got := store.since(0); len(got) != 1 {
 		t.Fatalf("a second hold while beating: %q; want no new statement", got)
 	}
@@ -310,9 +317,9 @@ func TestHoldBeatingBeatsBeforeAClaim(t *testing.T) {
 	bot.WaitUntil(t, "the heartbeat ends", func() bool { return slices.Contains(store.since(0), "end") })
 	time.Sleep(50 * time.Millisecond) // Run waits for a hold now
 	ended := len(store.since(0))
-	live.HoldBeating(context.Background())
+	holdCovered()
 	if got := store.since(ended); len(got) == 0 || got[0] != "beat" {
-		t.Fatalf("a claim after the heartbeat ended: %q right after HoldBeating; want a beat first", got)
+		t.Fatalf("a claim after the heartbeat ended: %q right after Cover; want a beat first", got)
 	}
 	live.Release()
 }
@@ -410,4 +417,61 @@ func TestLivenessPinKeepsTheHeartbeatFromEnding(t *testing.T) {
 		t.Fatal("Pin after the heartbeat ended reports one stored")
 	}
 	live.Unpin()
+}
+
+// Two replicas try the same job slot while neither has a heartbeat stored
+// (their Liveness never runs, so only the claims can beat): the one that
+// claims the run has its heartbeat written with the claim, and the one
+// that loses the slot writes none, not even on the later slots it finds
+// busy.
+func TestSchedulerClaimBeatsOnlyForTheWinner(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dbURL, admin := replicasDB(t)
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	llm.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "done", Delay: 10 * time.Second} })
+	job, err := admin.UpsertJob(ctx, bot.Job{Name: "slow", Schedule: "@every 1s", Prompt: "take your time",
+		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: true, Overlap: bot.OverlapSkip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	for _, owner := range []string{"a", "b"} {
+		db, err := postgres.Open(ctx, dbURL, postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent := &agentcore.Agent{Name: "default", Model: "m", History: db, Tools: tools.NewRegistry(tools.RegistryOptions{}),
+			Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"})}
+		live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: owner}) // never run
+		s := bot.NewScheduler(bot.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agent: agent, Owner: owner,
+			Liveness: live, Tick: 100 * time.Millisecond, Lease: time.Minute, Grace: 20 * time.Second})
+		wg.Go(func() { s.Run(ctx); db.Close() })
+	}
+	var run bot.JobRun
+	bot.WaitUntil(t, "a run starts", func() bool {
+		runs, err := admin.RecentRuns(ctx, job.ID, 1)
+		if err == nil && len(runs) == 1 && runs[0].Status == bot.RunRunning {
+			run = runs[0]
+			return true
+		}
+		return false
+	})
+	bot.WaitUntil(t, "a later slot is skipped (both replicas tried it)", func() bool {
+		runs, err := admin.RecentRuns(ctx, job.ID, 10)
+		return err == nil && slices.ContainsFunc(runs, func(r bot.JobRun) bool { return r.Status == bot.RunSkipped })
+	})
+	rows, err := admin.Pool().Query(ctx, `SELECT owner FROM replicas ORDER BY owner`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(owners, []string{run.LeaseOwner}) {
+		t.Fatalf("heartbeats of %q after %s claimed the run; want only the winner's", owners, run.LeaseOwner)
+	}
 }

@@ -281,16 +281,20 @@ func dueSlots(sched Schedule, catchUp string, cursor, now time.Time, grace, wind
 // claim tries to claim slot of j and starts its run when claimed. It
 // reports whether the caller may move on past the slot.
 func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
+	// Pinned, the heartbeat cannot end during the claim; when there is
+	// none, the claim writes it if it claims the slot, so the run is
+	// covered from its first moment, and a replica that loses the slot to
+	// another writes nothing (see Liveness).
+	beat := false
 	if s.o.Liveness != nil {
-		// Before the claim, so a run is covered from its first moment. A
-		// replica that then loses the slot to another has beaten for
-		// nothing and beats on for the Liveness's Linger: a few writes per
-		// due slot, against a run left to its 60 s lease.
-		s.o.Liveness.HoldBeating(ctx)
+		beat = !s.o.Liveness.Pin()
 	}
-	run, claimed, err := s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, j.Overlap)
-	if (err != nil || !claimed) && s.o.Liveness != nil {
-		s.o.Liveness.Release()
+	run, claimed, err := s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, j.Overlap, beat)
+	if s.o.Liveness != nil {
+		if err == nil && claimed {
+			s.o.Liveness.Hold()
+		}
+		s.o.Liveness.Unpin()
 	}
 	switch {
 	case errors.Is(err, ErrSlotBusy):

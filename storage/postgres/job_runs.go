@@ -55,8 +55,9 @@ func (db *DB) LastSlot(ctx context.Context, jobID int64) (time.Time, error) {
 // row, so claims of one job are serialised across replicas and the overlap
 // check cannot race with another claim. A run left open by a dead replica
 // counts as going until it is taken over, so later slots never overtake it
-// in the job's session.
-func (db *DB) ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time, owner string, lease time.Duration, overlap string) (bot.JobRun, bool, error) {
+// in the job's session. With beat, the statement that claims the run also
+// writes owner's heartbeat, only when it claims it.
+func (db *DB) ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time, owner string, lease time.Duration, overlap string, beat bool) (bot.JobRun, bool, error) {
 	wrap := func(err error) error { return fmt.Errorf("claim slot %s of job %d: %w", scheduledAt.UTC(), jobID, err) }
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
@@ -98,9 +99,12 @@ func (db *DB) ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time,
 				attempts = r.attempts + 1, started_at = coalesce(r.started_at, excluded.started_at)
 			WHERE r.status IN ('running', 'pending') AND (r.lease_until < now() OR `+runOwnerGone+`)
 			RETURNING r.*
+		), beat AS (
+			INSERT INTO replicas (owner) SELECT $3 WHERE $5::bool AND EXISTS (SELECT 1 FROM r)
+			ON CONFLICT (owner) DO UPDATE SET seen_at = now()
 		)
 		SELECT `+runCols+` FROM r JOIN jobs j ON j.id = r.job_id`,
-		jobID, scheduledAt, owner, float64(lease.Microseconds()))
+		jobID, scheduledAt, owner, float64(lease.Microseconds()), beat)
 	if err != nil {
 		return bot.JobRun{}, false, wrap(err)
 	}

@@ -72,7 +72,7 @@ func TestClaimSlotOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			owner := "replica-" + string(rune('a'+i))
-			_, claimed, err := db.ClaimSlot(ctx, j.ID, slot, owner, time.Minute, bot.OverlapSkip)
+			_, claimed, err := db.ClaimSlot(ctx, j.ID, slot, owner, time.Minute, bot.OverlapSkip, false)
 			if err != nil {
 				t.Error(err)
 				return
@@ -103,16 +103,16 @@ func TestClaimSlotLeases(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	j := newJob(t, ctx, db, "lease")
 	slot := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "a", 300*time.Millisecond, bot.OverlapSkip)
+	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "a", 300*time.Millisecond, bot.OverlapSkip, false)
 	if err != nil || !claimed {
 		t.Fatalf("first claim = %v, %v", claimed, err)
 	}
 	// A live lease is not reclaimable, and a second slot is skipped.
-	if _, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, bot.OverlapSkip); err != nil || claimed {
+	if _, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, bot.OverlapSkip, false); err != nil || claimed {
 		t.Fatalf("claim under live lease = %v, %v; want not claimed", claimed, err)
 	}
 	next := slot.Add(time.Second)
-	if _, claimed, err := db.ClaimSlot(ctx, j.ID, next, "b", time.Minute, bot.OverlapSkip); err != nil || claimed {
+	if _, claimed, err := db.ClaimSlot(ctx, j.ID, next, "b", time.Minute, bot.OverlapSkip, false); err != nil || claimed {
 		t.Fatalf("overlapping slot = %v, %v; want skipped", claimed, err)
 	}
 	if due, err := db.DueRuns(ctx, 10); err != nil || len(due) != 0 {
@@ -130,7 +130,7 @@ func TestClaimSlotLeases(t *testing.T) {
 	if len(due) != 1 || due[0].ID != run.ID {
 		t.Fatalf("due after expiry = %+v", due)
 	}
-	taken, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, bot.OverlapSkip)
+	taken, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, bot.OverlapSkip, false)
 	if err != nil || !claimed || taken.ID != run.ID || taken.Attempts != 2 || taken.LeaseOwner != "b" {
 		t.Fatalf("reclaim = %+v, %v, %v", taken, claimed, err)
 	}
@@ -157,14 +157,14 @@ func TestFinishRunRetry(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	j := newJob(t, ctx, db, "retry")
 	slot := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	run, _, err := db.ClaimSlot(ctx, j.ID, slot, "a", time.Minute, bot.OverlapSkip)
+	run, _, err := db.ClaimSlot(ctx, j.ID, slot, "a", time.Minute, bot.OverlapSkip, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := db.FinishRun(ctx, run.ID, "a", bot.RunOutcome{Status: bot.RunPending, RetryAt: time.Now().Add(time.Hour), Error: "boom"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, bot.OverlapSkip); err != nil || claimed {
+	if _, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, bot.OverlapSkip, false); err != nil || claimed {
 		t.Fatalf("claim before retry is due = %v, %v", claimed, err)
 	}
 	if err := db.FinishRun(ctx, run.ID, "a", bot.RunOutcome{Status: bot.RunFailed}); !errors.Is(err, bot.ErrLeaseLost) {
@@ -189,7 +189,7 @@ func TestDeadOwnersRunIsTakenOverAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "dead", time.Hour, bot.OverlapSkip)
+	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "dead", time.Hour, bot.OverlapSkip, false)
 	if err != nil || !claimed {
 		t.Fatalf("claim = %v, %v", claimed, err)
 	}
@@ -203,7 +203,7 @@ func TestDeadOwnersRunIsTakenOverAtOnce(t *testing.T) {
 	if err != nil || len(due) != 1 || due[0].ID != run.ID {
 		t.Fatalf("due after the owner died = %+v, %v", due, err)
 	}
-	taken, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "alive", time.Hour, bot.OverlapSkip)
+	taken, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "alive", time.Hour, bot.OverlapSkip, false)
 	if err != nil || !claimed || taken.ID != run.ID || taken.LeaseOwner != "alive" || taken.Attempts != 2 {
 		t.Fatalf("take over = %+v, %v, %v", taken, claimed, err)
 	}
