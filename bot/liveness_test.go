@@ -243,20 +243,28 @@ func TestDispatcherClaimAfterIdleIsNotTakenOver(t *testing.T) {
 	}
 }
 
+// slowJob stores a job due every second whose runs skip while one goes,
+// and a model that takes delay to answer each run (closed at the end).
+func slowJob(t *testing.T, admin *postgres.DB, delay time.Duration) (*llmtest.Server, bot.Job) {
+	t.Helper()
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	llm.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "done", Delay: delay} })
+	job, err := admin.UpsertJob(context.Background(), bot.Job{Name: "slow", Schedule: "@every 1s", Prompt: "take your time",
+		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: true, Overlap: bot.OverlapSkip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return llm, job
+}
+
 // A replica running a job slot keeps its heartbeat fresh for the whole run
 // (another replica takes the run over at once only when it goes stale),
 // although it has no outbox row in flight meanwhile.
 func TestSchedulerRunKeepsHeartbeat(t *testing.T) {
 	ctx := context.Background()
 	dbURL, admin := replicasDB(t)
-	llm := llmtest.NewServer()
-	defer llm.Close()
-	llm.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "done", Delay: 6 * time.Second} })
-	job, err := admin.UpsertJob(ctx, bot.Job{Name: "slow", Schedule: "@every 1s", Prompt: "take your time",
-		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: true, Overlap: bot.OverlapSkip})
-	if err != nil {
-		t.Fatal(err)
-	}
+	llm, job := slowJob(t, admin, 6*time.Second)
 	startReplica(t, dbURL, "a", llm.URL(), newRecorder())
 	var run bot.JobRun
 	bot.WaitUntil(t, "the first run starts", func() bool {
@@ -428,14 +436,7 @@ func TestSchedulerClaimBeatsOnlyForTheWinner(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dbURL, admin := replicasDB(t)
-	llm := llmtest.NewServer()
-	defer llm.Close()
-	llm.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "done", Delay: 10 * time.Second} })
-	job, err := admin.UpsertJob(ctx, bot.Job{Name: "slow", Schedule: "@every 1s", Prompt: "take your time",
-		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: true, Overlap: bot.OverlapSkip})
-	if err != nil {
-		t.Fatal(err)
-	}
+	llm, job := slowJob(t, admin, 10*time.Second)
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
 	for _, owner := range []string{"a", "b"} {
