@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -49,8 +50,10 @@ type Liveness struct {
 	released time.Time     // when holds last dropped to 0
 	wake     chan struct{} // a hold began while Run waits
 
-	// store serialises the heartbeat statements.
-	store sync.Mutex
+	// store serialises the heartbeat statements; coverFailed is when a
+	// Cover's beat last failed (l.store held).
+	store       sync.Mutex
+	coverFailed time.Time
 	// present is whether a heartbeat is stored: set once a Heartbeat
 	// worked (l.store held), cleared when end decides to end it (l.store
 	// and l.mu held). While anything is held or pinned it is not cleared.
@@ -105,15 +108,23 @@ func (l *Liveness) Hold() {
 // cannot end meanwhile. A claim made after it is covered at once: if the
 // process dies a moment later, other replicas take the work over within
 // seconds instead of waiting for its lease. A failed beat is logged and
-// the claim goes ahead, covered by its lease as before.
+// the claim goes ahead, covered by its lease as before. A beat waits at
+// most Interval, and after one failed, Covers for the next Interval do not
+// try again: while PostgreSQL is down, replies do not queue up behind one
+// another's heartbeats.
 func (l *Liveness) Cover(ctx context.Context) {
 	if l.present.Load() {
 		return
 	}
 	l.store.Lock()
 	defer l.store.Unlock()
-	if !l.present.Load() {
-		l.beatLocked(ctx)
+	if l.present.Load() || time.Since(l.coverFailed) < l.o.Interval {
+		return
+	}
+	bctx, cancel := context.WithTimeout(ctx, l.o.Interval)
+	defer cancel()
+	if !l.beatLocked(bctx) {
+		l.coverFailed = time.Now()
 	}
 }
 
@@ -139,15 +150,17 @@ func (l *Liveness) Unpin() {
 	l.pins--
 }
 
-// beatLocked writes a heartbeat; l.store is held.
-func (l *Liveness) beatLocked(ctx context.Context) {
+// beatLocked writes a heartbeat and reports whether it did; l.store is
+// held. A failure is logged unless the caller gave up (shutdown).
+func (l *Liveness) beatLocked(ctx context.Context) bool {
 	if err := l.o.Store.Heartbeat(ctx, l.o.Owner); err != nil {
-		if ctx.Err() == nil {
+		if !errors.Is(ctx.Err(), context.Canceled) {
 			l.o.Logger.Debug("heartbeat failed", "err", err)
 		}
-		return
+		return false
 	}
 	l.present.Store(true)
+	return true
 }
 
 // Release ends one Hold.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -474,5 +475,41 @@ func TestSchedulerClaimBeatsOnlyForTheWinner(t *testing.T) {
 	}
 	if !slices.Equal(owners, []string{run.LeaseOwner}) {
 		t.Fatalf("heartbeats of %q after %s claimed the run; want only the winner's", owners, run.LeaseOwner)
+	}
+}
+
+// stuckBeats is a heartbeat store that answers nothing, like a PostgreSQL
+// that is down: each Heartbeat waits for its caller to give up.
+type stuckBeats struct{ calls atomic.Int32 }
+
+func (s *stuckBeats) Heartbeat(ctx context.Context, _ string) error {
+	s.calls.Add(1)
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (s *stuckBeats) EndHeartbeat(context.Context, string) error { return nil }
+
+// While the heartbeat store is down, Cover gives up after an Interval and
+// the claims go ahead on their leases; replies that need a Cover meanwhile
+// do not each wait for a beat of their own in turn.
+func TestCoverGivesUpWhileTheStoreIsDown(t *testing.T) {
+	store := &stuckBeats{}
+	live := bot.NewLiveness(bot.LivenessOptions{Store: store, Owner: "a", Interval: 200 * time.Millisecond})
+	const replies = 20
+	var wg sync.WaitGroup
+	for range replies {
+		live.Hold()
+		wg.Go(func() { live.Cover(context.Background()) })
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%d Covers still wait for a store that is down, after %d heartbeats", replies, store.calls.Load())
+	}
+	if n := store.calls.Load(); n >= replies/2 {
+		t.Fatalf("%d replies made %d heartbeat attempts in turn while the store was down; want one or two", replies, n)
 	}
 }
