@@ -31,15 +31,16 @@ type Heartbeats interface {
 // tells them nothing, and they wait for each claim's lease. So Liveness
 // never leaves a stale heartbeat behind while the process lives: when the
 // last hold is released (and Linger has passed) it ends the heartbeat
-// before it stops beating. Work is never claimed while there is no
-// heartbeat: rows written already claimed are reserved after Cover, which
-// beats first when there is none, and the dispatcher's and the
-// scheduler's claims are made under Pin, whose answer tells the claim to
-// write the heartbeat itself, in the same statement, when it claims
-// anything (a replica that loses a slot to another writes nothing). So work is taken over at once even when its replica dies a
-// moment after the claim. A process that dies while holding leaves a
-// heartbeat that goes stale, and its work is taken over within seconds,
-// as before. An idle daemon thus makes no heartbeat statement at all,
+// before it stops beating. Work is not claimed while there is no
+// heartbeat (unless writing one fails; the claim's lease covers it then):
+// rows written already claimed are reserved after Cover, which beats
+// first when there is none, and the dispatcher's and the scheduler's
+// claims are made under Pin, whose answer tells the claim to write the
+// heartbeat itself, in the same statement, when it claims anything (a
+// replica that loses a slot to another writes nothing). So work is taken
+// over at once even when its replica dies a moment after the claim. A
+// process that dies while holding leaves a heartbeat that goes stale, and
+// its work is taken over within seconds, as before. An idle daemon thus makes no heartbeat statement at all,
 // where it used to make one a second (docs/benchmarks.md).
 type Liveness struct {
 	o LivenessOptions
