@@ -259,6 +259,21 @@ func slowJob(t *testing.T, admin *postgres.DB, delay time.Duration) (*llmtest.Se
 	return llm, job
 }
 
+// firstRun waits for job's first run to be running and returns it.
+func firstRun(t *testing.T, admin *postgres.DB, job bot.Job) bot.JobRun {
+	t.Helper()
+	var run bot.JobRun
+	bot.WaitUntil(t, "the first run starts", func() bool {
+		runs, err := admin.RecentRuns(context.Background(), job.ID, 1)
+		if err == nil && len(runs) == 1 && runs[0].Status == bot.RunRunning {
+			run = runs[0]
+			return true
+		}
+		return false
+	})
+	return run
+}
+
 // A replica running a job slot keeps its heartbeat fresh for the whole run
 // (another replica takes the run over at once only when it goes stale),
 // although it has no outbox row in flight meanwhile.
@@ -267,15 +282,7 @@ func TestSchedulerRunKeepsHeartbeat(t *testing.T) {
 	dbURL, admin := replicasDB(t)
 	llm, job := slowJob(t, admin, 6*time.Second)
 	startReplica(t, dbURL, "a", llm.URL(), newRecorder())
-	var run bot.JobRun
-	bot.WaitUntil(t, "the first run starts", func() bool {
-		runs, err := admin.RecentRuns(ctx, job.ID, 1)
-		if err == nil && len(runs) == 1 && runs[0].Status == bot.RunRunning {
-			run = runs[0]
-			return true
-		}
-		return false
-	})
+	run := firstRun(t, admin, job)
 	seen := func() time.Time {
 		t.Helper()
 		var at time.Time
@@ -452,15 +459,7 @@ func TestSchedulerClaimBeatsOnlyForTheWinner(t *testing.T) {
 			Liveness: live, Tick: 100 * time.Millisecond, Lease: time.Minute, Grace: 20 * time.Second})
 		wg.Go(func() { s.Run(ctx); db.Close() })
 	}
-	var run bot.JobRun
-	bot.WaitUntil(t, "a run starts", func() bool {
-		runs, err := admin.RecentRuns(ctx, job.ID, 1)
-		if err == nil && len(runs) == 1 && runs[0].Status == bot.RunRunning {
-			run = runs[0]
-			return true
-		}
-		return false
-	})
+	run := firstRun(t, admin, job)
 	bot.WaitUntil(t, "a later slot is skipped while the run goes on", func() bool {
 		runs, err := admin.RecentRuns(ctx, job.ID, 10)
 		return err == nil && slices.ContainsFunc(runs, func(r bot.JobRun) bool { return r.Status == bot.RunSkipped })
