@@ -247,9 +247,9 @@ func (d *Dispatcher) claim(ctx context.Context) (n, limit int, err error) {
 	// Pinned, the heartbeat cannot end during the claim; when there is
 	// none, the claim writes it should it claim anything (see Liveness).
 	covered := d.o.Liveness.Pin()
+	defer d.o.Liveness.Unpin()
 	msgs, err := d.o.Outbox.Claim(ctx, d.o.Owner, limit, d.o.Lease, !covered)
 	if err != nil {
-		d.o.Liveness.Unpin()
 		return 0, limit, err
 	}
 	var held []OutboxMessage
@@ -261,7 +261,6 @@ func (d *Dispatcher) claim(ctx context.Context) (n, limit int, err error) {
 		}
 	}
 	d.mu.Unlock()
-	d.o.Liveness.Unpin()
 	d.releaseHeld(ctx, held)
 	return len(msgs), limit, nil
 }

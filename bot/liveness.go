@@ -51,9 +51,11 @@ type Liveness struct {
 	released time.Time     // when holds last dropped to 0
 	wake     chan struct{} // a hold began while Run waits
 
-	// store serialises the heartbeat statements; coverFailed is when a
-	// Cover's beat last failed (l.store held).
+	// store serialises the heartbeat statements; beatAt is when the last
+	// beat worked and coverFailed when a Cover's beat last failed (both
+	// l.store held).
 	store       sync.Mutex
+	beatAt      time.Time
 	coverFailed time.Time
 	// present is whether a heartbeat is stored: set once a Heartbeat
 	// worked (l.store held), cleared when end decides to end it (l.store
@@ -133,11 +135,16 @@ func (l *Liveness) Cover(ctx context.Context) {
 // reports whether one is stored. A claim made under it that finds work
 // while none is stored must write the heartbeat itself, in the claim's
 // statement (see Outbox.Claim), and Hold what it claimed before Unpin.
-// An idle daemon's polls pin, claim nothing and write nothing more.
+// An idle daemon's polls pin, claim nothing and write nothing more. Pin
+// waits for a heartbeat statement under way: an end decided before it
+// must have deleted the heartbeat before the claim writes one, or the
+// delete would remove the claim's.
 func (l *Liveness) Pin() (covered bool) {
 	l.mu.Lock()
 	l.pins++
 	l.mu.Unlock()
+	l.store.Lock()
+	defer l.store.Unlock()
 	return l.present.Load()
 }
 
@@ -161,6 +168,7 @@ func (l *Liveness) beatLocked(ctx context.Context) bool {
 		return false
 	}
 	l.present.Store(true)
+	l.beatAt = time.Now()
 	return true
 }
 
@@ -198,7 +206,9 @@ func (l *Liveness) Run(ctx context.Context) {
 func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
 	for {
 		l.store.Lock()
-		l.beatLocked(ctx)
+		if !l.present.Load() || time.Since(l.beatAt) >= l.o.Interval/2 {
+			l.beatLocked(ctx) // not when a Cover has just beaten
+		}
 		l.store.Unlock()
 		t := time.NewTimer(UntilBeat(l.o.Interval))
 		select {
@@ -227,7 +237,7 @@ func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
 // claim is under way, and reports whether it did. The heartbeat counts as
 // absent from the moment end decides, under l.mu: a Hold or Pin comes
 // either before that and keeps the heartbeat, or after it and finds it
-// absent (a Cover then waits for the delete and beats). When the delete
+// absent (Cover and Pin then wait for the delete). When the delete
 // fails the heartbeat counts as absent until the next beat, so a Cover
 // meanwhile beats once more than it needs to.
 func (l *Liveness) end(ctx context.Context) (bool, error) {

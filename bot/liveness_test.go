@@ -512,3 +512,87 @@ func TestCoverGivesUpWhileTheStoreIsDown(t *testing.T) {
 		t.Fatalf("%d replies made %d heartbeat attempts in turn while the store was down; want one or two", replies, n)
 	}
 }
+
+// gatedEnds is a heartbeat store whose EndHeartbeat waits for gate once
+// it has said it began (ending).
+type gatedEnds struct {
+	beatLog
+	ending, gate chan struct{}
+}
+
+func (g *gatedEnds) EndHeartbeat(ctx context.Context, owner string) error {
+	close(g.ending)
+	<-g.gate
+	return g.beatLog.EndHeartbeat(ctx, owner)
+}
+
+// A claim pinned while the heartbeat is being ended waits for the delete:
+// the claim writes a heartbeat of its own (none is stored), and a delete
+// that came after it would remove it.
+func TestLivenessPinWaitsForAnEndUnderWay(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	store := &gatedEnds{ending: make(chan struct{}), gate: make(chan struct{})}
+	live := bot.NewLiveness(bot.LivenessOptions{Store: store, Owner: "a", Interval: 10 * time.Millisecond, Linger: 30 * time.Millisecond})
+	done := make(chan struct{})
+	go func() { live.Run(ctx); close(done) }()
+	var open sync.Once
+	openGate := func() { open.Do(func() { close(store.gate) }) }
+	defer func() { openGate(); cancel(); <-done }()
+
+	live.Hold()
+	live.Release()
+	<-store.ending // Run has decided to end the heartbeat; its delete waits
+	pinned := make(chan bool, 1)
+	go func() { pinned <- live.Pin() }()
+	select {
+	case covered := <-pinned:
+		t.Fatalf("Pin returned (covered %v) while the end was still under way; want it to wait for the delete", covered)
+	case <-time.After(100 * time.Millisecond):
+	}
+	openGate()
+	if covered := <-pinned; covered {
+		t.Fatal("Pin after the end reports a heartbeat stored")
+	}
+	live.Unpin()
+}
+
+// beatTimes records when each heartbeat was written.
+type beatTimes struct {
+	mu    sync.Mutex
+	beats []time.Time
+}
+
+func (b *beatTimes) Heartbeat(context.Context, string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.beats = append(b.beats, time.Now())
+	return nil
+}
+
+func (b *beatTimes) EndHeartbeat(context.Context, string) error { return nil }
+
+func (b *beatTimes) times() []time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]time.Time(nil), b.beats...)
+}
+
+// The heartbeat Cover writes for the first claim after an idle spell is
+// not written again at once by Run, woken by the same hold.
+func TestLivenessDoesNotBeatTwiceAfterCover(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	store := &beatTimes{}
+	const interval = 400 * time.Millisecond
+	live := bot.NewLiveness(bot.LivenessOptions{Store: store, Owner: "a", Interval: interval})
+	live.Hold() // wakes Run once it runs
+	live.Cover(ctx)
+	done := make(chan struct{})
+	go func() { live.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	bot.WaitUntil(t, "the next beat", func() bool { return len(store.times()) >= 2 })
+	got := store.times()
+	if gap := got[1].Sub(got[0]); gap < interval/2 {
+		t.Fatalf("Run beat %v after Cover's beat; want no beat within half an Interval of it", gap)
+	}
+	live.Release()
+}
