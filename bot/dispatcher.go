@@ -252,6 +252,9 @@ func (d *Dispatcher) claim(ctx context.Context) (n, limit int, err error) {
 	if err != nil {
 		return 0, limit, err
 	}
+	if !covered && len(msgs) > 0 {
+		d.o.Liveness.Beaten()
+	}
 	var held []OutboxMessage
 	d.mu.Lock()
 	for _, m := range msgs {

@@ -134,7 +134,8 @@ func (l *Liveness) Cover(ctx context.Context) {
 // Pin keeps the heartbeat from ending, without beating, until Unpin, and
 // reports whether one is stored. A claim made under it that finds work
 // while none is stored must write the heartbeat itself, in the claim's
-// statement (see Outbox.Claim), and Hold what it claimed before Unpin.
+// statement (see Outbox.Claim), say so with Beaten, and Hold what it
+// claimed before Unpin.
 // An idle daemon's polls pin, claim nothing and write nothing more. Pin
 // waits for a heartbeat statement under way: an end decided before it
 // must have deleted the heartbeat before the claim writes one, or the
@@ -146,6 +147,18 @@ func (l *Liveness) Pin() (covered bool) {
 	l.store.Lock()
 	defer l.store.Unlock()
 	return l.present.Load()
+}
+
+// Beaten records that a claim made under Pin wrote the heartbeat in its
+// own statement (it found work while none was stored): the heartbeat now
+// counts as stored, and Run, woken by the claim's Hold, does not write
+// another at once. Call it before Unpin, and only when the claim's
+// statement succeeded and claimed something.
+func (l *Liveness) Beaten() {
+	l.store.Lock()
+	defer l.store.Unlock()
+	l.present.Store(true)
+	l.beatAt = time.Now()
 }
 
 // Unpin ends one Pin.

@@ -359,14 +359,19 @@ func TestDispatcherClaimsOnlyUnderAHeartbeat(t *testing.T) {
 		}
 		return n
 	}
-	live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: "a"}) // never run
 	out := &countingOutbox{DB: db}
 	ch := &gatedChannel{gate: make(chan struct{}), entered: make(chan struct{})}
-	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: out, Channels: map[string]channels.Channel{"test": ch},
-		Owner: "a", Liveness: live, Poll: 20 * time.Millisecond})
-	done := make(chan struct{})
-	go func() { disp.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	// start runs a dispatcher whose Liveness never runs.
+	var running sync.WaitGroup
+	defer func() { cancel(); running.Wait() }()
+	start := func() (*bot.Dispatcher, *bot.Liveness) {
+		live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: "a"})
+		disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: out, Channels: map[string]channels.Channel{"test": ch},
+			Owner: "a", Liveness: live, Poll: 20 * time.Millisecond})
+		running.Go(func() { disp.Run(ctx) })
+		return disp, live
+	}
+	disp, live := start()
 
 	bot.WaitUntil(t, "a few idle polls", func() bool { return out.claims.Load() >= 5 })
 	if n := heartbeats(); n != 0 {
@@ -380,12 +385,18 @@ func TestDispatcherClaimsOnlyUnderAHeartbeat(t *testing.T) {
 	if n := heartbeats(); n != 1 {
 		t.Fatalf("a poll claimed a row with no heartbeat stored, and left %d heartbeats; want 1, written with the claim", n)
 	}
+	covered := live.Pin()
+	live.Unpin()
+	if !covered {
+		t.Fatal("after a claim that wrote the heartbeat the Liveness counts none stored; want it counted, so Run does not write it again at once")
+	}
 
-	// The claim's heartbeat is gone (the Liveness never beat, so it still
-	// counts as absent): a row written already claimed.
+	// A row written already claimed, by a dispatcher with no heartbeat
+	// stored.
 	if _, err := db.Pool().Exec(ctx, `DELETE FROM replicas`); err != nil {
 		t.Fatal(err)
 	}
+	disp, _ = start()
 	var claim bot.Claim
 	bot.WaitUntil(t, "the dispatcher takes rows", func() bool {
 		var ok bool
@@ -447,6 +458,7 @@ func TestSchedulerClaimBeatsOnlyForTheWinner(t *testing.T) {
 	llm, job := slowJob(t, admin, 10*time.Second)
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
+	lives := map[string]*bot.Liveness{}
 	for _, owner := range []string{"a", "b"} {
 		db, err := postgres.Open(ctx, dbURL, postgres.Options{})
 		if err != nil {
@@ -455,6 +467,7 @@ func TestSchedulerClaimBeatsOnlyForTheWinner(t *testing.T) {
 		agent := &agentcore.Agent{Name: "default", Model: "m", History: db, Tools: tools.NewRegistry(tools.RegistryOptions{}),
 			Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"})}
 		live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: owner}) // never run
+		lives[owner] = live
 		s := bot.NewScheduler(bot.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agent: agent, Owner: owner,
 			Liveness: live, Tick: 100 * time.Millisecond, Lease: time.Minute, Grace: 20 * time.Second})
 		wg.Go(func() { s.Run(ctx); db.Close() })
@@ -474,6 +487,15 @@ func TestSchedulerClaimBeatsOnlyForTheWinner(t *testing.T) {
 	}
 	if !slices.Equal(owners, []string{run.LeaseOwner}) {
 		t.Fatalf("heartbeats of %q after %s claimed the run; want only the winner's", owners, run.LeaseOwner)
+	}
+	// The winner's Liveness knows its claim wrote the heartbeat (so Run
+	// would not write it again at once); the loser's knows of none.
+	for owner, live := range lives {
+		covered := live.Pin()
+		live.Unpin()
+		if want := owner == run.LeaseOwner; covered != want {
+			t.Errorf("%s's Liveness counts a heartbeat stored: %v; want %v", owner, covered, want)
+		}
 	}
 }
 
@@ -593,6 +615,31 @@ func TestLivenessDoesNotBeatTwiceAfterCover(t *testing.T) {
 	got := store.times()
 	if gap := got[1].Sub(got[0]); gap < interval/2 {
 		t.Fatalf("Run beat %v after Cover's beat; want no beat within half an Interval of it", gap)
+	}
+	live.Release()
+}
+
+// A claim that wrote the heartbeat in its own statement (Beaten) is not
+// followed at once by Run's beat, woken by the claim's Hold: the next beat
+// comes about an Interval later.
+func TestLivenessDoesNotBeatAgainAfterAClaimBeat(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	store := &beatTimes{}
+	const interval = 400 * time.Millisecond
+	live := bot.NewLiveness(bot.LivenessOptions{Store: store, Owner: "a", Interval: interval})
+	if live.Pin() {
+		t.Fatal("Pin before any beat reports a heartbeat stored")
+	}
+	claimed := time.Now() // the claim's statement wrote the heartbeat
+	live.Beaten()
+	live.Hold()
+	live.Unpin()
+	done := make(chan struct{})
+	go func() { live.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	bot.WaitUntil(t, "Run's first beat", func() bool { return len(store.times()) >= 1 })
+	if gap := store.times()[0].Sub(claimed); gap < interval/2 {
+		t.Fatalf("Run beat %v after the claim wrote the heartbeat; want no beat within half an Interval of it", gap)
 	}
 	live.Release()
 }

@@ -292,6 +292,9 @@ func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
 	run, claimed, err := s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, j.Overlap, beat)
 	if s.o.Liveness != nil {
 		if err == nil && claimed {
+			if beat {
+				s.o.Liveness.Beaten()
+			}
 			s.o.Liveness.Hold()
 		}
 		s.o.Liveness.Unpin()
