@@ -34,7 +34,16 @@ const lockQueryTimeout = 10 * time.Second
 type lockSession struct {
 	conn *pgx.Conn
 	held map[int64]*leaderLease // the locks taken on conn and not released
+
+	// The last check's answer for every lock on conn (see Check): which
+	// were granted, and when that check began.
+	granted    map[int64]bool
+	verifiedAt time.Time
 }
+
+// shareChecksFor bounds how old another leadership's check may be for a
+// Check to rely on it (see Check).
+const shareChecksFor = bot.DefaultLeaderInterval / 2
 
 // lockState is a DB's lock session and the mutex that orders every
 // statement on it. Statements run one at a time; each is a few
@@ -149,10 +158,11 @@ func closeConn(ctx context.Context, conn *pgx.Conn) {
 
 // leaderLease is one held advisory lock on a DB's lock session.
 type leaderLease struct {
-	db      *DB
-	session *lockSession
-	key     string
-	id      int64
+	db        *DB
+	session   *lockSession
+	key       string
+	id        int64
+	checkedAt time.Time // this lease's last Check
 }
 
 // current reports whether l is still held on the DB's live session.
@@ -163,24 +173,37 @@ func (l *leaderLease) current() bool {
 
 // Check confirms in pg_locks that the lock session still holds this lock.
 // A broken connection fails it, and every other lease on that session.
+//
+// One query checks every lock of the session, so a replica's leaderships
+// share their checks: a Check makes no query when the session's last check
+// found this lock granted and began less than half as long ago as this
+// lease's previous Check (and less than shareChecksFor ago). Two
+// leaderships checking every 2 s then make one query every 2 s between
+// them, not two, and a lost lock is noticed at most half an interval later
+// than by a check of its own. A lease never relies on its own last check,
+// which began longer ago than that.
 func (l *leaderLease) Check(ctx context.Context) error {
 	l.db.locks.mu.Lock()
 	defer l.db.locks.mu.Unlock()
 	if !l.current() {
 		return fmt.Errorf("leader lock %q: %w (released, or its connection ended)", l.key, errLeaseLost)
 	}
-	// A bigint advisory key shows in pg_locks as classid (high 32 bits),
-	// objid (low 32 bits) and objsubid 1.
-	hi, lo := int64(uint64(l.id)>>32), int64(uint32(l.id))
-	var held bool
+	s, now := l.session, time.Now()
+	share := min(now.Sub(l.checkedAt)/2, shareChecksFor)
+	l.checkedAt = now
+	if now.Sub(s.verifiedAt) < share && s.granted[l.id] {
+		return nil
+	}
+	var granted map[int64]bool
 	if err := l.db.onSession(ctx, func(ctx context.Context) error {
-		return l.session.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
-			WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
-			  AND classid::int8 = $1 AND objid::int8 = $2 AND objsubid = 1)`, hi, lo).Scan(&held)
+		var err error
+		granted, err = grantedLocks(ctx, s.conn)
+		return err
 	}); err != nil {
 		return redact(fmt.Errorf("leader lock %q: check: %w", l.key, err), l.db.secret)
 	}
-	if !held {
+	s.granted, s.verifiedAt = granted, now
+	if !granted[l.id] {
 		delete(l.session.held, l.id)
 		if len(l.session.held) == 0 {
 			l.db.endSession(ctx, l.session) // no lock left to keep it for
@@ -188,6 +211,24 @@ func (l *leaderLease) Check(ctx context.Context) error {
 		return fmt.Errorf("leader lock %q: %w", l.key, errLeaseLost)
 	}
 	return nil
+}
+
+// grantedLocks returns the keys of the advisory locks conn's session holds.
+// A bigint advisory key shows in pg_locks as classid (high 32 bits), objid
+// (low 32 bits) and objsubid 1.
+func grantedLocks(ctx context.Context, conn *pgx.Conn) (map[int64]bool, error) {
+	rows, err := conn.Query(ctx, `SELECT classid::int8, objid::int8 FROM pg_locks
+		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted AND objsubid = 1`)
+	if err != nil {
+		return nil, err
+	}
+	granted := map[int64]bool{}
+	var hi, lo int64
+	_, err = pgx.ForEachRow(rows, []any{&hi, &lo}, func() error {
+		granted[int64(uint64(hi)<<32|uint64(uint32(lo)))] = true
+		return nil
+	})
+	return granted, err
 }
 
 // Release unlocks; the last release also closes the lock session's

@@ -295,3 +295,50 @@ func TestLeaderLockCheckGivenUpKeepsTheOthers(t *testing.T) {
 		t.Fatalf("advisory locks %d on %d backends, want 2 on 1", locks, backends)
 	}
 }
+
+// TestLeaderLocksShareTheirChecks: one query confirms every lock of a
+// replica's lock session, so a Check right after another leadership's
+// makes none; a lease never relies on its own last check, so a lock that
+// is gone is still noticed by the next Check of the lease that checked
+// last.
+func TestLeaderLocksShareTheirChecks(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbs := openReplicas(t, ctx, 2)
+	a, b := dbs[0], dbs[1]
+	poll, gateway := leadTwo(t, ctx, a)
+	defer poll.Release(ctx)
+	defer gateway.Release(ctx)
+	holder := advisoryHolders(t, ctx, b)[0]
+	lastQuery := func() time.Time {
+		t.Helper()
+		var at time.Time
+		if err := b.Pool().QueryRow(ctx, `SELECT query_start FROM pg_stat_activity WHERE pid = $1`, holder).Scan(&at); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	check := func(name string, l bot.Lease) {
+		t.Helper()
+		if err := l.Check(ctx); err != nil {
+			t.Fatalf("Check of %s: %v", name, err)
+		}
+	}
+	check("telegram:poll", poll)
+	polled := lastQuery()
+	check("discord:gateway", gateway)
+	if got := lastQuery(); !got.Equal(polled) {
+		t.Fatalf("discord:gateway's Check right after telegram:poll's queried again (at %v, after %v); want it to rely on that check", got, polled)
+	}
+	check("telegram:poll", poll)
+	if got := lastQuery(); !got.After(polled) {
+		t.Fatal("telegram:poll's second Check right after its first made no query; want a lease never to rely on its own last check")
+	}
+	terminateHolder(t, ctx, b, 2)
+	if err := poll.Check(ctx); err == nil {
+		t.Fatal("Check of telegram:poll after its connection was terminated = nil, want an error")
+	}
+	if err := gateway.Check(ctx); err == nil {
+		t.Fatal("Check of discord:gateway after the shared connection was terminated = nil, want an error")
+	}
+}
