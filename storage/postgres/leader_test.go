@@ -162,6 +162,19 @@ func leadWhenFree(t *testing.T, ctx context.Context, db *postgres.DB, key string
 	}
 }
 
+// terminateTwo terminates the backend holding leadTwo's locks (db is
+// another replica) and checks that both leases' Checks fail, poll's first.
+func terminateTwo(t *testing.T, ctx context.Context, db *postgres.DB, poll, gateway bot.Lease) {
+	t.Helper()
+	terminateHolder(t, ctx, db, 2)
+	if err := poll.Check(ctx); err == nil {
+		t.Fatal("Check of telegram:poll after its connection was terminated = nil, want an error")
+	}
+	if err := gateway.Check(ctx); err == nil {
+		t.Fatal("Check of discord:gateway after the shared connection was terminated = nil, want an error")
+	}
+}
+
 // leadTwo has db take the telegram:poll and discord:gateway leaderships.
 func leadTwo(t *testing.T, ctx context.Context, db *postgres.DB) (poll, gateway bot.Lease) {
 	t.Helper()
@@ -247,13 +260,7 @@ func TestLeaderLocksEndTogether(t *testing.T) {
 	dbs := openReplicas(t, ctx, 2)
 	a, b := dbs[0], dbs[1]
 	poll, gateway := leadTwo(t, ctx, a)
-	terminateHolder(t, ctx, b, 2)
-	if err := poll.Check(ctx); err == nil {
-		t.Fatal("Check of telegram:poll after its connection was terminated = nil, want an error")
-	}
-	if err := gateway.Check(ctx); err == nil {
-		t.Fatal("Check of discord:gateway after the shared connection was terminated = nil, want an error")
-	}
+	terminateTwo(t, ctx, b, poll, gateway)
 	_ = poll.Release(ctx) // what the leader does after a failed Check
 	_ = gateway.Release(ctx)
 	var taken []bot.Lease
@@ -334,11 +341,5 @@ func TestLeaderLocksShareTheirChecks(t *testing.T) {
 	if got := lastQuery(); !got.After(polled) {
 		t.Fatal("telegram:poll's second Check right after its first made no query; want a lease never to rely on its own last check")
 	}
-	terminateHolder(t, ctx, b, 2)
-	if err := poll.Check(ctx); err == nil {
-		t.Fatal("Check of telegram:poll after its connection was terminated = nil, want an error")
-	}
-	if err := gateway.Check(ctx); err == nil {
-		t.Fatal("Check of discord:gateway after the shared connection was terminated = nil, want an error")
-	}
+	terminateTwo(t, ctx, b, poll, gateway)
 }
