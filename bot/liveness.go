@@ -40,8 +40,9 @@ type Heartbeats interface {
 // replica that loses a slot to another writes nothing). So work is taken
 // over at once even when its replica dies a moment after the claim. A
 // process that dies while holding leaves a heartbeat that goes stale, and
-// its work is taken over within seconds, as before. An idle daemon thus makes no heartbeat statement at all,
-// where it used to make one a second (docs/benchmarks.md).
+// its work is taken over within seconds, as before. An idle daemon thus
+// makes no heartbeat statement at all, where it used to make one a second
+// (docs/benchmarks.md).
 type Liveness struct {
 	o LivenessOptions
 
@@ -135,15 +136,22 @@ func (l *Liveness) Cover(ctx context.Context) {
 // reports whether one is stored. A claim made under it that finds work
 // while none is stored must write the heartbeat itself, in the claim's
 // statement (see Outbox.Claim), say so with Beaten, and Hold what it
-// claimed before Unpin.
-// An idle daemon's polls pin, claim nothing and write nothing more. Pin
-// waits for a heartbeat statement under way: an end decided before it
-// must have deleted the heartbeat before the claim writes one, or the
-// delete would remove the claim's.
+// claimed before Unpin. An idle daemon's polls pin, claim nothing and
+// write nothing more.
+//
+// While a heartbeat is stored Pin costs a mutex: no end was decided before
+// it (an end counts the heartbeat absent as it decides) and none can be
+// while it lasts. Otherwise it waits for a heartbeat statement under way:
+// an end decided before it must have deleted the heartbeat before the
+// claim writes one, or the delete would remove the claim's.
 func (l *Liveness) Pin() (covered bool) {
 	l.mu.Lock()
 	l.pins++
+	covered = l.present.Load()
 	l.mu.Unlock()
+	if covered {
+		return true
+	}
 	l.store.Lock()
 	defer l.store.Unlock()
 	return l.present.Load()
@@ -157,6 +165,11 @@ func (l *Liveness) Pin() (covered bool) {
 func (l *Liveness) Beaten() {
 	l.store.Lock()
 	defer l.store.Unlock()
+	l.storedLocked()
+}
+
+// storedLocked records a heartbeat just written; l.store is held.
+func (l *Liveness) storedLocked() {
 	l.present.Store(true)
 	l.beatAt = time.Now()
 }
@@ -180,8 +193,7 @@ func (l *Liveness) beatLocked(ctx context.Context) bool {
 		}
 		return false
 	}
-	l.present.Store(true)
-	l.beatAt = time.Now()
+	l.storedLocked()
 	return true
 }
 

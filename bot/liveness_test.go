@@ -643,3 +643,50 @@ func TestLivenessDoesNotBeatAgainAfterAClaimBeat(t *testing.T) {
 	}
 	live.Release()
 }
+
+// heldBeats answers a Liveness's first heartbeat and holds every later
+// one until release is closed, saying when the first is held (entered).
+type heldBeats struct {
+	beatLog
+	calls            atomic.Int32
+	enter            sync.Once
+	entered, release chan struct{}
+}
+
+func (h *heldBeats) Heartbeat(ctx context.Context, owner string) error {
+	if h.calls.Add(1) > 1 {
+		h.enter.Do(func() { close(h.entered) })
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return h.beatLog.Heartbeat(ctx, owner)
+}
+
+// While a heartbeat is stored, Pin does not wait for a beat under way: the
+// dispatcher's claims do not queue behind heartbeat round trips.
+func TestLivenessPinDoesNotWaitForABeat(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	store := &heldBeats{entered: make(chan struct{}), release: make(chan struct{})}
+	live := bot.NewLiveness(bot.LivenessOptions{Store: store, Owner: "a", Interval: 20 * time.Millisecond})
+	live.Hold()
+	live.Cover(ctx) // the first beat: a heartbeat is stored
+	done := make(chan struct{})
+	go func() { live.Run(ctx); close(done) }()
+	defer func() { close(store.release); cancel(); <-done }()
+	<-store.entered // Run's next beat is under way and holds the store
+	pinned := make(chan bool, 1)
+	go func() { pinned <- live.Pin() }()
+	select {
+	case covered := <-pinned:
+		if !covered {
+			t.Fatal("Pin while a heartbeat is stored reports none")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Pin still waits for a beat under way 5s later; want it to return at once while a heartbeat is stored")
+	}
+	live.Unpin()
+	live.Release()
+}
