@@ -413,12 +413,17 @@ func TestOutboxClaimWithBeatWritesHeartbeatOnlyWhenItClaims(t *testing.T) {
 	if _, err := db.Pool().Exec(ctx, `INSERT INTO replicas (owner, seen_at) VALUES ('waking', now() - interval '10 minutes')`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Enqueue(ctx, reply("a/telegram:42", 2, "second")); err != nil {
-		t.Fatal(err)
+	// claimWaking queues a reply and has "waking" claim it with beat.
+	claimWaking := func(seq int64, text string) {
+		t.Helper()
+		if _, err := db.Enqueue(ctx, reply("a/telegram:42", seq, text)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := db.Claim(ctx, "waking", 10, time.Hour, true); err != nil || len(got) != 1 || got[0].Text != text {
+			t.Fatalf("claim = %+v, %v; want the row %q", got, err, text)
+		}
 	}
-	if got, err := db.Claim(ctx, "waking", 10, time.Hour, true); err != nil || len(got) != 1 || got[0].Text != "second" {
-		t.Fatalf("claim = %+v, %v; want the second row", got, err)
-	}
+	claimWaking(2, "second")
 	if n := beats(); n != 1 {
 		t.Fatalf("after a claim with beat: %d fresh heartbeats; want 1", n)
 	}
@@ -429,12 +434,7 @@ func TestOutboxClaimWithBeatWritesHeartbeatOnlyWhenItClaims(t *testing.T) {
 	if _, err := db.Pool().Exec(ctx, `DELETE FROM replicas`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Enqueue(ctx, reply("a/telegram:42", 3, "third")); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := db.Claim(ctx, "waking", 10, time.Hour, true); err != nil || len(got) != 1 || got[0].Text != "third" {
-		t.Fatalf("claim = %+v, %v; want the third row", got, err)
-	}
+	claimWaking(3, "third")
 	if n := beats(); n != 1 {
 		t.Fatalf("a claim with beat and no heartbeat stored: %d fresh heartbeats; want 1", n)
 	}
