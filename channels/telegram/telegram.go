@@ -150,6 +150,7 @@ func (c *Channel) newBot(lastUpdateID int64) (*bot.Bot, error) {
 		bot.WithDefaultHandler(c.dispatch),
 		bot.WithNotAsyncHandlers(),
 		bot.WithWorkers(1),
+		bot.WithUpdatesChannelCap(updatesBuffered),
 		bot.WithInitialOffset(lastUpdateID),
 		bot.WithAllowedUpdates(allowedUpdates),
 		bot.WithErrorsHandler(func(err error) {
@@ -162,6 +163,13 @@ func (c *Channel) newBot(lastUpdateID int64) (*bot.Bot, error) {
 	}
 	return b, nil
 }
+
+// updatesBuffered is how many fetched updates a client holds for its
+// handler. A poll is not sent until the previous one's updates are handled
+// (inflight), and Telegram returns at most 100 per poll, so more room than
+// that is never used; the library's default, 1 024, kept an 8 KiB buffer
+// for each of the two clients for the process's life.
+const updatesBuffered = 100
 
 // apiTransport is the HTTP transport to the Bot API. Every call goes to one
 // host, from up to parallelChats handlers plus the poller and the senders at
