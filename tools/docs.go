@@ -82,28 +82,46 @@ func ChatScope(c Call) string {
 // docScopes returns where a document of path lives for the call: the
 // scope written to, then the scopes read from in order.
 func docScopes(kind string, c Call, p string) (write string, read []string) {
-	user := UserScope(c.UserID)
+	write = scopesOf(c).own(kind, p)
+	if write == "" {
+		return "", []string{""}
+	}
+	return write, []string{write, ""}
+}
+
+// callScopes are a call's per-user and per-chat scope names, built once
+// for every document a call looks at.
+type callScopes struct{ user, chat string }
+
+func scopesOf(c Call) callScopes { return callScopes{user: UserScope(c.UserID), chat: ChatScope(c)} }
+
+// own returns the scope a document of path p is written to for the call,
+// and read from first: "" when it is the agent's own, read from nowhere
+// else.
+func (s callScopes) own(kind, p string) string {
 	switch {
 	case isMemoryPath(p) && kind == KindOpen:
-		return user, []string{user, ""}
+		return s.user
 	case isMemoryPath(p):
-		chat := ChatScope(c)
-		return chat, []string{chat, ""}
+		return s.chat
 	case kind == KindOpen, p == "USER.md":
-		return user, []string{user, ""}
+		return s.user
 	}
-	return "", []string{""}
+	return ""
 }
 
 // ContextPrompt renders the context files the call's agent has for the
 // call (see ContextFiles for who sees which) as system prompt sections,
-// in ContextFiles order; "" when there are none.
+// in ContextFiles order; "" when there are none. It runs before every
+// model call, so it works out each file's scope once.
 func ContextPrompt(ctx context.Context, docs DocStore, kind string, c Call) (string, error) {
+	names := scopesOf(c)
+	own := make([]string, len(ContextFiles))
 	// Every scope any context file may come from, read in one query.
-	var scopes []string
-	for _, name := range ContextFiles {
-		_, read := docScopes(kind, c, name)
-		for _, sc := range read {
+	scopes := make([]string, 0, 3)
+	for i, name := range ContextFiles {
+		own[i] = names.own(kind, name)
+		for _, sc := range [2]string{own[i], ""} {
 			if !slices.Contains(scopes, sc) {
 				scopes = append(scopes, sc)
 			}
@@ -114,21 +132,18 @@ func ContextPrompt(ctx context.Context, docs DocStore, kind string, c Call) (str
 		return "", err
 	}
 	var b strings.Builder
-	for _, name := range ContextFiles {
-		_, read := docScopes(kind, c, name)
-		for _, scope := range read {
-			text, ok := found[scope][name]
-			if !ok {
-				continue
-			}
-			if strings.TrimSpace(text) != "" {
-				if b.Len() > 0 {
-					b.WriteString("\n\n")
-				}
-				b.WriteString("## " + name + "\n" + strings.TrimSpace(text))
-			}
-			break
+	for i, name := range ContextFiles {
+		text, ok := found[own[i]][name]
+		if !ok && own[i] != "" {
+			text, ok = found[""][name]
 		}
+		if text = strings.TrimSpace(text); !ok || text == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("## " + name + "\n" + text)
 	}
 	return b.String(), nil
 }

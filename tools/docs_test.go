@@ -101,6 +101,48 @@ func TestContextFilesAreRoutedToTheStore(t *testing.T) {
 	}
 }
 
+// TestContextPromptPicksEachFilesScope: the system prompt's context files
+// come in ContextFiles order, each from the first scope that has it — the
+// person's USER.md before the agent's, every file per person for an open
+// agent — and a file that is there but blank hides the agent's and adds
+// nothing.
+func TestContextPromptPicksEachFilesScope(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	put := func(agent, scope, path, content string) {
+		t.Helper()
+		must(t, db.PutDoc(ctx, tools.DocKey{Agent: agent, Scope: scope, Path: path}, content))
+	}
+	put("ops", "", "USER.md", "Someone.")
+	put("ops", "", "SOUL.md", "Calm.")
+	put("ops", "", "AGENTS.md", "  \n ")
+	put("ops", tools.UserScope("telegram:1"), "USER.md", "Likes tea.")
+	put("ops", tools.UserScope("telegram:2"), "USER.md", " ")
+	put("ops", tools.UserScope("telegram:1"), "SOUL.md", "Not read: SOUL.md is the agent's.")
+	put("pal", "", "SOUL.md", "Kind.")
+	put("pal", "", "IDENTITY.md", "pal")
+	put("pal", tools.UserScope("telegram:1"), "IDENTITY.md", "pal for Ann")
+	prompt := func(agent, kind, user string) string {
+		t.Helper()
+		c := tools.Call{Channel: "telegram", ChatID: "10", UserID: user, Agent: agent}
+		text, err := tools.ContextPrompt(ctx, db, kind, c)
+		must(t, err)
+		return text
+	}
+	for _, tc := range []struct{ agent, kind, user, want string }{
+		{"ops", tools.KindPredefined, "telegram:1", "## SOUL.md\nCalm.\n\n## USER.md\nLikes tea."},
+		{"ops", tools.KindPredefined, "telegram:2", "## SOUL.md\nCalm."},
+		{"ops", tools.KindPredefined, "telegram:3", "## SOUL.md\nCalm.\n\n## USER.md\nSomeone."},
+		{"pal", tools.KindOpen, "telegram:1", "## SOUL.md\nKind.\n\n## IDENTITY.md\npal for Ann"},
+		{"pal", tools.KindOpen, "telegram:3", "## SOUL.md\nKind.\n\n## IDENTITY.md\npal"},
+		{"nobody", tools.KindOpen, "telegram:1", ""},
+	} {
+		if got := prompt(tc.agent, tc.kind, tc.user); got != tc.want {
+			t.Errorf("%s (%s) for %s:\n got %q\nwant %q", tc.agent, tc.kind, tc.user, got, tc.want)
+		}
+	}
+}
+
 // TestMemorySearchFindsWhatWasWritten: memory documents written with
 // write_file are found by memory_search (ranked), read by memory_get, and
 // scoped per chat for a predefined agent.
