@@ -13,6 +13,17 @@ import (
 // in a pipeline's implicit transaction, although it applies it.
 const noFlushSQL = `SELECT set_config('synchronous_commit', 'off', true)`
 
+// customPlanSQL makes PostgreSQL plan every later statement of the current
+// transaction for its parameters' values (plan_cache_mode
+// force_custom_plan), for a statement whose best plan depends on how much
+// a table has grown. Otherwise, after five executions of a prepared
+// statement, PostgreSQL may settle on one plan for any values, costed for
+// the table as it was then, and keep it until something analyzes the
+// table: a batch of outbox marks planned while the outbox was nearly
+// empty went on reading the whole outbox (docs/benchmarks.md, twenty-first
+// round). Planning such a statement costs less than a tenth of that scan.
+const customPlanSQL = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`
+
 // batchSender is what sends a pipelined batch: the pool, a connection or a
 // transaction.
 type batchSender interface {

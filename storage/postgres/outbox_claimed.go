@@ -194,13 +194,16 @@ func (db *DB) MarkSentAll(ctx context.Context, sent []bot.Sent) error {
 		}
 	}
 	err := withRetry(context.WithoutCancel(ctx), func(ctx context.Context) error {
-		// Each row by its id, session and seq (see isRow).
-		_, err := db.execWithoutFlush(ctx, `UPDATE outbox o SET status = 'sent', platform_message_id = u.pmid,
+		// Each row by its id, session and seq (see isRow), planned for
+		// this batch (see customPlanSQL).
+		return db.withoutFlush(ctx, func(b *pgx.Batch) {
+			b.Queue(customPlanSQL)
+			b.Queue(`UPDATE outbox o SET status = 'sent', platform_message_id = u.pmid,
 				sent_at = now(), claimed_by = NULL, claimed_until = NULL
 			FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS u (id, pmid, session, seq)
 			WHERE o.id = u.id AND o.session_key IS NOT DISTINCT FROM u.session AND o.source_seq IS NOT DISTINCT FROM u.seq`,
-			ids, pmids, sessions, seqs)
-		return err
+				ids, pmids, sessions, seqs)
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("mark %d outbox messages sent: %w", len(sent), err)
