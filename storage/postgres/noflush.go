@@ -21,7 +21,8 @@ const noFlushSQL = `SELECT set_config('synchronous_commit', 'off', true)`
 // the table as it was then, and keep it until something analyzes the
 // table: a batch of outbox marks planned while the outbox was nearly
 // empty went on reading the whole outbox (docs/benchmarks.md, twenty-first
-// round). Planning such a statement costs less than a tenth of that scan.
+// round). Under load, planning a batch of marks took 0.13 ms; the scan took
+// 2.6 ms a batch once the outbox held 12 000 rows, and grows with it.
 const customPlanSQL = `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`
 
 // batchSender is what sends a pipelined batch: the pool, a connection or a
