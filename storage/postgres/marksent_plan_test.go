@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -22,21 +24,13 @@ func TestMarkingSentNeverScansTheOutbox(t *testing.T) {
 	db := pgtest.OpenWith(t, ctx, postgres.Options{MaxConns: 1}) // one connection: one plan cache
 	rows := func(n int) []int64 {
 		t.Helper()
-		var ids []int64
-		q := `INSERT INTO outbox (platform, chat_id, text) SELECT 'telegram', '1', 'hi' FROM generate_series(1, $1) RETURNING id`
-		r, err := db.Pool().Query(ctx, q, n)
+		r, err := db.Pool().Query(ctx, `INSERT INTO outbox (platform, chat_id, text)
+			SELECT 'telegram', '1', 'hi' FROM generate_series(1, $1) RETURNING id`, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer r.Close()
-		for r.Next() {
-			var id int64
-			if err := r.Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, id)
-		}
-		if err := r.Err(); err != nil {
+		ids, err := pgx.CollectRows(r, pgx.RowTo[int64])
+		if err != nil {
 			t.Fatal(err)
 		}
 		return ids
