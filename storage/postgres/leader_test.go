@@ -175,6 +175,18 @@ func terminateTwo(t *testing.T, ctx context.Context, db *postgres.DB, poll, gate
 	}
 }
 
+// replicaLeadingTwo opens two replicas on one throwaway database (see
+// openReplicas); the first, a, leads telegram:poll and discord:gateway.
+// ctx ends 30 s on, or with the test.
+func replicaLeadingTwo(t *testing.T) (ctx context.Context, a, b *postgres.DB, poll, gateway bot.Lease) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	dbs := openReplicas(t, ctx, 2)
+	poll, gateway = leadTwo(t, ctx, dbs[0])
+	return ctx, dbs[0], dbs[1], poll, gateway
+}
+
 // leadTwo has db take the telegram:poll and discord:gateway leaderships.
 func leadTwo(t *testing.T, ctx context.Context, db *postgres.DB) (poll, gateway bot.Lease) {
 	t.Helper()
@@ -194,11 +206,7 @@ func leadTwo(t *testing.T, ctx context.Context, db *postgres.DB) (poll, gateway 
 // and frees its key for another replica at once; the last release closes
 // the connection.
 func TestLeaderLocksShareOneConnection(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dbs := openReplicas(t, ctx, 2)
-	a, b := dbs[0], dbs[1]
-	poll, gateway := leadTwo(t, ctx, a)
+	ctx, a, b, poll, gateway := replicaLeadingTwo(t)
 	if locks, backends := distinctHolders(t, ctx, b); locks != 2 || backends != 1 {
 		t.Fatalf("advisory locks %d on %d backends, want 2 on 1", locks, backends)
 	}
@@ -255,11 +263,7 @@ func TestLeaderLocksShareOneConnection(t *testing.T) {
 // terminated; every lease's Check fails, the keys are free for another
 // replica, and the replica leads again later on a new connection.
 func TestLeaderLocksEndTogether(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dbs := openReplicas(t, ctx, 2)
-	a, b := dbs[0], dbs[1]
-	poll, gateway := leadTwo(t, ctx, a)
+	ctx, a, b, poll, gateway := replicaLeadingTwo(t)
 	terminateTwo(t, ctx, b, poll, gateway)
 	_ = poll.Release(ctx) // what the leader does after a failed Check
 	_ = gateway.Release(ctx)
@@ -309,11 +313,7 @@ func TestLeaderLockCheckGivenUpKeepsTheOthers(t *testing.T) {
 // is gone is still noticed by the next Check of the lease that checked
 // last.
 func TestLeaderLocksShareTheirChecks(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dbs := openReplicas(t, ctx, 2)
-	a, b := dbs[0], dbs[1]
-	poll, gateway := leadTwo(t, ctx, a)
+	ctx, _, b, poll, gateway := replicaLeadingTwo(t)
 	defer poll.Release(ctx)
 	defer gateway.Release(ctx)
 	holder := advisoryHolders(t, ctx, b)[0]
