@@ -20,6 +20,7 @@ import (
 type tableStats struct {
 	SeqScans, IdxScans int64 // scans started
 	Updated, HeapOnly  int64 // rows updated, and of those heap-only (HOT): no index entry written
+	HeapBlocks         int64 // the table's pages read (from pg_statio_user_tables), cached or not
 }
 
 // readTableStats reads table's counts. db must have one connection: a
@@ -32,8 +33,10 @@ func readTableStats(t *testing.T, db *postgres.DB, table string) tableStats {
 		t.Fatal(err)
 	}
 	var st tableStats
-	if err := db.Pool().QueryRow(ctx, `SELECT coalesce(seq_scan, 0), coalesce(idx_scan, 0), n_tup_upd, n_tup_hot_upd
-		FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&st.SeqScans, &st.IdxScans, &st.Updated, &st.HeapOnly); err != nil {
+	if err := db.Pool().QueryRow(ctx, `SELECT coalesce(s.seq_scan, 0), coalesce(s.idx_scan, 0), s.n_tup_upd, s.n_tup_hot_upd,
+			io.heap_blks_hit + io.heap_blks_read
+		FROM pg_stat_user_tables s JOIN pg_statio_user_tables io USING (relid)
+		WHERE s.relname = $1`, table).Scan(&st.SeqScans, &st.IdxScans, &st.Updated, &st.HeapOnly, &st.HeapBlocks); err != nil {
 		t.Fatal(err)
 	}
 	return st

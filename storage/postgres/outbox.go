@@ -132,13 +132,16 @@ func (db *DB) EndHeartbeat(ctx context.Context, owner string) error {
 // bot.Liveness); an idle poll that claims nothing writes nothing. The
 // lease is committed without waiting for its WAL flush (see withoutFlush):
 // a lease lost in a PostgreSQL crash can only cause one more delivery,
-// which at-least-once delivery allows anyway.
+// which at-least-once delivery allows anyway. The due rows are found by a
+// plain index scan, which marks the index entries of rows sent since the
+// last claim as dead (see killDeadEntriesSQL).
 func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Duration, beat bool) ([]bot.OutboxMessage, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
 	var msgs []bot.OutboxMessage
 	err := db.withoutFlush(ctx, func(b *pgx.Batch) {
+		b.Queue(killDeadEntriesSQL)
 		b.Queue(claimSQL, owner, limit, float64(lease.Microseconds()), float64(OwnerTimeout.Microseconds()), beat).Query(func(rows pgx.Rows) error {
 			var err error
 			msgs, err = pgx.CollectRows(rows, scanOutbox)
