@@ -170,14 +170,27 @@ func httpClientOr(c *http.Client) *http.Client {
 // keeps: about as many as runs call it at once (the router's lane workers).
 const idleLLMConns = 64
 
+// llmWriteBuffer is the write buffer of each HTTP/1.1 connection to the
+// LLM server: room for a request with its tool list and some history, so
+// that it leaves in one write. With net/http's 4 KiB, a request body went
+// out in two, and for the second the connection's ReadFrom (through io.Copy)
+// allocated a buffer as large as the rest of the body, on every request:
+// 10 KiB a message under load, an eighth of all the daemon allocated
+// (docs/benchmarks.md, twenty-second round). The price is 28 KiB more per
+// open connection; idle ones close after 90 s. (HTTP/2, which TLS servers
+// mostly offer, writes through buffers of its own.)
+const llmWriteBuffer = 32 << 10
+
 // llmTransport is http.DefaultTransport with room for idleLLMConns idle
-// connections to one host. The default keeps 2, so with more runs calling
-// the model at once every call beyond the second opened a connection (a
-// TLS handshake, against a real server) and closed it after the reply.
+// connections to one host and llmWriteBuffer per connection. The default
+// keeps 2 idle connections, so with more runs calling the model at once
+// every call beyond the second opened a connection (a TLS handshake,
+// against a real server) and closed it after the reply.
 func llmTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = idleLLMConns
 	t.MaxIdleConns = max(t.MaxIdleConns, idleLLMConns)
+	t.WriteBufferSize = llmWriteBuffer
 	return t
 }
 
