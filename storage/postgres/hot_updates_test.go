@@ -21,6 +21,7 @@ type tableStats struct {
 	SeqScans, IdxScans int64 // scans started
 	Updated, HeapOnly  int64 // rows updated, and of those heap-only (HOT): no index entry written
 	HeapBlocks         int64 // the table's pages read (from pg_statio_user_tables), cached or not
+	RowsRead           int64 // live rows read by sequential scans and fetched by index scans
 }
 
 // readTableStats reads table's counts. db must have one connection: a
@@ -34,9 +35,9 @@ func readTableStats(t *testing.T, db *postgres.DB, table string) tableStats {
 	}
 	var st tableStats
 	if err := db.Pool().QueryRow(ctx, `SELECT coalesce(s.seq_scan, 0), coalesce(s.idx_scan, 0), s.n_tup_upd, s.n_tup_hot_upd,
-			io.heap_blks_hit + io.heap_blks_read
+			io.heap_blks_hit + io.heap_blks_read, coalesce(s.seq_tup_read, 0) + coalesce(s.idx_tup_fetch, 0)
 		FROM pg_stat_user_tables s JOIN pg_statio_user_tables io USING (relid)
-		WHERE s.relname = $1`, table).Scan(&st.SeqScans, &st.IdxScans, &st.Updated, &st.HeapOnly, &st.HeapBlocks); err != nil {
+		WHERE s.relname = $1`, table).Scan(&st.SeqScans, &st.IdxScans, &st.Updated, &st.HeapOnly, &st.HeapBlocks, &st.RowsRead); err != nil {
 		t.Fatal(err)
 	}
 	return st
@@ -74,7 +75,7 @@ func TestSessionBumpsWriteNoIndexEntries(t *testing.T) {
 	}
 }
 
-// Migrations 17 and 19 build their indexes concurrently, outside a
+// Migrations 17, 19 and 20 build their indexes concurrently, outside a
 // transaction. They go down and up again, and an up that finds what an
 // interrupted run left (the new index already there) still completes.
 func TestConcurrentIndexMigrationsDownAndUpAfterAnInterruptedRun(t *testing.T) {
@@ -118,8 +119,13 @@ func TestConcurrentIndexMigrationsDownAndUpAfterAnInterruptedRun(t *testing.T) {
 	}
 	newer := []string{"sessions_by_agent_idx", "outbox_pending_due_idx"}
 	older := []string{"sessions_agent_idx", "outbox_status_next_attempt_idx"}
-	// Migration 19 replaced 17's due index; going down brings it back.
-	check("after Migrate", []string{"sessions_by_agent_idx", "outbox_due_idx"}, append([]string{"outbox_pending_due_idx"}, older...))
+	// Migration 20 replaced 19's due index, which replaced 17's; going
+	// down brings each back.
+	check("after Migrate", []string{"sessions_by_agent_idx", "outbox_claim_idx"}, append([]string{"outbox_due_idx", "outbox_pending_due_idx"}, older...))
+	if _, err := provider.DownTo(ctx, 19); err != nil {
+		t.Fatalf("down to 19: %v", err)
+	}
+	check("at 19", []string{"sessions_by_agent_idx", "outbox_due_idx"}, append([]string{"outbox_claim_idx", "outbox_pending_due_idx"}, older...))
 	if _, err := provider.DownTo(ctx, 17); err != nil {
 		t.Fatalf("down to 17: %v", err)
 	}
@@ -152,4 +158,25 @@ func TestConcurrentIndexMigrationsDownAndUpAfterAnInterruptedRun(t *testing.T) {
 		t.Fatalf("up to 19 again: %v", err)
 	}
 	check("after 19 again", []string{"sessions_by_agent_idx", "outbox_due_idx"}, append([]string{"outbox_pending_due_idx"}, older...))
+
+	// Migration 20's run stopped with its index half built (left invalid)
+	// and 19's still there: the next run builds it anew and completes.
+	if _, err := db.Pool().Exec(ctx, `CREATE INDEX outbox_claim_idx ON outbox (id, next_attempt_at)
+		WHERE status = 'pending' AND next_attempt_at IS NOT NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool().Exec(ctx, `UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'outbox_claim_idx'::regclass`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := provider.UpTo(ctx, 20); err != nil {
+		t.Fatalf("up to 20 again: %v", err)
+	}
+	check("after 20 again", []string{"sessions_by_agent_idx", "outbox_claim_idx"}, append([]string{"outbox_due_idx", "outbox_pending_due_idx"}, older...))
+	var valid bool
+	if err := db.Pool().QueryRow(ctx, `SELECT indisvalid FROM pg_index WHERE indexrelid = 'outbox_claim_idx'::regclass`).Scan(&valid); err != nil {
+		t.Fatal(err)
+	}
+	if !valid {
+		t.Error("after 20 again: outbox_claim_idx is still invalid")
+	}
 }

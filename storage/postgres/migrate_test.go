@@ -51,7 +51,7 @@ func TestMigrateConcurrentReplicas(t *testing.T) {
 			t.Errorf("table %s missing after Migrate", table)
 		}
 	}
-	for _, index := range []string{"messages_session_external_id_key", "outbox_session_source_seq_key", "outbox_due_idx"} {
+	for _, index := range []string{"messages_session_external_id_key", "outbox_session_source_seq_key", "outbox_claim_idx"} {
 		var exists bool
 		if err := dbs[0].Pool().QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, index).Scan(&exists); err != nil {
 			t.Fatal(err)

@@ -31,14 +31,15 @@ const customPlanSQL = `SELECT set_config('plan_cache_mode', 'force_custom_plan',
 // bitmap for the rest of the current transaction (enable_bitmapscan off),
 // for a statement that walks an index full of entries of rows that left it.
 // Every reply's outbox row is inserted pending and marked sent moments
-// later, which leaves its entry in outbox_due_idx pointing at a dead row
-// until a vacuum; autovacuum comes only once a fifth of the table is dead
-// (or never, where it is off). A bitmap scan visits every such entry's
-// heap page on every claim and leaves the entry as it was; a plain index
-// scan visits it once and marks it dead, and later scans skip it: with
-// 8 100 such entries a claim read 261 buffers in 0.9 ms, and 23 in 0.06 ms
-// once one plain scan had passed (docs/benchmarks.md, twenty-second
-// round).
+// later, which leaves its entry in the claim's index (outbox_claim_idx)
+// pointing at a dead row until a vacuum; autovacuum comes only once a
+// fifth of the table is dead (or never, where it is off). A bitmap scan,
+// which PostgreSQL picks for a table it has no statistics of yet, visits
+// every such entry's heap page on every claim and leaves the entry as it
+// was; a plain index scan visits it once and marks it dead, and later
+// scans skip it: with 8 100 such entries a claim read 261 buffers in
+// 0.9 ms, and 23 in 0.06 ms once one plain scan had passed
+// (docs/benchmarks.md, twenty-second round).
 const killDeadEntriesSQL = `SELECT set_config('enable_bitmapscan', 'off', true)`
 
 // batchSender is what sends a pipelined batch: the pool, a connection or a
