@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -24,16 +22,8 @@ func TestMarkingSentNeverScansTheOutbox(t *testing.T) {
 	db := pgtest.OpenWith(t, ctx, postgres.Options{MaxConns: 1}) // one connection: one plan cache
 	rows := func(n int) []int64 {
 		t.Helper()
-		r, err := db.Pool().Query(ctx, `INSERT INTO outbox (platform, chat_id, text)
+		return column[int64](t, ctx, db, `INSERT INTO outbox (platform, chat_id, text)
 			SELECT 'telegram', '1', 'hi' FROM generate_series(1, $1) RETURNING id`, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, err := pgx.CollectRows(r, pgx.RowTo[int64])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ids
 	}
 	mark := func(ids []int64) {
 		t.Helper()

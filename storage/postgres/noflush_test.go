@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
@@ -42,15 +40,7 @@ func recordCommitModes(t *testing.T, db *postgres.DB) func() []string {
 	}
 	return func() []string {
 		t.Helper()
-		rows, err := db.Pool().Query(ctx, `SELECT note FROM commit_modes ORDER BY id`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		notes, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return notes
+		return column[string](t, ctx, db, `SELECT note FROM commit_modes ORDER BY id`)
 	}
 }
 
