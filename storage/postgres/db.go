@@ -79,6 +79,9 @@ type DB struct {
 	secret string
 	// locks is the connection holding this replica's leader locks.
 	locks lockState
+	// appends and replies group concurrent AppendWindow and InsertReply
+	// calls into one commit each.
+	appends, replies groupCommit
 }
 
 // Open prepares a pool for the PostgreSQL server at url. It connects

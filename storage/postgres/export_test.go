@@ -30,3 +30,14 @@ func (c *DocsCache) Listening() bool {
 	defer c.mu.Unlock()
 	return c.listening
 }
+
+// GroupsWaiting reports how many AppendWindow and InsertReply calls wait
+// for the group in flight.
+func (db *DB) GroupsWaiting() (appends, replies int) {
+	count := func(g *groupCommit) int {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return len(g.waiting)
+	}
+	return count(&db.appends), count(&db.replies)
+}

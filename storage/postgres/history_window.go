@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 )
@@ -30,7 +32,8 @@ var appendWindowSQL = appendWith(`RETURNING `+windowCols) + `
 
 // AppendWindow appends m to session as Append does and returns its seq and
 // the session's newest limit messages (0: all) ending with m, in one
-// statement. window is nil when it could not be read consistently (another
+// statement, whose commit is shared with the appends made at the same
+// time (groupCommit). window is nil when it could not be read consistently (another
 // append committed meanwhile); read it with Load then.
 func (db *DB) AppendWindow(ctx context.Context, session string, limit int, m agentcore.Message) (int64, []agentcore.Message, error) {
 	b, err := newBatch(session, []agentcore.Message{m})
@@ -38,13 +41,23 @@ func (db *DB) AppendWindow(ctx context.Context, session string, limit int, m age
 		return 0, nil, err
 	}
 	args := append(b.args(), limit)
-	window, err := retryValue(ctx, func(ctx context.Context) ([]agentcore.Message, error) {
-		rows, err := db.pool.Query(ctx, appendWindowSQL, args...)
-		if err != nil {
-			return nil, err
-		}
-		return collectMessages(rows, limit)
+	var window []agentcore.Message
+	err = db.appends.run(ctx, db.pool, "", session, func(q *pgx.Batch) {
+		q.Queue(appendWindowSQL, args...).Query(func(rows pgx.Rows) (err error) {
+			window, err = collectMessages(rows, limit)
+			return err
+		})
 	})
+	if err != nil {
+		// The group failed, maybe for another's message: alone.
+		window, err = retryValue(ctx, func(ctx context.Context) ([]agentcore.Message, error) {
+			rows, err := db.pool.Query(ctx, appendWindowSQL, args...)
+			if err != nil {
+				return nil, err
+			}
+			return collectMessages(rows, limit)
+		})
+	}
 	if err != nil {
 		return 0, nil, appendError(session, err)
 	}

@@ -98,7 +98,9 @@ var insertReplyAtSQL = outboxInsertSQL(`$1::text`, `$2::bigint`, ``, 3)
 // InsertReply stores reply right after seq `after` in session, as Insert
 // does, and its outbox row m (Session and SourceSeq set here) in the same
 // transaction: one statement and one commit when nothing was stored after
-// `after`. The row is claimed for claim.Owner as EnqueueClaimed would.
+// `after`, and that commit shared with the replies stored at the same time
+// (groupCommit). The row is claimed for claim.Owner as EnqueueClaimed
+// would.
 //
 // The commit does not wait for the WAL flush (see sendWithoutFlush): a
 // reply is the one write of a message's round that can be made again. A
@@ -118,20 +120,44 @@ func (db *DB) InsertReply(ctx context.Context, session string, after int64, repl
 	}
 	args := append([]any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after}, oargs...)
 	m.Session = session
-	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
+	moving := func(ctx context.Context) (bot.StoredReply, error) {
 		out := bot.StoredReply{Row: m}
-		err := queryRowWithoutFlush(ctx, db.pool, insertReplySQL, args, &out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
-		if !errors.Is(err, pgx.ErrNoRows) {
-			out.Row.SourceSeq = out.Seq
-			return out, err
-		}
+		var err error
 		out.Seq, out.Moved, err = db.insertMoving(ctx, b, after, args[:10], func(tx pgx.Tx, seq int64) error {
 			out.Row.SourceSeq = seq
 			return queryRowWithoutFlush(ctx, tx, insertReplyAtSQL, append([]any{session, seq}, oargs...),
 				&out.Row.ID, &out.Row.Attempts, &out.Claimed)
 		})
 		return out, err
+	}
+	out, stored := bot.StoredReply{Row: m}, true
+	err = db.replies.run(ctx, db.pool, noFlushSQL, session, func(q *pgx.Batch) {
+		q.Queue(insertReplySQL, args...).QueryRow(func(row pgx.Row) error {
+			err := row.Scan(&out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
+			if errors.Is(err, pgx.ErrNoRows) {
+				stored = false // not an error: the others' replies are kept
+				return nil
+			}
+			return err
+		})
 	})
+	switch {
+	case err == nil && stored:
+		out.Row.SourceSeq = out.Seq
+	case err == nil:
+		out, err = retryValue(ctx, moving)
+	default:
+		// The group failed, maybe for another's reply: alone.
+		out, err = retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
+			out := bot.StoredReply{Row: m}
+			err := queryRowWithoutFlush(ctx, db.pool, insertReplySQL, args, &out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
+			if !errors.Is(err, pgx.ErrNoRows) {
+				out.Row.SourceSeq = out.Seq
+				return out, err
+			}
+			return moving(ctx)
+		})
+	}
 	if err != nil {
 		if errors.Is(err, agentcore.ErrConflict) || errors.Is(err, agentcore.ErrDuplicate) {
 			return bot.StoredReply{}, fmt.Errorf("insert reply into session %s: %w", session, err)

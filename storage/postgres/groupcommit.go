@@ -1,0 +1,115 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// groupMax caps how many callers' statements one group commit carries, so
+// that a transaction and the row locks it holds stay short.
+const groupMax = 64
+
+// groupCommit runs the statements of concurrent callers as one pipelined
+// batch: one round trip, one transaction and one commit for all of them,
+// where each alone would pay its own. Under load this is most of what a
+// short write costs PostgreSQL: a trivial insert cost it 51–67 µs of CPU
+// alone and 15–16 µs ten to a batch (docs/benchmarks.md, twenty-third
+// round).
+//
+// One group is in flight at a time. The caller that finds none in flight
+// sends its own at once (a lone caller waits for nobody); callers that come
+// meanwhile queue, and when the group in flight ends the first of them
+// sends everything queued. The statements run in the order of their keys
+// (stable for equal keys), so two groups, of this replica or another, take
+// the row locks of the sessions they write in the same order and cannot
+// deadlock each other.
+//
+// The batch is all or nothing: when a statement in it fails (one caller's
+// duplicate, say), nothing of it is stored and every caller gets the
+// error, to run its statements alone (see run). The zero value is ready to
+// use.
+type groupCommit struct {
+	mu      sync.Mutex
+	busy    bool // a group is in flight
+	waiting []*groupMember
+}
+
+// groupMember is one caller's part of a group.
+type groupMember struct {
+	key   string
+	queue func(b *pgx.Batch)
+	// turn receives true when the member is to send the next group, or
+	// false once its group has ended (err then says how).
+	turn chan bool
+	err  error
+}
+
+// run adds the statements queue adds (with callbacks that keep their
+// results) to the next group sent to the pool and returns when it has
+// committed or failed. On an error what the callbacks kept must be thrown
+// away and the caller runs its statements alone, which tells its own
+// failure from another's. An error from the server means nothing of the
+// group was stored; one on the way back (the connection broke, a result
+// did not scan) leaves that unknown, as for a single statement, so the
+// statements must be safe to run twice (see withRetry). before,
+// when set, is queued once at the head of every group (noFlushSQL, say).
+//
+// A caller waiting in the queue does not leave when its ctx ends: its
+// statements may be on the wire already. The group in flight runs under
+// the context of the caller that sends it.
+func (g *groupCommit) run(ctx context.Context, to batchSender, before, key string, queue func(b *pgx.Batch)) error {
+	m := &groupMember{key: key, queue: queue, turn: make(chan bool, 1)}
+	g.mu.Lock()
+	g.waiting = append(g.waiting, m)
+	lead := !g.busy // then m is the only one waiting
+	g.busy = true
+	g.mu.Unlock()
+	if !lead && !<-m.turn {
+		return m.err
+	}
+	g.send(ctx, to, before, m)
+	return m.err
+}
+
+// send runs the first groupMax waiting members (sender, the caller, is the
+// first of them) as one batch, hands the next group to the first member
+// still waiting, if any, and tells each member of this one how it ended.
+func (g *groupCommit) send(ctx context.Context, to batchSender, before string, sender *groupMember) {
+	g.mu.Lock()
+	n := min(len(g.waiting), groupMax)
+	group := slices.Clone(g.waiting[:n])
+	g.waiting = slices.Delete(g.waiting, 0, n)
+	g.mu.Unlock()
+
+	slices.SortStableFunc(group, func(a, b *groupMember) int { return strings.Compare(a.key, b.key) })
+	b := &pgx.Batch{}
+	if before != "" {
+		b.Queue(before)
+	}
+	for _, m := range group {
+		m.queue(b)
+	}
+	err := to.SendBatch(ctx, b).Close()
+
+	g.mu.Lock()
+	var next *groupMember
+	if len(g.waiting) > 0 {
+		next = g.waiting[0]
+	} else {
+		g.busy = false
+	}
+	g.mu.Unlock()
+	if next != nil {
+		next.turn <- true
+	}
+	for _, m := range group {
+		m.err = err
+		if m != sender {
+			m.turn <- false
+		}
+	}
+}

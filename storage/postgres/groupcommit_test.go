@@ -1,0 +1,245 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+// holdSession locks session's row in a transaction of its own and returns
+// once that is done; release commits it. A store call for the session
+// then waits for the row, and with it the group it was sent in.
+func holdSession(t *testing.T, ctx context.Context, db *postgres.DB, session string) (release func()) {
+	t.Helper()
+	tx, err := db.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE key = $1 FOR UPDATE`, session); err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	release = func() {
+		if !released {
+			released = true
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// waitFor polls cond every 10 ms for up to 10 s and fails the test with
+// what if it never holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// blockedOnLock reports whether a statement of db's database waits for a lock.
+func blockedOnLock(t *testing.T, ctx context.Context, db *postgres.DB) func() bool {
+	return func() bool {
+		var n int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+}
+
+// writers counts the transactions that wrote the rows sql selects (their
+// xmin): rows committed together share one.
+func writers(t *testing.T, ctx context.Context, db *postgres.DB, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(DISTINCT xmin::text) FROM (`+sql+`) r`, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Appends made while another is in flight go to PostgreSQL together, in
+// one commit; one of them failing (a redelivered message) fails none of
+// the others, and each is stored once.
+func TestAppendsMadeTogetherShareOneCommit(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	user := func(id string) agentcore.Message {
+		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
+	}
+	if _, err := db.Append(ctx, "first", user("f1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Append(ctx, "s/dup", user("d1")); err != nil {
+		t.Fatal(err)
+	}
+
+	type result struct {
+		seq    int64
+		window []agentcore.Message
+		err    error
+	}
+	// round appends to "first" (held, so its group stalls), then to each
+	// of sessions once the first is in flight, and returns what each got.
+	round := func(firstID string, sessions []string, ids []string) (result, []result) {
+		release := holdSession(t, ctx, db, "first")
+		first := make(chan result, 1)
+		go func() {
+			seq, w, err := db.AppendWindow(ctx, "first", 10, user(firstID))
+			first <- result{seq, w, err}
+		}()
+		waitFor(t, "the first append to wait for its session", blockedOnLock(t, ctx, db))
+		out := make([]chan result, len(sessions))
+		for i, s := range sessions {
+			out[i] = make(chan result, 1)
+			go func() {
+				seq, w, err := db.AppendWindow(ctx, s, 10, user(ids[i]))
+				out[i] <- result{seq, w, err}
+			}()
+		}
+		waitFor(t, "the others to queue", func() bool { a, _ := db.GroupsWaiting(); return a == len(sessions) })
+		release()
+		got := make([]result, len(sessions))
+		for i := range out {
+			got[i] = <-out[i]
+		}
+		return <-first, got
+	}
+
+	// Five new sessions, given in no order: one commit for all five.
+	sessions := []string{"s/4", "s/2", "s/5", "s/1", "s/3"}
+	ids := []string{"m4", "m2", "m5", "m1", "m3"}
+	first, got := round("f2", sessions, ids)
+	if first.err != nil || first.seq != 2 || len(first.window) != 2 {
+		t.Fatalf("the held append = %+v", first)
+	}
+	for i, r := range got {
+		if r.err != nil || r.seq != 1 || len(r.window) != 1 || r.window[0].ExternalID != ids[i] {
+			t.Errorf("append to %s = %+v", sessions[i], r)
+		}
+	}
+	if n := writers(t, ctx, db, `SELECT xmin FROM messages WHERE session_key LIKE 's/_'`); n != 1 {
+		t.Errorf("the five appends were committed by %d transactions; want 1", n)
+	}
+
+	// A redelivery among them fails the group: the others are stored alone,
+	// once each, and the redelivery is told it is one.
+	sessions = []string{"s/1", "s/dup", "s/2", "s/3"}
+	ids = []string{"m1b", "d1", "m2b", "m3b"}
+	first, got = round("f3", sessions, ids)
+	if first.err != nil || first.seq != 3 {
+		t.Fatalf("the held append = %+v", first)
+	}
+	for i, r := range got {
+		if sessions[i] == "s/dup" {
+			if !errors.Is(r.err, agentcore.ErrDuplicate) {
+				t.Errorf("the redelivered message got %+v; want ErrDuplicate", r)
+			}
+			continue
+		}
+		if r.err != nil || r.seq != 2 || len(r.window) != 2 || r.window[1].ExternalID != ids[i] {
+			t.Errorf("append to %s = %+v", sessions[i], r)
+		}
+	}
+	var stored []string
+	for _, s := range []string{"s/1", "s/2", "s/3", "s/4", "s/5", "s/dup"} {
+		var n int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM messages WHERE session_key = $1`, s).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, fmt.Sprint(s, "=", n))
+	}
+	if fmt.Sprint(stored) != "[s/1=2 s/2=2 s/3=2 s/4=1 s/5=1 s/dup=1]" {
+		t.Errorf("messages per session: %v", stored)
+	}
+}
+
+// Replies stored while another is in flight go to PostgreSQL together, in
+// one commit with their outbox rows; one that must take the slow path
+// (a user message came after the run's view) does so without the others
+// being stored twice.
+func TestRepliesMadeTogetherShareOneCommit(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
+	user := func(id string) agentcore.Message {
+		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
+	}
+	answer := agentcore.Message{Role: agentcore.RoleAssistant, Content: "an answer"}
+	sessions := []string{"first", "r/3", "r/1", "r/late", "r/2"}
+	for _, s := range sessions {
+		if _, err := db.Append(ctx, s, user(s+"-1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// r/late gets a second user message after its run read the first.
+	if _, err := db.Append(ctx, "r/late", user("r/late-2")); err != nil {
+		t.Fatal(err)
+	}
+
+	type result struct {
+		out bot.StoredReply
+		err error
+	}
+	release := holdSession(t, ctx, db, "first")
+	out := make([]chan result, len(sessions))
+	store := func(i int) {
+		out[i] = make(chan result, 1)
+		go func() {
+			r, err := db.InsertReply(ctx, sessions[i], 1, answer, reply("", 0, "to "+sessions[i]), claim)
+			out[i] <- result{r, err}
+		}()
+	}
+	store(0)
+	waitFor(t, "the first reply to wait for its session", blockedOnLock(t, ctx, db))
+	for i := 1; i < len(sessions); i++ {
+		store(i)
+	}
+	waitFor(t, "the others to queue", func() bool { _, r := db.GroupsWaiting(); return r == len(sessions)-1 })
+	release()
+	for i, s := range sessions {
+		r := <-out[i]
+		wantSeq, wantMoved := int64(2), 0
+		if s == "r/late" {
+			wantMoved = 1
+		}
+		if r.err != nil || r.out.Seq != wantSeq || r.out.Moved != wantMoved || r.out.Row.ID == 0 || r.out.Row.SourceSeq != wantSeq || !r.out.Claimed {
+			t.Errorf("reply to %s = %+v, %v; want seq %d, %d moved, claimed", s, r.out, r.err, wantSeq, wantMoved)
+		}
+	}
+	// The three fast ones in one commit with their outbox rows; r/late's
+	// in a transaction of its own.
+	if n := writers(t, ctx, db, `SELECT xmin FROM messages WHERE session_key IN ('r/1', 'r/2', 'r/3') AND role = 'assistant'
+		UNION ALL SELECT xmin FROM outbox WHERE session_key IN ('r/1', 'r/2', 'r/3')`); n != 1 {
+		t.Errorf("the three replies and their outbox rows were committed by %d transactions; want 1", n)
+	}
+	var replies, rows int
+	if err := db.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM messages WHERE role = 'assistant'),
+		(SELECT count(*) FROM outbox)`).Scan(&replies, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if replies != len(sessions) || rows != len(sessions) {
+		t.Errorf("%d replies and %d outbox rows stored; want %d each", replies, rows, len(sessions))
+	}
+	late, err := db.Load(ctx, "r/late", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(late) != 3 || late[1].Role != agentcore.RoleAssistant || late[2].ExternalID != "r/late-2" {
+		t.Errorf("r/late = %+v; want the reply before the message that came after the run's view", late)
+	}
+}
