@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"io/fs"
+	"time"
 )
 
 // What the external tests share with the internal ones.
@@ -40,4 +41,10 @@ func (db *DB) GroupsWaiting() (appends, replies int) {
 		return len(g.waiting)
 	}
 	return count(&db.appends), count(&db.replies)
+}
+
+// SetGroupLockTimeout sets how long a group waits for a row lock before
+// its callers run alone (groupLockTimeout); call it before the first use.
+func (db *DB) SetGroupLockTimeout(d time.Duration) {
+	db.appends.lockTimeout, db.replies.lockTimeout = d, d
 }

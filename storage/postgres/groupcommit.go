@@ -3,15 +3,31 @@ package postgres
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// groupMax caps how many callers' statements one group commit carries, so
-// that a transaction and the row locks it holds stay short.
-const groupMax = 64
+const (
+	// groupMax caps how many callers' statements one group commit
+	// carries, so that a transaction and the row locks it holds stay
+	// short.
+	groupMax = 64
+	// groupLockTimeout bounds how long a group waits for a row lock (a
+	// session another transaction holds) before it gives up and its
+	// callers run alone, each waiting only for its own rows: one held
+	// session then holds up the others for a moment, not for as long as
+	// it is held. Groups wait for one another's commits, a WAL flush, far
+	// less than this.
+	groupLockTimeout = 250 * time.Millisecond
+	// groupTimeout bounds a group in flight. It does not end with the
+	// context of the caller that sends it: one caller giving up must not
+	// leave the others' commits unknown.
+	groupTimeout = 30 * time.Second
+)
 
 // groupCommit runs the statements of concurrent callers as one pipelined
 // batch: one round trip, one transaction and one commit for all of them,
@@ -33,6 +49,9 @@ const groupMax = 64
 // error, to run its statements alone (see run). The zero value is ready to
 // use.
 type groupCommit struct {
+	// lockTimeout replaces groupLockTimeout when set (tests).
+	lockTimeout time.Duration
+
 	mu      sync.Mutex
 	busy    bool // a group is in flight
 	waiting []*groupMember
@@ -60,7 +79,8 @@ type groupMember struct {
 //
 // A caller waiting in the queue does not leave when its ctx ends: its
 // statements may be on the wire already. The group in flight runs under
-// the context of the caller that sends it.
+// the values of the caller that sends it, not its cancellation, for up to
+// groupTimeout.
 func (g *groupCommit) run(ctx context.Context, to batchSender, before, key string, queue func(b *pgx.Batch)) error {
 	m := &groupMember{key: key, queue: queue, turn: make(chan bool, 1)}
 	g.mu.Lock()
@@ -87,13 +107,20 @@ func (g *groupCommit) send(ctx context.Context, to batchSender, before string, s
 
 	slices.SortStableFunc(group, func(a, b *groupMember) int { return strings.Compare(a.key, b.key) })
 	b := &pgx.Batch{}
+	wait := g.lockTimeout
+	if wait == 0 {
+		wait = groupLockTimeout
+	}
+	b.Queue(lockTimeoutSQL, strconv.FormatInt(wait.Milliseconds(), 10))
 	if before != "" {
 		b.Queue(before)
 	}
 	for _, m := range group {
 		m.queue(b)
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
 	err := to.SendBatch(ctx, b).Close()
+	cancel()
 
 	g.mu.Lock()
 	var next *groupMember

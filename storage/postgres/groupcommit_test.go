@@ -78,6 +78,7 @@ func writers(t *testing.T, ctx context.Context, db *postgres.DB, sql string, arg
 func TestAppendsMadeTogetherShareOneCommit(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
+	db.SetGroupLockTimeout(time.Minute) // the held group waits, however slow the machine
 	user := func(id string) agentcore.Message {
 		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
 	}
@@ -175,6 +176,7 @@ func TestAppendsMadeTogetherShareOneCommit(t *testing.T) {
 func TestRepliesMadeTogetherShareOneCommit(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
+	db.SetGroupLockTimeout(time.Minute)
 	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
 	user := func(id string) agentcore.Message {
 		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
@@ -241,5 +243,119 @@ func TestRepliesMadeTogetherShareOneCommit(t *testing.T) {
 	}
 	if len(late) != 3 || late[1].Role != agentcore.RoleAssistant || late[2].ExternalID != "r/late-2" {
 		t.Errorf("r/late = %+v; want the reply before the message that came after the run's view", late)
+	}
+}
+
+// A session row held by another transaction holds up the appends to other
+// sessions only until the group's lock timeout: the group gives up, each
+// append runs alone, and only the held session's waits for its row.
+func TestAHeldSessionHoldsUpOthersOnlyForAMoment(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	user := func(id string) agentcore.Message {
+		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
+	}
+	if _, err := db.Append(ctx, "held", user("h1")); err != nil {
+		t.Fatal(err)
+	}
+	release := holdSession(t, ctx, db, "held")
+	held := make(chan error, 1)
+	go func() {
+		_, _, err := db.AppendWindow(ctx, "held", 10, user("h2"))
+		held <- err
+	}()
+	waitFor(t, "the append to wait for its session", blockedOnLock(t, ctx, db))
+	// Queued behind the held one, in the next group or (once the held
+	// group gave up) on their own: either way done while it is held.
+	done := make(chan error, 3)
+	for _, s := range []string{"o/1", "o/2", "o/3"} {
+		go func() {
+			_, _, err := db.AppendWindow(ctx, s, 10, user(s))
+			done <- err
+		}()
+	}
+	for range 3 {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case err := <-held:
+			t.Fatalf("the held session's append returned (%v) before the others", err)
+		case <-time.After(10 * time.Second): // well before groupTimeout
+			t.Fatal("appends to other sessions waited for a held one")
+		}
+	}
+	select {
+	case err := <-held:
+		t.Fatalf("the held session's append returned (%v) while its row was held", err)
+	default:
+	}
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := db.Load(ctx, "held", 0)
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("held session = %+v, %v; want its two messages", msgs, err)
+	}
+}
+
+// The caller that sends a group may give up (a run cancelled) while the
+// group is in flight: the group still commits as one, so the others'
+// replies are neither lost nor left in doubt and stored again.
+func TestASenderGivingUpLeavesItsGroupWhole(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	db.SetGroupLockTimeout(time.Minute)
+	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
+	answer := agentcore.Message{Role: agentcore.RoleAssistant, Content: "an answer"}
+	for _, s := range []string{"first", "g/a", "g/b", "g/c"} {
+		if _, err := db.Append(ctx, s, agentcore.Message{Role: agentcore.RoleUser, Content: "hi", ExternalID: s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	releaseFirst := holdSession(t, ctx, db, "first")
+	releaseB := holdSession(t, ctx, db, "g/b")
+	store := func(ctx context.Context, session string) chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := db.InsertReply(ctx, session, 1, answer, reply("", 0, "to "+session), claim)
+			done <- err
+		}()
+		return done
+	}
+	first := store(ctx, "first")
+	waitFor(t, "the first group to wait for its session", blockedOnLock(t, ctx, db))
+	// g/a queues first, so it sends the next group: g/a, g/b, g/c.
+	giveUp, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a := store(giveUp, "g/a")
+	waitFor(t, "g/a to queue", func() bool { _, r := db.GroupsWaiting(); return r == 1 })
+	b, c := store(ctx, "g/b"), store(ctx, "g/c")
+	waitFor(t, "g/b and g/c to queue", func() bool { _, r := db.GroupsWaiting(); return r == 3 })
+	releaseFirst()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the second group to wait for g/b", blockedOnLock(t, ctx, db))
+	cancel()
+	time.Sleep(100 * time.Millisecond) // time for a cancellation to reach the server
+	releaseB()
+	for name, done := range map[string]chan error{"g/a": a, "g/b": b, "g/c": c} {
+		if err := <-done; err != nil {
+			t.Errorf("reply to %s: %v", name, err)
+		}
+	}
+	if n := writers(t, ctx, db, `SELECT xmin FROM messages WHERE session_key LIKE 'g/_' AND role = 'assistant'
+		UNION ALL SELECT xmin FROM outbox WHERE session_key LIKE 'g/_'`); n != 1 {
+		t.Errorf("the group's replies were committed by %d transactions; want 1", n)
+	}
+	var replies int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM messages WHERE session_key LIKE 'g/_' AND role = 'assistant'`).Scan(&replies); err != nil {
+		t.Fatal(err)
+	}
+	if replies != 3 {
+		t.Errorf("%d replies stored for g/a, g/b and g/c; want 3", replies)
 	}
 }

@@ -42,6 +42,10 @@ const customPlanSQL = `SELECT set_config('plan_cache_mode', 'force_custom_plan',
 // (docs/benchmarks.md, twenty-second round).
 const killDeadEntriesSQL = `SELECT set_config('enable_bitmapscan', 'off', true)`
 
+// lockTimeoutSQL sets lock_timeout, in milliseconds ($1), for the rest of
+// the current transaction only (see groupLockTimeout).
+const lockTimeoutSQL = `SELECT set_config('lock_timeout', $1, true)`
+
 // batchSender is what sends a pipelined batch: the pool, a connection or a
 // transaction.
 type batchSender interface {
