@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ const (
 // groupCommit runs the statements of concurrent callers as one pipelined
 // batch: one round trip, one transaction and one commit for all of them,
 // where each alone would pay its own. Under load this is most of what a
-// short write costs PostgreSQL: a trivial insert cost it 51–67 µs of CPU
+// short write costs PostgreSQL: a trivial insert cost it 51–96 µs of CPU
 // alone and 15–16 µs ten to a batch (docs/benchmarks.md, twenty-third
 // round).
 //
@@ -95,16 +96,29 @@ func (g *groupCommit) run(ctx context.Context, to batchSender, before, key strin
 	return m.err
 }
 
+// errGroupPanicked is what the members of a group get when sending it
+// panicked (in a member's callback, say): they run alone.
+var errGroupPanicked = errors.New("group commit: sending the group panicked")
+
 // send runs the first groupMax waiting members (sender, the caller, is the
 // first of them) as one batch, hands the next group to the first member
-// still waiting, if any, and tells each member of this one how it ended.
+// still waiting, if any, and tells each member of this one how it ended —
+// also when the send panics (the panic goes on up the sender's stack, where
+// a channel may recover it): the others must not wait forever.
 func (g *groupCommit) send(ctx context.Context, to batchSender, before string, sender *groupMember) {
 	g.mu.Lock()
 	n := min(len(g.waiting), groupMax)
 	group := slices.Clone(g.waiting[:n])
 	g.waiting = slices.Delete(g.waiting, 0, n)
 	g.mu.Unlock()
+	err := errGroupPanicked
+	defer func() { g.ended(group, sender, err) }()
+	err = g.exec(ctx, to, before, group)
+}
 
+// exec sends group's statements, in the order of their keys, as one batch
+// behind the lock timeout's setting and before.
+func (g *groupCommit) exec(ctx context.Context, to batchSender, before string, group []*groupMember) error {
 	slices.SortStableFunc(group, func(a, b *groupMember) int { return strings.Compare(a.key, b.key) })
 	b := &pgx.Batch{}
 	wait := g.lockTimeout
@@ -119,9 +133,13 @@ func (g *groupCommit) send(ctx context.Context, to batchSender, before string, s
 		m.queue(b)
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
-	err := to.SendBatch(ctx, b).Close()
-	cancel()
+	defer cancel()
+	return to.SendBatch(ctx, b).Close()
+}
 
+// ended hands the next group to the first member still waiting, if any,
+// and tells each member of group but sender that it ended with err.
+func (g *groupCommit) ended(group []*groupMember, sender *groupMember, err error) {
 	g.mu.Lock()
 	var next *groupMember
 	if len(g.waiting) > 0 {
