@@ -96,6 +96,39 @@ func (g *groupCommit) run(ctx context.Context, to batchSender, before, key strin
 	return m.err
 }
 
+// rowOnce returns a function for a retry loop that runs sql — one row,
+// scanned into dest, or none: pgx.ErrNoRows — in the next group the first
+// time, and through alone every later time and when the group fails. A
+// statement that finds no row does not fail the group: the others' rows
+// are kept.
+func (g *groupCommit) rowOnce(to batchSender, before, key, sql string, args []any, alone func(ctx context.Context, dest ...any) error) func(ctx context.Context, dest ...any) error {
+	tried := false
+	return func(ctx context.Context, dest ...any) error {
+		if tried {
+			return alone(ctx, dest...)
+		}
+		tried = true
+		found := true
+		err := g.run(ctx, to, before, key, func(q *pgx.Batch) {
+			q.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
+				err := row.Scan(dest...)
+				if errors.Is(err, pgx.ErrNoRows) {
+					found = false
+					return nil
+				}
+				return err
+			})
+		})
+		switch {
+		case err != nil:
+			return alone(ctx, dest...) // maybe another's failure
+		case !found:
+			return pgx.ErrNoRows
+		}
+		return nil
+	}
+}
+
 // errGroupPanicked is what the members of a group get when sending it
 // panicked (in a member's callback, say): they run alone.
 var errGroupPanicked = errors.New("group commit: sending the group panicked")

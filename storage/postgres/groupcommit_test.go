@@ -359,3 +359,65 @@ func TestASenderGivingUpLeavesItsGroupWhole(t *testing.T) {
 		t.Errorf("%d replies stored for g/a, g/b and g/c; want 3", replies)
 	}
 }
+
+// A run's steps (Insert) share the appends' commits: stored while a group
+// is in flight, they go together, and one on the slow path goes alone.
+func TestStepsMadeTogetherShareOneCommit(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	db.SetGroupLockTimeout(time.Minute)
+	user := func(id string) agentcore.Message {
+		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
+	}
+	step := agentcore.Message{Role: agentcore.RoleTool, Content: "a result", ToolCallID: "call-1", ToolName: "echo"}
+	sessions := []string{"first", "t/2", "t/late", "t/1"}
+	for _, s := range sessions {
+		if _, err := db.Append(ctx, s, user(s+"-1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Append(ctx, "t/late", user("t/late-2")); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		last  int64
+		moved int
+		err   error
+	}
+	release := holdSession(t, ctx, db, "first")
+	out := make([]chan result, len(sessions))
+	store := func(i int) {
+		out[i] = make(chan result, 1)
+		go func() {
+			last, moved, err := db.Insert(ctx, sessions[i], 1, step)
+			out[i] <- result{last, moved, err}
+		}()
+	}
+	store(0)
+	waitFor(t, "the first step to wait for its session", blockedOnLock(t, ctx, db))
+	for i := 1; i < len(sessions); i++ {
+		store(i)
+	}
+	waitFor(t, "the others to queue", func() bool { a, _ := db.GroupsWaiting(); return a == len(sessions)-1 })
+	release()
+	for i, s := range sessions {
+		r := <-out[i]
+		wantMoved := 0
+		if s == "t/late" {
+			wantMoved = 1
+		}
+		if r.err != nil || r.last != 2 || r.moved != wantMoved {
+			t.Errorf("step in %s = %+v; want seq 2, %d moved", s, r, wantMoved)
+		}
+	}
+	if n := writers(t, ctx, db, `SELECT xmin FROM messages WHERE session_key IN ('t/1', 't/2') AND role = 'tool'`); n != 1 {
+		t.Errorf("the two fast steps were committed by %d transactions; want 1", n)
+	}
+	var steps int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM messages WHERE role = 'tool'`).Scan(&steps); err != nil {
+		t.Fatal(err)
+	}
+	if steps != len(sessions) {
+		t.Errorf("%d steps stored; want %d", steps, len(sessions))
+	}
+}

@@ -38,7 +38,8 @@ var insertAtSQL = fmt.Sprintf(insertMessagesSQL(`$10::bigint`), "") + ` WHERE $2
 // Insert stores msgs right after seq `after` in session and returns the seq
 // of the last one and how many user messages moved behind them; see
 // agentcore.History. In the common case (nothing was
-// stored after `after`) it is one statement and one commit. Otherwise user
+// stored after `after`) it is one statement and one commit, shared with
+// the appends made at the same time (groupCommit). Otherwise user
 // messages stored meanwhile are moved behind msgs in one transaction, or, if
 // anything else was stored, nothing changes and the error wraps
 // agentcore.ErrConflict. Transient errors are retried.
@@ -55,9 +56,12 @@ func (db *DB) Insert(ctx context.Context, session string, after int64, msgs ...a
 		last  int64
 		moved int
 	}
+	row := db.appends.rowOnce(db.pool, "", session, insertFastSQL, args, func(ctx context.Context, dest ...any) error {
+		return db.pool.QueryRow(ctx, insertFastSQL, args...).Scan(dest...)
+	})
 	out, err := retryValue(ctx, func(ctx context.Context) (inserted, error) {
 		var out inserted
-		err := db.pool.QueryRow(ctx, insertFastSQL, args...).Scan(&out.last)
+		err := row(ctx, &out.last)
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return out, err
 		}

@@ -120,44 +120,23 @@ func (db *DB) InsertReply(ctx context.Context, session string, after int64, repl
 	}
 	args := append([]any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after}, oargs...)
 	m.Session = session
-	moving := func(ctx context.Context) (bot.StoredReply, error) {
+	row := db.replies.rowOnce(db.pool, noFlushSQL, session, insertReplySQL, args, func(ctx context.Context, dest ...any) error {
+		return queryRowWithoutFlush(ctx, db.pool, insertReplySQL, args, dest...)
+	})
+	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
 		out := bot.StoredReply{Row: m}
-		var err error
+		err := row(ctx, &out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			out.Row.SourceSeq = out.Seq
+			return out, err
+		}
 		out.Seq, out.Moved, err = db.insertMoving(ctx, b, after, args[:10], func(tx pgx.Tx, seq int64) error {
 			out.Row.SourceSeq = seq
 			return queryRowWithoutFlush(ctx, tx, insertReplyAtSQL, append([]any{session, seq}, oargs...),
 				&out.Row.ID, &out.Row.Attempts, &out.Claimed)
 		})
 		return out, err
-	}
-	out, stored := bot.StoredReply{Row: m}, true
-	err = db.replies.run(ctx, db.pool, noFlushSQL, session, func(q *pgx.Batch) {
-		q.Queue(insertReplySQL, args...).QueryRow(func(row pgx.Row) error {
-			err := row.Scan(&out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
-			if errors.Is(err, pgx.ErrNoRows) {
-				stored = false // not an error: the others' replies are kept
-				return nil
-			}
-			return err
-		})
 	})
-	switch {
-	case err == nil && stored:
-		out.Row.SourceSeq = out.Seq
-	case err == nil:
-		out, err = retryValue(ctx, moving)
-	default:
-		// The group failed, maybe for another's reply: alone.
-		out, err = retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
-			out := bot.StoredReply{Row: m}
-			err := queryRowWithoutFlush(ctx, db.pool, insertReplySQL, args, &out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
-			if !errors.Is(err, pgx.ErrNoRows) {
-				out.Row.SourceSeq = out.Seq
-				return out, err
-			}
-			return moving(ctx)
-		})
-	}
 	if err != nil {
 		if errors.Is(err, agentcore.ErrConflict) || errors.Is(err, agentcore.ErrDuplicate) {
 			return bot.StoredReply{}, fmt.Errorf("insert reply into session %s: %w", session, err)
