@@ -79,8 +79,8 @@ type DB struct {
 	secret string
 	// locks is the connection holding this replica's leader locks.
 	locks lockState
-	// appends and replies group concurrent AppendWindow and InsertReply
-	// calls into one commit each.
+	// appends groups concurrent AppendWindow and Insert calls into one
+	// commit, replies concurrent InsertReply calls.
 	appends, replies groupCommit
 }
 
