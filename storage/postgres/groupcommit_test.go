@@ -421,3 +421,71 @@ func TestStepsMadeTogetherShareOneCommit(t *testing.T) {
 		t.Errorf("%d steps stored; want %d", steps, len(sessions))
 	}
 }
+
+// A group whose connection breaks in flight (a failover, an admin's
+// pg_terminate_backend) fails for all its callers, who store their
+// messages alone: each is stored once and none is lost.
+func TestAGroupWhoseConnectionBreaksLosesNothing(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	db.SetGroupLockTimeout(time.Minute)
+	user := func(id string) agentcore.Message {
+		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
+	}
+	for _, s := range []string{"first", "k/2"} {
+		if _, err := db.Append(ctx, s, user(s+"-1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	releaseFirst := holdSession(t, ctx, db, "first")
+	releaseK2 := holdSession(t, ctx, db, "k/2")
+	appendTo := func(session string) chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := db.AppendWindow(ctx, session, 10, user(session+"-2"))
+			done <- err
+		}()
+		return done
+	}
+	first := appendTo("first")
+	waitFor(t, "the first group to wait for its session", blockedOnLock(t, ctx, db))
+	k1, k2, k3 := appendTo("k/1"), appendTo("k/2"), appendTo("k/3")
+	waitFor(t, "the others to queue", func() bool { a, _ := db.GroupsWaiting(); return a == 3 })
+	releaseFirst()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	// The group of k/1, k/2 and k/3 waits for k/2: break its connection.
+	waitFor(t, "the group to wait for k/2", blockedOnLock(t, ctx, db))
+	var killed bool
+	if err := db.Pool().QueryRow(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&killed); err != nil || !killed {
+		t.Fatalf("terminate the group's backend: %v, %v", killed, err)
+	}
+	// k/1 and k/3 are stored alone while k/2 is still held.
+	for name, done := range map[string]chan error{"k/1": k1, "k/3": k3} {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("append to %s: %v", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the append to %s waited for a broken group's held member", name)
+		}
+	}
+	releaseK2()
+	if err := <-k2; err != nil {
+		t.Errorf("append to k/2: %v", err)
+	}
+	var got []string
+	for _, s := range []string{"first", "k/1", "k/2", "k/3"} {
+		msgs, err := db.Load(ctx, s, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(s, "=", len(msgs)))
+	}
+	if fmt.Sprint(got) != "[first=2 k/1=1 k/2=2 k/3=1]" {
+		t.Errorf("messages per session: %v", got)
+	}
+}
