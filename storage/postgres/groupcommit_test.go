@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,6 +73,49 @@ func writers(t *testing.T, ctx context.Context, db *postgres.DB, sql string, arg
 	return n
 }
 
+// userMessage is a user's message whose external id is id.
+func userMessage(id string) agentcore.Message {
+	return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
+}
+
+// seed stores a first user message, id session+"-1", in each session.
+func seed(t *testing.T, ctx context.Context, db *postgres.DB, sessions ...string) {
+	t.Helper()
+	for _, s := range sessions {
+		if _, err := db.Append(ctx, s, userMessage(s+"-1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// behindHeld calls call(i) for each i below n, each in a goroutine:
+// call(0) while session "first" is held, so that its group waits for the
+// row, the others once it does. When queued reports the others all
+// waiting for the next group it lets "first" go, and the others go to
+// PostgreSQL together. It returns when every call has returned.
+func behindHeld(t *testing.T, ctx context.Context, db *postgres.DB, n int, queued func() int, call func(i int)) {
+	t.Helper()
+	release := holdSession(t, ctx, db, "first")
+	var wg sync.WaitGroup
+	wg.Go(func() { call(0) })
+	waitFor(t, "the first call to wait for its session", blockedOnLock(t, ctx, db))
+	for i := 1; i < n; i++ {
+		wg.Go(func() { call(i) })
+	}
+	waitFor(t, "the others to queue", func() bool { return queued() == n-1 })
+	release()
+	wg.Wait()
+}
+
+// appendsQueued and repliesQueued count the calls waiting for a group.
+func appendsQueued(db *postgres.DB) func() int {
+	return func() int { a, _ := db.GroupsWaiting(); return a }
+}
+
+func repliesQueued(db *postgres.DB) func() int {
+	return func() int { _, r := db.GroupsWaiting(); return r }
+}
+
 // Appends made while another is in flight go to PostgreSQL together, in
 // one commit; one of them failing (a redelivered message) fails none of
 // the others, and each is stored once.
@@ -79,46 +123,26 @@ func TestAppendsMadeTogetherShareOneCommit(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	db.SetGroupLockTimeout(time.Minute) // the held group waits, however slow the machine
-	user := func(id string) agentcore.Message {
-		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
-	}
-	if _, err := db.Append(ctx, "first", user("f1")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Append(ctx, "s/dup", user("d1")); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, ctx, db, "first", "s/dup")
 
 	type result struct {
 		seq    int64
 		window []agentcore.Message
 		err    error
 	}
-	// round appends to "first" (held, so its group stalls), then to each
-	// of sessions once the first is in flight, and returns what each got.
+	// round appends firstID to "first", then ids[i] to sessions[i], all
+	// of them in one group behind the first, and returns what each got.
 	round := func(firstID string, sessions []string, ids []string) (result, []result) {
-		release := holdSession(t, ctx, db, "first")
-		first := make(chan result, 1)
-		go func() {
-			seq, w, err := db.AppendWindow(ctx, "first", 10, user(firstID))
-			first <- result{seq, w, err}
-		}()
-		waitFor(t, "the first append to wait for its session", blockedOnLock(t, ctx, db))
-		out := make([]chan result, len(sessions))
-		for i, s := range sessions {
-			out[i] = make(chan result, 1)
-			go func() {
-				seq, w, err := db.AppendWindow(ctx, s, 10, user(ids[i]))
-				out[i] <- result{seq, w, err}
-			}()
-		}
-		waitFor(t, "the others to queue", func() bool { a, _ := db.GroupsWaiting(); return a == len(sessions) })
-		release()
-		got := make([]result, len(sessions))
-		for i := range out {
-			got[i] = <-out[i]
-		}
-		return <-first, got
+		got := make([]result, len(sessions)+1)
+		behindHeld(t, ctx, db, len(got), appendsQueued(db), func(i int) {
+			session, id := "first", firstID
+			if i > 0 {
+				session, id = sessions[i-1], ids[i-1]
+			}
+			seq, w, err := db.AppendWindow(ctx, session, 10, userMessage(id))
+			got[i] = result{seq, w, err}
+		})
+		return got[0], got[1:]
 	}
 
 	// Five new sessions, given in no order: one commit for all five.
@@ -140,7 +164,7 @@ func TestAppendsMadeTogetherShareOneCommit(t *testing.T) {
 	// A redelivery among them fails the group: the others are stored alone,
 	// once each, and the redelivery is told it is one.
 	sessions = []string{"s/1", "s/dup", "s/2", "s/3"}
-	ids = []string{"m1b", "d1", "m2b", "m3b"}
+	ids = []string{"m1b", "s/dup-1", "m2b", "m3b"}
 	first, got = round("f3", sessions, ids)
 	if first.err != nil || first.seq != 3 {
 		t.Fatalf("the held append = %+v", first)
@@ -178,18 +202,11 @@ func TestRepliesMadeTogetherShareOneCommit(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	db.SetGroupLockTimeout(time.Minute)
 	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
-	user := func(id string) agentcore.Message {
-		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
-	}
 	answer := agentcore.Message{Role: agentcore.RoleAssistant, Content: "an answer"}
 	sessions := []string{"first", "r/3", "r/1", "r/late", "r/2"}
-	for _, s := range sessions {
-		if _, err := db.Append(ctx, s, user(s+"-1")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	seed(t, ctx, db, sessions...)
 	// r/late gets a second user message after its run read the first.
-	if _, err := db.Append(ctx, "r/late", user("r/late-2")); err != nil {
+	if _, err := db.Append(ctx, "r/late", userMessage("r/late-2")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -197,24 +214,13 @@ func TestRepliesMadeTogetherShareOneCommit(t *testing.T) {
 		out bot.StoredReply
 		err error
 	}
-	release := holdSession(t, ctx, db, "first")
-	out := make([]chan result, len(sessions))
-	store := func(i int) {
-		out[i] = make(chan result, 1)
-		go func() {
-			r, err := db.InsertReply(ctx, sessions[i], 1, answer, reply("", 0, "to "+sessions[i]), claim)
-			out[i] <- result{r, err}
-		}()
-	}
-	store(0)
-	waitFor(t, "the first reply to wait for its session", blockedOnLock(t, ctx, db))
-	for i := 1; i < len(sessions); i++ {
-		store(i)
-	}
-	waitFor(t, "the others to queue", func() bool { _, r := db.GroupsWaiting(); return r == len(sessions)-1 })
-	release()
+	got := make([]result, len(sessions))
+	behindHeld(t, ctx, db, len(sessions), repliesQueued(db), func(i int) {
+		r, err := db.InsertReply(ctx, sessions[i], 1, answer, reply("", 0, "to "+sessions[i]), claim)
+		got[i] = result{r, err}
+	})
 	for i, s := range sessions {
-		r := <-out[i]
+		r := got[i]
 		wantSeq, wantMoved := int64(2), 0
 		if s == "r/late" {
 			wantMoved = 1
@@ -252,16 +258,11 @@ func TestRepliesMadeTogetherShareOneCommit(t *testing.T) {
 func TestAHeldSessionHoldsUpOthersOnlyForAMoment(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	user := func(id string) agentcore.Message {
-		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
-	}
-	if _, err := db.Append(ctx, "held", user("h1")); err != nil {
-		t.Fatal(err)
-	}
+	seed(t, ctx, db, "held")
 	release := holdSession(t, ctx, db, "held")
 	held := make(chan error, 1)
 	go func() {
-		_, _, err := db.AppendWindow(ctx, "held", 10, user("h2"))
+		_, _, err := db.AppendWindow(ctx, "held", 10, userMessage("h2"))
 		held <- err
 	}()
 	waitFor(t, "the append to wait for its session", blockedOnLock(t, ctx, db))
@@ -270,7 +271,7 @@ func TestAHeldSessionHoldsUpOthersOnlyForAMoment(t *testing.T) {
 	done := make(chan error, 3)
 	for _, s := range []string{"o/1", "o/2", "o/3"} {
 		go func() {
-			_, _, err := db.AppendWindow(ctx, s, 10, user(s))
+			_, _, err := db.AppendWindow(ctx, s, 10, userMessage(s))
 			done <- err
 		}()
 	}
@@ -310,11 +311,7 @@ func TestASenderGivingUpLeavesItsGroupWhole(t *testing.T) {
 	db.SetGroupLockTimeout(time.Minute)
 	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
 	answer := agentcore.Message{Role: agentcore.RoleAssistant, Content: "an answer"}
-	for _, s := range []string{"first", "g/a", "g/b", "g/c"} {
-		if _, err := db.Append(ctx, s, agentcore.Message{Role: agentcore.RoleUser, Content: "hi", ExternalID: s}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	seed(t, ctx, db, "first", "g/a", "g/b", "g/c")
 	releaseFirst := holdSession(t, ctx, db, "first")
 	releaseB := holdSession(t, ctx, db, "g/b")
 	store := func(ctx context.Context, session string) chan error {
@@ -366,17 +363,10 @@ func TestStepsMadeTogetherShareOneCommit(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	db.SetGroupLockTimeout(time.Minute)
-	user := func(id string) agentcore.Message {
-		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
-	}
 	step := agentcore.Message{Role: agentcore.RoleTool, Content: "a result", ToolCallID: "call-1", ToolName: "echo"}
 	sessions := []string{"first", "t/2", "t/late", "t/1"}
-	for _, s := range sessions {
-		if _, err := db.Append(ctx, s, user(s+"-1")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.Append(ctx, "t/late", user("t/late-2")); err != nil {
+	seed(t, ctx, db, sessions...)
+	if _, err := db.Append(ctx, "t/late", userMessage("t/late-2")); err != nil {
 		t.Fatal(err)
 	}
 	type result struct {
@@ -384,24 +374,13 @@ func TestStepsMadeTogetherShareOneCommit(t *testing.T) {
 		moved int
 		err   error
 	}
-	release := holdSession(t, ctx, db, "first")
-	out := make([]chan result, len(sessions))
-	store := func(i int) {
-		out[i] = make(chan result, 1)
-		go func() {
-			last, moved, err := db.Insert(ctx, sessions[i], 1, step)
-			out[i] <- result{last, moved, err}
-		}()
-	}
-	store(0)
-	waitFor(t, "the first step to wait for its session", blockedOnLock(t, ctx, db))
-	for i := 1; i < len(sessions); i++ {
-		store(i)
-	}
-	waitFor(t, "the others to queue", func() bool { a, _ := db.GroupsWaiting(); return a == len(sessions)-1 })
-	release()
+	got := make([]result, len(sessions))
+	behindHeld(t, ctx, db, len(sessions), appendsQueued(db), func(i int) {
+		last, moved, err := db.Insert(ctx, sessions[i], 1, step)
+		got[i] = result{last, moved, err}
+	})
 	for i, s := range sessions {
-		r := <-out[i]
+		r := got[i]
 		wantMoved := 0
 		if s == "t/late" {
 			wantMoved = 1
@@ -429,20 +408,13 @@ func TestAGroupWhoseConnectionBreaksLosesNothing(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	db.SetGroupLockTimeout(time.Minute)
-	user := func(id string) agentcore.Message {
-		return agentcore.Message{Role: agentcore.RoleUser, Content: "text of " + id, ExternalID: id}
-	}
-	for _, s := range []string{"first", "k/2"} {
-		if _, err := db.Append(ctx, s, user(s+"-1")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	seed(t, ctx, db, "first", "k/2")
 	releaseFirst := holdSession(t, ctx, db, "first")
 	releaseK2 := holdSession(t, ctx, db, "k/2")
 	appendTo := func(session string) chan error {
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := db.AppendWindow(ctx, session, 10, user(session+"-2"))
+			_, _, err := db.AppendWindow(ctx, session, 10, userMessage(session+"-2"))
 			done <- err
 		}()
 		return done
