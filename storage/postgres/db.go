@@ -126,6 +126,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, redact(fmt.Errorf("connect to postgres at %s: %w; is it running? set database.url", where, err), secret)
 	}
 	db := &DB{pool: pool, logger: logger, where: where, secret: secret}
+	db.appends.failed, db.replies.failed = db.groupFailed("appends"), db.groupFailed("replies")
 	pingCtx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	if err := db.pool.Ping(pingCtx); err != nil {

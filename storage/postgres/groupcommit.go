@@ -50,6 +50,10 @@ const (
 // error, to run its statements alone (see run). The zero value is ready to
 // use.
 type groupCommit struct {
+	// failed, when set, hears of each group that failed and how many
+	// calls it carried (they then run alone and report their own
+	// failures).
+	failed func(calls int, err error)
 	// lockTimeout replaces groupLockTimeout when set (tests).
 	lockTimeout time.Duration
 
@@ -173,6 +177,9 @@ func (g *groupCommit) exec(ctx context.Context, to batchSender, before string, g
 // ended hands the next group to the first member still waiting, if any,
 // and tells each member of group but sender that it ended with err.
 func (g *groupCommit) ended(group []*groupMember, sender *groupMember, err error) {
+	if err != nil && g.failed != nil {
+		g.failed(len(group), err)
+	}
 	g.mu.Lock()
 	var next *groupMember
 	if len(g.waiting) > 0 {
@@ -189,5 +196,13 @@ func (g *groupCommit) ended(group []*groupMember, sender *groupMember, err error
 		if m != sender {
 			m.turn <- false
 		}
+	}
+}
+
+// groupFailed returns a groupCommit.failed that logs at debug level.
+func (db *DB) groupFailed(name string) func(calls int, err error) {
+	return func(calls int, err error) {
+		db.logger.Debug("group commit failed; its calls store alone", "group", name, "calls", calls,
+			"err", redact(err, db.secret))
 	}
 }

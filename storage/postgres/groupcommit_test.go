@@ -1,9 +1,12 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -406,7 +409,8 @@ func TestStepsMadeTogetherShareOneCommit(t *testing.T) {
 // messages alone: each is stored once and none is lost.
 func TestAGroupWhoseConnectionBreaksLosesNothing(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.Open(t, ctx)
+	var logs syncBuffer
+	db := pgtest.OpenWith(t, ctx, postgres.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	db.SetGroupLockTimeout(time.Minute)
 	seed(t, ctx, db, "first", "k/2")
 	releaseFirst := holdSession(t, ctx, db, "first")
@@ -460,4 +464,25 @@ func TestAGroupWhoseConnectionBreaksLosesNothing(t *testing.T) {
 	if fmt.Sprint(got) != "[first=2 k/1=1 k/2=2 k/3=1]" {
 		t.Errorf("messages per session: %v", got)
 	}
+	if want := `msg="group commit failed; its calls store alone" group=appends calls=3`; !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not say the group failed (%s):\n%s", want, logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer that goroutines may write at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
