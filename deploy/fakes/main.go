@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
@@ -31,7 +32,9 @@ const (
 )
 
 func main() {
-	if len(os.Args) != 2 {
+	// A Telegram token never starts with "-": "-h" or "--help" asks for
+	// the usage, not for fakes that take "-h" as their token.
+	if len(os.Args) != 2 || strings.HasPrefix(os.Args[1], "-") {
 		fmt.Fprintln(os.Stderr, "usage: fakes TELEGRAM_BOT_TOKEN   (prints: TELEGRAM_API_URL LLM_BASE_URL SLACK_API_URL DISCORD_API_URL)")
 		fmt.Fprintf(os.Stderr, "the Slack fake takes bot token %s and app token %s; the Discord fake any token\n", slackBotToken, slackAppToken)
 		os.Exit(2)
