@@ -102,14 +102,14 @@ func (g *groupCommit) run(ctx context.Context, to batchSender, before, key strin
 
 // rowOnce returns a function for a retry loop that runs sql — one row,
 // scanned into dest, or none: pgx.ErrNoRows — in the next group the first
-// time, and through alone every later time and when the group fails. A
-// statement that finds no row does not fail the group: the others' rows
-// are kept.
-func (g *groupCommit) rowOnce(to batchSender, before, key, sql string, args []any, alone func(ctx context.Context, dest ...any) error) func(ctx context.Context, dest ...any) error {
+// time, and alone (behind before, when set, as in a group) every later
+// time and when the group fails. A statement that finds no row does not
+// fail the group: the others' rows are kept.
+func (g *groupCommit) rowOnce(to batchSender, before, key, sql string, args []any) func(ctx context.Context, dest ...any) error {
 	tried := false
 	return func(ctx context.Context, dest ...any) error {
 		if tried {
-			return alone(ctx, dest...)
+			return rowAlone(ctx, to, before, sql, args, dest)
 		}
 		tried = true
 		found := true
@@ -125,12 +125,23 @@ func (g *groupCommit) rowOnce(to batchSender, before, key, sql string, args []an
 		})
 		switch {
 		case err != nil:
-			return alone(ctx, dest...) // maybe another's failure
+			return rowAlone(ctx, to, before, sql, args, dest) // maybe another's failure
 		case !found:
 			return pgx.ErrNoRows
 		}
 		return nil
 	}
+}
+
+// rowAlone runs sql behind before, when set, in a batch of its own and
+// scans its one row into dest; none is pgx.ErrNoRows.
+func rowAlone(ctx context.Context, to batchSender, before, sql string, args []any, dest []any) error {
+	b := &pgx.Batch{}
+	if before != "" {
+		b.Queue(before)
+	}
+	b.Queue(sql, args...).QueryRow(func(row pgx.Row) error { return row.Scan(dest...) })
+	return to.SendBatch(ctx, b).Close()
 }
 
 // errGroupPanicked is what the members of a group get when sending it

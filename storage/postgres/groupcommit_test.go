@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
@@ -409,8 +409,8 @@ func TestStepsMadeTogetherShareOneCommit(t *testing.T) {
 // messages alone: each is stored once and none is lost.
 func TestAGroupWhoseConnectionBreaksLosesNothing(t *testing.T) {
 	ctx := context.Background()
-	var logs syncBuffer
-	db := pgtest.OpenWith(t, ctx, postgres.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	logs := &channeltest.Log{}
+	db := pgtest.OpenWith(t, ctx, postgres.Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	db.SetGroupLockTimeout(time.Minute)
 	seed(t, ctx, db, "first", "k/2")
 	releaseFirst := holdSession(t, ctx, db, "first")
@@ -469,20 +469,45 @@ func TestAGroupWhoseConnectionBreaksLosesNothing(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer that goroutines may write at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+// A replies group that gives up on a held session (its lock timeout) sends
+// each reply alone: the others are stored at once, the held one's once its
+// row is free, each exactly once.
+func TestARepliesGroupThatGivesUpStoresEachAlone(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
+	answer := agentcore.Message{Role: agentcore.RoleAssistant, Content: "an answer"}
+	sessions := []string{"r/1", "r/held", "r/3"}
+	seed(t, ctx, db, sessions...)
+	release := holdSession(t, ctx, db, "r/held")
+	done := make(map[string]chan error)
+	for _, s := range sessions {
+		done[s] = make(chan error, 1)
+		go func() {
+			_, err := db.InsertReply(ctx, s, 1, answer, reply("", 0, "to "+s), claim)
+			done[s] <- err
+		}()
+	}
+	for _, s := range []string{"r/1", "r/3"} {
+		select {
+		case err := <-done[s]:
+			if err != nil {
+				t.Errorf("reply to %s: %v", s, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the reply to %s waited for a held session", s)
+		}
+	}
+	release()
+	if err := <-done["r/held"]; err != nil {
+		t.Errorf("reply to r/held: %v", err)
+	}
+	var replies, rows int
+	if err := db.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM messages WHERE role = 'assistant'),
+		(SELECT count(*) FROM outbox)`).Scan(&replies, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if replies != len(sessions) || rows != len(sessions) {
+		t.Errorf("%d replies and %d outbox rows stored; want %d each", replies, rows, len(sessions))
+	}
 }

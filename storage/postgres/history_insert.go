@@ -56,9 +56,7 @@ func (db *DB) Insert(ctx context.Context, session string, after int64, msgs ...a
 		last  int64
 		moved int
 	}
-	row := db.appends.rowOnce(db.pool, "", session, insertFastSQL, args, func(ctx context.Context, dest ...any) error {
-		return db.pool.QueryRow(ctx, insertFastSQL, args...).Scan(dest...)
-	})
+	row := db.appends.rowOnce(db.pool, "", session, insertFastSQL, args)
 	out, err := retryValue(ctx, func(ctx context.Context) (inserted, error) {
 		var out inserted
 		err := row(ctx, &out.last)

@@ -32,9 +32,9 @@ var appendWindowSQL = appendWith(`RETURNING `+windowCols) + `
 
 // AppendWindow appends m to session as Append does and returns its seq and
 // the session's newest limit messages (0: all) ending with m, in one
-// statement, whose commit is shared with the appends made at the same
-// time (groupCommit). window is nil when it could not be read consistently (another
-// append committed meanwhile); read it with Load then.
+// statement, whose commit is shared with the appends made at the same time
+// (groupCommit). window is nil when it could not be read consistently
+// (another append committed meanwhile); read it with Load then.
 func (db *DB) AppendWindow(ctx context.Context, session string, limit int, m agentcore.Message) (int64, []agentcore.Message, error) {
 	b, err := newBatch(session, []agentcore.Message{m})
 	if err != nil {

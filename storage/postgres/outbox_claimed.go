@@ -120,9 +120,7 @@ func (db *DB) InsertReply(ctx context.Context, session string, after int64, repl
 	}
 	args := append([]any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after}, oargs...)
 	m.Session = session
-	row := db.replies.rowOnce(db.pool, noFlushSQL, session, insertReplySQL, args, func(ctx context.Context, dest ...any) error {
-		return queryRowWithoutFlush(ctx, db.pool, insertReplySQL, args, dest...)
-	})
+	row := db.replies.rowOnce(db.pool, noFlushSQL, session, insertReplySQL, args)
 	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
 		out := bot.StoredReply{Row: m}
 		err := row(ctx, &out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
