@@ -8,15 +8,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
 // load sends numbered messages ("m<index>") through the Telegram fake and
 // matches each reply of the scripted model ("echo: m<index> …") to its
 // message, so a reply counts only for the message it answers.
 type load struct {
-	tg    *telegramtest.Server
+	tg    telegram
 	sent  []time.Time // by index: when the message was queued at the fake
 	got   []time.Time // by index: when its reply reached the fake
 	reply chan int    // indexes as replies arrive; -1 for a reply that answers nothing
@@ -26,16 +24,16 @@ type load struct {
 }
 
 // newLoad watches tg's sent messages for the replies to total messages.
-func newLoad(tg *telegramtest.Server, total int) *load {
+func newLoad(tg telegram, total int) *load {
 	l := &load{tg: tg, sent: make([]time.Time, total), got: make([]time.Time, total), reply: make(chan int, total+1)}
 	tg.Watch(l.watch)
 	return l
 }
 
-// watch runs for every message the daemon sends, with the fake locked.
-func (l *load) watch(m telegramtest.Message) {
+// watch runs for every message the daemon sends.
+func (l *load) watch(text string) {
 	now := time.Now()
-	idx, ok := replyIndex(m.Visible)
+	idx, ok := replyIndex(text)
 	if ok && idx < len(l.got) {
 		l.mu.Lock()
 		fresh := l.got[idx].IsZero() && !l.sent[idx].IsZero()
@@ -48,9 +46,9 @@ func (l *load) watch(m telegramtest.Message) {
 			return
 		}
 	}
-	if strings.HasPrefix(m.Visible, "echo: ") || ok {
+	if strings.HasPrefix(text, "echo: ") || ok {
 		l.mu.Lock()
-		l.odd = append(l.odd, m.Visible)
+		l.odd = append(l.odd, text)
 		l.mu.Unlock()
 		select {
 		case l.reply <- -1:

@@ -21,8 +21,9 @@
 // Unlike BenchmarkPipeline (bot), which runs the pipeline in the test process
 // with a model that answers in-process, this measures the whole binary over
 // its real connections, model HTTP calls included; the fakes run in this
-// process, so its own CPU is reported apart from the daemon's. The model fake
-// is lean (model.go) unless -model llmtest asks for the tests' full one.
+// process, so its own CPU is reported apart from the daemon's. The fakes are
+// lean (model.go, telegram.go) unless -model llmtest and -telegram full ask
+// for the tests' full ones.
 package main
 
 import (
@@ -52,6 +53,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit for the whole run")
 	flag.DurationVar(&o.stall, "stall", 30*time.Second, "give up when no reply arrives for this long")
 	flag.StringVar(&o.model, "model", "lean", `the model fake: "lean" (cheap, echoes) or "llmtest" (decodes and checks every request in full, as the tests' fake does)`)
+	flag.StringVar(&o.telegram, "telegram", "lean", `the Telegram fake: "lean" (cheap) or "full" (telegramtest's, which checks every call in full and keeps every message, as the tests' fake does)`)
 	flag.StringVar(&o.ready, "ready", "", "URL that answers 2xx once the daemon is ready (default: http://$SWITCHBOARD_HTTP_LISTEN/readyz)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: load [flags] -- DAEMON [ARGS...]   (e.g. -- /tmp/sb serve)")
@@ -84,7 +86,7 @@ const maxMessages = 20_000
 type options struct {
 	n, warmup, inflight, chats int
 	timeout, stall             time.Duration
-	ready, model               string
+	ready, model, telegram     string
 	command                    []string
 }
 
@@ -98,6 +100,12 @@ func (o *options) check() error {
 	}
 	if o.model != "lean" && o.model != "llmtest" {
 		return fmt.Errorf(`-model is "lean" or "llmtest", not %q`, o.model)
+	}
+	if o.telegram == "" {
+		o.telegram = "lean"
+	}
+	if o.telegram != "lean" && o.telegram != "full" {
+		return fmt.Errorf(`-telegram is "lean" or "full", not %q`, o.telegram)
 	}
 	if o.chats == 0 {
 		o.chats = o.inflight
@@ -125,7 +133,12 @@ func (o *options) check() error {
 
 // run serves the fakes, starts the daemon, sends the messages and measures.
 func run(ctx context.Context, o options) (result, error) {
-	tg := telegramtest.NewServer(token)
+	var tg telegram
+	if o.telegram == "full" {
+		tg = fullTelegram{telegramtest.NewServer(token)}
+	} else {
+		tg = newLeanTelegram(token)
+	}
 	defer tg.Close()
 	var lean *leanModel // nil with -model llmtest
 	var llmURL string
@@ -138,10 +151,13 @@ func run(ctx context.Context, o options) (result, error) {
 		defer lean.Close()
 		llmURL = lean.URL()
 	}
-	// refused adds what the lean model could not answer to err.
+	// refused adds what the lean fakes could not answer to err.
 	refused := func(err error) error {
 		if n, why := lean.complaints(); n > 0 {
-			return fmt.Errorf("%w; the model fake refused %d requests, the last because: %s", err, n, why)
+			err = fmt.Errorf("%w; the model fake refused %d requests, the last because: %s", err, n, why)
+		}
+		if n, why := tg.complaints(); n > 0 {
+			err = fmt.Errorf("%w; the Telegram fake refused %d calls, the last because: %s", err, n, why)
 		}
 		return err
 	}

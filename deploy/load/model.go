@@ -61,10 +61,11 @@ func (m *leanModel) complaints() (int, string) {
 
 // Marks the fake looks for in a request body.
 var (
-	userMark   = []byte(`{"role":"user","content":"`)
-	userCount  = []byte(`{"role":"user",`)
-	streamMark = []byte(`"stream":true`)
-	usageMark  = []byte(`"include_usage":true`)
+	messagesMark = []byte(`"messages":[`)
+	userMark     = []byte(`{"role":"user","content":"`)
+	userCount    = []byte(`{"role":"user",`)
+	streamMark   = []byte(`"stream":true`)
+	usageMark    = []byte(`"include_usage":true`)
 )
 
 // maxRequest bounds a request body the fake reads.
@@ -87,6 +88,17 @@ func (m *leanModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than the fake reads (%d bytes)", maxRequest))
 		return
 	}
+	size := len(body)
+	// The daemon sends the tool list first (most of the body) and the
+	// messages, then the stream options, last. Found from the end, where
+	// it is near, "messages":[ starts what the marks below are looked for
+	// in; inside a JSON string its quotes would be escaped.
+	at := bytes.LastIndex(body, messagesMark)
+	if at < 0 {
+		m.refuse(w, http.StatusBadRequest, `no "messages":[ in the request`)
+		return
+	}
+	body = body[at:]
 	if !bytes.Contains(body, streamMark) {
 		m.refuse(w, http.StatusBadRequest, `load's model fake answers only streamed requests ("stream":true)`)
 		return
@@ -100,7 +112,7 @@ func (m *leanModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := m.bufs.Get().(*bytes.Buffer)
 	defer m.bufs.Put(out)
 	out.Reset()
-	writeEchoStream(out, m.seq.Add(1), text, len(body)/4, bytes.Contains(body, usageMark))
+	writeEchoStream(out, m.seq.Add(1), text, size/4, bytes.Contains(body, usageMark))
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	_, _ = w.Write(out.Bytes())

@@ -60,6 +60,7 @@ func TestLeanModelRefusesWhatItCannotRead(t *testing.T) {
 		body string
 		want int
 	}{
+		"no messages":      {`{"model":"m","stream":true}`, http.StatusBadRequest},
 		"not streamed":     {`{"model":"m","messages":[{"role":"user","content":"m1"}],"stream":false}`, http.StatusBadRequest},
 		"no user text":     {`{"model":"m","messages":[{"role":"system","content":"m1"}],"stream":true}`, http.StatusBadRequest},
 		"content unclosed": {`{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\"}]}`, http.StatusBadRequest},
@@ -76,8 +77,8 @@ func TestLeanModelRefusesWhatItCannotRead(t *testing.T) {
 			t.Errorf("%s: HTTP %d, want %d", name, resp.StatusCode, tc.want)
 		}
 	}
-	if n, why := lean.complaints(); n != 5 || why == "" {
-		t.Errorf("complaints = %d, %q; want 5 and a reason", n, why)
+	if n, why := lean.complaints(); n != 6 || why == "" {
+		t.Errorf("complaints = %d, %q; want 6 and a reason", n, why)
 	}
 	if n, _ := (*leanModel)(nil).complaints(); n != 0 {
 		t.Errorf("a nil fake has %d complaints", n)
