@@ -81,7 +81,7 @@ type DB struct {
 	locks lockState
 	// appends groups concurrent AppendWindow and Insert calls into one
 	// commit, replies concurrent InsertReply calls.
-	appends, replies groupCommit
+	appends, replies *groupCommit
 }
 
 // Open prepares a pool for the PostgreSQL server at url. It connects
@@ -126,7 +126,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, redact(fmt.Errorf("connect to postgres at %s: %w; is it running? set database.url", where, err), secret)
 	}
 	db := &DB{pool: pool, logger: logger, where: where, secret: secret}
-	db.appends.failed, db.replies.failed = db.groupFailed("appends"), db.groupFailed("replies")
+	db.appends, db.replies = newGroupCommit(db.groupFailed("appends")), newGroupCommit(db.groupFailed("replies"))
 	pingCtx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	if err := db.pool.Ping(pingCtx); err != nil {

@@ -35,12 +35,7 @@ func (c *DocsCache) Listening() bool {
 // GroupsWaiting reports how many AppendWindow and InsertReply calls wait
 // for the group in flight.
 func (db *DB) GroupsWaiting() (appends, replies int) {
-	count := func(g *groupCommit) int {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return len(g.waiting)
-	}
-	return count(&db.appends), count(&db.replies)
+	return db.appends.group.Waiting(), db.replies.group.Waiting()
 }
 
 // SetGroupLockTimeout sets how long a group waits for a row lock before

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/storage/gather"
 )
 
 const (
@@ -57,19 +58,19 @@ type groupCommit struct {
 	// lockTimeout replaces groupLockTimeout when set (tests).
 	lockTimeout time.Duration
 
-	mu      sync.Mutex
-	busy    bool // a group is in flight
-	waiting []*groupMember
+	group gather.Group[*groupMember]
+}
+
+// newGroupCommit returns a groupCommit of up to groupMax calls a group
+// that tells failed of each group that fails.
+func newGroupCommit(failed func(calls int, err error)) *groupCommit {
+	return &groupCommit{failed: failed, group: gather.Group[*groupMember]{Max: groupMax}}
 }
 
 // groupMember is one caller's part of a group.
 type groupMember struct {
 	key   string
 	queue func(b *pgx.Batch)
-	// turn receives true when the member is to send the next group, or
-	// false once its group has ended (err then says how).
-	turn chan bool
-	err  error
 }
 
 // run adds the statements queue adds (with callbacks that keep their
@@ -87,17 +88,13 @@ type groupMember struct {
 // the values of the caller that sends it, not its cancellation, for up to
 // groupTimeout.
 func (g *groupCommit) run(ctx context.Context, to batchSender, before, key string, queue func(b *pgx.Batch)) error {
-	m := &groupMember{key: key, queue: queue, turn: make(chan bool, 1)}
-	g.mu.Lock()
-	g.waiting = append(g.waiting, m)
-	lead := !g.busy // then m is the only one waiting
-	g.busy = true
-	g.mu.Unlock()
-	if !lead && !<-m.turn {
-		return m.err
-	}
-	g.send(ctx, to, before, m)
-	return m.err
+	return g.group.Do(ctx, &groupMember{key: key, queue: queue}, func(ctx context.Context, group []*groupMember) error {
+		err := g.exec(ctx, to, before, group)
+		if err != nil && g.failed != nil {
+			g.failed(len(group), err)
+		}
+		return err
+	})
 }
 
 // rowOnce returns a function for a retry loop that runs sql — one row,
@@ -144,26 +141,6 @@ func rowAlone(ctx context.Context, to batchSender, before, sql string, args []an
 	return to.SendBatch(ctx, b).Close()
 }
 
-// errGroupPanicked is what the members of a group get when sending it
-// panicked (in a member's callback, say): they run alone.
-var errGroupPanicked = errors.New("group commit: sending the group panicked")
-
-// send runs the first groupMax waiting members (sender, the caller, is the
-// first of them) as one batch, hands the next group to the first member
-// still waiting, if any, and tells each member of this one how it ended —
-// also when the send panics (the panic goes on up the sender's stack, where
-// a channel may recover it): the others must not wait forever.
-func (g *groupCommit) send(ctx context.Context, to batchSender, before string, sender *groupMember) {
-	g.mu.Lock()
-	n := min(len(g.waiting), groupMax)
-	group := slices.Clone(g.waiting[:n])
-	g.waiting = slices.Delete(g.waiting, 0, n)
-	g.mu.Unlock()
-	err := errGroupPanicked
-	defer func() { g.ended(group, sender, err) }()
-	err = g.exec(ctx, to, before, group)
-}
-
 // exec sends group's statements, in the order of their keys, as one batch
 // behind the lock timeout's setting and before.
 func (g *groupCommit) exec(ctx context.Context, to batchSender, before string, group []*groupMember) error {
@@ -183,31 +160,6 @@ func (g *groupCommit) exec(ctx context.Context, to batchSender, before string, g
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
 	defer cancel()
 	return to.SendBatch(ctx, b).Close()
-}
-
-// ended hands the next group to the first member still waiting, if any,
-// and tells each member of group but sender that it ended with err.
-func (g *groupCommit) ended(group []*groupMember, sender *groupMember, err error) {
-	if err != nil && g.failed != nil {
-		g.failed(len(group), err)
-	}
-	g.mu.Lock()
-	var next *groupMember
-	if len(g.waiting) > 0 {
-		next = g.waiting[0]
-	} else {
-		g.busy = false
-	}
-	g.mu.Unlock()
-	if next != nil {
-		next.turn <- true
-	}
-	for _, m := range group {
-		m.err = err
-		if m != sender {
-			m.turn <- false
-		}
-	}
 }
 
 // groupFailed returns a groupCommit.failed that logs at debug level.

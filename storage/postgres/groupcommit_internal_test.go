@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/storage/gather"
 )
 
 // recordingSender records the keys of each batch it is sent (each queued
@@ -44,7 +46,7 @@ func (doneResults) Close() error { return nil }
 // (so that groups take row locks in one order), behind the statement
 // queued before them; the rest go in the next group, sent by one of them.
 func TestGroupsAreSortedAndCapped(t *testing.T) {
-	var g groupCommit
+	g := newGroupCommit(nil)
 	s := &recordingSender{gate: make(chan struct{})}
 	ctx := context.Background()
 	run := func(key string) error {
@@ -76,10 +78,7 @@ func TestGroupsAreSortedAndCapped(t *testing.T) {
 			}
 		})
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-			g.mu.Lock()
-			queued := len(g.waiting)
-			g.mu.Unlock()
-			if queued == i+1 {
+			if g.group.Waiting() == i+1 {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -108,8 +107,8 @@ func TestGroupsAreSortedAndCapped(t *testing.T) {
 	if want := []string{"250", "", "k001", "k002", "k003", "k004", "k005", "k006"}; !slices.Equal(s.batches[2], want) {
 		t.Errorf("third batch = %q; want %q", s.batches[2], want)
 	}
-	if g.busy || len(g.waiting) != 0 {
-		t.Errorf("after the last group: busy %v, %d waiting", g.busy, len(g.waiting))
+	if !g.group.Idle() || g.group.Waiting() != 0 {
+		t.Errorf("after the last group: idle %v, %d waiting", g.group.Idle(), g.group.Waiting())
 	}
 }
 
@@ -117,7 +116,7 @@ func TestGroupsAreSortedAndCapped(t *testing.T) {
 // others in it are told to run alone, and the next call is not stuck
 // behind it.
 func TestAGroupThatPanicsStillEnds(t *testing.T) {
-	var g groupCommit
+	g := newGroupCommit(nil)
 	s := &recordingSender{gate: make(chan struct{})}
 	ctx := context.Background()
 	held := make(chan error, 1)
@@ -139,12 +138,12 @@ func TestAGroupThatPanicsStillEnds(t *testing.T) {
 		defer func() { panicked <- recover() }()
 		_ = g.run(ctx, s, "", "a", func(*pgx.Batch) { panic("a broken callback") })
 	}()
-	waitUntil("a to queue", func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.waiting) == 1 })
+	waitUntil("a to queue", func() bool { return g.group.Waiting() == 1 })
 	other := make(chan error, 1)
 	go func() {
 		other <- g.run(ctx, s, "", "b", func(b *pgx.Batch) { b.Queue("stmt", "b") })
 	}()
-	waitUntil("b to queue", func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.waiting) == 2 })
+	waitUntil("b to queue", func() bool { return g.group.Waiting() == 2 })
 	close(s.gate)
 	if err := <-held; err != nil {
 		t.Fatal(err)
@@ -154,8 +153,8 @@ func TestAGroupThatPanicsStillEnds(t *testing.T) {
 	}
 	select {
 	case err := <-other:
-		if !errors.Is(err, errGroupPanicked) {
-			t.Errorf("the other member of the group got %v; want errGroupPanicked", err)
+		if !errors.Is(err, gather.ErrPanicked) {
+			t.Errorf("the other member of the group got %v; want gather.ErrPanicked", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the other member of the group was never told it ended")
