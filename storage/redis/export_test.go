@@ -2,7 +2,11 @@ package redis
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // StopHeartbeat ends the instance heartbeat without removing its key, as
@@ -26,3 +30,85 @@ func (s *Store) StartFlushForTest() (send func()) {
 		s.sendReleases(context.Background(), ls)
 	}
 }
+
+// ScriptCall is a script call a store made, as WatchScripts saw it.
+type ScriptCall struct {
+	Many bool     // obtainManyScript (else obtainScript)
+	Keys []string // its keys, prefix included
+}
+
+// ScriptWatch records a store's lock obtains.
+type ScriptWatch struct {
+	mu    sync.Mutex
+	calls []ScriptCall
+}
+
+// Calls returns the obtains made so far.
+func (w *ScriptWatch) Calls() []ScriptCall {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.calls)
+}
+
+// WatchObtains records the store's obtain script calls from now on. The
+// first waits until gate closes; the first failMany group calls fail
+// without reaching Redis, with an error reply.
+func (s *Store) WatchObtains(gate <-chan struct{}, failMany int) *ScriptWatch {
+	w := &ScriptWatch{}
+	one, many := obtainScript.Hash(), obtainManyScript.Hash()
+	s.client.AddHook(scriptHook{func(next goredis.ProcessHook) goredis.ProcessHook {
+		return func(ctx context.Context, cmd goredis.Cmder) error {
+			args := cmd.Args()
+			if len(args) < 3 || (args[1] != one && args[1] != many) {
+				return next(ctx, cmd)
+			}
+			n, _ := args[2].(int)
+			call := ScriptCall{Many: args[1] == many}
+			for _, k := range args[3 : 3+n] {
+				call.Keys = append(call.Keys, k.(string))
+			}
+			w.mu.Lock()
+			w.calls = append(w.calls, call)
+			first := len(w.calls) == 1
+			fail := call.Many && failMany > 0
+			if fail {
+				failMany--
+			}
+			w.mu.Unlock()
+			if first {
+				<-gate
+			}
+			if fail {
+				err := injectedError{}
+				cmd.SetErr(err)
+				return err
+			}
+			return next(ctx, cmd)
+		}
+	}})
+	return w
+}
+
+// ObtainsWaiting reports how many Obtain calls wait for the group in
+// flight.
+func (s *Store) ObtainsWaiting() int { return s.obtains.Waiting() }
+
+// scriptHook is a go-redis hook that wraps only commands.
+type scriptHook struct {
+	process func(goredis.ProcessHook) goredis.ProcessHook
+}
+
+func (h scriptHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+func (h scriptHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return h.process(next)
+}
+func (h scriptHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return next
+}
+
+// injectedError is an error reply from Redis (a script that failed), which
+// WatchObtains makes the group's call get.
+type injectedError struct{}
+
+func (injectedError) Error() string { return "ERR injected: the group's script call failed" }
+func (injectedError) RedisError()   {}

@@ -66,7 +66,8 @@ return -3`)
 // Obtain takes the lock key for ttl. A lock whose owner instance stopped
 // beating (a crashed process) is taken over at once; one held by a live
 // instance, this one included, fails with an error matching bot.ErrLocked.
-// Keys live under <prefix>lock:<key>.
+// Keys live under <prefix>lock:<key>. Obtains made while another is in
+// flight go to Redis together, in one script call (lock_group.go).
 func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.Lock, error) {
 	if ttl <= 0 {
 		return nil, fmt.Errorf("obtain lock %q: ttl %s must be positive", key, ttl)
@@ -75,23 +76,42 @@ func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.
 	if err != nil {
 		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
 	}
-	value := s.inst.id + ":" + token
-	released, repeated := s.released.takeForObtain()
-	rkeys, rvalues := releaseArgs(append(repeated, released...))
-	res, err := obtainScript.Run(ctx, s.scripts, append([]string{"lock:" + key, instanceKey(s.inst.id)}, rkeys...),
-		append([]any{value, ttl.Milliseconds(), s.prefix + instanceKey(""), s.inst.ttl.Milliseconds(), s.inst.label}, rvalues...)...).Int()
+	c := &obtainCall{key: key, value: s.inst.id + ":" + token, ttl: ttl}
+	err = s.obtains.Do(ctx, c, s.sendObtains)
+	if err != nil && c.grouped {
+		// The group failed, maybe for another's reason: alone.
+		c.res, err = s.obtainAlone(ctx, c)
+	}
 	if err != nil {
-		s.released.putBack(released, s)
 		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
 	}
-	switch res {
+	switch c.res {
 	case 0:
 		return nil, fmt.Errorf("obtain lock %q: %w", key, bot.ErrLocked)
 	case 2:
 		s.logger.Info("took over a lock whose owner is gone", "key", key)
 	}
 	s.inst.hold() // the script set the heartbeat; it is beaten from now on
-	return &Lock{s: s, key: key, value: value}, nil
+	l := &Lock{s: s, key: key, value: c.value}
+	if err := ctx.Err(); err != nil {
+		// Taken in a group after this caller gave up: given back.
+		l.ReleaseSoon()
+		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
+	}
+	return l, nil
+}
+
+// obtainAlone sends c in a script call of its own, with the releases
+// waiting to be sent, under ctx.
+func (s *Store) obtainAlone(ctx context.Context, c *obtainCall) (int, error) {
+	released, repeated := s.released.takeForObtain()
+	rkeys, rvalues := releaseArgs(append(repeated, released...))
+	res, err := obtainScript.Run(ctx, s.scripts, append([]string{"lock:" + c.key, instanceKey(s.inst.id)}, rkeys...),
+		append([]any{c.value, c.ttl.Milliseconds(), s.prefix + instanceKey(""), s.inst.ttl.Milliseconds(), s.inst.label}, rvalues...)...).Int()
+	if err != nil {
+		s.released.putBack(released, s)
+	}
+	return res, err
 }
 
 // lockToken returns a random token that tells this holder from others.

@@ -15,6 +15,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/storage/gather"
 )
 
 // DefaultPrefix is put in front of every key when Options.Prefix is empty.
@@ -56,6 +57,8 @@ type Store struct {
 	inst    *instance
 	// released holds locks given back with ReleaseSoon, not yet sent.
 	released releases
+	// obtains gathers the Obtain calls made while one is in flight.
+	obtains gather.Group[*obtainCall]
 }
 
 var (
@@ -107,6 +110,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		logger:  opts.Logger,
 		limiter: redis_rate.NewLimiter(scripts),
 		scripts: scripts,
+		obtains: gather.Group[*obtainCall]{Max: obtainMax},
 		inst: &instance{id: id, key: opts.Prefix + instanceKey(id), ttl: opts.InstanceTTL, idleProbe: opts.IdleProbe,
 			label: fmt.Sprintf("%s-%d", hostname, os.Getpid()), wake: make(chan struct{}, 1)},
 	}

@@ -1,0 +1,106 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+const (
+	// obtainMax caps how many Obtain calls one script call carries.
+	obtainMax = 64
+	// obtainGroupTimeout bounds a group of obtains in flight. It does not
+	// end with the context of the caller that sends it: one caller giving
+	// up must not leave the others' locks in doubt.
+	obtainGroupTimeout = 10 * time.Second
+)
+
+// obtainCall is one Obtain's part of a group: the lock it asks for and,
+// once the group has run, the script's answer for it (0 held by a live
+// owner, 1 taken, 2 taken over).
+type obtainCall struct {
+	key, value string
+	ttl        time.Duration
+	res        int
+	grouped    bool // sent in a group of more than one
+}
+
+// obtainManyScript is obtainScript for n locks at once: it first releases
+// the locks given back with ReleaseSoon (KEYS[n+2…] when they still hold
+// ARGV[2n+5…]), then for each lock i in 1…n takes KEYS[i+1] for
+// ARGV[2i+4] ms with the value ARGV[2i+3] when it is free or its owner
+// instance's heartbeat (ARGV[2]..owner) is gone, renewing this instance's
+// heartbeat KEYS[1] (ARGV[4] for ARGV[3] ms) before the first lock it
+// takes. ARGV[1] is n. It returns each lock's answer, as obtainScript's.
+var obtainManyScript = goredis.NewScript(`
+local n = tonumber(ARGV[1])
+for i = n + 2, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[i + n + 3] then
+    redis.call('DEL', KEYS[i])
+  end
+end
+local out = {}
+local beating = false
+for i = 1, n do
+  local key = KEYS[i + 1]
+  local cur = redis.call('GET', key)
+  local res = 1
+  if cur then
+    local owner = string.match(cur, '^(%x+):')
+    if not owner or redis.call('EXISTS', ARGV[2] .. owner) == 1 then
+      res = 0
+    else
+      res = 2
+    end
+  end
+  if res > 0 then
+    if not beating then
+      redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[3])
+      beating = true
+    end
+    redis.call('SET', key, ARGV[2 * i + 3], 'PX', ARGV[2 * i + 4])
+  end
+  out[i] = res
+end
+return out`)
+
+// sendObtains is the obtains group's send: a lone call goes as before
+// (obtainAlone, under its caller's ctx); two or more go in one
+// obtainManyScript call, with the releases waiting to be sent. A failed
+// group's calls then run alone (Obtain), each telling its own failure.
+func (s *Store) sendObtains(ctx context.Context, calls []*obtainCall) error {
+	if len(calls) == 1 {
+		var err error
+		calls[0].res, err = s.obtainAlone(ctx, calls[0])
+		return err
+	}
+	for _, c := range calls {
+		c.grouped = true
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), obtainGroupTimeout)
+	defer cancel()
+	released, repeated := s.released.takeForObtain()
+	rkeys, rvalues := releaseArgs(append(repeated, released...))
+	keys := make([]string, 0, 1+len(calls)+len(rkeys))
+	args := make([]any, 0, 4+2*len(calls)+len(rvalues))
+	keys = append(keys, instanceKey(s.inst.id))
+	args = append(args, len(calls), s.prefix+instanceKey(""), s.inst.ttl.Milliseconds(), s.inst.label)
+	for _, c := range calls {
+		keys = append(keys, "lock:"+c.key)
+		args = append(args, c.value, c.ttl.Milliseconds())
+	}
+	res, err := obtainManyScript.Run(ctx, s.scripts, append(keys, rkeys...), append(args, rvalues...)...).Int64Slice()
+	if err == nil && len(res) != len(calls) {
+		err = fmt.Errorf("obtain %d locks: the script answered %d", len(calls), len(res))
+	}
+	if err != nil {
+		s.released.putBack(released, s)
+		return err
+	}
+	for i, c := range calls {
+		c.res = int(res[i])
+	}
+	return nil
+}
