@@ -30,9 +30,7 @@ type leanModel struct {
 	seq  atomic.Int64
 	bufs sync.Pool // *bytes.Buffer
 
-	mu      sync.Mutex
-	bad     int
-	lastBad string
+	refused refusals
 }
 
 // newLeanModel serves the fake on a loopback port.
@@ -54,9 +52,7 @@ func (m *leanModel) complaints() (int, string) {
 	if m == nil {
 		return 0, ""
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.bad, m.lastBad
+	return m.refused.complaints()
 }
 
 // Marks the fake looks for in a request body.
@@ -120,13 +116,7 @@ func (m *leanModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // refuse answers an OpenAI-style error and counts it.
 func (m *leanModel) refuse(w http.ResponseWriter, status int, msg string) {
-	m.mu.Lock()
-	m.bad++
-	m.lastBad = msg
-	m.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}})
+	m.refused.refuse(w, status, msg, map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}})
 }
 
 // lastUserText returns the text of the last user message in a compact chat

@@ -56,30 +56,16 @@ func TestLeanModelRefusesWhatItCannotRead(t *testing.T) {
 	lean := newLeanModel()
 	defer lean.Close()
 	big := `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1 ` + strings.Repeat("x", maxRequest) + `"}]}`
-	for name, tc := range map[string]struct {
-		body string
-		want int
-	}{
-		"no messages":      {`{"model":"m","stream":true}`, http.StatusBadRequest},
-		"not streamed":     {`{"model":"m","messages":[{"role":"user","content":"m1"}],"stream":false}`, http.StatusBadRequest},
-		"no user text":     {`{"model":"m","messages":[{"role":"system","content":"m1"}],"stream":true}`, http.StatusBadRequest},
-		"content unclosed": {`{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\"}]}`, http.StatusBadRequest},
-		"bad escape":       {`{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\q"}]}`, http.StatusBadRequest},
+	const path, json = "/chat/completions", "application/json"
+	wantRefused(t, lean.URL(), lean.complaints, map[string]refusal{
+		"no messages":      {path, json, `{"model":"m","stream":true}`, http.StatusBadRequest},
+		"not streamed":     {path, json, `{"model":"m","messages":[{"role":"user","content":"m1"}],"stream":false}`, http.StatusBadRequest},
+		"no user text":     {path, json, `{"model":"m","messages":[{"role":"system","content":"m1"}],"stream":true}`, http.StatusBadRequest},
+		"content unclosed": {path, json, `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\"}]}`, http.StatusBadRequest},
+		"bad escape":       {path, json, `{"model":"m","stream":true,"messages":[{"role":"user","content":"m1\q"}]}`, http.StatusBadRequest},
 		// Not an answer made from the part that was read.
-		"larger than read": {big, http.StatusRequestEntityTooLarge},
-	} {
-		resp, err := http.Post(lean.URL()+"/chat/completions", "application/json", strings.NewReader(tc.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != tc.want {
-			t.Errorf("%s: HTTP %d, want %d", name, resp.StatusCode, tc.want)
-		}
-	}
-	if n, why := lean.complaints(); n != 6 || why == "" {
-		t.Errorf("complaints = %d, %q; want 6 and a reason", n, why)
-	}
+		"larger than read": {path, json, big, http.StatusRequestEntityTooLarge},
+	})
 	if n, _ := (*leanModel)(nil).complaints(); n != 0 {
 		t.Errorf("a nil fake has %d complaints", n)
 	}

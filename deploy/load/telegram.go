@@ -76,8 +76,7 @@ type leanTelegram struct {
 	nextUpd int64
 	nextMsg int64 // message ids, one sequence for all chats
 	watch   func(string)
-	bad     int
-	lastBad string
+	refused refusals
 }
 
 // leanUpdate is a queued update, already encoded.
@@ -113,11 +112,7 @@ func (t *leanTelegram) Watch(f func(string)) {
 	t.mu.Unlock()
 }
 
-func (t *leanTelegram) complaints() (int, string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.bad, t.lastBad
-}
+func (t *leanTelegram) complaints() (int, string) { return t.refused.complaints() }
 
 func (t *leanTelegram) SendText(chat, user int64, name, text string) {
 	t.mu.Lock()
@@ -287,13 +282,7 @@ func (t *leanTelegram) result(w http.ResponseWriter, result []byte) {
 
 // refuse answers a Bot API error and counts it.
 func (t *leanTelegram) refuse(w http.ResponseWriter, status int, desc string) {
-	t.mu.Lock()
-	t.bad++
-	t.lastBad = desc
-	t.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error_code": status, "description": desc})
+	t.refused.refuse(w, status, desc, map[string]any{"ok": false, "error_code": status, "description": desc})
 }
 
 // maxForm bounds a call's body the fake reads.

@@ -136,29 +136,14 @@ func TestLeanTelegramAnswersAsTelegramTestDoes(t *testing.T) {
 func TestLeanTelegramRefusesWhatItCannotRead(t *testing.T) {
 	lean := newLeanTelegram(token)
 	defer lean.Close()
-	for name, tc := range map[string]struct {
-		path, contentType, body string
-		want                    int
-	}{
+	wantRefused(t, lean.URL(), lean.complaints, map[string]refusal{
 		"another token":   {"/bot1:other/getMe", "", "", http.StatusNotFound},
 		"unknown method":  {"/bot" + token + "/sendPhoto", "", "", http.StatusBadRequest},
 		"JSON body":       {"/bot" + token + "/sendMessage", "application/json", `{"chat_id":1,"text":"x"}`, http.StatusBadRequest},
 		"unended form":    {"/bot" + token + "/sendMessage", "multipart/form-data; boundary=b", "--b\r\nContent-Disposition: form-data; name=\"chat_id\"\r\n\r\n1\r\n", http.StatusBadRequest},
 		"chat not number": {"/bot" + token + "/sendMessage", "multipart/form-data; boundary=b", "--b\r\nContent-Disposition: form-data; name=\"chat_id\"\r\n\r\n@x\r\n--b--\r\n", http.StatusBadRequest},
 		"no text":         {"/bot" + token + "/sendMessage", "multipart/form-data; boundary=b", "--b\r\nContent-Disposition: form-data; name=\"chat_id\"\r\n\r\n1\r\n--b--\r\n", http.StatusBadRequest},
-	} {
-		resp, err := http.Post(lean.URL()+tc.path, tc.contentType, strings.NewReader(tc.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != tc.want {
-			t.Errorf("%s: HTTP %d, want %d", name, resp.StatusCode, tc.want)
-		}
-	}
-	if n, why := lean.complaints(); n != 6 || why == "" {
-		t.Errorf("complaints = %d, %q; want 6 and a reason", n, why)
-	}
+	})
 }
 
 // TestLeanTelegramConfirmsUpdatesByOffset polls as the Bot API defines it:

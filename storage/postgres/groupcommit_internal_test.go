@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -10,8 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/switchboard-chat/switchboard/storage/gather"
 )
 
 // recordingSender records the keys of each batch it is sent (each queued
@@ -109,58 +106,5 @@ func TestGroupsAreSortedAndCapped(t *testing.T) {
 	}
 	if !g.group.Idle() || g.group.Waiting() != 0 {
 		t.Errorf("after the last group: idle %v, %d waiting", g.group.Idle(), g.group.Waiting())
-	}
-}
-
-// A group whose send panics (a caller's callback, say) still ends: the
-// others in it are told to run alone, and the next call is not stuck
-// behind it.
-func TestAGroupThatPanicsStillEnds(t *testing.T) {
-	g := newGroupCommit(nil)
-	s := &recordingSender{gate: make(chan struct{})}
-	ctx := context.Background()
-	held := make(chan error, 1)
-	go func() {
-		held <- g.run(ctx, s, "", "held", func(b *pgx.Batch) { b.Queue("stmt", "held") })
-	}()
-	waitUntil := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-		}
-	}
-	waitUntil("the first group", func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.batches) == 1 })
-	// The panicking one queues first, so it sends the next group.
-	panicked := make(chan any, 1)
-	go func() {
-		defer func() { panicked <- recover() }()
-		_ = g.run(ctx, s, "", "a", func(*pgx.Batch) { panic("a broken callback") })
-	}()
-	waitUntil("a to queue", func() bool { return g.group.Waiting() == 1 })
-	other := make(chan error, 1)
-	go func() {
-		other <- g.run(ctx, s, "", "b", func(b *pgx.Batch) { b.Queue("stmt", "b") })
-	}()
-	waitUntil("b to queue", func() bool { return g.group.Waiting() == 2 })
-	close(s.gate)
-	if err := <-held; err != nil {
-		t.Fatal(err)
-	}
-	if p := <-panicked; p == nil {
-		t.Error("the panic was swallowed")
-	}
-	select {
-	case err := <-other:
-		if !errors.Is(err, gather.ErrPanicked) {
-			t.Errorf("the other member of the group got %v; want gather.ErrPanicked", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the other member of the group was never told it ended")
-	}
-	// Nothing is stuck: a new call is sent at once.
-	if err := g.run(ctx, s, "", "c", func(b *pgx.Batch) { b.Queue("stmt", "c") }); err != nil {
-		t.Fatal(err)
 	}
 }
