@@ -33,7 +33,7 @@ func (s *Store) StartFlushForTest() (send func()) {
 
 // ScriptCall is a script call a store made, as WatchScripts saw it.
 type ScriptCall struct {
-	Many bool     // obtainManyScript (else obtainScript)
+	Many bool     // for more than one lock
 	Keys []string // its keys, prefix included
 }
 
@@ -55,15 +55,16 @@ func (w *ScriptWatch) Calls() []ScriptCall {
 // without reaching Redis, with an error reply.
 func (s *Store) WatchObtains(gate <-chan struct{}, failMany int) *ScriptWatch {
 	w := &ScriptWatch{}
-	one, many := obtainScript.Hash(), obtainManyScript.Hash()
+	sha := obtainScript.Hash()
 	s.client.AddHook(scriptHook{func(next goredis.ProcessHook) goredis.ProcessHook {
 		return func(ctx context.Context, cmd goredis.Cmder) error {
 			args := cmd.Args()
-			if len(args) < 3 || (args[1] != one && args[1] != many) {
+			if len(args) < 4 || args[1] != sha {
 				return next(ctx, cmd)
 			}
 			n, _ := args[2].(int)
-			call := ScriptCall{Many: args[1] == many}
+			locks, _ := args[3+n].(int) // ARGV[1]
+			call := ScriptCall{Many: locks > 1}
 			for _, k := range args[3 : 3+n] {
 				call.Keys = append(call.Keys, k.(string))
 			}

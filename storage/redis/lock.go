@@ -19,33 +19,9 @@ import (
 var ErrNotHeld = errors.New("lock no longer held (it expired or another holder took it)")
 
 // Lock values are "<instance id>:<random token>": the owner instance is
-// read back by the scripts to tell a live holder from a dead one.
+// read back by the scripts to tell a live holder from a dead one
+// (obtainScript, in lock_obtain.go).
 var (
-	// obtainScript first releases the locks given back with ReleaseSoon
-	// (KEYS[3…] when they still hold ARGV[6…]), then takes KEYS[1] for
-	// ARGV[2] ms when it is free or its owner instance's heartbeat
-	// (ARGV[3]..owner) is gone, and renews this instance's heartbeat KEYS[2]
-	// (ARGV[4] ms) so the new lock is never ownerless. Returns 0 when held
-	// by a live owner, 1 when taken, 2 when taken over from a gone owner.
-	obtainScript = goredis.NewScript(`
-for i = 3, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[i + 3] then
-    redis.call('DEL', KEYS[i])
-  end
-end
-local cur = redis.call('GET', KEYS[1])
-if cur then
-  local owner = string.match(cur, '^(%x+):')
-  if not owner or redis.call('EXISTS', ARGV[3] .. owner) == 1 then
-    return 0
-  end
-end
-redis.call('SET', KEYS[2], ARGV[5], 'PX', ARGV[4])
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-if cur then
-  return 2
-end
-return 1`)
 	refreshScript = goredis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -67,7 +43,7 @@ return -3`)
 // beating (a crashed process) is taken over at once; one held by a live
 // instance, this one included, fails with an error matching bot.ErrLocked.
 // Keys live under <prefix>lock:<key>. Obtains made while another is in
-// flight go to Redis together, in one script call (lock_group.go).
+// flight go to Redis together, in one script call (lock_obtain.go).
 func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.Lock, error) {
 	if ttl <= 0 {
 		return nil, fmt.Errorf("obtain lock %q: ttl %s must be positive", key, ttl)
@@ -80,7 +56,7 @@ func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.
 	err = s.obtains.Do(ctx, c, s.sendObtains)
 	if err != nil && c.grouped {
 		// The group failed, maybe for another's reason: alone.
-		c.res, err = s.obtainAlone(ctx, c)
+		err = s.obtain(ctx, []*obtainCall{c})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
@@ -99,19 +75,6 @@ func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.
 		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
 	}
 	return l, nil
-}
-
-// obtainAlone sends c in a script call of its own, with the releases
-// waiting to be sent, under ctx.
-func (s *Store) obtainAlone(ctx context.Context, c *obtainCall) (int, error) {
-	released, repeated := s.released.takeForObtain()
-	rkeys, rvalues := releaseArgs(append(repeated, released...))
-	res, err := obtainScript.Run(ctx, s.scripts, append([]string{"lock:" + c.key, instanceKey(s.inst.id)}, rkeys...),
-		append([]any{c.value, c.ttl.Milliseconds(), s.prefix + instanceKey(""), s.inst.ttl.Milliseconds(), s.inst.label}, rvalues...)...).Int()
-	if err != nil {
-		s.released.putBack(released, s)
-	}
-	return res, err
 }
 
 // lockToken returns a random token that tells this holder from others.

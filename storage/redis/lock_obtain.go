@@ -27,14 +27,16 @@ type obtainCall struct {
 	grouped    bool // sent in a group of more than one
 }
 
-// obtainManyScript is obtainScript for n locks at once: it first releases
-// the locks given back with ReleaseSoon (KEYS[n+2…] when they still hold
-// ARGV[2n+5…]), then for each lock i in 1…n takes KEYS[i+1] for
-// ARGV[2i+4] ms with the value ARGV[2i+3] when it is free or its owner
+// obtainScript takes n locks (ARGV[1]; a lone Obtain is n = 1). It first
+// releases the locks given back with ReleaseSoon (KEYS[n+2…] when they
+// still hold ARGV[2n+5…]). Then for each lock i in 1…n it takes KEYS[i+1]
+// for ARGV[2i+4] ms with the value ARGV[2i+3] when it is free or its owner
 // instance's heartbeat (ARGV[2]..owner) is gone, renewing this instance's
 // heartbeat KEYS[1] (ARGV[4] for ARGV[3] ms) before the first lock it
-// takes. ARGV[1] is n. It returns each lock's answer, as obtainScript's.
-var obtainManyScript = goredis.NewScript(`
+// takes, so no lock it sets is ownerless. It returns each lock's answer: 0
+// when held by a live owner (this instance included), 1 when taken, 2 when
+// taken over from a gone owner.
+var obtainScript = goredis.NewScript(`
 local n = tonumber(ARGV[1])
 for i = n + 2, #KEYS do
   if redis.call('GET', KEYS[i]) == ARGV[i + n + 3] then
@@ -66,21 +68,25 @@ for i = 1, n do
 end
 return out`)
 
-// sendObtains is the obtains group's send: a lone call goes as before
-// (obtainAlone, under its caller's ctx); two or more go in one
-// obtainManyScript call, with the releases waiting to be sent. A failed
+// sendObtains is the obtains group's send. A lone call goes under its
+// caller's ctx, as it would without the group; two or more go in one
+// script call that does not end with its sender's cancellation. A failed
 // group's calls then run alone (Obtain), each telling its own failure.
 func (s *Store) sendObtains(ctx context.Context, calls []*obtainCall) error {
-	if len(calls) == 1 {
-		var err error
-		calls[0].res, err = s.obtainAlone(ctx, calls[0])
-		return err
+	if len(calls) > 1 {
+		for _, c := range calls {
+			c.grouped = true
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), obtainGroupTimeout)
+		defer cancel()
 	}
-	for _, c := range calls {
-		c.grouped = true
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), obtainGroupTimeout)
-	defer cancel()
+	return s.obtain(ctx, calls)
+}
+
+// obtain sends calls in one obtainScript call, with the releases waiting
+// to be sent, and sets each call's answer.
+func (s *Store) obtain(ctx context.Context, calls []*obtainCall) error {
 	released, repeated := s.released.takeForObtain()
 	rkeys, rvalues := releaseArgs(append(repeated, released...))
 	keys := make([]string, 0, 1+len(calls)+len(rkeys))
@@ -91,7 +97,7 @@ func (s *Store) sendObtains(ctx context.Context, calls []*obtainCall) error {
 		keys = append(keys, "lock:"+c.key)
 		args = append(args, c.value, c.ttl.Milliseconds())
 	}
-	res, err := obtainManyScript.Run(ctx, s.scripts, append(keys, rkeys...), append(args, rvalues...)...).Int64Slice()
+	res, err := obtainScript.Run(ctx, s.scripts, append(keys, rkeys...), append(args, rvalues...)...).Int64Slice()
 	if err == nil && len(res) != len(calls) {
 		err = fmt.Errorf("obtain %d locks: the script answered %d", len(calls), len(res))
 	}
