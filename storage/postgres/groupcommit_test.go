@@ -110,6 +110,19 @@ func behindHeld(t *testing.T, ctx context.Context, db *postgres.DB, n int, queue
 	wg.Wait()
 }
 
+// wantRepliesStored wants n replies stored and n outbox rows: each once.
+func wantRepliesStored(t *testing.T, ctx context.Context, db *postgres.DB, n int) {
+	t.Helper()
+	var replies, rows int
+	if err := db.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM messages WHERE role = 'assistant'),
+		(SELECT count(*) FROM outbox)`).Scan(&replies, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if replies != n || rows != n {
+		t.Errorf("%d replies and %d outbox rows stored; want %d each", replies, rows, n)
+	}
+}
+
 // appendsQueued and repliesQueued count the calls waiting for a group.
 func appendsQueued(db *postgres.DB) func() int {
 	return func() int { a, _ := db.GroupsWaiting(); return a }
@@ -238,14 +251,7 @@ func TestRepliesMadeTogetherShareOneCommit(t *testing.T) {
 		UNION ALL SELECT xmin FROM outbox WHERE session_key IN ('r/1', 'r/2', 'r/3')`); n != 1 {
 		t.Errorf("the three replies and their outbox rows were committed by %d transactions; want 1", n)
 	}
-	var replies, rows int
-	if err := db.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM messages WHERE role = 'assistant'),
-		(SELECT count(*) FROM outbox)`).Scan(&replies, &rows); err != nil {
-		t.Fatal(err)
-	}
-	if replies != len(sessions) || rows != len(sessions) {
-		t.Errorf("%d replies and %d outbox rows stored; want %d each", replies, rows, len(sessions))
-	}
+	wantRepliesStored(t, ctx, db, len(sessions))
 	late, err := db.Load(ctx, "r/late", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -502,12 +508,5 @@ func TestARepliesGroupThatGivesUpStoresEachAlone(t *testing.T) {
 	if err := <-done["r/held"]; err != nil {
 		t.Errorf("reply to r/held: %v", err)
 	}
-	var replies, rows int
-	if err := db.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM messages WHERE role = 'assistant'),
-		(SELECT count(*) FROM outbox)`).Scan(&replies, &rows); err != nil {
-		t.Fatal(err)
-	}
-	if replies != len(sessions) || rows != len(sessions) {
-		t.Errorf("%d replies and %d outbox rows stored; want %d each", replies, rows, len(sessions))
-	}
+	wantRepliesStored(t, ctx, db, len(sessions))
 }
