@@ -36,6 +36,8 @@ func TestOptionsCheck(t *testing.T) {
 		"negative warm-up":         {n: 1, warmup: -1, inflight: 1, command: []string{"x"}},
 		"nothing in flight":        {n: 1, inflight: 0, command: []string{"x"}},
 		"more than the fakes hold": {n: maxMessages, warmup: 1, inflight: 1, command: []string{"x"}},
+		"unknown Telegram fake":    {n: 1, inflight: 1, telegram: "real", command: []string{"x"}},
+		"unknown model fake":       {n: 1, inflight: 1, model: "gpt", command: []string{"x"}},
 	} {
 		if err := bad.check(); err == nil {
 			t.Errorf("%s: accepted", name)
