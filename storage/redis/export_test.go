@@ -50,10 +50,19 @@ func (w *ScriptWatch) Calls() []ScriptCall {
 	return slices.Clone(w.calls)
 }
 
+// FailGroups says which of a store's group obtain calls WatchObtains makes
+// fail, with an error reply.
+type FailGroups struct {
+	N int // the first N group calls fail
+	// AfterRedis lets the failing calls run in Redis and loses only their
+	// answers; otherwise they fail without reaching Redis.
+	AfterRedis bool
+}
+
 // WatchObtains records the store's obtain script calls from now on. The
-// first waits until gate closes; the first failMany group calls fail
-// without reaching Redis, with an error reply.
-func (s *Store) WatchObtains(gate <-chan struct{}, failMany int) *ScriptWatch {
+// first waits until gate closes; group calls fail as fail says.
+func (s *Store) WatchObtains(gate <-chan struct{}, fail FailGroups) *ScriptWatch {
+	failMany := fail.N
 	w := &ScriptWatch{}
 	sha := obtainScript.Hash()
 	s.client.AddHook(scriptHook{func(next goredis.ProcessHook) goredis.ProcessHook {
@@ -71,20 +80,25 @@ func (s *Store) WatchObtains(gate <-chan struct{}, failMany int) *ScriptWatch {
 			w.mu.Lock()
 			w.calls = append(w.calls, call)
 			first := len(w.calls) == 1
-			fail := call.Many && failMany > 0
-			if fail {
+			failing := call.Many && failMany > 0
+			if failing {
 				failMany--
 			}
 			w.mu.Unlock()
 			if first {
 				<-gate
 			}
-			if fail {
-				err := injectedError{}
-				cmd.SetErr(err)
-				return err
+			if !failing {
+				return next(ctx, cmd)
 			}
-			return next(ctx, cmd)
+			if fail.AfterRedis {
+				if err := next(ctx, cmd); err != nil {
+					return err
+				}
+			}
+			err := injectedError{}
+			cmd.SetErr(err)
+			return err
 		}
 	}})
 	return w
@@ -107,8 +121,8 @@ func (h scriptHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredi
 	return next
 }
 
-// injectedError is an error reply from Redis (a script that failed), which
-// WatchObtains makes the group's call get.
+// injectedError is an error reply from Redis (a script that failed, or an
+// answer lost), which WatchObtains makes the group's call get.
 type injectedError struct{}
 
 func (injectedError) Error() string { return "ERR injected: the group's script call failed" }

@@ -35,7 +35,10 @@ type obtainCall struct {
 // heartbeat KEYS[1] (ARGV[4] for ARGV[3] ms) before the first lock it
 // takes, so no lock it sets is ownerless. It returns each lock's answer: 0
 // when held by a live owner (this instance included), 1 when taken, 2 when
-// taken over from a gone owner.
+// taken over from a gone owner. A lock that already holds the value asked
+// for is taken: that value is this very call's (its token is random), so
+// an earlier try of the call took it and its answer was lost; the retry
+// must get the lock, not be refused by it and leave it held until its TTL.
 var obtainScript = goredis.NewScript(`
 local n = tonumber(ARGV[1])
 for i = n + 2, #KEYS do
@@ -49,7 +52,9 @@ for i = 1, n do
   local key = KEYS[i + 1]
   local cur = redis.call('GET', key)
   local res = 1
-  if cur then
+  if cur == ARGV[2 * i + 3] then
+    res = 1
+  elseif cur then
     local owner = string.match(cur, '^(%x+):')
     if not owner or redis.call('EXISTS', ARGV[2] .. owner) == 1 then
       res = 0

@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -94,7 +95,7 @@ func TestObtainsMadeTogetherGoInOneCall(t *testing.T) {
 			})
 
 			gate := make(chan struct{})
-			w := s.WatchObtains(gate, 0)
+			w := s.WatchObtains(gate, sbredis.FailGroups{})
 			keys := []string{"a", "b", "held", "dead", "a"}
 			got := obtainBehindHeld(t, s, gate, w, keys, contexts(t, len(keys)), nil)
 
@@ -130,26 +131,38 @@ func TestObtainsMadeTogetherGoInOneCall(t *testing.T) {
 	}
 }
 
-// When the group's script call fails, each of its obtains runs alone.
+// When the group's script call fails, each of its obtains runs alone and
+// gets its lock: also when the call ran in Redis and only its answer was
+// lost, so the locks are already held with the values the retries ask for.
 func TestAFailedGroupOfObtainsRunsEachAlone(t *testing.T) {
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			s := b.open(t)
-			gate := make(chan struct{})
-			w := s.WatchObtains(gate, 1)
-			keys := []string{"a", "b"}
-			got := obtainBehindHeld(t, s, gate, w, keys, contexts(t, len(keys)), nil)
-			for i, o := range got {
-				if o.err != nil || o.lock == nil {
-					t.Errorf("Obtain of %s: %v", keys[i], o.err)
+		for _, fail := range []sbredis.FailGroups{{N: 1}, {N: 1, AfterRedis: true}} {
+			t.Run(fmt.Sprintf("%s/after redis %v", b.name, fail.AfterRedis), func(t *testing.T) {
+				t.Parallel()
+				s := b.open(t)
+				gate := make(chan struct{})
+				w := s.WatchObtains(gate, fail)
+				keys := []string{"a", "b"}
+				got := obtainBehindHeld(t, s, gate, w, keys, contexts(t, len(keys)), nil)
+				calls := w.Calls()
+				if len(calls) != 4 || !calls[1].Many || calls[2].Many || calls[3].Many {
+					t.Errorf("script calls %+v; want one alone, the failed group, then one alone each", calls)
 				}
-			}
-			calls := w.Calls()
-			if len(calls) != 4 || !calls[1].Many || calls[2].Many || calls[3].Many {
-				t.Errorf("script calls %+v; want one alone, the failed group, then one alone each", calls)
-			}
-		})
+				ctx := testContext(t)
+				for i, o := range got {
+					if o.err != nil || o.lock == nil {
+						t.Errorf("Obtain of %s: %v", keys[i], o.err)
+						continue
+					}
+					if _, err := s.Obtain(ctx, keys[i], time.Minute); !errors.Is(err, bot.ErrLocked) {
+						t.Errorf("Obtain of %s while held: %v; want bot.ErrLocked", keys[i], err)
+					}
+					if err := o.lock.Release(ctx); err != nil {
+						t.Errorf("Release of %s: %v (the lock does not hold the value its Obtain returned)", keys[i], err)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -162,7 +175,7 @@ func TestALockObtainedForACallerThatGaveUpIsGivenBack(t *testing.T) {
 			open := b.open(t)
 			s, other := open(sbredis.Options{}), open(sbredis.Options{})
 			gate := make(chan struct{})
-			w := s.WatchObtains(gate, 0)
+			w := s.WatchObtains(gate, sbredis.FailGroups{})
 			ctxs := contexts(t, 2)
 			gone, giveUp := context.WithCancel(ctxs[0])
 			ctxs[0] = gone
