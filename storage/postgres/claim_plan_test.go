@@ -23,9 +23,22 @@ func TestClaimsPassSentRowsOnce(t *testing.T) {
 		SELECT 'telegram', g::text, 'a reply of some length to fill the pages like real ones' FROM generate_series(1, 3000) g`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Pool().Exec(ctx, `UPDATE outbox SET status = 'sent', sent_at = now(), platform_message_id = '7'`); err != nil {
+	var sentBy int64 // the transaction that marks them sent
+	if err := db.Pool().QueryRow(ctx, `WITH u AS (UPDATE outbox SET status = 'sent', sent_at = now(), platform_message_id = '7')
+		SELECT pg_current_xact_id()::text::bigint`).Scan(&sentBy); err != nil {
 		t.Fatal(err)
 	}
+	// A claim marks an entry dead only when no snapshot can still see its
+	// row. The claim's own snapshot starts at the oldest transaction then
+	// running in any database of the server — another package's tests run
+	// beside this one — so wait until none older than the update runs.
+	waitFor(t, "the transactions older than the update to end", func() bool {
+		var oldest int64
+		if err := db.Pool().QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&oldest); err != nil {
+			t.Fatal(err)
+		}
+		return oldest > sentBy
+	})
 	claim := func() int {
 		t.Helper()
 		msgs, err := db.Claim(ctx, "replica-1", 100, time.Minute, false)
