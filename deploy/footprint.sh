@@ -19,9 +19,12 @@
 #   -o ROWS       also append each run's figures to the file ROWS
 #   -s ROWS       print the medians of the figures in ROWS and exit
 #
-# Example (switchboard on the local PostgreSQL and Redis, no chat platform):
-#   go build -trimpath -ldflags="-s -w" -o /tmp/sb ./cmd/switchboard
-#   SWITCHBOARD_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
+# Example (switchboard on the local PostgreSQL and Redis, no chat platform;
+# sslmode=disable as in deploy/switchboard.example.yaml: without it pgx tries
+# TLS first, and a local PostgreSQL with ssl = on, Debian's default, then
+# costs every connection a TLS handshake on loopback):
+#   CGO_ENABLED=0 go build -tags noembedded -trimpath -ldflags="-s -w" -o /tmp/sb ./cmd/switchboard
+#   SWITCHBOARD_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test?sslmode=disable \
 #   SWITCHBOARD_REDIS_URL=redis://127.0.0.1:6379/0 SWITCHBOARD_HTTP_LISTEN=127.0.0.1:18080 \
 #     deploy/footprint.sh -r http://127.0.0.1:18080/readyz -- /tmp/sb serve
 # A peer, by path, waiting for its log line:
