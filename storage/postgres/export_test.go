@@ -4,6 +4,9 @@ import (
 	"context"
 	"io/fs"
 	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 )
 
 // What the external tests share with the internal ones.
@@ -14,6 +17,24 @@ var (
 	// StartForTest is startForTest.
 	StartForTest = startForTest
 )
+
+// MigrateWithGooseParser applies the migrations the way goose does with its
+// own SQL parser (the path Migrate replaced), for comparing the schemas.
+func MigrateWithGooseParser(ctx context.Context, db *DB) error {
+	files, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return err
+	}
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, files, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	_, err = p.Up(ctx)
+	return err
+}
 
 // SchemaUpToDate exposes the migration fast path's check.
 func (db *DB) SchemaUpToDate(ctx context.Context) (bool, error) {

@@ -5,8 +5,6 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -42,8 +40,23 @@ func Migrate(ctx context.Context, db *DB) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	sqlDB := stdlib.OpenDBFromPool(db.pool)
-	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, files,
+	migrations, err := readMigrations(files)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	ms := make([]*goose.Migration, len(migrations))
+	for i, m := range migrations {
+		ms[i] = m.gooseMigration()
+	}
+	// Connections of their own, not the pool's: goose holds its lock on
+	// one for the whole run, and runs a NO TRANSACTION migration on
+	// another (a pool of one connection would wait forever); and the
+	// migrations' one-off statements stay out of the pool's caches.
+	sqlDB := stdlib.OpenDB(*db.pool.Config().ConnConfig)
+	// No file system: goose runs the files as read by readMigrations
+	// (migration_files.go says why).
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, nil,
+		goose.WithGoMigrations(ms...),
 		goose.WithSessionLocker(locker),
 		goose.WithDisableGlobalRegistry(true),
 		goose.WithSlog(db.logger),
@@ -72,22 +85,9 @@ func Migrate(ctx context.Context, db *DB) error {
 // one query of goose's version table (switchboard only migrates up). An
 // error (no table yet: a new database) means "let goose decide".
 func (db *DB) schemaUpToDate(ctx context.Context, files fs.FS) (bool, error) {
-	entries, err := fs.ReadDir(files, ".")
+	want, err := migrationVersions(files)
 	if err != nil {
 		return false, err
-	}
-	var want []int64
-	for _, e := range entries {
-		name := e.Name()
-		num, _, ok := strings.Cut(name, "_")
-		if !ok || !strings.HasSuffix(name, ".sql") {
-			continue
-		}
-		v, err := strconv.ParseInt(num, 10, 64)
-		if err != nil {
-			return false, fmt.Errorf("migration %s: %w", name, err)
-		}
-		want = append(want, v)
 	}
 	var applied int
 	err = db.pool.QueryRow(ctx, `SELECT count(DISTINCT version_id) FROM goose_db_version

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -92,5 +93,76 @@ func TestMigrateFastPath(t *testing.T) {
 	}
 	if ok, _ := fresh.SchemaUpToDate(ctx); ok {
 		t.Fatal("a schema missing its newest migration counts as up to date")
+	}
+}
+
+// TestMigrateBuildsWhatGooseBuilds: the migrations read by Migrate make the
+// same schema, column by column, index by index, as goose's own SQL parser
+// makes from the same files, and record the same versions.
+func TestMigrateBuildsWhatGooseBuilds(t *testing.T) {
+	ctx := context.Background()
+	ours, theirs := openEmpty(t, ctx), openEmpty(t, ctx)
+	if err := postgres.Migrate(ctx, ours); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.MigrateWithGooseParser(ctx, theirs); err != nil {
+		t.Fatal(err)
+	}
+	a, b := schemaOf(t, ctx, ours), schemaOf(t, ctx, theirs)
+	if len(a) < 2000 {
+		t.Fatalf("schema description of %d bytes; the query found too little:\n%s", len(a), a)
+	}
+	if a != b {
+		t.Fatalf("schemas differ\n--- Migrate:\n%s\n--- goose's parser:\n%s", a, b)
+	}
+}
+
+// schemaOf describes the public schema and the applied versions as text.
+func schemaOf(t *testing.T, ctx context.Context, db *postgres.DB) string {
+	t.Helper()
+	var s string
+	err := db.Pool().QueryRow(ctx, `SELECT string_agg(x, E'\n' ORDER BY x) FROM (
+		SELECT format('column %s.%s %s null=%s default=%s', table_name, column_name, data_type, is_nullable, column_default)
+			FROM information_schema.columns WHERE table_schema = 'public'
+		UNION ALL SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
+		UNION ALL SELECT format('constraint %s %s', conname, pg_get_constraintdef(oid))
+			FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+		UNION ALL SELECT 'trigger ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
+		UNION ALL SELECT 'function ' || pg_get_functiondef(oid) FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+		UNION ALL SELECT format('version %s %s', version_id, is_applied) FROM goose_db_version
+		) t(x)`).Scan(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// openEmpty opens a new database without migrating it.
+func openEmpty(t *testing.T, ctx context.Context) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+// TestMigrateWithAPoolOfOne: goose keeps its lock's connection for the
+// whole run and runs NO TRANSACTION migrations on another one, so Migrate
+// must not take them from a pool that may hold a single connection.
+func TestMigrateWithAPoolOfOne(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	db, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := postgres.Migrate(ctx, db); err != nil {
+		t.Fatalf("Migrate with a one-connection pool: %v", err)
+	}
+	if ok, err := db.SchemaUpToDate(ctx); err != nil || !ok {
+		t.Fatalf("SchemaUpToDate = %v, %v after Migrate", ok, err)
 	}
 }
