@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -48,11 +49,18 @@ func Migrate(ctx context.Context, db *DB) error {
 	for i, m := range migrations {
 		ms[i] = m.gooseMigration()
 	}
-	// Connections of their own, not the pool's: goose holds its lock on
-	// one for the whole run, and runs a NO TRANSACTION migration on
-	// another (a pool of one connection would wait forever); and the
-	// migrations' one-off statements stay out of the pool's caches.
-	sqlDB := stdlib.OpenDB(*db.pool.Config().ConnConfig)
+	// goose holds its lock on one connection for the whole run and runs a
+	// NO TRANSACTION migration on another, which a pool of one connection
+	// never has free: then the migrations get connections of their own.
+	// Otherwise they use the pool's, which the daemon keeps using after
+	// (new ones cost a server process each: ~0.1 s more to ready on a slow
+	// guest, docs/benchmarks.md, twenty-sixth round).
+	var sqlDB *sql.DB
+	if cfg := db.pool.Config(); cfg.MaxConns < 2 {
+		sqlDB = stdlib.OpenDB(*cfg.ConnConfig)
+	} else {
+		sqlDB = stdlib.OpenDBFromPool(db.pool)
+	}
 	// No file system: goose runs the files as read by readMigrations
 	// (migration_files.go says why).
 	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, nil,
