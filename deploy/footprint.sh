@@ -124,8 +124,13 @@ cpu_ms() {
 status_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 # The ready poll runs every 5 ms beside the measured daemon on the same
 # cores, so it starts no process: time from $EPOCHREALTIME, the HTTP check
-# over bash's /dev/tcp, the log check with read and [[ =~ ]].
+# over bash's /dev/tcp, the log check with read and [[ =~ ]], and the pause
+# between checks a read that times out on a pipe nothing writes to (bash's
+# sleep is a program: a fork and exec every 5 ms cost the cores the daemon
+# starts on, and on a slow guest made the poll see ready tens of ms late).
 now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
+exec {pause_fd}<> <(:)
+pause() { read -r -t "$1" -u "$pause_fd" || true; }
 # http_ok: the ready URL answers 2xx.
 http_ok() {
 	local status=""
@@ -167,7 +172,7 @@ for i in $(seq "$runs"); do
 				kill "$pid"
 				exit 1
 			fi
-			sleep 0.005
+			pause 0.005
 		done
 		ready=$(($(now_ms) - start))
 	fi
