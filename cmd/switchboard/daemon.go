@@ -426,7 +426,7 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	chans.Add(1)
 	go func() {
 		defer chans.Done()
-		d.releaseStartupMemory(chCtx, up)
+		d.releaseStartupMemory(chCtx, up, startupQuiet)
 		d.trimWhileIdle(chCtx, trimEvery)
 	}()
 	// teamMailInterval: how often every inbox is looked at for mail a crash

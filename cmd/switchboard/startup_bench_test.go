@@ -24,8 +24,10 @@ import (
 // Readiness is polled this often, so ms-to-ready is at most this much late.
 const readyPoll = 2 * time.Millisecond
 
-// idleFor is how long the daemon sits idle before its memory is read.
-const idleFor = 2 * time.Second
+// idleFor is how long the daemon sits idle before its memory is read:
+// two seconds more than the daemon waits after start-up before it gives
+// the start-up's memory back (startupQuiet), so the reading comes after it.
+const idleFor = startupQuiet + 2*time.Second
 
 // BenchmarkServeStartToReady starts the built binary (`switchboard serve`)
 // on the external PostgreSQL and Redis, with the Telegram fake and the
