@@ -246,25 +246,25 @@ func (d *Dispatcher) claim(ctx context.Context) (n, limit int, err error) {
 	}
 	// Pinned, the heartbeat cannot end during the claim; when there is
 	// none, the claim writes it should it claim anything (see Liveness).
-	covered := d.o.Liveness.Pin()
-	defer d.o.Liveness.Unpin()
-	msgs, err := d.o.Outbox.Claim(ctx, d.o.Owner, limit, d.o.Lease, !covered)
+	var msgs []OutboxMessage
+	d.o.Liveness.Claim(func(beat bool) bool {
+		msgs, err = d.o.Outbox.Claim(ctx, d.o.Owner, limit, d.o.Lease, beat)
+		return err == nil && len(msgs) > 0
+	}, func() {
+		var held []OutboxMessage
+		d.mu.Lock()
+		for _, m := range msgs {
+			d.addInflightLocked() // the first Holds the heartbeat
+			if !d.queueLocked(ctx, m) {
+				held = append(held, m)
+			}
+		}
+		d.mu.Unlock()
+		d.releaseHeld(ctx, held)
+	})
 	if err != nil {
 		return 0, limit, err
 	}
-	if !covered && len(msgs) > 0 {
-		d.o.Liveness.Beaten()
-	}
-	var held []OutboxMessage
-	d.mu.Lock()
-	for _, m := range msgs {
-		d.addInflightLocked()
-		if !d.queueLocked(ctx, m) {
-			held = append(held, m)
-		}
-	}
-	d.mu.Unlock()
-	d.releaseHeld(ctx, held)
 	return len(msgs), limit, nil
 }
 

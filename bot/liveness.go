@@ -157,6 +157,25 @@ func (l *Liveness) Pin() (covered bool) {
 	return l.present.Load()
 }
 
+// Claim runs claim with the heartbeat pinned (Pin … Unpin), the way work
+// is claimed. claim gets beat, true when no heartbeat is stored: its
+// statement must then write one should it claim anything. It reports
+// whether its statement succeeded and claimed something; then the
+// heartbeat counts as written when claim wrote it (Beaten), and claimed
+// runs, still pinned: it must Hold what was claimed (Hold comes after
+// Beaten, so Run, woken by it, finds the heartbeat fresh).
+func (l *Liveness) Claim(claim func(beat bool) bool, claimed func()) {
+	beat := !l.Pin()
+	defer l.Unpin()
+	if !claim(beat) {
+		return
+	}
+	if beat {
+		l.Beaten()
+	}
+	claimed()
+}
+
 // Beaten records that a claim made under Pin wrote the heartbeat in its
 // own statement (it found work while none was stored): the heartbeat now
 // counts as stored, and Run, woken by the claim's Hold, does not write

@@ -285,19 +285,19 @@ func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
 	// none, the claim writes it if it claims the slot, so the run is
 	// covered from its first moment, and a replica that loses the slot to
 	// another writes nothing (see Liveness).
-	beat := false
-	if s.o.Liveness != nil {
-		beat = !s.o.Liveness.Pin()
+	var (
+		run     JobRun
+		claimed bool
+		err     error
+	)
+	claimSlot := func(beat bool) bool {
+		run, claimed, err = s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, j.Overlap, beat)
+		return err == nil && claimed
 	}
-	run, claimed, err := s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, j.Overlap, beat)
 	if s.o.Liveness != nil {
-		if err == nil && claimed {
-			if beat {
-				s.o.Liveness.Beaten()
-			}
-			s.o.Liveness.Hold()
-		}
-		s.o.Liveness.Unpin()
+		s.o.Liveness.Claim(claimSlot, s.o.Liveness.Hold)
+	} else {
+		claimSlot(false)
 	}
 	switch {
 	case errors.Is(err, ErrSlotBusy):
