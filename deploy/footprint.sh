@@ -126,8 +126,9 @@ status_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 # cores, so it starts no process: time from $EPOCHREALTIME, the HTTP check
 # over bash's /dev/tcp, the log check with read and [[ =~ ]], and the pause
 # between checks a read that times out on a pipe nothing writes to (bash's
-# sleep is a program: a fork and exec every 5 ms cost the cores the daemon
-# starts on, and on a slow guest made the poll see ready tens of ms late).
+# sleep is a program: a fork and exec every 5 ms took CPU from the cores the
+# daemon starts on and, on a slow guest, made each pause last 10 ms). The
+# measured command does not inherit that pipe.
 now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
 exec {pause_fd}<> <(:)
 pause() { read -r -t "$1" -u "$pause_fd" || true; }
@@ -153,7 +154,7 @@ header
 for i in $(seq "$runs"); do
 	log=$out/run$i.log
 	start=$(now_ms)
-	"$@" >"$log" 2>&1 &
+	"$@" >"$log" 2>&1 {pause_fd}>&- &
 	pid=$!
 	ready="-"
 	deadline=$((start + 30000))
