@@ -86,9 +86,6 @@ func (d *daemon) releaseStartupMemory(ctx context.Context, up <-chan struct{}, q
 // trimIdleBelow was allocated meanwhile). It reports whether t trimmed; not
 // when ctx ended first.
 func trimAfterQuiet(ctx context.Context, quiet time.Duration, t *idleTrim) bool {
-	if ctx.Err() != nil {
-		return false
-	}
 	t.last = t.allocated()
 	wait := time.NewTimer(quiet)
 	defer wait.Stop()
