@@ -6,7 +6,6 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -30,9 +29,10 @@ func parse(md string) (ast.Node, []byte) {
 // shares it).
 var markdown = sync.OnceValue(func() parser.Parser {
 	return goldmark.New(
-		goldmark.WithExtensions(extension.Table, extension.TaskList),
 		goldmark.WithParserOptions(
-			parser.WithInlineParsers(util.Prioritized(strikeParser{}, 500)),
+			parser.WithInlineParsers(util.Prioritized(strikeParser{}, 500), util.Prioritized(taskBoxes{}, 0)),
+			parser.WithParagraphTransformers(util.Prioritized(tableParagraphs{}, 200)),
+			parser.WithASTTransformers(util.Prioritized(tableCodePipes{}, 0)),
 		),
 	).Parser()
 })
