@@ -29,7 +29,8 @@ type CustomTools struct {
 // ErrNoSecretsKey when a tool has env and no key is configured, and with
 // secretbox.ErrWrongKey when the key is not the one they were sealed with.
 func (c CustomTools) List(ctx context.Context) ([]tools.CustomSpec, error) {
-	rows, err := c.DB.pool.Query(ctx, `SELECT name, description, parameters, command, timeout_ms, env FROM custom_tools ORDER BY name`)
+	rows, err := c.DB.pool.Query(ctx, `SELECT name, description, parameters, command, timeout_ms, env FROM custom_tools ORDER BY name`,
+		c.DB.once()...) // read at start only
 	if err != nil {
 		return nil, fmt.Errorf("custom tools: %w", err)
 	}

@@ -82,6 +82,9 @@ type DB struct {
 	// appends groups concurrent AppendWindow and Insert calls into one
 	// commit, replies concurrent InsertReply calls.
 	appends, replies *groupCommit
+	// prepares says queries run as cached prepared statements (pgx's
+	// default mode; see once).
+	prepares bool
 }
 
 // Open prepares a pool for the PostgreSQL server at url. It connects
@@ -125,7 +128,8 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, redact(fmt.Errorf("connect to postgres at %s: %w; is it running? set database.url", where, err), secret)
 	}
-	db := &DB{pool: pool, logger: logger, where: where, secret: secret}
+	db := &DB{pool: pool, logger: logger, where: where, secret: secret,
+		prepares: cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
 	db.appends, db.replies = newGroupCommit(db.groupFailed("appends")), newGroupCommit(db.groupFailed("replies"))
 	pingCtx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
@@ -177,6 +181,18 @@ func serverAddr(host string, port uint16) string {
 		return host + " (port " + strconv.Itoa(int(port)) + ")"
 	}
 	return net.JoinHostPort(host, strconv.Itoa(int(port)))
+}
+
+// once returns args for a query a process runs once, at start: in pgx's
+// default mode, with the exec mode put first, which parses, binds and runs
+// the query in one round trip instead of preparing it first and keeping the
+// statement cached for the life of the connection. Another mode the URL
+// picks (default_query_exec_mode, e.g. behind PgBouncer) is kept.
+func (db *DB) once(args ...any) []any {
+	if !db.prepares {
+		return args
+	}
+	return append([]any{pgx.QueryExecModeExec}, args...)
 }
 
 // sizeStatementCaches sizes pgx's per-connection caches for the queries'

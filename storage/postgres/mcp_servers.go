@@ -21,7 +21,7 @@ type MCPServers struct {
 // List returns the stored servers, values opened.
 func (m MCPServers) List(ctx context.Context) ([]mcp.Server, error) {
 	rows, err := m.DB.pool.Query(ctx, `SELECT name, transport, command, url, env, headers, allow, deny, grant_agents, grant_users
-		FROM mcp_servers ORDER BY name`)
+		FROM mcp_servers ORDER BY name`, m.DB.once()...) // read at start only
 	if err != nil {
 		return nil, fmt.Errorf("mcp servers: %w", err)
 	}

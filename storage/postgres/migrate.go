@@ -99,7 +99,7 @@ func (db *DB) schemaUpToDate(ctx context.Context, files fs.FS) (bool, error) {
 	}
 	var applied int
 	err = db.pool.QueryRow(ctx, `SELECT count(DISTINCT version_id) FROM goose_db_version
-		WHERE is_applied AND version_id = ANY($1)`, want).Scan(&applied)
+		WHERE is_applied AND version_id = ANY($1)`, db.once(want)...).Scan(&applied)
 	if err != nil {
 		return false, err
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
@@ -164,5 +166,44 @@ func TestMigrateWithAPoolOfOne(t *testing.T) {
 	}
 	if ok, err := db.SchemaUpToDate(ctx); err != nil || !ok {
 		t.Fatalf("SchemaUpToDate = %v, %v after Migrate", ok, err)
+	}
+}
+
+// TestStartupReadsKeepNoStatement checks that what a start reads once (the
+// schema version, stored custom tools and MCP servers) is not left behind
+// as a prepared statement for the life of the connection.
+func TestStartupReadsKeepNoStatement(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	db, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := postgres.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := db.SchemaUpToDate(ctx); err != nil || !ok {
+		t.Fatalf("SchemaUpToDate = %v, %v", ok, err)
+	}
+	if _, err := (postgres.CustomTools{DB: db}).List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (postgres.MCPServers{DB: db}).List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// One connection, so this session is the one that ran them; asked
+	// without preparing, so this query is not among them.
+	var kept []string
+	rows, err := db.Pool().Query(ctx, `SELECT statement FROM pg_prepared_statements
+		WHERE statement ~ '(goose_db_version|custom_tools|mcp_servers)'`, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) > 0 {
+		t.Fatalf("prepared statements kept after the start's reads: %q", kept)
 	}
 }
