@@ -13,7 +13,7 @@ import (
 // the Go runtime a round of waking threads and spinning that is larger than
 // the work itself: aligned, an idle daemon used about half the CPU
 // (docs/benchmarks.md). Work that is due at a given time (a job's slot, a
-// retry) does not wait for a beat, nor does leadership (see Leader.lead).
+// retry) does not wait for a beat.
 
 // beatPhase offsets this process's beats, so that replicas do not all wake
 // at the same instant. Set once, never changed.

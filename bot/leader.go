@@ -57,7 +57,11 @@ func (l *Leader) Standby() bool { return l.standby.Load() }
 // Run calls fn while this replica leads, waiting for leadership
 // otherwise, until ctx ends. fn's context is cancelled when the lease is
 // lost; when fn returns leadership is given up and, after a pause, sought
-// again. Each state is logged once: "another replica leads" when standing
+// again. A replica that takes leadership over from another (it stood by
+// before) waits one and a half intervals before it calls fn, so that the
+// other, which checks its lease every interval, has stopped its fn even
+// when its lock ended without it knowing (its connection died). Each state
+// is logged once: "another replica leads" when standing
 // by, one warning when the lock service becomes unreachable and one line
 // when it is back.
 func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
@@ -103,13 +107,17 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 				log.Info("another replica leads; standing by")
 				standby = true
 			}
-			if !wait(interval) {
+			if !wait(UntilBeat(interval)) {
 				return
 			}
 			continue
 		}
+		// Taking over from another replica: it may not have seen yet that
+		// its lock ended (its connection died). It checks every interval, so
+		// after one interval it has stopped its task.
+		takeover := standby
 		standby = false
-		pause := l.lead(ctx, lease, interval, log, fn)
+		pause := l.lead(ctx, lease, interval, takeover, log, fn)
 		if !wait(pause) {
 			return
 		}
@@ -117,25 +125,24 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 }
 
 // lead runs fn while lease holds, then releases it. It returns how long to
-// wait before seeking leadership again.
-func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, log *slog.Logger, fn func(context.Context) error) time.Duration {
-	log.Info("leading")
-	l.held.Store(true)
-	defer l.held.Store(false)
+// wait before seeking leadership again. A takeover waits one interval
+// before it runs fn, so that the replica that led before has checked its
+// lease, found it lost and stopped; a replica that finds the lock free
+// when it first asks runs fn at once.
+func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, takeover bool, log *slog.Logger, fn func(context.Context) error) time.Duration {
 	runCtx, cancel := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		// Not on the shared beat (UntilBeat): a standby of the same process
-		// would then seek leadership at the very moment this lease is
-		// checked, and a leader whose lock died could still be running when
-		// the standby took over. With each replica's own phase, a standby
-		// that started after the leader asks after its checks.
-		t := time.NewTicker(interval)
-		defer t.Stop()
+		// On the shared beat (UntilBeat), with the daemon's other idle
+		// work: an idle daemon then wakes once a second instead of also
+		// at its own moments for this (docs/benchmarks.md, twenty-eighth
+		// round).
 		for {
+			t := time.NewTimer(UntilBeat(interval))
 			select {
 			case <-runCtx.Done():
+				t.Stop()
 				return
 			case <-t.C:
 			}
@@ -149,10 +156,28 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 			}
 		}
 	}()
+	if takeover {
+		// The lease's check comes at most an interval after the lock ended,
+		// and the task then takes a moment to stop: half an interval more.
+		wait := interval + interval/2
+		log.Info("taking over; waiting for the replica that led to stop", "wait_ms", wait.Milliseconds())
+		t := time.NewTimer(wait)
+		select {
+		case <-runCtx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	pause := min(interval, time.Second)
-	if err := fn(runCtx); err != nil && ctx.Err() == nil && runCtx.Err() == nil {
-		log.Error("leader task stopped", "err", err)
-		pause = 5 * interval // a task that fails (bad token) is not retried in a tight loop
+	if runCtx.Err() == nil {
+		log.Info("leading")
+		l.held.Store(true)
+		err := fn(runCtx)
+		l.held.Store(false)
+		if err != nil && ctx.Err() == nil && runCtx.Err() == nil {
+			log.Error("leader task stopped", "err", err)
+			pause = 5 * interval // a task that fails (bad token) is not retried in a tight loop
+		}
 	}
 	cancel()
 	<-watched

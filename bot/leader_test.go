@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -184,5 +185,93 @@ func TestLeaderLogsOutageOnce(t *testing.T) {
 	}
 	if n := strings.Count(out, "leader lock available again"); n != 1 {
 		t.Errorf("recovery line logged %d times, want once:\n%s", n, out)
+	}
+}
+
+// fadingLock is a LeaderLock of one key held in memory. fade ends the
+// holder's lock without it knowing, as a dead connection does: the lock is
+// free at once, and the old holder's next Check reports the loss only after
+// checkTakes.
+type fadingLock struct {
+	mu         sync.Mutex
+	holder     *fadingLease
+	checkTakes time.Duration
+}
+
+type fadingLease struct {
+	lock  *fadingLock
+	faded atomic.Bool
+}
+
+func (f *fadingLock) TryLead(context.Context, string) (bot.Lease, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.holder != nil {
+		return nil, false, nil
+	}
+	f.holder = &fadingLease{lock: f}
+	return f.holder, true, nil
+}
+
+func (f *fadingLock) fade() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.holder.faded.Store(true)
+	f.holder = nil
+}
+
+func (l *fadingLease) Check(ctx context.Context) error {
+	if !l.faded.Load() {
+		return nil
+	}
+	select {
+	case <-time.After(l.lock.checkTakes):
+	case <-ctx.Done():
+	}
+	return errors.New("lock lost")
+}
+
+func (l *fadingLease) Release(context.Context) error {
+	l.lock.mu.Lock()
+	defer l.lock.mu.Unlock()
+	if l.lock.holder == l {
+		l.lock.holder = nil
+	}
+	return nil
+}
+
+// TestLeaderTakeoverWaitsForTheOldLeader: when a leader's lock ends without
+// it knowing, the replica standing by gets the lock at its next ask, but
+// runs the task only after the old leader has checked its lease and
+// stopped, even when that check is slow to fail.
+func TestLeaderTakeoverWaitsForTheOldLeader(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const interval = 100 * time.Millisecond
+	lock := &fadingLock{checkTakes: interval / 3}
+	var c taskConcurrency
+	a := &bot.Leader{Lock: lock, Key: "leader:test", Interval: interval}
+	b := &bot.Leader{Lock: lock, Key: "leader:test", Interval: interval}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() { a.Run(ctx, c.task) })
+	bot.WaitUntil(t, "a leads", a.Held)
+	wg.Go(func() { b.Run(ctx, c.task) })
+	bot.WaitUntil(t, "b stands by", b.Standby)
+	for range 3 {
+		leader, standby := a, b
+		if b.Held() {
+			leader, standby = b, a
+		}
+		lock.fade()
+		bot.WaitUntil(t, "the standby takes over", standby.Held)
+		if leader.Held() {
+			t.Fatal("the old leader still leads after the standby took over")
+		}
+		if c.max.Load() != 1 {
+			t.Fatalf("the task ran on %d replicas at once", c.max.Load())
+		}
+		bot.WaitUntil(t, "the old leader stands by", leader.Standby)
 	}
 }
