@@ -101,8 +101,8 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 			log.Info("leader lock available again", "outage_ms", time.Since(downSince).Milliseconds())
 			downSince = time.Time{}
 		}
-		l.standby.Store(err == nil && !ok)
 		if err != nil || !ok {
+			l.standby.Store(err == nil && !ok)
 			if err == nil && !standby {
 				log.Info("another replica leads; standing by")
 				standby = true
@@ -113,8 +113,8 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 			continue
 		}
 		// Taking over from another replica: it may not have seen yet that
-		// its lock ended (its connection died). It checks every interval, so
-		// after one interval it has stopped its task.
+		// its lock ended (its connection died). Until lead has waited for
+		// it, this replica still reports Standby (a standby is ready).
 		takeover := standby
 		standby = false
 		pause := l.lead(ctx, lease, interval, takeover, log, fn)
@@ -125,10 +125,10 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 }
 
 // lead runs fn while lease holds, then releases it. It returns how long to
-// wait before seeking leadership again. A takeover waits one interval
-// before it runs fn, so that the replica that led before has checked its
-// lease, found it lost and stopped; a replica that finds the lock free
-// when it first asks runs fn at once.
+// wait before seeking leadership again. A takeover waits one and a half
+// intervals before it runs fn, so that the replica that led before has
+// checked its lease, found it lost and stopped; a replica that finds the
+// lock free when it first asks runs fn at once.
 func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, takeover bool, log *slog.Logger, fn func(context.Context) error) time.Duration {
 	runCtx, cancel := context.WithCancel(ctx)
 	watched := make(chan struct{})
@@ -171,7 +171,8 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 	pause := min(interval, time.Second)
 	if runCtx.Err() == nil {
 		log.Info("leading")
-		l.held.Store(true)
+		l.held.Store(true) // before Standby ends: readiness sees one or the other
+		l.standby.Store(false)
 		err := fn(runCtx)
 		l.held.Store(false)
 		if err != nil && ctx.Err() == nil && runCtx.Err() == nil {

@@ -264,8 +264,26 @@ func TestLeaderTakeoverWaitsForTheOldLeader(t *testing.T) {
 		if b.Held() {
 			leader, standby = b, a
 		}
+		// Meanwhile the standby stays ready: it reports Standby until it
+		// Holds.
+		gaps := make(chan int)
+		sampling, stopSampling := context.WithCancel(ctx)
+		go func() {
+			n := 0
+			for sampling.Err() == nil {
+				if !standby.Held() && !standby.Standby() {
+					n++
+				}
+				time.Sleep(time.Millisecond)
+			}
+			gaps <- n
+		}()
 		lock.fade()
 		bot.WaitUntil(t, "the standby takes over", standby.Held)
+		stopSampling()
+		if n := <-gaps; n > 0 {
+			t.Errorf("the replica taking over reported neither Held nor Standby %d times", n)
+		}
 		if leader.Held() {
 			t.Fatal("the old leader still leads after the standby took over")
 		}
