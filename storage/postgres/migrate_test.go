@@ -175,14 +175,7 @@ func TestMigrateWithAPoolOfOne(t *testing.T) {
 func TestStartupReadsKeepNoStatement(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := pgtest.OpenWith(t, ctx, postgres.Options{MaxConns: 1})
 	if ok, err := db.SchemaUpToDate(ctx); err != nil || !ok {
 		t.Fatalf("SchemaUpToDate = %v, %v", ok, err)
 	}

@@ -271,14 +271,7 @@ func TestOutboxConcurrentClaimersNeverShare(t *testing.T) {
 func TestOutboxBookkeepingKeepsLaterCommitsDurable(t *testing.T) {
 	ctx := context.Background()
 	// One connection, so every call below runs on the one checked next.
-	db, err := postgres.Open(ctx, pgtest.New(t), postgres.Options{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := pgtest.OpenWith(t, ctx, postgres.Options{MaxConns: 1})
 	a, _ := db.Enqueue(ctx, reply("a/s", 1, "a"))
 	b, _ := db.Enqueue(ctx, reply("a/s", 2, "b"))
 	c, _ := db.Enqueue(ctx, reply("a/s", 3, "c"))
