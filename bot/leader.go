@@ -74,16 +74,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("key", l.Key)
-	wait := func(d time.Duration) bool {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-			return true
-		}
-	}
+	wait := func(d time.Duration) bool { return sleep(ctx, d) }
 	var standby bool
 	var downSince time.Time // when the lock service became unreachable; zero while it answers
 	for ctx.Err() == nil {
@@ -138,14 +129,7 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 		// work: an idle daemon then wakes once a second instead of also
 		// at its own moments for this (docs/benchmarks.md, twenty-eighth
 		// round).
-		for {
-			t := time.NewTimer(UntilBeat(interval))
-			select {
-			case <-runCtx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
+		for sleep(runCtx, UntilBeat(interval)) {
 			cctx, stop := context.WithTimeout(runCtx, interval)
 			err := lease.Check(cctx)
 			stop()
@@ -161,12 +145,7 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 		// and the task then takes a moment to stop: half an interval more.
 		wait := interval + interval/2
 		log.Info("taking over; waiting for the replica that led to stop", "wait_ms", wait.Milliseconds())
-		t := time.NewTimer(wait)
-		select {
-		case <-runCtx.Done():
-		case <-t.C:
-		}
-		t.Stop()
+		sleep(runCtx, wait)
 	}
 	pause := min(interval, time.Second)
 	if runCtx.Err() == nil {
@@ -188,4 +167,16 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 		log.Debug("leader lock release failed (the lock ends with its connection)", "err", err)
 	}
 	return pause
+}
+
+// sleep waits d; it reports false, sooner, when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
