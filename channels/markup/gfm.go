@@ -46,7 +46,7 @@ func (tableParagraphs) Transform(p *ast.Paragraph, reader text.Reader, pc parser
 			table.AppendChild(table, tableRow(lines.At(j), align, false, src, &pipes))
 		}
 		if len(pipes) > 0 {
-			at := escapedPipes(pc).at
+			at := pc.ComputeIfAbsent(codePipesKey, func() any { return map[int]bool{} }).(map[int]bool)
 			for _, pos := range pipes {
 				at[pos] = true
 			}
@@ -170,16 +170,10 @@ func tableRow(seg text.Segment, align []extast.Alignment, header bool, src []byt
 	return row
 }
 
-// codePipes holds where the backslashes of pipes escaped inside a table's
-// code spans are, so that tableCodePipes can take them out.
-type codePipes struct{ at map[int]bool }
-
+// codePipesKey keeps, in a parse's context, where the backslashes of pipes
+// escaped inside a table's code spans are (a map[int]bool of source
+// offsets), so that tableCodePipes can take them out.
 var codePipesKey = parser.NewContextKey()
-
-// escapedPipes returns the parse's codePipes, creating it on first use.
-func escapedPipes(pc parser.Context) *codePipes {
-	return pc.ComputeIfAbsent(codePipesKey, func() any { return &codePipes{at: map[int]bool{}} }).(*codePipes)
-}
 
 // tableCodePipes takes the backslash out of `a\|b` inside a table cell: GFM
 // escapes a pipe in a cell even inside a code span, where a backslash is
@@ -188,8 +182,8 @@ type tableCodePipes struct{}
 
 // Transform implements parser.ASTTransformer.
 func (tableCodePipes) Transform(doc *ast.Document, _ text.Reader, pc parser.Context) {
-	cp, _ := pc.Get(codePipesKey).(*codePipes)
-	if cp == nil {
+	at, _ := pc.Get(codePipesKey).(map[int]bool)
+	if at == nil {
 		return
 	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -200,15 +194,15 @@ func (tableCodePipes) Transform(doc *ast.Document, _ text.Reader, pc parser.Cont
 		if _, inCode := t.Parent().(*ast.CodeSpan); !inCode {
 			return ast.WalkContinue, nil
 		}
-		for at := t.Segment.Start; at < t.Segment.Stop; at++ {
-			if !cp.at[at] {
+		for pos := t.Segment.Start; pos < t.Segment.Stop; pos++ {
+			if !at[pos] {
 				continue
 			}
 			// Split the text around the backslash, dropping it.
-			rest := ast.NewRawTextSegment(t.Segment.WithStart(at + 1))
+			rest := ast.NewRawTextSegment(t.Segment.WithStart(pos + 1))
 			rest.SetSoftLineBreak(t.SoftLineBreak())
 			rest.SetHardLineBreak(t.HardLineBreak())
-			t.Segment = t.Segment.WithStop(at)
+			t.Segment = t.Segment.WithStop(pos)
 			t.SetSoftLineBreak(false)
 			t.SetHardLineBreak(false)
 			t.Parent().InsertAfter(t.Parent(), t, rest)
