@@ -145,7 +145,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		background.Go(func() { d.o.Liveness.Run(bgCtx) })
 	}
 	if p, ok := d.o.Outbox.(OutboxPruner); ok && d.o.Keep > 0 {
-		background.Go(func() { d.pruneLoop(bgCtx, p) })
+		background.Go(func() { d.outboxPruning(p).loop(bgCtx) })
 	}
 	d.mu.Lock()
 	d.runCtx = ctx

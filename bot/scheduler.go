@@ -49,6 +49,10 @@ type SchedulerOptions struct {
 	// RetryBase is the first retry delay, doubled per attempt up to 5m
 	// (default 5s).
 	RetryBase time.Duration
+	// KeepRuns is how long finished runs stay on record (default
+	// DefaultJobRunKeep; negative keeps them forever), when Jobs is a
+	// JobRunPruner. Each job's newest run stays whatever its age.
+	KeepRuns time.Duration
 	// Nudge, when set, wakes the outbox dispatcher after a reply is queued.
 	Nudge func()
 	// Scrub removes configured secrets from outgoing text; nil: identity.
@@ -74,6 +78,9 @@ type Scheduler struct {
 	retryAt time.Time           // the earliest retry scheduled here, until checked
 	wake    chan struct{}
 	wg      sync.WaitGroup
+	// pruneEvery is how often finished runs are pruned (pruneEvery; tests
+	// shorten it).
+	pruneEvery time.Duration
 }
 
 // busyRecheck is how soon a slot that could not be claimed (busy, or the
@@ -100,6 +107,9 @@ func NewScheduler(o SchedulerOptions) *Scheduler {
 	if o.RetryBase <= 0 {
 		o.RetryBase = 5 * time.Second
 	}
+	if o.KeepRuns == 0 {
+		o.KeepRuns = DefaultJobRunKeep
+	}
 	if o.AgentName == "" {
 		o.AgentName = "default"
 	}
@@ -113,7 +123,7 @@ func NewScheduler(o SchedulerOptions) *Scheduler {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Scheduler{o: o, log: o.Logger.With("owner", o.Owner),
-		cursors: map[int64]time.Time{}, active: map[int64]bool{}, wake: make(chan struct{}, 1)}
+		cursors: map[int64]time.Time{}, active: map[int64]bool{}, wake: make(chan struct{}, 1), pruneEvery: pruneEvery}
 }
 
 // Wake makes the scheduler check its jobs now (one was added or changed).
@@ -159,9 +169,13 @@ func (s *Scheduler) retryBy(t time.Time) {
 
 // Run checks jobs every Tick until ctx ends, then waits for the runs it
 // started. Runs cut short by ctx keep their lease, which expires so another
-// replica (or this one after a restart) finishes them.
+// replica (or this one after a restart) finishes them. Once an hour it
+// prunes finished runs older than KeepRuns (see JobRunPruner).
 func (s *Scheduler) Run(ctx context.Context) {
 	defer s.wg.Wait()
+	if p, ok := s.o.Jobs.(JobRunPruner); ok && s.o.KeepRuns > 0 {
+		s.wg.Go(func() { s.runsPruning(p).loop(ctx) })
+	}
 	repeatPaced(ctx, s.log, "scheduler check", s.o.Turns.pass(s.Tick), s.untilCheck, s.wake)
 }
 

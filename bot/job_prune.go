@@ -1,0 +1,29 @@
+package bot
+
+import (
+	"context"
+	"time"
+)
+
+// JobRunPruner is an optional JobStore capability: deleting finished job
+// runs long past, so job_runs holds about SchedulerOptions.KeepRuns of
+// history instead of growing by a row per slot forever.
+type JobRunPruner interface {
+	// PruneJobRuns deletes the finished runs whose slot is more than keep
+	// ago, except each job's newest run (where the scheduler resumes the
+	// job), working in statements of up to limit rows; it returns how many
+	// runs went.
+	PruneJobRuns(ctx context.Context, keep time.Duration, limit int) (int, error)
+}
+
+// DefaultJobRunKeep is how long finished job runs are kept by default.
+const DefaultJobRunKeep = 30 * 24 * time.Hour
+
+// jobRunsPruneLock is the leadership of the replica that prunes job runs.
+const jobRunsPruneLock = "jobs:prune"
+
+// runsPruning is the hourly pass that prunes p.
+func (s *Scheduler) runsPruning(p JobRunPruner) pruning {
+	return pruning{what: "job runs", lock: jobRunsPruneLock, keep: s.o.KeepRuns, every: s.pruneEvery,
+		store: p, prune: p.PruneJobRuns, log: s.log}
+}

@@ -1,0 +1,49 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/bot"
+)
+
+var _ bot.JobRunPruner = (*DB)(nil)
+
+// pruneJobRunsSQL deletes, among the job runs after id $1 (the next $2 by
+// id), the finished ones (succeeded, failed, skipped) whose slot is older
+// than now() - $3 µs. Each job's newest run stays whatever its age: the
+// scheduler resumes a job from its newest slot on record (LastSlot), and
+// without one it would start again from the job's creation. Runs still
+// running or pending a retry stay too. It returns what prunePage holds.
+const pruneJobRunsSQL = `WITH page AS (
+		SELECT id, job_id, scheduled_at, status FROM job_runs
+		WHERE id > $1 ORDER BY id LIMIT $2
+	), doomed AS (
+		SELECT p.id FROM page p
+		WHERE p.status IN ('succeeded', 'failed', 'skipped')
+		  AND p.scheduled_at < now() - $3::float8 * interval '1 microsecond'
+		  AND EXISTS (SELECT 1 FROM job_runs n WHERE n.job_id = p.job_id AND n.scheduled_at > p.scheduled_at)
+	), gone AS (
+		DELETE FROM job_runs r USING doomed WHERE r.id = doomed.id RETURNING r.id
+	)
+	SELECT (SELECT count(*) FROM gone), last.id, last.scheduled_at < now() - $3::float8 * interval '1 microsecond',
+		(SELECT count(*) FROM page)
+	FROM (SELECT id, scheduled_at FROM page ORDER BY id DESC LIMIT 1) last`
+
+// PruneJobRuns deletes the finished job runs whose slot is more than keep
+// ago, except each job's newest run (see pruneJobRunsSQL), walking the
+// table oldest first in pages of up to limit rows until it reaches runs
+// younger than keep (prunePages). It returns how many runs went; on an
+// error or when ctx ends, those deleted before.
+func (db *DB) PruneJobRuns(ctx context.Context, keep time.Duration, limit int) (int, error) {
+	if keep <= 0 || limit <= 0 {
+		return 0, fmt.Errorf("prune job runs: keep (%s) and page size (%d) must be positive", keep, limit)
+	}
+	return prunePages(ctx, "prune job runs", limit, func(ctx context.Context, after int64) (prunePage, error) {
+		var pg prunePage
+		err := db.pool.QueryRow(ctx, pruneJobRunsSQL, after, limit, float64(keep.Microseconds())).
+			Scan(&pg.gone, &pg.last, &pg.old, &pg.rows)
+		return pg, err
+	})
+}
