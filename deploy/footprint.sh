@@ -109,27 +109,31 @@ if [[ -z $bin ]]; then
 	exit 2
 fi
 
-# cpu_ms PID: CPU time of PID's threads in ms, from the scheduler's
-# nanosecond counters (/proc/PID/task/*/schedstat) rather than the 10 ms
-# ticks of /proc/PID/stat; threads that already exited are not counted.
+# cpu_ms PID: sets CPU to the CPU time of PID's threads in ms, from the
+# scheduler's nanosecond counters (/proc/PID/task/*/schedstat) rather than
+# the 10 ms ticks of /proc/PID/stat; threads that already exited are not
+# counted.
 cpu_ms() {
 	local f ns=0 t
 	for f in /proc/"$1"/task/*/schedstat; do
 		read -r t _ <"$f" 2>/dev/null || continue
 		ns=$((ns + t))
 	done
-	echo $((ns / 1000000)).$(((ns / 100000) % 10))
+	CPU=$((ns / 1000000)).$(((ns / 100000) % 10))
 }
 # status_kib PID FIELD
 status_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 # The ready poll runs every 5 ms beside the measured daemon on the same
-# cores, so it starts no process: time from $EPOCHREALTIME, the HTTP check
+# cores, so it starts no process and forks no subshell: time from
+# $EPOCHREALTIME into NOW (a $(...) forks bash, 3.5 ms of CPU on a slow
+# guest; one per check delayed the daemon's ready line there by ~20 ms and
+# the poll's sight of it by 25-35 ms more), the HTTP check
 # over bash's /dev/tcp, the log check with read and [[ =~ ]], and the pause
 # between checks a read that times out on a pipe nothing writes to (bash's
 # sleep is a program: a fork and exec every 5 ms took CPU from the cores the
 # daemon starts on and, on a slow guest, made each pause last 10 ms). The
 # measured command does not inherit that pipe.
-now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
+now_ms() { local t=${EPOCHREALTIME/[.,]/}; NOW=$((t / 1000)); }
 exec {pause_fd}<> <(:)
 pause() { read -r -t "$1" -u "$pause_fd" || true; }
 # http_ok: the ready URL answers 2xx.
@@ -153,7 +157,8 @@ printf "binary %s: %d bytes\n" "$bin" "$(stat -L -c %s "$bin")"
 header
 for i in $(seq "$runs"); do
 	log=$out/run$i.log
-	start=$(now_ms)
+	now_ms
+	start=$NOW
 	"$@" >"$log" 2>&1 {pause_fd}>&- &
 	pid=$!
 	ready="-"
@@ -167,7 +172,8 @@ for i in $(seq "$runs"); do
 			fi
 			if [[ -n $ready_url ]] && http_ok; then break; fi
 			if [[ -n $log_re ]] && log_ok "$log"; then break; fi
-			if (($(now_ms) > deadline)); then
+			now_ms
+			if ((NOW > deadline)); then
 				echo "footprint.sh: not ready after 30 s; its output:" >&2
 				tail -20 "$log" >&2
 				kill "$pid"
@@ -175,13 +181,16 @@ for i in $(seq "$runs"); do
 			fi
 			pause 0.005
 		done
-		ready=$(($(now_ms) - start))
+		now_ms
+		ready=$((NOW - start))
 	fi
-	cpu_ready=$(cpu_ms "$pid")
+	cpu_ms "$pid"
+	cpu_ready=$CPU
 	cpu_settled=$cpu_ready
 	if [[ $settle != 0 ]]; then
 		sleep "$settle"
-		cpu_settled=$(cpu_ms "$pid")
+		cpu_ms "$pid"
+		cpu_settled=$CPU
 	fi
 	if [[ $step == 0 ]]; then
 		sleep "$idle"
@@ -196,7 +205,8 @@ for i in $(seq "$runs"); do
 		done
 		rss=$((rss / n)) anon=$((anon / n)) file=$((file / n))
 	fi
-	cpu_idle=$(awk -v a="$(cpu_ms "$pid")" -v b="$cpu_settled" 'BEGIN { printf "%.1f", a - b }')
+	cpu_ms "$pid"
+	cpu_idle=$(awk -v a="$CPU" -v b="$cpu_settled" 'BEGIN { printf "%.1f", a - b }')
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
 	printf "%-4s %9s %7s %8s %8s %8s %12s\n" "$i" "$ready" "$cpu_ready" "$rss" "$anon" "$file" "$cpu_idle"
