@@ -13,8 +13,7 @@ import (
 // A running dispatcher prunes rows delivered longer ago than its Keep and
 // leaves the younger ones.
 func TestDispatcherPrunesOldRows(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	enqueue := func(age string) int64 {
 		t.Helper()
@@ -29,25 +28,10 @@ func TestDispatcherPrunesOldRows(t *testing.T) {
 		return id
 	}
 	old, young := enqueue("2 days"), enqueue("1 day")
-	exists := func(id int64) bool {
-		var n int
-		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox WHERE id = $1`, id).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n == 1
-	}
-
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: map[string]channels.Channel{},
 		Owner: "t", Keep: 36 * time.Hour})
 	disp.SetPruneEveryForTest(20 * time.Millisecond)
-	done := make(chan struct{})
-	go func() { disp.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-
-	bot.WaitUntil(t, "the row delivered 2 days ago is pruned", func() bool { return !exists(old) })
-	if !exists(young) {
-		t.Error("the row delivered a day ago was pruned; Keep is 36h")
-	}
+	runUntilPruned(t, db, "outbox", disp.Run, old, young, "delivered a day ago, and Keep is 36h")
 }
 
 // Replicas try to prune at the same hour; the one holding the prune lock
@@ -63,24 +47,5 @@ func TestPruneSkipsWhileAnotherReplicaPrunes(t *testing.T) {
 		t.Fatal(err)
 	}
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: map[string]channels.Channel{}, Owner: "t"})
-
-	other, led, err := db.TryLead(ctx, "outbox:prune") // another replica's pass
-	if err != nil || !led {
-		t.Fatalf("TryLead = %v, %v; want the lock", led, err)
-	}
-	if n, err := disp.PruneNowForTest(ctx); err != nil || n != 0 {
-		t.Errorf("prune while another replica prunes = %d, %v; want 0, nil (skipped)", n, err)
-	}
-	if err := other.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := disp.PruneNowForTest(ctx); err != nil || n != 1 {
-		t.Errorf("prune once the other is done = %d, %v; want 1, nil", n, err)
-	}
-	// The lock was given back: the next pass can take it again.
-	again, led, err := db.TryLead(ctx, "outbox:prune")
-	if err != nil || !led {
-		t.Fatalf("after a pass, TryLead = %v, %v; want the lock free", led, err)
-	}
-	_ = again.Release(ctx)
+	checkPruneTakesTurns(t, db, "outbox:prune", disp.PruneNowForTest, 1)
 }
