@@ -66,6 +66,12 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 		}
 		return err
 	}
+	// The command menu is registered while polling starts, not before it:
+	// it only fills the chat's "/" menu, and waiting for it cost every start
+	// a round trip to the Bot API.
+	var menu sync.WaitGroup
+	defer menu.Wait()
+	menu.Go(func() { c.registerCommands(ctx) })
 	if c.webhookMode() {
 		// Updates arrive through Webhook, on every replica, until ctx
 		// ends; the leader registers the webhook (RegisterWebhook).
@@ -98,9 +104,8 @@ func (c *Channel) connect(ctx context.Context) error {
 		}}.Run(ctx, c.handshake)
 }
 
-// handshake checks the token with getMe, in polling mode removes any
-// webhook (which would make getUpdates fail with 409), and registers the
-// commands.
+// handshake checks the token with getMe and, in polling mode, removes any
+// webhook (which would make getUpdates fail with 409).
 func (c *Channel) handshake(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
@@ -114,19 +119,28 @@ func (c *Channel) handshake(ctx context.Context) error {
 			return fmt.Errorf("deleteWebhook: %w", c.redact(err))
 		}
 	}
-	if len(c.opts.Commands) > 0 {
-		cmds := make([]models.BotCommand, 0, len(c.opts.Commands))
-		for _, cmd := range c.opts.Commands {
-			cmds = append(cmds, models.BotCommand{Command: cmd.Name, Description: cmd.Description})
-		}
-		if _, err := c.bot.SetMyCommands(ctx, &bot.SetMyCommandsParams{Commands: cmds}); err != nil {
-			c.log.Warn("telegram refused the command menu; commands still work when typed",
-				"error", c.redact(err))
-		}
-	}
 	c.succeeded("connect")
 	c.log.Info("telegram connected", "bot_username", me.Username, "bot_id", me.ID)
 	return nil
+}
+
+// registerCommands sets the bot's command menu (setMyCommands) to
+// Options.Commands, once; a refusal is logged, not retried: commands work
+// when typed without it.
+func (c *Channel) registerCommands(parent context.Context) {
+	if len(c.opts.Commands) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(parent, 15*time.Second)
+	defer cancel()
+	cmds := make([]models.BotCommand, 0, len(c.opts.Commands))
+	for _, cmd := range c.opts.Commands {
+		cmds = append(cmds, models.BotCommand{Command: cmd.Name, Description: cmd.Description})
+	}
+	if _, err := c.bot.SetMyCommands(ctx, &bot.SetMyCommandsParams{Commands: cmds}); err != nil && parent.Err() == nil {
+		c.log.Warn("telegram refused the command menu; commands still work when typed",
+			"error", c.redact(err))
+	}
 }
 
 // Ready returns nil while the channel is connected and polling works, else

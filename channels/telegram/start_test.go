@@ -119,6 +119,10 @@ func TestStartStopsCleanly(t *testing.T) {
 	if err := h.ch.Start(ctx, func(context.Context, channels.Inbound) error { return nil }); err == nil {
 		t.Error("second concurrent Start succeeded")
 	}
+	// The menu is registered while polling starts.
+	if err := fake.WaitRequests(ctx, "setMyCommands", 1); err != nil {
+		t.Fatalf("commands never registered: %v", err)
+	}
 	if got := fake.Commands(); len(got) != 1 || got[0].Command != "help" || got[0].Description != "Show help" {
 		t.Errorf("commands = %+v", got)
 	}
@@ -154,4 +158,57 @@ func TestStartStopsWhileUnreachable(t *testing.T) {
 	if got := h.fake.Requests("getMe"); got != n {
 		t.Errorf("getMe called %d more times after Start returned", got-n)
 	}
+}
+
+// A command menu the Bot API refuses is logged and does not keep the
+// channel from polling: the menu is registered beside the first poll.
+func TestRefusedCommandMenuDoesNotStopPolling(t *testing.T) {
+	h := newHarness(t, func(o *telegram.Options) {
+		o.Commands = []telegram.Command{{Name: "Bad Name", Description: "refused: not a command name"}}
+	})
+	h.Start(nil)
+	h.waitPolling()
+	if err := h.fake.WaitRequests(h.Ctx(), "setMyCommands", 1); err != nil {
+		t.Fatalf("the menu was never sent: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(h.Log.String(), "telegram refused the command menu") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning about the refused menu; logs:\n%s", h.Log)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := h.fake.Commands(); len(got) != 0 {
+		t.Errorf("commands = %+v; want none registered", got)
+	}
+	h.Stop()
+}
+
+// The command menu does not hold up polling: while the Bot API has not
+// answered setMyCommands, the channel already polls and reports ready.
+func TestCommandMenuDoesNotDelayPolling(t *testing.T) {
+	fake := telegramtest.NewServer(token)
+	t.Cleanup(fake.Close)
+	release := fake.Hold("setMyCommands")
+	defer release()
+	h := newHarnessOn(t, fake, func(o *telegram.Options) {
+		o.Commands = []telegram.Command{{Name: "help", Description: "Show help"}}
+	})
+	h.Start(nil)
+	if err := fake.WaitRequests(h.Ctx(), "setMyCommands", 1); err != nil {
+		t.Fatalf("the menu was never sent: %v", err)
+	}
+	h.waitPolling() // with setMyCommands still unanswered
+	if got := fake.Commands(); len(got) != 0 {
+		t.Fatalf("commands = %+v while setMyCommands is held; the test's hold did not hold", got)
+	}
+	release()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(fake.Commands()) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("commands never registered after the release; logs:\n%s", h.Log)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.Stop()
 }

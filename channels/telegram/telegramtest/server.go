@@ -40,6 +40,7 @@ type Server struct {
 	answers   []CallbackAnswer
 	commands  []Command
 	failures  map[string][]Failure
+	holds     map[string]chan struct{} // Hold's, by method; closed on release
 	requests  map[string]int
 	offline   bool
 	conns     int // TCP connections accepted
@@ -61,6 +62,7 @@ func NewServer(token string) *Server {
 		users:     map[int64]string{},
 		callbacks: map[string]*callbackQuery{},
 		failures:  map[string][]Failure{},
+		holds:     map[string]chan struct{}{},
 		requests:  map[string]int{},
 	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
@@ -263,6 +265,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, f)
 		return
 	}
+	s.mu.Lock()
+	held := s.holds[method]
+	s.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-s.done:
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if method == "getupdates" {
 		s.serveGetUpdates(w, r, p)
 		return
@@ -273,6 +287,29 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeResult(w, result)
+}
+
+// Hold makes calls of method wait, unanswered, until release is called, the
+// call is cancelled or the server closes: a Bot API slow to answer that
+// method. Calls made after release are answered at once. release may be
+// called more than once.
+func (s *Server) Hold(method string) (release func()) {
+	m := strings.ToLower(method)
+	held := make(chan struct{})
+	s.mu.Lock()
+	s.holds[m] = held
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.holds[m] == held {
+				delete(s.holds, m)
+			}
+			s.mu.Unlock()
+			close(held)
+		})
+	}
 }
 
 // takeFailure consumes one injected failure for method, if any.
