@@ -74,7 +74,6 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("key", l.Key)
-	wait := func(d time.Duration) bool { return sleep(ctx, d) }
 	var standby bool
 	var downSince time.Time // when the lock service became unreachable; zero while it answers
 	for ctx.Err() == nil {
@@ -98,7 +97,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 				log.Info("another replica leads; standing by")
 				standby = true
 			}
-			if !wait(UntilBeat(interval)) {
+			if !sleep(ctx, UntilBeat(interval)) {
 				return
 			}
 			continue
@@ -109,7 +108,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 		takeover := standby
 		standby = false
 		pause := l.lead(ctx, lease, interval, takeover, log, fn)
-		if !wait(pause) {
+		if !sleep(ctx, pause) {
 			return
 		}
 	}
