@@ -137,6 +137,20 @@ func (r *Runner) WaitState(ready bool) {
 	}
 }
 
+// WaitUntil waits until cond holds, failing the test with the channel's
+// logs when Ctx ends first.
+func (r *Runner) WaitUntil(what string, cond func() bool) {
+	r.t.Helper()
+	ctx := r.Ctx()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			r.t.Fatalf("timed out waiting until %s; logs:\n%s", what, r.Log)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 // Next returns the next event delivered to Inbound, failing the test after
 // 15 s without one.
 func (r *Runner) Next() channels.Inbound {

@@ -171,13 +171,9 @@ func TestRefusedCommandMenuDoesNotStopPolling(t *testing.T) {
 	if err := h.fake.WaitRequests(h.Ctx(), "setMyCommands", 1); err != nil {
 		t.Fatalf("the menu was never sent: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(h.Log.String(), "telegram refused the command menu") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no warning about the refused menu; logs:\n%s", h.Log)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.WaitUntil("the refused menu is logged", func() bool {
+		return strings.Contains(h.Log.String(), "telegram refused the command menu")
+	})
 	if got := h.fake.Commands(); len(got) != 0 {
 		t.Errorf("commands = %+v; want none registered", got)
 	}
@@ -203,12 +199,6 @@ func TestCommandMenuDoesNotDelayPolling(t *testing.T) {
 		t.Fatalf("commands = %+v while setMyCommands is held; the test's hold did not hold", got)
 	}
 	release()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(fake.Commands()) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("commands never registered after the release; logs:\n%s", h.Log)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.WaitUntil("the commands are registered after the release", func() bool { return len(fake.Commands()) == 1 })
 	h.Stop()
 }
