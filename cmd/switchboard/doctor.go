@@ -29,9 +29,9 @@ type doctorCheck struct {
 	timeout time.Duration
 }
 
-// doctor explains what is wrong with a setup, one line per dependency, and
-// fails (exit 1) when anything is.
-func doctor(ctx context.Context, cfgFile string, out io.Writer) error {
+// doctor explains what is wrong with a setup, one line per dependency, on
+// out, and fails (exit 1) when anything is; log lines go to logOut.
+func doctor(ctx context.Context, cfgFile string, out, logOut io.Writer) error {
 	// The same checks as serve: what doctor passes, serve accepts.
 	cfg, err := loadConfig(cfgFile)
 	if err != nil {
@@ -43,6 +43,9 @@ func doctor(ctx context.Context, cfgFile string, out io.Writer) error {
 		fmt.Fprintf(out, "WARN env: %s\n", w)
 	}
 	scrub := newScrubber(cfg)
+	// What the libraries log themselves (go-redis's failed dials) goes
+	// through the one logger, at debug level, not onto the report.
+	redis.RouteLibraryLogs(newLogger(logOut, cfg.Log.Level, cfg.Log.Format, scrub))
 	failed := 0
 	for _, c := range doctorChecks(cfg) {
 		timeout := c.timeout
@@ -201,13 +204,8 @@ func checkRedis(ctx context.Context, cfg *config.Config) (string, error) {
 	if cfg.Redis.URL == "" {
 		return "in-process (no redis.url): single replica only, not durable", nil
 	}
-	st, err := redis.Open(ctx, cfg.Redis.URL, redis.Options{})
-	if err != nil {
+	if err := redis.Probe(ctx, cfg.Redis.URL); err != nil {
 		return "", err
-	}
-	defer st.Close()
-	if err := st.Ping(ctx); err != nil {
-		return "", fmt.Errorf("%w (is Redis running and redis.url right?)", err)
 	}
 	return "connected", nil
 }

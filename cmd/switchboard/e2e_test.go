@@ -253,7 +253,7 @@ func TestE2EDoctorExplainsBadSetup(t *testing.T) {
 	ctx := testCtx(t, time.Minute)
 	d := startDaemon(t, t.TempDir(), "", map[string]string{
 		"SWITCHBOARD_DATABASE_URL": "postgres://nobody:pw-secret-123@" + freeAddr(t) + "/x?sslmode=disable",
-		"SWITCHBOARD_REDIS_URL":    "redis://" + freeAddr(t) + "/0",
+		"SWITCHBOARD_REDIS_URL":    "redis://:redis-secret-456@" + freeAddr(t) + "/0",
 		"SWITCHBOARD_LLM_BASE_URL": "http://" + freeAddr(t) + "/v1",
 	}, "doctor")
 	code, err := d.wait(ctx)
@@ -269,8 +269,16 @@ func TestE2EDoctorExplainsBadSetup(t *testing.T) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "pw-secret-123") {
-		t.Errorf("doctor printed the database password:\n%s", out)
+	if strings.Contains(out, "pw-secret-123") || strings.Contains(out, "redis-secret-456") {
+		t.Errorf("doctor printed a password:\n%s", out)
+	}
+	// go-redis logs its failed dials itself ("redis: 2026/11/28 … failed
+	// to dial"); they go through the one logger, at debug level.
+	if strings.Contains(out, "failed to dial") {
+		t.Errorf("go-redis's own log lines reached the output:\n%s", out)
+	}
+	if n := strings.Count(out, "check redis.url"); n != 1 {
+		t.Errorf("doctor says to check redis.url %d times, want once:\n%s", n, out)
 	}
 }
 

@@ -73,7 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "migrate":
 		err = with("switchboard migrate [--config FILE]   apply database migrations and exit", func(cfgFile string) error { return migrate(ctx, cfgFile, stdout, stderr) })
 	case "doctor":
-		err = with("switchboard doctor [--config FILE]   check the setup", func(cfgFile string) error { return doctor(ctx, cfgFile, stdout) })
+		err = with("switchboard doctor [--config FILE]   check the setup", func(cfgFile string) error { return doctor(ctx, cfgFile, stdout, stderr) })
 	case "healthcheck":
 		err = healthcheckCmd(ctx, rest, cfgFile, stdout, stderr)
 	case "secrets":

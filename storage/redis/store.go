@@ -134,7 +134,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 // Ping checks that Redis answers; it asks Redis even during an outage.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.client.Ping(asProbe(ctx)).Err(); err != nil {
-		return fmt.Errorf("redis at %s is unreachable: %w (check redis.url and that Redis is running)", s.addr, err)
+		return unreachable(s.addr, err)
 	}
 	return nil
 }
