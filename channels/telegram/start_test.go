@@ -119,10 +119,10 @@ func TestStartStopsCleanly(t *testing.T) {
 	if err := h.ch.Start(ctx, func(context.Context, channels.Inbound) error { return nil }); err == nil {
 		t.Error("second concurrent Start succeeded")
 	}
-	// The menu is registered while polling starts.
-	if err := fake.WaitRequests(ctx, "setMyCommands", 1); err != nil {
-		t.Fatalf("commands never registered: %v", err)
-	}
+	// The menu is registered while polling starts. The fake counts a call
+	// when it arrives and stores the commands after reading them: wait for
+	// the commands, not the call.
+	h.WaitUntil("the commands are registered", func() bool { return len(fake.Commands()) > 0 })
 	if got := fake.Commands(); len(got) != 1 || got[0].Command != "help" || got[0].Description != "Show help" {
 		t.Errorf("commands = %+v", got)
 	}
