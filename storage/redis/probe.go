@@ -9,10 +9,11 @@ import (
 
 // Probe asks the Redis at url for one PING and closes the connection: a
 // setup check's prompt answer (switchboard doctor). Unlike a Store's Ping it
-// retries neither the dial nor the command (a refused connection is
-// reported at once, not after go-redis's 20 attempts), and it leaves nothing
-// behind in Redis (Open starts the instance heartbeat). The password in url
-// never appears in its errors.
+// retries neither the command nor the dial (go-redis otherwise tries a
+// command four times and dials five times for each), so a refused
+// connection is reported at once; and it leaves nothing behind in Redis
+// (Open starts the instance heartbeat). The password in url never appears
+// in its errors.
 func Probe(ctx context.Context, url string) error {
 	o, err := parseURL(url)
 	if err != nil {
