@@ -15,7 +15,7 @@ var _ bot.JobRunPruner = (*DB)(nil)
 // than now() - $3 µs. Each job's newest run stays whatever its age: the
 // scheduler resumes a job from its newest slot on record (LastSlot), and
 // without one it would start again from the job's creation. Runs still
-// running or pending a retry stay too. It returns what prunePage holds.
+// running or pending a retry stay too. It returns the row prunePages reads.
 const pruneJobRunsSQL = `WITH page AS (
 		SELECT id, job_id, scheduled_at, status FROM job_runs
 		WHERE id > $1 ORDER BY id LIMIT $2
@@ -40,10 +40,5 @@ func (db *DB) PruneJobRuns(ctx context.Context, keep time.Duration, limit int) (
 	if keep <= 0 || limit <= 0 {
 		return 0, fmt.Errorf("prune job runs: keep (%s) and page size (%d) must be positive", keep, limit)
 	}
-	return prunePages(ctx, "prune job runs", limit, func(ctx context.Context, after int64) (prunePage, error) {
-		var pg prunePage
-		err := db.pool.QueryRow(ctx, pruneJobRunsSQL, after, limit, float64(keep.Microseconds())).
-			Scan(&pg.gone, &pg.last, &pg.old, &pg.rows)
-		return pg, err
-	})
+	return db.prunePages(ctx, "prune job runs", limit, pruneJobRunsSQL, float64(keep.Microseconds()))
 }

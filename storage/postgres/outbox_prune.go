@@ -79,41 +79,31 @@ func (db *DB) PruneOutbox(ctx context.Context, keep time.Duration, limit int) (i
 	if err != nil {
 		return 0, fmt.Errorf("prune outbox: forget silent dispatchers: %w", err)
 	}
-	return prunePages(ctx, "prune outbox", limit, func(ctx context.Context, after int64) (prunePage, error) {
-		var pg prunePage
-		err := db.pool.QueryRow(ctx, pruneOutboxSQL, after, limit, float64(keep.Microseconds()),
-			float64(decisionEditGrace.Microseconds())).Scan(&pg.gone, &pg.last, &pg.old, &pg.rows)
-		return pg, err
-	})
-}
-
-// prunePage is what one page of a prune pass did: rows deleted (gone) of
-// rows read, the id of the last row read (where the next page starts) and
-// whether that row is older than the cut-off (else the pass is done).
-type prunePage struct {
-	gone, rows int
-	last       int64
-	old        bool
+	return db.prunePages(ctx, "prune outbox", limit, pruneOutboxSQL, float64(keep.Microseconds()),
+		float64(decisionEditGrace.Microseconds()))
 }
 
 // prunePages walks a table oldest first, a page of up to limit rows per
-// call of page (its own short statement, retried when the error is
-// transient; pgx.ErrNoRows: nothing after the row), until a page is short
-// or ends at a row younger than the cut-off. After a page that deleted
-// rows it waits as long as the page took (pruneRest), so working off a
-// large backlog keeps a connection busy half the time, not all of it. It
-// returns how many rows went; on an error or when ctx ends, those deleted
-// before.
-func prunePages(ctx context.Context, what string, limit int, page func(ctx context.Context, after int64) (prunePage, error)) (int, error) {
+// run of query (its own short statement, retried when the error is
+// transient), until a page is short or ends at a row younger than the
+// cut-off. query takes the id after which the page starts ($1), limit ($2)
+// and args ($3…), and returns one row: rows deleted, the id of the last
+// row read (where the next page starts), whether that row is older than
+// the cut-off, and how many rows the page read; no row means nothing after
+// $1. After a page that deleted rows it waits as long as the page took
+// (pruneRest), so working off a large backlog keeps a connection busy half
+// the time, not all of it. It returns how many rows went; on an error or
+// when ctx ends, those deleted before.
+func (db *DB) prunePages(ctx context.Context, what string, limit int, query string, args ...any) (int, error) {
 	total := 0
 	var after int64
 	for {
-		var pg prunePage
+		var gone, rows int
+		var last int64
+		var old bool
 		start := time.Now()
 		err := withRetry(ctx, func(ctx context.Context) error {
-			var err error
-			pg, err = page(ctx, after)
-			return err
+			return db.pool.QueryRow(ctx, query, append([]any{after, limit}, args...)...).Scan(&gone, &last, &old, &rows)
 		})
 		if errors.Is(err, pgx.ErrNoRows) {
 			return total, nil // nothing after `after`
@@ -121,12 +111,12 @@ func prunePages(ctx context.Context, what string, limit int, page func(ctx conte
 		if err != nil {
 			return total, fmt.Errorf("%s after row %d: %w", what, after, err)
 		}
-		total += pg.gone
-		if pg.rows < limit || !pg.old {
+		total += gone
+		if rows < limit || !old {
 			return total, nil
 		}
-		after = pg.last
-		if pg.gone > 0 {
+		after = last
+		if gone > 0 {
 			if err := pruneRest(ctx, time.Since(start)); err != nil {
 				return total, fmt.Errorf("%s after row %d: %w", what, after, err)
 			}
