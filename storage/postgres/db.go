@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -75,6 +76,8 @@ type DB struct {
 	logger *slog.Logger
 	// where names the server (host:port) for error messages.
 	where string
+	// target is who connects to what, for the hints of failed connections.
+	target connTarget
 	// secret is the password, removed from every error.
 	secret string
 	// locks is the connection holding this replica's leader locks.
@@ -124,18 +127,19 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	where := serverAddr(cfg.ConnConfig.Host, cfg.ConnConfig.Port)
+	target := connTarget{host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port, user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, redact(fmt.Errorf("connect to postgres at %s: %w; is it running? set database.url", where, err), secret)
+		return nil, redact(fmt.Errorf("connect to postgres at %s: %w%s", where, err, target.hint(err)), secret)
 	}
-	db := &DB{pool: pool, logger: logger, where: where, secret: secret,
+	db := &DB{pool: pool, logger: logger, where: where, target: target, secret: secret,
 		prepares: cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
 	db.appends, db.replies = newGroupCommit(db.groupFailed("appends")), newGroupCommit(db.groupFailed("replies"))
 	pingCtx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	if err := db.pool.Ping(pingCtx); err != nil {
 		logger.Warn("postgres not reachable yet; will keep trying",
-			"err", redact(fmt.Errorf("connect to postgres at %s: %w; is it running? check database.url", where, err), secret))
+			"err", redact(fmt.Errorf("connect to postgres at %s: %w%s", where, err, target.hint(err)), secret))
 		return db, nil
 	}
 	logger.Debug("postgres connected", "server", where, "database", cfg.ConnConfig.Database)
@@ -152,7 +156,7 @@ func (db *DB) Close() {
 // Ping checks that the server answers.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.pool.Ping(ctx); err != nil {
-		return redact(fmt.Errorf("postgres at %s: %w; is it running? check database.url", db.where, err), db.secret)
+		return redact(fmt.Errorf("postgres at %s: %w%s", db.where, err, db.target.hint(err)), db.secret)
 	}
 	return nil
 }
@@ -170,6 +174,59 @@ func (db *DB) Autovacuum(ctx context.Context) (bool, error) {
 
 // Pool returns the underlying pgx pool for packages that need raw access.
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// connTarget is the server, user and database a URL connects to.
+type connTarget struct {
+	host           string
+	port           uint16
+	user, database string
+}
+
+// hint says what to do about err, a failed connection to t: the server's
+// own refusal names what is missing (SQLSTATE 3D000 for the database,
+// 28000 "role … does not exist" for the user), so the hint says how to
+// create it; a failure without one is most likely a server that is not
+// running.
+func (t connTarget) hint(err error) string {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return "; is it running? check database.url"
+	}
+	const embedded = ", or leave database.url empty to use the embedded server"
+	switch {
+	case pe.Code == "3D000":
+		return fmt.Sprintf("; create it as a PostgreSQL superuser: createdb %s -O %s %s (or CREATE DATABASE %s OWNER %s;)%s",
+			t.connFlags(), shellWord(t.user), shellWord(t.database),
+			pgx.Identifier{t.database}.Sanitize(), pgx.Identifier{t.user}.Sanitize(), embedded)
+	case pe.Code == "28000" && strings.HasPrefix(pe.Message, "role ") && strings.HasSuffix(pe.Message, "does not exist"):
+		return fmt.Sprintf("; create it as a PostgreSQL superuser: createuser %s --login --pwprompt %s (or CREATE ROLE %s LOGIN PASSWORD '…';)%s",
+			t.connFlags(), shellWord(t.user), pgx.Identifier{t.user}.Sanitize(), embedded)
+	case pe.Code == "28P01":
+		return fmt.Sprintf("; the password for user %s in database.url is wrong", t.user)
+	case pe.Code == "28000":
+		return "; the server does not let this user in from here: allow it in the server's pg_hba.conf, or change database.url"
+	}
+	return "; check database.url"
+}
+
+// connFlags are the -h and -p flags of PostgreSQL's command-line tools for
+// t's server.
+func (t connTarget) connFlags() string {
+	host := t.host
+	if host == "" {
+		host = "localhost"
+	}
+	return fmt.Sprintf("-h %s -p %d", shellWord(host), t.port)
+}
+
+// shellWord is s as one word of a shell command: as is when it holds
+// nothing the shell treats specially, else quoted.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/@%+=-") == "" {
+		return s
+	}
+	return shellQuote(s)
+}
 
 // serverAddr renders host and port for messages; a socket directory is shown
 // as is.
