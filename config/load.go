@@ -30,8 +30,14 @@ type LoadOptions struct {
 }
 
 // Load reads defaults, then the YAML file, then SWITCHBOARD_* variables
-// (env wins over the file). It rejects unknown keys in the file. It does not
-// Validate.
+// (env wins over the file). It does not Validate.
+//
+// Unknown keys, values that do not fit their key's type and unreadable
+// secret files are returned together as Problems, one per line. The Config
+// is returned with them, each unusable value left at its default, so that
+// the caller can Validate it too and report every problem in one run. A
+// missing, unreadable or malformed file returns a nil Config: nothing in it
+// could be checked.
 func Load(opts LoadOptions) (*Config, error) {
 	all := fields()
 	v := viper.New()
@@ -44,10 +50,13 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	var p Problems
 	if file != "" {
-		if err := readFile(v, file, all); err != nil {
+		unknown, err := readFile(v, file, all)
+		if err != nil {
 			return nil, err
 		}
+		p = append(p, unknown...)
 	}
 
 	environ := opts.Environ
@@ -56,17 +65,13 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	fromFiles, fileProblems := applySecretFiles(v, environ, all)
 	unknownEnv := slices.DeleteFunc(applyEnv(v, environ, all), func(name string) bool { return slices.Contains(fromFiles, name) })
-	if len(fileProblems) > 0 {
-		return nil, fmt.Errorf("environment: %w", fileProblems)
+	for _, fp := range fileProblems {
+		p = append(p, "environment: "+fp)
 	}
 
 	var c Config
 	if err := v.Unmarshal(&c, viper.DecodeHook(decodeHook())); err != nil {
-		where := "config"
-		if file != "" {
-			where = "config file " + file + " or environment"
-		}
-		return nil, fmt.Errorf("%s: %w", where, decodeProblems(err))
+		p = append(p, decodeProblems(err, &c, &defaults, all)...)
 	}
 	if len(c.Approvals.Approvers) == 0 {
 		c.Approvals.Approvers = slices.Clone(c.Admins)
@@ -77,29 +82,41 @@ func Load(opts LoadOptions) (*Config, error) {
 			err = c.caseKeptMaps(data)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("config file %s: %w", file, err)
+			p = append(p, fmt.Sprintf("config file %s: %v", file, err))
 		}
 	}
 	c.File = file
 	c.UnknownEnv = unknownEnv
+	if len(p) > 0 {
+		return &c, p
+	}
 	return &c, nil
 }
 
-// decodeProblems turns mapstructure's error into Problems, one
-// "key: what is wrong" line per bad value.
-func decodeProblems(err error) error {
+// decodeProblems turns mapstructure's error into "key: what is wrong" lines,
+// one per bad value, and puts each bad key of c back to its default so that
+// Validate does not report it a second time as, say, zero.
+func decodeProblems(err error, c, defaults *Config, all []field) Problems {
 	var joined interface{ Unwrap() []error }
 	if !errors.As(err, &joined) {
-		return err
+		return Problems{err.Error()}
+	}
+	byKey := map[string]field{}
+	for _, f := range all {
+		byKey[f.key] = f
 	}
 	var p Problems
 	for _, e := range joined.Unwrap() {
 		var de *mapstructure.DecodeError
-		if errors.As(e, &de) {
-			p = append(p, de.Name()+": "+de.Unwrap().Error())
+		if !errors.As(e, &de) {
+			p = append(p, e.Error())
 			continue
 		}
-		p = append(p, e.Error())
+		p = append(p, de.Name()+": "+de.Unwrap().Error())
+		if f, ok := byKey[de.Name()]; ok {
+			dst := reflect.ValueOf(c).Elem().FieldByIndex(f.index)
+			dst.Set(reflect.ValueOf(defaults).Elem().FieldByIndex(f.index))
+		}
 	}
 	return p
 }
@@ -122,11 +139,13 @@ func resolveFile(name string) (string, error) {
 	return name, nil
 }
 
-// readFile loads the YAML file into v and rejects keys Config lacks.
-func readFile(v *viper.Viper, file string, all []field) error {
+// readFile loads the YAML file into v and returns its unknown keys, one
+// problem each (viper ignores them when decoding). The error is for a file
+// that cannot be read or is not YAML.
+func readFile(v *viper.Viper, file string, all []field) (Problems, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return fmt.Errorf("config file %s: %w", file, err)
+		return nil, fmt.Errorf("config file %s: %w", file, err)
 	}
 	// A separate viper sees only the file's keys, so the unknown-key check
 	// is not muddled by defaults.
@@ -137,17 +156,17 @@ func readFile(v *viper.Viper, file string, all []field) error {
 		if errors.As(err, &pe) && pe.Unwrap() != nil {
 			err = pe.Unwrap()
 		}
-		return fmt.Errorf("config file %s is not valid YAML: %w", file, err)
+		return nil, fmt.Errorf("config file %s is not valid YAML: %w", file, err)
 	}
-	if unknown := unknownKeys(only.AllKeys(), all); len(unknown) > 0 {
-		return fmt.Errorf("config file %s: unknown %s: %s", file,
-			plural(len(unknown), "key", "keys"), strings.Join(unknown, "; "))
+	var p Problems
+	for _, k := range unknownKeys(only.AllKeys(), all) {
+		p = append(p, fmt.Sprintf("config file %s: unknown key %s", file, k))
 	}
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("config file %s: %w", file, err)
+		return nil, fmt.Errorf("config file %s: %w", file, err)
 	}
-	return nil
+	return p, nil
 }
 
 // unknownKeys returns the keys (with a "did you mean" hint where one is
@@ -269,11 +288,4 @@ func decodeHook() mapstructure.DecodeHookFunc {
 			return data, nil
 		},
 	)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

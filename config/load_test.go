@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -286,7 +287,7 @@ func TestLoadRejectsUnknownFileKeys(t *testing.T) {
 	}{
 		{"typo in section", "telgram:\n  token: abc\n", []string{"unknown key", "telgram.token (did you mean telegram.token?)"}},
 		{"typo in leaf", "llm:\n  modle: gpt\n", []string{"llm.modle (did you mean llm.model?)"}},
-		{"several", "foo: 1\nllm:\n  modle: gpt\n", []string{"unknown keys", "foo", "llm.modle"}},
+		{"several", "foo: 1\nllm:\n  modle: gpt\n", []string{"unknown key foo\n", "unknown key llm.modle (did you mean llm.model?)"}},
 		{"map under a leaf", "data_dir:\n  x: 1\n", []string{"data_dir.x"}},
 	}
 	for _, tt := range tests {
@@ -353,5 +354,40 @@ func TestLoadReportsUnknownEnv(t *testing.T) {
 	}
 	if c.Telegram.Token != "" {
 		t.Errorf("telegram.token = %q, want unset by a misspelt variable", c.Telegram.Token)
+	}
+}
+
+// TestLoadReportsEveryProblemAtOnce: unknown keys and bad values, in the
+// file and in the environment, come back from one Load and Validate, one
+// line each, and a bad value is not reported again as its zero value.
+func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
+	file := writeFile(t, "telgram:\n  token: abc\nllm:\n  modle: gpt\n  timeout: soon\nlog:\n  level: loud\n")
+	c, err := Load(LoadOptions{File: file, Environ: []string{"SWITCHBOARD_DATABASE_MAX_CONNS=many"}})
+	if c == nil {
+		t.Fatalf("Load returned no Config with its problems (%v): nothing left to validate", err)
+	}
+	var p Problems
+	if !errors.As(err, &p) {
+		t.Fatalf("Load error = %v, want Problems", err)
+	}
+	var v Problems
+	if !errors.As(c.Validate(), &v) {
+		t.Fatal("Validate found nothing, want log.level")
+	}
+	lines := strings.Split(append(p, v...).Error(), "\n")
+	want := []string{
+		"config file " + file + ": unknown key llm.modle (did you mean llm.model?)",
+		"config file " + file + ": unknown key telgram.token (did you mean telegram.token?)",
+		"database.max_conns: cannot parse",
+		`llm.timeout: "soon" is not a duration`,
+		`log.level must be debug, info, warn or error (got "loud")`,
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, w) }) {
+			t.Errorf("no line starts with %q in:\n%s", w, strings.Join(lines, "\n"))
+		}
+	}
+	if len(lines) != len(want) {
+		t.Errorf("%d lines, want %d (each problem once):\n%s", len(lines), len(want), strings.Join(lines, "\n"))
 	}
 }

@@ -38,10 +38,12 @@ var errConfig = errors.New("invalid configuration")
 // loadConfig reads and validates the configuration.
 func loadConfig(file string) (*config.Config, error) {
 	cfg, err := config.Load(config.LoadOptions{File: file})
-	if err != nil {
+	var problems config.Problems
+	// Load's Problems come with a Config to validate, so one run lists
+	// every problem.
+	if err != nil && (cfg == nil || !errors.As(err, &problems)) {
 		return nil, fmt.Errorf("%w: %v", errConfig, err)
 	}
-	var problems config.Problems
 	if err := cfg.Validate(); err != nil {
 		var p config.Problems
 		if !errors.As(err, &p) {
