@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -74,9 +75,25 @@ type Approver interface {
 var ErrNoApprover = errors.New("this action needs approval but no approvers are configured")
 
 // noApproverHint tells the person (through the model) how approvals start
-// working: asking again cannot help until someone is named.
-const noApproverHint = "this needs an approver's OK, but nobody can approve: approvals cannot work until " +
-	"`admins` (or `approvals.approvers`) names someone, e.g. SWITCHBOARD_ADMINS=telegram:<your user id> (/whoami shows it)"
+// working: asking again cannot help until someone is named. The example
+// identity is on the platform the person is on (the console's operator
+// is always console:local), so it can be copied as it is.
+func noApproverHint(c Call) string {
+	platform := c.Channel
+	if platform == "" {
+		platform, _, _ = strings.Cut(c.UserID, ":")
+	}
+	example := "SWITCHBOARD_ADMINS=console:local"
+	switch platform {
+	case "console":
+	case "":
+		example = "SWITCHBOARD_ADMINS=<platform>:<your user id> (/whoami shows it)"
+	default:
+		example = "SWITCHBOARD_ADMINS=" + platform + ":<your user id> (/whoami shows it)"
+	}
+	return "this needs an approver's OK, but nobody can approve: approvals cannot work until " +
+		"`admins` (or `approvals.approvers`) names someone, e.g. " + example
+}
 
 // ErrPending matches every *PendingError.
 var ErrPending = errors.New("waiting for a decision")
@@ -108,7 +125,7 @@ type Waiting struct {
 // what names the action in refusals ("command", "change").
 func askApproval(ctx context.Context, log *slog.Logger, approver Approver, req ApprovalRequest, what string) (res Result, ok bool) {
 	if approver == nil {
-		return ErrorResult(noApproverHint), false
+		return ErrorResult(noApproverHint(req.Call)), false
 	}
 	if len(req.Warnings) == 0 {
 		always, err := approver.AlwaysAllowed(ctx, req.Tool, req.Pattern)
@@ -129,7 +146,7 @@ func askApproval(ctx context.Context, log *slog.Logger, approver Approver, req A
 	case err != nil && ctx.Err() != nil:
 		return ErrorResult("cancelled while waiting for approval"), false
 	case errors.Is(err, ErrNoApprover):
-		return ErrorResult(noApproverHint), false
+		return ErrorResult(noApproverHint(req.Call)), false
 	case err != nil:
 		log.Error("approval", "tool", req.Tool, "error", err)
 		return ErrorResult("could not ask the approvers right now; try again later"), false
