@@ -76,12 +76,13 @@ type Server struct {
 
 	synonyms   map[string]string
 	embedCalls int
+	models     []string // what GET /v1/models lists; none: 404
 }
 
 // NewServer starts a fake on a loopback port. Unscripted requests get the
 // deterministic reply of Echo. Close it when done.
 func NewServer() *Server {
-	s := &Server{done: make(chan struct{}), responder: Echo}
+	s := &Server{done: make(chan struct{}), responder: Echo, models: []string{"llmtest"}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("GET /v1/models", s.serveModels)
@@ -193,16 +194,6 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.writeJSON(w)
-}
-
-func (s *Server) serveModels(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"object": "list",
-		"data": []map[string]any{
-			{"id": "llmtest", "object": "model", "created": 0, "owned_by": "llmtest"},
-		},
-	})
 }
 
 // withCallIDs fills in missing tool call ids, unique per completion.
