@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
+)
+
+// chatProc is one `switchboard chat` whose stdout and stderr share one
+// log, as on a terminal.
+type chatProc struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *channeltest.Log
+	done  chan error
+}
+
+func startChat(t *testing.T, env ...string) *chatProc {
+	t.Helper()
+	cmd := exec.Command(binPath, "chat")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(baseEnv(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &chatProc{t: t, cmd: cmd, stdin: stdin, out: &channeltest.Log{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("switchboard chat output:\n%s", p.out.String())
+		}
+	})
+	return p
+}
+
+// typeLine types line and returns how much output there was before it, so
+// that a wait can look at what came after.
+func (p *chatProc) typeLine(line string) int {
+	p.t.Helper()
+	mark := len(p.out.String())
+	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+		p.t.Fatalf("type %q: %v", line, err)
+	}
+	return mark
+}
+
+// waitAfter waits until the output after mark matches re and returns the
+// match's groups.
+func (p *chatProc) waitAfter(ctx context.Context, mark int, re *regexp.Regexp) []string {
+	p.t.Helper()
+	for {
+		if m := re.FindStringSubmatch(p.out.String()[mark:]); m != nil {
+			return m
+		}
+		select {
+		case <-ctx.Done():
+			p.t.Fatalf("no output matching %q after offset %d", re, mark)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// quit ends input and waits for the process to exit cleanly.
+func (p *chatProc) quit(ctx context.Context) {
+	p.t.Helper()
+	_ = p.stdin.Close()
+	select {
+	case err := <-p.done:
+		if err != nil {
+			p.t.Fatalf("chat exited with %v", err)
+		}
+	case <-ctx.Done():
+		p.t.Fatal("chat did not exit at end of input")
+	}
+}
+
+// TestE2EChatApprovesByNumber: with no platform token at all, a message
+// that makes the model call exec shows the approval as numbered choices
+// in the terminal; typing 1 allows it as console:local, the command runs
+// and its output is the reply. /deny N refuses the next one. Replies are
+// rendered for the terminal, and no log line (at debug level, so there
+// are many) shares a line with the conversation.
+func TestE2EChatApprovesByNumber(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	p := startChat(t,
+		"SWITCHBOARD_LLM_BASE_URL="+llm.URL(),
+		"SWITCHBOARD_LLM_MODEL=test-model",
+		"SWITCHBOARD_DATABASE_URL="+pgtest.New(t),
+		"SWITCHBOARD_REDIS_URL="+redistest.URL(t),
+		"SWITCHBOARD_REDIS_PREFIX="+redistest.Prefix(t),
+		"SWITCHBOARD_DATA_DIR="+reachableDir(t),
+		"SWITCHBOARD_LOG_LEVEL=debug",
+	)
+	p.waitAfter(ctx, 0, regexp.MustCompile(`type a message`))
+
+	choices := regexp.MustCompile(`#(\d+)   1\) Allow once  2\) Always allow  3\) Deny\n\s+type 1-3 to choose \(a number answers the newest request\), or /allow (\d+), /deny (\d+)`)
+	mark := p.typeLine(`please CALL_TOOL:exec {"command":"echo approved-in-terminal"}`)
+	m := p.waitAfter(ctx, mark, choices)
+	id := m[1]
+	if m[2] != id || m[3] != id {
+		t.Fatalf("the choices name #%s but /allow %s, /deny %s", id, m[2], m[3])
+	}
+	shown := p.out.String()[mark:]
+	if strings.Contains(shown, "*Approval needed*") || !strings.Contains(shown, "Approval needed") {
+		t.Fatalf("the approval request is not rendered for the terminal:\n%s", shown)
+	}
+
+	mark = p.typeLine("1")
+	p.waitAfter(ctx, mark, regexp.MustCompile(`tool exec said: approved-in-terminal`))
+	after := p.out.String()[mark:]
+	for _, want := range []string{"Done: allowed once.", "(#" + id + " updated)", "Allowed once by console:local"} {
+		if !strings.Contains(after, want) {
+			t.Fatalf("after pressing 1: no %q in\n%s", want, after)
+		}
+	}
+
+	mark = p.typeLine(`CALL_TOOL:exec {"command":"echo never-runs"}`)
+	id = p.waitAfter(ctx, mark, choices)[1]
+	mark = p.typeLine("/deny " + id)
+	p.waitAfter(ctx, mark, regexp.MustCompile(`tool exec said: the approvers denied this command`))
+	if strings.Contains(p.out.String(), "tool exec said: never-runs") {
+		t.Fatal("a denied command ran")
+	}
+	p.quit(ctx)
+
+	for line := range strings.Lines(p.out.String()) {
+		if strings.Contains(line, "level=") && !strings.HasPrefix(line, "time=") {
+			t.Fatalf("a log line shares its line with the conversation: %q", line)
+		}
+	}
+}
