@@ -191,7 +191,7 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 		res.Iterations++
 		start := time.Now()
 		resp, err := a.chat(ctx, Request{
-			Model: a.Model, System: system, Messages: v, Tools: specs, MaxTokens: a.MaxTokens,
+			Model: a.Model, System: system, Messages: forModel(v), Tools: specs, MaxTokens: a.MaxTokens,
 		}, in.OnDelta)
 		if a.ObserveLLM != nil {
 			a.ObserveLLM(time.Since(start), err)
@@ -408,12 +408,24 @@ func (a *Agent) logger() *slog.Logger {
 }
 
 // trimToUserTurn drops leading messages until the first user message, so a
-// history window never starts with orphaned tool results.
+// history window never starts with orphaned tool results. Notes among the
+// dropped messages are kept: they are context, not turns, and the one a
+// handoff leaves comes before the receiving session's first user message.
 func trimToUserTurn(msgs []Message) []Message {
 	for i, m := range msgs {
-		if m.Role == RoleUser {
+		if m.Role != RoleUser {
+			continue
+		}
+		if !slices.ContainsFunc(msgs[:i], Message.IsNote) {
 			return msgs[i:]
 		}
+		out := make([]Message, 0, len(msgs))
+		for _, n := range msgs[:i] {
+			if n.IsNote() {
+				out = append(out, n)
+			}
+		}
+		return append(out, msgs[i:]...)
 	}
 	return nil
 }

@@ -91,6 +91,7 @@ func (a *llmAPI) post(ctx context.Context, path, accept string, payload []byte) 
 			Provider:   a.provider,
 			Status:     resp.StatusCode,
 			RetryAfter: retryAfter(resp.Header, time.Now()),
+			Code:       errorCode(raw),
 			Err:        errors.New(describeFailure(resp.StatusCode, redact(errorMessage(raw), a.apiKey))),
 		}
 	}

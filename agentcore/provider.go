@@ -84,7 +84,12 @@ type ProviderError struct {
 	Provider   string
 	Status     int           // HTTP status, 0 when the request did not complete
 	RetryAfter time.Duration // server's hint, 0 when none
-	Err        error
+	// Code is the error body's code, else its type ("model_not_found",
+	// "not_found_error"), "" when it has neither.
+	Code string
+	// Model is the model the failed call asked for, when known.
+	Model string
+	Err   error
 }
 
 func (e *ProviderError) Error() string {

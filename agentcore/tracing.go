@@ -13,7 +13,8 @@ import (
 // chat calls the provider inside an "llm.chat" span when the agent traces.
 func (a *Agent) chat(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
 	if a.Tracer == nil {
-		return a.Provider.Chat(ctx, req, onDelta)
+		resp, err := a.Provider.Chat(ctx, req, onDelta)
+		return resp, withModel(err, req.Model)
 	}
 	ctx, span := a.Tracer.Start(ctx, "llm.chat", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "chat"),
@@ -25,7 +26,7 @@ func (a *Agent) chat(ctx context.Context, req Request, onDelta func(string)) (Re
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
-		return resp, err
+		return resp, withModel(err, req.Model)
 	}
 	span.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", resp.Usage.InputTokens),
 		attribute.Int("gen_ai.usage.output_tokens", resp.Usage.OutputTokens),
