@@ -143,28 +143,6 @@ func mayLongHex(text string) bool {
 	return false
 }
 
-// keyValueWords are the keys keyValue looks for, lower-cased.
-var keyValueWords = []string{"key", "token", "secret", "password", "passwd", "authorization"}
-
-// mayKeyValue reports whether text has one of keyValue's keys right
-// before a ':' or '='.
-func mayKeyValue(text string) bool {
-	check := func(i int) bool {
-		w := wordBefore(text, i)
-		for _, k := range keyValueWords {
-			if strings.HasSuffix(w, k) {
-				return true
-			}
-		}
-		return false
-	}
-	return eachIndex(text, ":", check) || eachIndex(text, "=", check)
-}
-
-// keyValue matches "password=hunter22", "Authorization: Bearer abc…" and the
-// like; the key is kept and the value redacted.
-var keyValue = lazyRegexp(`(?i)\b(api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization)(\s*[:=]\s*)(?:bearer\s+|basic\s+)?("[^"\s]{4,}"|'[^'\s]{4,}'|[^\s"',;]{4,})`)
-
 // Scrubber removes credentials from text: a fixed set of well-known patterns
 // plus every secret value it was given (configured tokens, API keys, URL
 // passwords). Matching by value catches secrets no pattern knows.
@@ -275,7 +253,7 @@ func (s *Scrubber) Scrub(text string) string {
 		text = scrubNormalized(text, index)
 	}
 	if mayKeyValue(text) {
-		text = keyValue().ReplaceAllString(text, "${1}${2}"+Redacted)
+		text = scrubKeyValues(text)
 	}
 	for _, p := range staticPatterns {
 		if p.may(text) {

@@ -70,3 +70,37 @@ func TestScrubberAddLater(t *testing.T) {
 		t.Fatalf("after Add: %q", got)
 	}
 }
+
+// TestScrubKeyValueKeepsProseRedactsValues: after "token: " a sentence
+// going on ("check telegram.token") is kept, while a value at the end of
+// its line, one with digits, mixed case or symbols, one after "=" or
+// "Bearer ", or a quoted one is still redacted.
+func TestScrubKeyValueKeepsProseRedactsValues(t *testing.T) {
+	s := NewScrubber()
+	for _, ok := range []string{
+		"Telegram rejected the token: check telegram.token (from @BotFather)",
+		"api_key: SWITCHBOARD_LLM_API_KEY is not set",
+		"the webhook secret: telegram.webhook_secret must match",
+		"check telegram.token: telegram: getMe failed",
+		"Your password: Change it in settings",
+	} {
+		if got := s.Scrub(ok); got != ok {
+			t.Errorf("Scrub(%q) = %q, changed prose", ok, got)
+		}
+	}
+	for in, want := range map[string]string{
+		"password: hunter":                        "password: " + Redacted,
+		"password: correcthorse\nuser: bob":       "password: " + Redacted + "\nuser: bob",
+		"token: abc123def and more":               "token: " + Redacted + " and more",
+		"token: AbCdEfGh and more":                "token: " + Redacted + " and more",
+		"password=letmein and more":               "password=" + Redacted + " and more",
+		"token:letmein and more":                  "token:" + Redacted + " and more",
+		"Authorization: Bearer abcdefghij please": "Authorization: Bearer " + Redacted + " please",
+		`secret: "letmein" was set`:               "secret: " + Redacted + " was set",
+		"api_key: sk_live_abcdef more":            "api_key: " + Redacted + " more",
+	} {
+		if got := s.Scrub(in); got != want {
+			t.Errorf("Scrub(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
