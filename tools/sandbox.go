@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +45,24 @@ func (s *Sandbox) Wrap(argv []string, workspace string) []string {
 	return append(out, argv...)
 }
 
+// Namespaces lists the kernel namespaces bwrap creates for Wrap's
+// commands, by the names systemd's RestrictNamespaces= takes: a mount
+// namespace always, a user namespace because bwrap runs unprivileged (the
+// only way it may mount), and one for each --unshare-* flag Wrap passes.
+// A service manager or container runtime that forbids any of them makes
+// the sandbox fail, so deployment files are checked against this list.
+func (s *Sandbox) Namespaces() []string {
+	ns := []string{"user", "mnt"}
+	for _, a := range s.Wrap(nil, "/") {
+		if rest, ok := strings.CutPrefix(a, "--unshare-"); ok {
+			if n := strings.TrimSuffix(rest, "-try"); !slices.Contains(ns, n) {
+				ns = append(ns, n)
+			}
+		}
+	}
+	return ns
+}
+
 // Describe says what the sandbox allows, for /status and doctor.
 func (s *Sandbox) Describe() string {
 	if s == nil {
@@ -69,13 +88,19 @@ func FindSandbox(mode string, network bool, runAs *ExecUser) (*Sandbox, string, 
 		return nil, "", fmt.Errorf("exec.sandbox must be auto, bwrap or none (got %q)", mode)
 	}
 	path, err := exec.LookPath("bwrap")
-	if err == nil {
-		sb := &Sandbox{Bwrap: path, Network: network}
-		if err = sb.probe(runAs); err == nil {
-			return sb, "", nil
-		}
+	if err != nil {
+		return noSandbox(mode, fmt.Sprintf("bubblewrap is not installed (%v); install the bubblewrap package", err))
 	}
-	why := fmt.Sprintf("bubblewrap is not usable here (%v); install the bubblewrap package", err)
+	sb := &Sandbox{Bwrap: path, Network: network}
+	if err = sb.probe(runAs); err != nil {
+		return noSandbox(mode, fmt.Sprintf("bubblewrap cannot build a sandbox here (%v); %s", err, sandboxAdvice(err, sb.Namespaces())))
+	}
+	return sb, "", nil
+}
+
+// noSandbox is FindSandbox's answer when bubblewrap does not work: the
+// reason with SandboxAuto, an error with SandboxBwrap.
+func noSandbox(mode, why string) (*Sandbox, string, error) {
 	if mode == SandboxBwrap {
 		return nil, "", fmt.Errorf("exec.sandbox is bwrap but %s, or set exec.sandbox: auto", why)
 	}
@@ -102,4 +127,25 @@ func (s *Sandbox) probe(runAs *ExecUser) error {
 		return fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// sandboxAdvice says what to change when the probe failed with err. The
+// kernel mounts a fresh /proc in a user namespace only when the /proc it
+// inherits is fully visible, which systemd's /proc protections and a
+// container's masked paths prevent; everything else bwrap needs is the
+// namespaces themselves, which service managers, container seccomp and
+// AppArmor profiles, and host sysctls may refuse.
+func sandboxAdvice(err error, namespaces []string) string {
+	if strings.Contains(err.Error(), "mount proc") {
+		return "parts of /proc are covered, so the kernel refuses the sandbox a /proc of its own: " +
+			"under systemd remove ProtectKernelTunables=, ProtectKernelLogs=, ProtectProc= and ProcSubset= from the unit; " +
+			"in Docker add security_opt systempaths=unconfined; in Kubernetes set procMount: Unmasked (with hostUsers: false)"
+	}
+	ns := strings.Join(namespaces, " ")
+	return "it may not create the namespaces it needs (" + ns + "): " +
+		"under systemd set RestrictNamespaces=" + ns + "; " +
+		"in Docker add security_opt seccomp=unconfined and apparmor=unconfined (the default profiles refuse unshare and mount without CAP_SYS_ADMIN); " +
+		"in Kubernetes set the seccomp and AppArmor profiles to Unconfined; " +
+		"on the host user namespaces must be allowed (sysctl user.max_user_namespaces above 0; " +
+		"on Ubuntu 24.04 and later kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap)"
 }

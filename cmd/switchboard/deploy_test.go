@@ -97,6 +97,8 @@ func TestCompose(t *testing.T) {
 			Volumes     []string                     `yaml:"volumes"`
 			DependsOn   map[string]map[string]string `yaml:"depends_on"`
 			Healthcheck map[string]any               `yaml:"healthcheck"`
+			SecurityOpt []string                     `yaml:"security_opt"`
+			CapDrop     []string                     `yaml:"cap_drop"`
 		} `yaml:"services"`
 	}
 	if err := yaml.Unmarshal([]byte(readDeploy(t, "deploy/docker-compose.yml")), &c); err != nil {
@@ -113,6 +115,9 @@ func TestCompose(t *testing.T) {
 	}
 	if len(app.Volumes) == 0 || !strings.HasSuffix(app.Volumes[0], ":/var/lib/switchboard") {
 		t.Errorf("the app has no data volume: %v", app.Volumes)
+	}
+	for _, p := range composeSandboxProblems("switchboard", app.SecurityOpt, app.CapDrop) {
+		t.Error(p)
 	}
 	for _, dep := range []string{"postgres", "redis"} {
 		if app.DependsOn[dep]["condition"] != "service_healthy" {

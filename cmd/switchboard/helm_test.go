@@ -1183,6 +1183,8 @@ type replicaComposeService struct {
 	Volumes         []string `yaml:"volumes"`
 	Ports           []string `yaml:"ports"`
 	StopGracePeriod string   `yaml:"stop_grace_period"`
+	SecurityOpt     []string `yaml:"security_opt"`
+	CapDrop         []string `yaml:"cap_drop"`
 }
 
 // checkReplicaCompose checks deploy/docker-compose.replicas.yml (src)
@@ -1280,6 +1282,9 @@ func checkReplicaCompose(src, single string, read func(string) (string, error)) 
 		}
 		if d, err := time.ParseDuration(s.StopGracePeriod); err != nil || d < 15*time.Second {
 			p.addf("%s: stop_grace_period %q; a replica takes up to ~10 s to hand over, want ≥ 15s", name, s.StopGracePeriod)
+		}
+		for _, pr := range composeSandboxProblems(name, s.SecurityOpt, s.CapDrop) {
+			p.addf("%s", pr)
 		}
 		if len(s.Ports) != 0 {
 			p.addf("%s publishes %v: only the proxy is the way in", name, s.Ports)
@@ -1434,6 +1439,7 @@ func TestComposeChecksCatchBrokenFiles(t *testing.T) {
 		{"replica published", false, "    volumes: [appdata3:/var/lib/switchboard]\n", "    volumes: [appdata3:/var/lib/switchboard]\n    ports: [\"8083:8080\"]\n", "only the proxy"},
 		{"a fourth replica", false, "  proxy:\n", "  switchboard-4:\n    <<: *switchboard\n    environment: {SWITCHBOARD_REPLICA: replica-4}\n  proxy:\n", "want 3 switchboard services"},
 		{"no health check", false, `test: ["CMD", "/usr/local/bin/switchboard", "healthcheck"]`, `test: ["CMD", "true"]`, "switchboard healthcheck"},
+		{"masked /proc", false, `"systempaths=unconfined", `, "", "lacks systempaths=unconfined"},
 		{"other Dockerfile target", false, "target: runtime }", "target: embedded }", "builds with target"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
