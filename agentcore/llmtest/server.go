@@ -2,6 +2,18 @@
 // chat completions (streamed and not) and the model list over a real HTTP
 // listener, answers with scripted replies or a deterministic echo, and records
 // every request it receives.
+//
+// With no script (deploy/fakes serves it so), the server answers with Echo,
+// which a person or a shell script steers by what the user writes:
+//
+//   - "CALL_TOOL:exec {"command":"echo hi"}" anywhere in the last user
+//     message makes the model call exec with that JSON object as its
+//     arguments (any tool: "CALL_TOOL:datetime" calls datetime with {});
+//     once the tool has answered, the reply is "tool exec said: <result>",
+//     so a command that needs approval shows its outcome — its output, or
+//     "the approvers denied this command" — in the reply;
+//   - "SAY: some text" makes the reply exactly "some text";
+//   - anything else is answered "echo: <message> (history: N user messages)".
 package llmtest
 
 import (
