@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,7 +22,7 @@ const maxControlWait = 60 * time.Second
 //	POST /control/send      {"chat_id":700,"user_id":700,"user_name":"Dev","text":"hi"}
 //	POST /control/press     {"chat_id":500,"user_id":500,"message_id":3,"data":"ap:…:o"}
 //	POST /control/press     {"chat_id":500,"user_id":500,"label":"Allow once"}
-//	GET  /control/messages?chat_id=500[&after=ID][&wait=10s]
+//	GET  /control/messages?chat_id=500[&after=ID][&contains=TEXT][&wait=10s]
 //	GET  /control/answers
 //
 // send is a user's text message (chat_id defaults to user_id, a private
@@ -29,8 +30,8 @@ const maxControlWait = 60 * time.Second
 // its label on message_id or, without one, on the newest bot message in
 // the chat that has such a button. Both answer {"update_id":N}. messages
 // lists what the bot sent to the chat (id, visible text, buttons, edits);
-// after keeps those with a larger id, and wait holds the answer until
-// there is one (at most a minute). answers lists the bot's answers to
+// after keeps those with a larger id, contains those whose text contains
+// TEXT, and wait holds the answer until there is one (at most a minute). answers lists the bot's answers to
 // presses. Errors are 4xx with {"error":"…"}.
 //
 // The handler answers loopback clients only: whoever reaches it can speak
@@ -168,19 +169,19 @@ func (s *Server) controlMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
-	writeControl(w, http.StatusOK, s.messagesAfter(ctx, chat, after))
+	writeControl(w, http.StatusOK, s.messagesAfter(ctx, chat, after, q.Get("contains")))
 }
 
-// messagesAfter returns the bot's messages in chat with an id above
-// after, waiting until there is one or ctx ends.
-func (s *Server) messagesAfter(ctx context.Context, chat int64, after int) []ControlMessage {
+// messagesAfter returns the bot's messages in chat with an id above after
+// and text containing contains, waiting until there is one or ctx ends.
+func (s *Server) messagesAfter(ctx context.Context, chat int64, after int, contains string) []ControlMessage {
 	for {
 		s.mu.Lock()
 		msgs, changed := s.messagesLocked(chat), s.changed
 		s.mu.Unlock()
 		out := []ControlMessage{}
 		for _, m := range msgs {
-			if m.ID > after {
+			if m.ID > after && strings.Contains(m.Visible, contains) {
 				out = append(out, ControlMessage{ID: m.ID, Text: m.Visible, Buttons: m.Buttons, Edits: m.Edits, ReplyTo: m.ReplyTo})
 			}
 		}

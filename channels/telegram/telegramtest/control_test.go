@@ -92,6 +92,12 @@ func TestControlSendPressAndRead(t *testing.T) {
 	if len(after) != 0 {
 		t.Fatalf("after the newest id: %+v", after)
 	}
+	call(t, s, token, "sendMessage", map[string]any{"chat_id": 500, "text": "tool exec said: hi"})
+	var found []telegramtest.ControlMessage
+	controlDo(t, "GET", url+"/control/messages?chat_id=500&contains=exec+said&wait=20s", "", &found)
+	if len(found) != 1 || found[0].Text != "tool exec said: hi" {
+		t.Fatalf("contains=exec said: %+v", found)
+	}
 
 	if code := controlDo(t, "POST", url+"/control/press", `{"chat_id":500,"user_id":500,"label":"Deny"}`, &sent); code != 200 {
 		t.Fatalf("press: %d", code)
