@@ -420,8 +420,11 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 		d.release(ctx, m, now, "shutdown")
 		return false, now
 	}
+	// The send may have waited out earlier 429s: a retry is timed from its
+	// answer, the platform's latest, not from when it began.
+	answered := time.Now()
 	var ra *channels.RetryAfterError
-	at := now.Add(retryDelay(time.Second, m.Attempts))
+	at := answered.Add(retryDelay(time.Second, m.Attempts))
 	switch {
 	case errors.Is(err, channels.ErrPermanent):
 		d.fail(ctx, m, err.Error())
@@ -430,7 +433,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 		d.fail(ctx, m, "gave up after retries: "+err.Error())
 		return false, now
 	case errors.As(err, &ra):
-		at = now.Add(ra.After)
+		at = answered.Add(ra.After)
 	}
 	d.retry(ctx, m, at, err)
 	return false, at

@@ -23,19 +23,35 @@ type RateLimits struct {
 	Redact func(error) error
 	// Logger receives a line per wait; nil discards them.
 	Logger *slog.Logger
+	// Cooldowns, when set, is shared by every call to the platform: a call
+	// to Chat first waits out the chat's latest 429, whichever call got it,
+	// and a 429 answered here starts the chat's next cooldown.
+	Cooldowns *Cooldowns
+	// Chat is the chat the call goes to, as the platform limits it ("":
+	// none in particular).
+	Chat string
 }
 
 // Do calls fn and, while it fails with a 429, waits as the platform asked
 // and calls it again, as long as the waits stay within MaxRetries, MaxWait
 // and ctx's deadline. Past that it returns a *RetryAfterError, so the
-// caller (the dispatcher) retries later without holding anything.
+// caller (the dispatcher) retries later without holding anything. A chat
+// still cooling down from an earlier 429 (Cooldowns) is waited out the
+// same way before fn is called at all.
 func (l RateLimits) Do(ctx context.Context, fn func(context.Context) error) error {
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
-		err := fn(ctx)
-		after, limited := l.Limited(err)
-		if !limited {
-			return err
+		var err error
+		after := l.Cooldowns.Left(l.Chat)
+		limited := after > 0
+		if limited {
+			err = fmt.Errorf("%s asked us to wait before sending to %s again", l.Platform, l.Chat)
+		} else {
+			err = fn(ctx)
+			if after, limited = l.Limited(err); !limited {
+				return err
+			}
+			l.Cooldowns.Limit(l.Chat, after)
 		}
 		deadline, hasDeadline := ctx.Deadline()
 		if attempt >= l.MaxRetries || waited+after > l.MaxWait || (hasDeadline && time.Until(deadline) < after) {

@@ -26,11 +26,14 @@ func (c *Channel) Delete(ctx context.Context, to channels.Address, messageID str
 	if err != nil {
 		return fmt.Errorf("telegram: delete in %s: message id %q is not a Telegram message id: %w", to, messageID, channels.ErrPermanent)
 	}
-	_, err = c.bot.DeleteMessage(ctx, &bot.DeleteMessageParams{ChatID: chatID, MessageID: id})
+	err = c.once(ctx, chatKey(chatID), func(ctx context.Context) error {
+		_, err := c.bot.DeleteMessage(ctx, &bot.DeleteMessageParams{ChatID: chatID, MessageID: id})
+		return err
+	})
 	if err == nil || isGone(err) {
 		return nil
 	}
-	return fmt.Errorf("telegram: delete message %s in %s: %w", messageID, to, c.classify(rateLimited(err)))
+	return fmt.Errorf("telegram: delete message %s in %s: %w", messageID, to, c.classify(err))
 }
 
 // isGone reports whether Telegram says the message to delete does not

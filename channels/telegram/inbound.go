@@ -189,7 +189,7 @@ func (c *Channel) replyTextOnly(ctx context.Context, m *models.Message) {
 	if t := topic(m); t != "" {
 		p.MessageThreadID = m.MessageThreadID
 	}
-	err := c.retry(ctx, func(ctx context.Context) error {
+	err := c.retry(ctx, chatKey(p.ChatID), func(ctx context.Context) error {
 		_, err := c.bot.SendMessage(ctx, p)
 		return err
 	})

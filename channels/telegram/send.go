@@ -70,7 +70,7 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 func (c *Channel) sendPart(ctx context.Context, p *bot.SendMessageParams) (*models.Message, error) {
 	var m *models.Message
 	send := func(p *bot.SendMessageParams) error {
-		return c.retry(ctx, func(ctx context.Context) error {
+		return c.retry(ctx, chatKey(p.ChatID), func(ctx context.Context) error {
 			var err error
 			m, err = c.bot.SendMessage(ctx, p)
 			return err
@@ -118,7 +118,7 @@ func (c *Channel) Edit(ctx context.Context, to channels.Address, messageID strin
 		text += more
 	}
 	edit := func(p *bot.EditMessageTextParams) error {
-		return c.retry(ctx, func(ctx context.Context) error {
+		return c.retry(ctx, chatKey(p.ChatID), func(ctx context.Context) error {
 			_, err := c.bot.EditMessageText(ctx, p)
 			return err
 		})
@@ -143,9 +143,12 @@ func (c *Channel) Typing(ctx context.Context, to channels.Address) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.bot.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chatID, MessageThreadID: thread, Action: models.ChatActionTyping})
+	err = c.once(ctx, chatKey(chatID), func(ctx context.Context) error {
+		_, err := c.bot.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chatID, MessageThreadID: thread, Action: models.ChatActionTyping})
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("telegram: typing in %s: %w", to, c.classify(rateLimited(err)))
+		return fmt.Errorf("telegram: typing in %s: %w", to, c.classify(err))
 	}
 	return nil
 }
@@ -157,9 +160,13 @@ func (c *Channel) CreateTopic(ctx context.Context, chat channels.Address, name s
 	if err != nil {
 		return channels.Address{}, err
 	}
-	topic, err := c.bot.CreateForumTopic(ctx, &bot.CreateForumTopicParams{ChatID: chatID, Name: name})
+	var topic *models.ForumTopic
+	err = c.once(ctx, chatKey(chatID), func(ctx context.Context) error {
+		topic, err = c.bot.CreateForumTopic(ctx, &bot.CreateForumTopicParams{ChatID: chatID, Name: name})
+		return err
+	})
 	if err != nil {
-		return channels.Address{}, fmt.Errorf("telegram: create topic in %s: %w", chat, c.classify(rateLimited(err)))
+		return channels.Address{}, fmt.Errorf("telegram: create topic in %s: %w", chat, c.classify(err))
 	}
 	return channels.Address{Platform: chat.Platform, ChatID: chat.ChatID, ThreadID: strconv.Itoa(topic.MessageThreadID)}, nil
 }
@@ -226,17 +233,31 @@ func inlineKeyboard(rows [][]channels.Button) (*models.InlineKeyboardMarkup, err
 	return &models.InlineKeyboardMarkup{InlineKeyboard: kb}, nil
 }
 
-// retry calls fn, waiting out 429 answers within MaxRetries,
-// MaxRetryWait and ctx's deadline (see channels.RateLimits).
-func (c *Channel) retry(ctx context.Context, fn func(context.Context) error) error {
-	return channels.RateLimits{Platform: "telegram", MaxRetries: c.opts.MaxRetries, MaxWait: c.opts.MaxRetryWait,
+// retry calls fn, which sends to chat, waiting out 429 answers within
+// MaxRetries, MaxRetryWait and ctx's deadline (see channels.RateLimits).
+func (c *Channel) retry(ctx context.Context, chat string, fn func(context.Context) error) error {
+	return c.limits(chat, c.opts.MaxRetries).Do(ctx, fn)
+}
+
+// once calls fn, which sends to chat, unless the chat is still cooling
+// down from a 429; a 429 is returned as *channels.RetryAfterError without
+// waiting. For calls whose moment has passed by the time a wait ends
+// (typing, deleting a note).
+func (c *Channel) once(ctx context.Context, chat string, fn func(context.Context) error) error {
+	return c.limits(chat, 0).Do(ctx, fn)
+}
+
+// limits are the rate limits of a call to chat: Telegram's flood control
+// is per chat, so every call to it shares its cooldown.
+func (c *Channel) limits(chat string, retries int) channels.RateLimits {
+	return channels.RateLimits{Platform: "telegram", MaxRetries: retries, MaxWait: c.opts.MaxRetryWait,
 		Limited: func(err error) (time.Duration, bool) {
 			var tooMany *bot.TooManyRequestsError
 			if !errors.As(err, &tooMany) {
 				return 0, false
 			}
 			return retryAfter(tooMany), true
-		}, Logger: c.log}.Do(ctx, fn)
+		}, Logger: c.log, Cooldowns: &c.cooldowns, Chat: chat}
 }
 
 // rateLimited turns a 429 into a *channels.RetryAfterError without waiting.
@@ -247,6 +268,9 @@ func rateLimited(err error) error {
 	}
 	return err
 }
+
+// chatKey names a chat for its cooldown: topics of a chat share it.
+func chatKey(chatID any) string { return fmt.Sprint(chatID) }
 
 func retryAfter(e *bot.TooManyRequestsError) time.Duration {
 	return time.Duration(max(e.RetryAfter, 1)) * time.Second

@@ -75,6 +75,9 @@ type Channel struct {
 	handler atomic.Pointer[channels.Handler]
 
 	health *channels.Health // Ready, and outage logging once per streak
+	// cooldowns are the chats Telegram answered 429 lately: every call to
+	// such a chat waits until its latest retry_after has passed.
+	cooldowns channels.Cooldowns
 
 	hooks   webhookGate              // webhook requests being handled
 	rejects *channels.WebhookRejects // refused webhook requests

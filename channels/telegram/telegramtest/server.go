@@ -47,6 +47,7 @@ type Server struct {
 	topics    []Topic
 	wh        webhookState
 	watch     func(Message) // Watch's f, nil if none
+	flood     floodState
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is
@@ -262,6 +263,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f := s.takeFailure(method); f != nil {
+		writeError(w, f)
+		return
+	}
+	if f := s.floodFailure(method, p); f != nil {
 		writeError(w, f)
 		return
 	}
