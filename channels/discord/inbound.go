@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -161,17 +162,29 @@ func (c *Channel) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
 		}
 		return
 	}
+	text := c.stripMention(m.Content)
+	if n := len(m.Attachments); n > 0 {
+		text = channels.WithUnreadMedia(text, attachmentsNote(n))
+	}
 	in := channels.Inbound{
 		Platform:   Platform,
 		ChatID:     m.ChannelID,
 		UserID:     m.Author.ID,
 		UserName:   displayName(m.Author),
-		Text:       c.stripMention(m.Content),
+		Text:       text,
 		Direct:     direct,
 		MessageID:  m.ID,
 		ExternalID: m.ID,
 	}
 	c.stage(event{run: func(ctx context.Context, h channels.Handler) error { return c.deliver(ctx, h, in) }})
+}
+
+// attachmentsNote says how many files came with a message.
+func attachmentsNote(n int) string {
+	if n == 1 {
+		return "an attachment"
+	}
+	return strconv.Itoa(n) + " attachments"
 }
 
 // deliver calls h, which retries until the event is stored or the channel

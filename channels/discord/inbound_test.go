@@ -208,3 +208,16 @@ func TestGuildMessagesNeedMention(t *testing.T) {
 		t.Fatalf("direct message = %+v", in)
 	}
 }
+
+// Text that comes with attachments is answered, and the model is told the
+// files themselves were not read.
+func TestTextWithAttachmentsSaysTheyWereNotRead(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.startReady()
+	h.fake.PushMessage(discordtest.Incoming{ChannelID: dmID, UserID: userID, Text: "what does this log say?", Attachments: 2})
+	in := h.Next()
+	if !strings.HasPrefix(in.Text, "what does this log say?\n\n[2 attachments sent with this message could not be read") {
+		t.Errorf("text with attachments reached the handler as %q", in.Text)
+	}
+}

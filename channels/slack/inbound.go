@@ -2,6 +2,7 @@ package slack
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -57,6 +58,9 @@ func (c *Channel) fromMessage(m *slackevents.MessageEvent) (channels.Inbound, bo
 	if strings.TrimSpace(text) == "" {
 		return channels.Inbound{}, false
 	}
+	if m.Message != nil {
+		text = withFiles(text, len(m.Message.Files))
+	}
 	return channels.Inbound{
 		Platform:   Platform,
 		ChatID:     m.Channel,
@@ -77,7 +81,7 @@ func (c *Channel) fromMention(m *slackevents.AppMentionEvent) (channels.Inbound,
 		strings.HasPrefix(m.Channel, "D") || c.listen[m.Channel] {
 		return channels.Inbound{}, false
 	}
-	text := c.cleanText(m.Text, bot.userID)
+	text := withFiles(c.cleanText(m.Text, bot.userID), len(m.Files))
 	if strings.TrimSpace(text) == "" {
 		return channels.Inbound{}, false
 	}
@@ -90,6 +94,18 @@ func (c *Channel) fromMention(m *slackevents.AppMentionEvent) (channels.Inbound,
 		MessageID:  m.TimeStamp,
 		ExternalID: fallbackID("", m.Channel, m.TimeStamp),
 	}, true
+}
+
+// withFiles tells the model that the n files shared with text were not
+// read. Files without text are not answered: there is nothing to answer.
+func withFiles(text string, n int) string {
+	switch {
+	case n == 0 || strings.TrimSpace(text) == "":
+		return text
+	case n == 1:
+		return channels.WithUnreadMedia(text, "a file")
+	}
+	return channels.WithUnreadMedia(text, strconv.Itoa(n)+" files")
 }
 
 // fromPress maps a press on one of our buttons.

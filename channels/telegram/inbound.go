@@ -73,15 +73,24 @@ func (c *Channel) deliver(ctx context.Context, h channels.Handler, u *models.Upd
 	return nil
 }
 
-// onMessage delivers a text message and returns the handler's error. Media
-// in a private chat get a polite answer instead; other messages and
-// everything from bots are ignored.
+// onMessage delivers a text message, or the caption of media, and returns
+// the handler's error. Media without a caption in a private chat get a
+// polite answer instead; other messages and everything from bots are
+// ignored.
 func (c *Channel) onMessage(ctx context.Context, h channels.Handler, updateID int64, m *models.Message) error {
 	if m.From == nil || m.From.IsBot {
 		return nil
 	}
 	direct := m.Chat.Type == models.ChatTypePrivate
-	if m.Text == "" {
+	text := m.Text
+	if text == "" && m.Caption != "" {
+		// The caption is the person's words about the media: answer it,
+		// telling the model the media itself was not read. An album's
+		// other items (no caption) then get no "text only" answer.
+		c.firstOfAlbum(m)
+		text = channels.WithUnreadMedia(m.Caption, mediaKind(m))
+	}
+	if text == "" {
 		if direct && hasMedia(m) && c.firstOfAlbum(m) {
 			c.replyTextOnly(ctx, m)
 		}
@@ -93,11 +102,30 @@ func (c *Channel) onMessage(ctx context.Context, h channels.Handler, updateID in
 		ThreadID:   topic(m),
 		UserID:     strconv.FormatInt(m.From.ID, 10),
 		UserName:   displayName(m.From),
-		Text:       m.Text,
+		Text:       text,
 		Direct:     direct,
 		MessageID:  strconv.Itoa(m.ID),
 		ExternalID: strconv.FormatInt(updateID, 10),
 	})
+}
+
+// mediaKind names the media a caption belongs to, for the model.
+func mediaKind(m *models.Message) string {
+	switch {
+	case len(m.Photo) > 0:
+		return "a photo"
+	case m.Video != nil:
+		return "a video"
+	case m.Animation != nil:
+		return "an animation"
+	case m.Voice != nil:
+		return "a voice note"
+	case m.Audio != nil:
+		return "an audio file"
+	case m.Document != nil:
+		return "a file"
+	}
+	return "an attachment"
 }
 
 // onPress delivers a button press on a message in a chat and returns the

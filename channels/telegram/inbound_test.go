@@ -3,6 +3,7 @@ package telegram_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -175,5 +176,35 @@ func TestInterleavedAlbumsAnsweredOncePerChat(t *testing.T) {
 		if got := h.fake.Messages(chat); len(got) != 1 {
 			t.Errorf("chat %d got %d answers to one album, want 1: %+v", chat, len(got), got)
 		}
+	}
+}
+
+// A photo's caption is the person's message: it reaches the handler, with
+// a line telling the model the photo itself was not read, and the album's
+// other photos get no "text only" answer.
+func TestPhotoCaptionIsAnswered(t *testing.T) {
+	h := newHarness(t, nil)
+	h.Start(nil)
+	h.waitPolling()
+	photo := func(caption string) map[string]any {
+		m := map[string]any{"media_group_id": "shots", "photo": []any{map[string]any{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}}}
+		if caption != "" {
+			m["caption"] = caption
+		}
+		return m
+	}
+	h.fake.PushMessage(telegramtest.Incoming{ChatID: 19, UserID: 19, Extra: photo("why is this build red?")})
+	h.fake.PushMessage(telegramtest.Incoming{ChatID: 19, UserID: 19, Extra: photo("")})
+	h.fake.SendText(19, 19, "Ed", "and this")
+
+	in := h.Next()
+	if !strings.HasPrefix(in.Text, "why is this build red?\n\n[a photo sent with this message could not be read") {
+		t.Errorf("captioned photo reached the handler as %q", in.Text)
+	}
+	if next := h.Next(); next.Text != "and this" {
+		t.Errorf("next event = %+v, want the text message", next)
+	}
+	if got := h.fake.Messages(19); len(got) != 0 {
+		t.Errorf("the captioned album was answered %+v, want nothing but the agent's answer", got)
 	}
 }
