@@ -39,6 +39,16 @@ func (t CustomTool) ParametersJSON() json.RawMessage {
 	return raw
 }
 
+// CustomToolNames returns the names of the configured custom tools, which
+// tool policy lists may name.
+func (c *Config) CustomToolNames() []string {
+	names := make([]string, 0, len(c.CustomTools))
+	for _, t := range c.CustomTools {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
 // SecretsKey configures encryption of secrets at rest (secrets:).
 type SecretsKey struct {
 	// KeyFile holds the 32-byte key (raw, hex or base64).

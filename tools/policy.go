@@ -30,6 +30,17 @@ var Groups = map[string][]string{
 	"teams":      {"handoff", "team_tasks", "team_message"},
 }
 
+// Planned are the tools of the seeds' inventory (and the contract) that are
+// not built yet, by the group the contract puts them in. Policy lists may
+// name them, so a configuration written for them keeps working when they
+// land; until then they match nothing.
+var Planned = map[string][]string{
+	"media": {"read_image", "read_audio", "read_document", "read_video",
+		"create_image", "create_audio", "create_video", "tts", "send_file"},
+	"knowledge": {"knowledge_graph_search", "skill_search", "use_skill", "publish_skill"},
+	"":          {"openai_compat_call", "workspace_dir"},
+}
+
 // profiles are the groups (and tools) each profile allows; full is absent
 // because it allows everything.
 var profiles = map[string][]string{
@@ -212,13 +223,15 @@ func firstNonEmpty(s ...string) string {
 }
 
 // KnownTools lists every tool name policy lists may use: the built-in
-// inventory (including tools not built yet, so a config written for them
-// keeps working) plus extra names (custom tools).
+// inventory, the Planned tools (so a config written for them keeps
+// working) and extra names (the configured custom tools).
 func KnownTools(extra ...string) []string {
 	seen := map[string]bool{}
-	for _, members := range Groups {
-		for _, m := range members {
-			seen[m] = true
+	for _, table := range []map[string][]string{Groups, Planned} {
+		for _, members := range table {
+			for _, m := range members {
+				seen[m] = true
+			}
 		}
 	}
 	for _, e := range extra {
@@ -236,7 +249,7 @@ func KnownTools(extra ...string) []string {
 // names the level, e.g. "tools" or "agents[ops].tools"), with the name
 // suggest picks among the known ones as a hint (nil: no hints). Names of
 // MCP tools (mcp_SERVER_TOOL) and groups mcp and mcp:SERVER are accepted as
-// written: servers may be added later.
+// written: servers may be added later. Planned tools and groups are known.
 func ValidateRules(where string, r PolicyRules, known []string, suggest func(string, []string) string) []error {
 	var errs []error
 	if r.Profile != "" {
@@ -245,9 +258,14 @@ func ValidateRules(where string, r PolicyRules, known []string, suggest func(str
 		}
 	}
 	groups := []string{"mcp", "custom"}
-	for g := range Groups {
-		groups = append(groups, g)
+	for _, table := range []map[string][]string{Groups, Planned} {
+		for g := range table {
+			if g != "" && !contains(groups, g) {
+				groups = append(groups, g)
+			}
+		}
 	}
+	sort.Strings(groups)
 	isKnown := func(name string) bool {
 		for _, k := range known {
 			if k == name {

@@ -3,7 +3,9 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -159,4 +161,49 @@ func TestValidateRules(t *testing.T) {
 			t.Errorf("errors lack %q:\n%s", want, text)
 		}
 	}
+}
+
+// TestValidateRulesAcceptsPlannedTools: the seeds' tools not built yet and
+// their groups may be named in every list; a typo of one is still refused
+// with the name it was likely meant to be.
+func TestValidateRulesAcceptsPlannedTools(t *testing.T) {
+	known := tools.KnownTools()
+	var planned []string
+	for _, names := range tools.Planned {
+		planned = append(planned, names...)
+	}
+	for _, name := range []string{"read_image", "read_audio", "read_document", "read_video", "create_image", "tts",
+		"skill_search", "use_skill", "publish_skill", "knowledge_graph_search"} {
+		if !slices.Contains(planned, name) {
+			t.Errorf("%s is not among the planned tools", name)
+		}
+	}
+	ok := tools.PolicyRules{Allow: append([]string{"group:media", "group:knowledge"}, planned...), Deny: planned, AlsoAllow: planned}
+	if errs := tools.ValidateRules("tools", ok, known, config.Suggest); len(errs) != 0 {
+		t.Errorf("planned tools refused: %v", errs)
+	}
+	errs := tools.ValidateRules("tools", tools.PolicyRules{Allow: []string{"read_imag", "group:medai"}}, known, config.Suggest)
+	text := fmt.Sprint(errs)
+	for _, want := range []string{`tools.allow: unknown tool "read_imag"; did you mean "read_image"?`,
+		`tools.allow: unknown group "group:medai"; did you mean "group:media"?`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("errors lack %q: %s", want, text)
+		}
+	}
+	// Named, a planned tool matches nothing until it is built.
+	p := tools.Policy{Global: tools.PolicyRules{Allow: []string{"read_image", "exec"}}}
+	if got := sorted(p.Allowed(builtInventory())); !slices.Equal(got, []string{"exec"}) {
+		t.Errorf("allow [read_image, exec] offers %v, want [exec]", got)
+	}
+}
+
+// builtInventory is every built tool (no planned one).
+func builtInventory() []tools.Tool {
+	var out []tools.Tool
+	for _, members := range tools.Groups {
+		for _, name := range members {
+			out = append(out, named{name: name})
+		}
+	}
+	return out
 }

@@ -53,7 +53,7 @@ func rulesOf(p config.ToolPolicy) tools.PolicyRules {
 // policyProblems lists unknown profiles, tools and groups in the global
 // and the agents' tool policies.
 func policyProblems(cfg *config.Config) []string {
-	known := tools.KnownTools()
+	known := tools.KnownTools(cfg.CustomToolNames()...)
 	errs := tools.ValidateRules("tools", rulesOf(cfg.Tools.Policy()), known, config.Suggest)
 	for _, a := range cfg.Agents {
 		errs = append(errs, tools.ValidateRules("agents["+a.Name+"].tools", rulesOf(a.Tools), known, config.Suggest)...)
