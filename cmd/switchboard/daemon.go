@@ -130,6 +130,9 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	for _, w := range cfg.EnvWarnings() {
 		d.log.Warn(w)
 	}
+	if w := modelWarning(cfg); w != "" {
+		d.log.Warn(w) // serve and chat both start here: say it before the first message fails
+	}
 	d.metrics = bot.NewMetrics(d.metricSet)
 
 	box, err := secretbox.Load(cfg.SecretsKey.Key, cfg.SecretsKey.KeyFile)
@@ -271,7 +274,7 @@ func (d *daemon) openChannels() error {
 		d.leaders[dc.Platform()] = &bot.Leader{Lock: d.st.db, Key: "leader:discord:gateway", Logger: d.log}
 	}
 	if len(d.channels) == 0 {
-		d.log.Warn("no chat platform configured: set telegram.token, slack.bot_token or discord.token, or try `switchboard chat`")
+		d.log.Warn(noPlatformAdvice)
 	}
 	return nil
 }

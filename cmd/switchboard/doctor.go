@@ -128,12 +128,16 @@ func indent(s string) string {
 }
 
 func doctorChecks(cfg *config.Config) []doctorCheck {
+	// cluster is where the postgres check found the embedded cluster; the
+	// checks run in order, so the state check after it reads it.
+	var cluster string
 	checks := []doctorCheck{
 		// Starting the embedded server may first initialise its cluster.
-		{name: "postgres", run: func(ctx context.Context) (string, error) { return checkPostgres(ctx, cfg) }, timeout: 2 * time.Minute},
+		{name: "postgres", run: func(ctx context.Context) (string, error) { return checkPostgres(ctx, cfg, &cluster) }, timeout: 2 * time.Minute},
+		{name: "state", run: func(ctx context.Context) (string, error) { return checkState(cfg, cluster) }},
 		{name: "redis", run: func(ctx context.Context) (string, error) { return checkRedis(ctx, cfg) }},
-		{name: "llm", run: func(ctx context.Context) (string, error) { return checkLLM(ctx, cfg) }},
 	}
+	checks = append(checks, llmChecks(cfg)...)
 	checks = append(checks, doctorCheck{name: "sandbox", run: func(ctx context.Context) (string, error) { return checkSandbox(cfg) }})
 	for _, srv := range cfg.MCP.Servers {
 		checks = append(checks, doctorCheck{name: "mcp " + srv.Name, timeout: 30 * time.Second,
@@ -161,13 +165,23 @@ func doctorChecks(cfg *config.Config) []doctorCheck {
 			return ch.Check(ctx)
 		}})
 	}
+	if cfg.Telegram.Token == "" && cfg.Slack.BotToken == "" && cfg.Discord.Token == "" {
+		checks = append(checks, doctorCheck{name: "platform", run: func(context.Context) (string, error) {
+			return "", doctorWarning(noPlatformAdvice)
+		}})
+	}
 	return checks
 }
 
+// noPlatformAdvice is what serve and doctor say when no chat platform is
+// configured.
+const noPlatformAdvice = "no chat platform configured, so no one can reach the agent; set telegram.token (SWITCHBOARD_TELEGRAM_TOKEN), " +
+	"slack.bot_token and slack.app_token, or discord.token, or try the agent in this terminal with `switchboard chat`"
+
 // checkPostgres connects to database.url or, without one, really starts
 // the embedded server (or joins the one a running serve owns, leaving it
-// running) and connects to it.
-func checkPostgres(ctx context.Context, cfg *config.Config) (string, error) {
+// running), sets *cluster to its cluster's directory and connects to it.
+func checkPostgres(ctx context.Context, cfg *config.Config, cluster *string) (string, error) {
 	dbURL, detail := cfg.Database.URL, "connected"
 	if dbURL == "" {
 		dir, err := ensureDataDir(cfg)
@@ -179,6 +193,7 @@ func checkPostgres(ctx context.Context, cfg *config.Config) (string, error) {
 			return "", err
 		}
 		defer func() { _ = emb.Stop(ctx) }()
+		*cluster = emb.ClusterDir()
 		dbURL = emb.URL()
 		detail = "embedded (no database.url): started and answered; cluster in " + emb.ClusterDir()
 	}
@@ -208,53 +223,6 @@ func checkRedis(ctx context.Context, cfg *config.Config) (string, error) {
 		return "", err
 	}
 	return "connected", nil
-}
-
-// checkLLM asks the provider for its model list: it proves the URL, the key
-// and the network in one request without spending tokens.
-func checkLLM(ctx context.Context, cfg *config.Config) (string, error) {
-	base := strings.TrimRight(cfg.LLM.BaseURL, "/")
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "", nil)
-	if err != nil {
-		return "", err
-	}
-	switch cfg.LLM.Provider {
-	case "anthropic":
-		if base == "" {
-			base = "https://api.anthropic.com"
-		}
-		req.URL, err = req.URL.Parse(base + "/v1/models")
-		req.Header.Set("x-api-key", cfg.LLM.APIKey)
-		req.Header.Set("anthropic-version", "2023-06-01")
-	default:
-		if base == "" {
-			base = "https://api.openai.com/v1"
-		}
-		req.URL, err = req.URL.Parse(base + "/models")
-		if cfg.LLM.APIKey != "" {
-			req.Header.Set("Authorization", "Bearer "+cfg.LLM.APIKey)
-		}
-	}
-	if err != nil {
-		return "", fmt.Errorf("llm.base_url %q: %w", base, err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("cannot reach %s: %w (check llm.base_url and the network)", base, err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return "", fmt.Errorf("%s refused the API key (HTTP %d): set llm.api_key", base, resp.StatusCode)
-	case resp.StatusCode >= 400:
-		return "", fmt.Errorf("%s answered HTTP %d to GET models", base, resp.StatusCode)
-	}
-	model := cfg.LLM.Model
-	if model == "" {
-		model = "(llm.model not set: the server's default)"
-	}
-	return fmt.Sprintf("%s reachable (%s), model %s", base, cfg.LLM.Provider, model), nil
 }
 
 func checkTelegram(ctx context.Context, cfg *config.Config) (string, error) {
