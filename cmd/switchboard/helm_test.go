@@ -317,6 +317,7 @@ type helmWant struct {
 	pdb            bool
 	configFile     bool
 	telegramMode   string
+	sandbox        bool // execSandbox.enabled
 }
 
 var (
@@ -617,6 +618,7 @@ func checkHelmContainer(p *deployProblems, spec, ctr map[string]any, want helmWa
 	if kDig(ctrSC, "allowPrivilegeEscalation") != false {
 		p.addf("allowPrivilegeEscalation is not false")
 	}
+	checkHelmSandbox(p, spec, podSC, ctrSC, want.sandbox)
 	env := map[string]map[string]any{}
 	for _, e := range kList(ctr, "env") {
 		em, _ := e.(map[string]any)
@@ -720,6 +722,33 @@ func checkHelmContainer(p *deployProblems, spec, ctr map[string]any, want helmWa
 			if _, hasPassword := u.User.Password(); hasPassword {
 				p.addf("env %s holds a URL with a password", name)
 			}
+		}
+	}
+}
+
+// checkHelmSandbox checks that with execSandbox on the pod lets bubblewrap
+// build the exec sandbox: a user namespace of the pod's own, an unmasked
+// /proc and seccomp and AppArmor profiles that allow unshare and mount.
+func checkHelmSandbox(p *deployProblems, spec, podSC, ctrSC map[string]any, on bool) {
+	if !on {
+		if kDig(ctrSC, "procMount") != nil || kDig(spec, "hostUsers") != nil {
+			p.addf("execSandbox is off but the pod sets procMount or hostUsers")
+		}
+		return
+	}
+	if kDig(spec, "hostUsers") != false {
+		p.addf("execSandbox: hostUsers is %v, want false (procMount Unmasked needs the pod's own user namespace)", kDig(spec, "hostUsers"))
+	}
+	if got := kStr(kDig(ctrSC, "procMount")); got != "Unmasked" {
+		p.addf("execSandbox: procMount %q, want Unmasked: a masked /proc refuses bubblewrap a /proc of its own", got)
+	}
+	for _, prof := range []string{"seccompProfile", "appArmorProfile"} {
+		typ := kStr(kDig(ctrSC, prof, "type"))
+		if typ == "" {
+			typ = kStr(kDig(podSC, prof, "type"))
+		}
+		if typ != "Unconfined" && typ != "Localhost" {
+			p.addf("execSandbox: %s type %q refuses bubblewrap's unshare or mount; want Unconfined or a Localhost profile", prof, typ)
 		}
 	}
 }
@@ -971,10 +1000,11 @@ var helmAllOn = map[string]any{
 	"env":            map[string]any{"SWITCHBOARD_ACCESS_MODE": "request", "SWITCHBOARD_DATABASE_MAX_CONNS": 8},
 	"podAnnotations": map[string]any{"example.com/team": "chat"},
 	"configFile":     "agent:\n  name: assistant\nagents:\n  - name: ops\n    description: on-call helper\n",
+	"execSandbox":    map[string]any{"enabled": true},
 }
 
 var helmAllOnWant = helmWant{replicas: 3, secretName: "switchboard-credentials", ingressHost: "bot.example.com",
-	serviceMonitor: true, pdb: true, configFile: true, telegramMode: "webhook"}
+	serviceMonitor: true, pdb: true, configFile: true, telegramMode: "webhook", sandbox: true}
 
 func TestHelmChartMeta(t *testing.T) {
 	c := loadHelmChart(t)
@@ -1125,6 +1155,9 @@ func TestHelmChecksCatchBrokenCharts(t *testing.T) {
 		{"PDB blocks drains", "", "", "", map[string]any{"podDisruptionBudget": map[string]any{"minAvailable": 3}}, "blocks every drain", nil},
 		{"config file not mounted", "templates/deployment.yaml", "            - name: config\n              mountPath: /etc/switchboard\n              readOnly: true\n", "", nil, "mounted at its folder", nil},
 		{"webhook URL off the ingress", "templates/_helpers.tpl", `"https://%s/webhooks/telegram"`, `"https://%s/telegram"`, nil, "telegram.webhook_url", nil},
+		{"sandbox without a user namespace", "templates/deployment.yaml", "      hostUsers: false\n", "", nil, "hostUsers is <nil>, want false", nil},
+		{"sandbox with the masked /proc", "templates/deployment.yaml", `"procMount" "Unmasked" `, "", nil, "procMount \"\", want Unmasked", nil},
+		{"sandbox under the default seccomp profile", "", "", "", map[string]any{"execSandbox": map[string]any{"seccompProfile": map[string]any{"type": "RuntimeDefault"}}}, "seccompProfile type \"RuntimeDefault\"", nil},
 		{"unknown kind", "templates/extra.yaml", "", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: sb-extra\n  namespace: chat\n", nil, "not known to this test", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
