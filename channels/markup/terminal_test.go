@@ -1,6 +1,9 @@
 package markup
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestTerminalWithoutColor(t *testing.T) {
 	tests := []struct {
@@ -47,4 +50,26 @@ func TestTerminalWithColor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzTerminal checks that no input reaches the terminal as a control
+// sequence: without color the output has no control characters but
+// newline and tab, and with color every ESC starts one of our own SGR
+// sequences.
+func FuzzTerminal(f *testing.F) {
+	f.Add("**b** *i* `c` [l](https://x.io)\n\n```\n\x1b[2J\n```\n> q\x07")
+	f.Add("\x1b]0;title\x07 \u009b31m \x7f")
+	f.Fuzz(func(t *testing.T, md string) {
+		plain := Terminal(md, false)
+		if strings.IndexFunc(plain, isTerminalControl) >= 0 {
+			t.Fatalf("control character in %q", plain)
+		}
+		colored := Terminal(md, true)
+		for _, sgr := range terminalSGR {
+			colored = strings.ReplaceAll(strings.ReplaceAll(colored, sgr[0], ""), sgr[1], "")
+		}
+		if strings.IndexFunc(colored, isTerminalControl) >= 0 {
+			t.Fatalf("control character beyond our styles in %q", Terminal(md, true))
+		}
+	})
 }
