@@ -65,7 +65,7 @@ func checkLLM(ctx context.Context, l config.LLM, key string) (string, error) {
 	case hasModel(ids, l.Model):
 		return reached + ", model " + l.Model + " listed", nil
 	}
-	msg := fmt.Sprintf("%s, but %s %q is not among the %d models it lists", reached, key, l.Model, len(ids))
+	msg := fmt.Sprintf("%s, but %s %q is not in its list of models (%d)", reached, key, l.Model, len(ids))
 	if m := closeModels(l.Model, ids); len(m) > 0 {
 		msg += "; did you mean " + strings.Join(m, ", ") + "?"
 	} else {

@@ -39,7 +39,7 @@ func TestE2EDoctorChecksTheModel(t *testing.T) {
 		want                []string
 	}{
 		{"empty", "", "WARN llm:", []string{"llm.model is not set", "(the server lists gpt-4o, gpt-4o-mini, o3)"}},
-		{"typo", "gpt4o", "WARN llm:", []string{`llm.model "gpt4o" is not among the 3 models it lists`, "did you mean gpt-4o?"}},
+		{"typo", "gpt4o", "WARN llm:", []string{`llm.model "gpt4o" is not in its list of models (3)`, "did you mean gpt-4o?"}},
 		{"part", "4o", "WARN llm:", []string{"did you mean gpt-4o, gpt-4o-mini?"}},
 		{"listed", "gpt-4o", "ok   llm:", []string{"model gpt-4o listed"}},
 	} {
@@ -55,7 +55,7 @@ func TestE2EDoctorChecksTheModel(t *testing.T) {
 	dir := t.TempDir()
 	writeConfig(t, dir, "agents:\n  - name: helper\n    model: gpt-4o-mnii\n")
 	env["SWITCHBOARD_LLM_MODEL"] = "gpt-4o"
-	if out, line := doctorLine(t, dir, env, "WARN llm helper:"); !strings.Contains(line, `agents[0].model "gpt-4o-mnii" is not among`) ||
+	if out, line := doctorLine(t, dir, env, "WARN llm helper:"); !strings.Contains(line, `agents[0].model "gpt-4o-mnii" is not in its list`) ||
 		!strings.Contains(line, "did you mean gpt-4o-mini, gpt-4o?") {
 		t.Errorf("doctor does not check the agent's own model:\n%s", out)
 	}
