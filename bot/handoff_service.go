@@ -151,7 +151,9 @@ func (s *HandoffService) note(ctx context.Context, addr channels.Address, from, 
 	var recent []string
 	for i := len(msgs) - 1; i >= 0 && len(recent) < handoffNoteMessages; i-- {
 		m := msgs[i]
-		if (m.Role != agentcore.RoleUser && m.Role != agentcore.RoleAssistant) || strings.TrimSpace(m.Content) == "" {
+		// Notes and notices are not the conversation: earlier handoffs'
+		// notes, failed runs' apologies.
+		if (m.Role != agentcore.RoleUser && m.Role != agentcore.RoleAssistant) || m.IsNote() || m.IsNotice() || strings.TrimSpace(m.Content) == "" {
 			continue
 		}
 		text := strings.Join(strings.Fields(m.Content), " ")
@@ -167,10 +169,9 @@ func (s *HandoffService) note(ctx context.Context, addr channels.Address, from, 
 		}
 	}
 	target := agentcore.SessionKey{Agent: to, Scope: scope}.String()
-	// An external id marks it as a note for the agent: recovery never
-	// sends it to the chat as an undelivered reply.
-	note := agentcore.Message{Role: agentcore.RoleAssistant, Content: b.String(),
-		ExternalID: fmt.Sprintf("handoff-note:%d", time.Now().UnixNano())}
+	// A note, not a turn: the receiving agent's model is shown it as
+	// context, and recovery never sends it to the chat.
+	note := agentcore.Note(fmt.Sprintf("handoff:%d", time.Now().UnixNano()), b.String())
 	if _, err := s.History.Append(ctx, target, note); err != nil {
 		s.logger().Warn("could not give the receiving agent its handoff note", "agent", to, "err", err)
 	}

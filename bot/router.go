@@ -260,6 +260,8 @@ func isCommand(name string) bool {
 // is still queued: if it was answered already the run is idle.
 func (r *Router) route(ctx context.Context, in channels.Inbound, text string, log *slog.Logger) error {
 	key := r.sessionKey(ctx, in.Address())
+	limit := inboundLimit(in.Platform)
+	text, cut := capInbound(text, limit)
 	msg := agentcore.Message{Role: agentcore.RoleUser, Content: text, ExternalID: in.ExternalID}
 	fresh := true
 	t := r.lanes.begin(key)
@@ -276,6 +278,9 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 	}
 	if fresh {
 		r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, "message").Inc()
+		if cut > 0 {
+			r.notify(ctx, in, cutNotice(limit, cut))
+		}
 	}
 	job := laneJob{Session: key, To: in.Address(), UserID: in.Identity(), Direct: in.Direct, ReplyTo: in.MessageID, message: fresh,
 		trace: trace.SpanContextFromContext(ctx)}

@@ -186,11 +186,13 @@ func waitingText(w tools.Waiting, now time.Time) string {
 
 // failRun records the failure in the session (so it is not retried in a
 // loop) and tells the user briefly, with an id to find the details in logs.
+// The record is a notice: the message counts as answered, but the model is
+// never shown the apology as words of its own.
 func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
 	id := errorID()
 	r.log.Error("agent run failed", "session", j.Session, "error_id", id, "err", r.opts.Scrub(err.Error()))
-	text := fmt.Sprintf("Sorry, I couldn't answer that: %s (error id %s). Please try again in a moment.", userReason(err), id)
-	msg := agentcore.Message{Role: agentcore.RoleAssistant, Content: text}
+	text := fmt.Sprintf("Sorry, I couldn't answer that: %s (error id %s). %s", userReason(err), id, nextStep(err))
+	msg := agentcore.Notice("run-failed:"+id, text)
 	if !background(j.Session) {
 		if _, aerr := r.post.appendReply(ctx, r.opts.History, j.Session, msg, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo}); aerr != nil {
 			r.log.Error("record failure failed; telling the chat anyway", "session", j.Session, "err", aerr)
@@ -217,6 +219,8 @@ func userReason(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "the model took too long"
+	case errors.As(err, &pe) && pe.UnknownModel():
+		return fmt.Sprintf("the model server does not know the model %q, so this agent is misconfigured", pe.Model)
 	case errors.As(err, &pe) && pe.Status == 429:
 		return "the model provider is rate limiting us"
 	case errors.As(err, &pe) && (pe.Status == 401 || pe.Status == 403):
@@ -227,6 +231,19 @@ func userReason(err error) string {
 		return "the agent of this conversation is not configured any more (ask an admin to add it back or change bindings)"
 	}
 	return "something went wrong on my side"
+}
+
+// nextStep says what the person can do about err: wait and try again,
+// unless only an admin's change to the config can help.
+func nextStep(err error) string {
+	var pe *agentcore.ProviderError
+	switch {
+	case errors.As(err, &pe) && pe.UnknownModel():
+		return "An admin must set llm.model (or this agent's model) to a model the server has; trying again will not help."
+	case errors.Is(err, errAgentGone):
+		return "Trying again will not help until an admin does."
+	}
+	return "Please try again in a moment."
 }
 
 func errorID() string {
