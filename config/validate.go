@@ -58,9 +58,7 @@ func (c *Config) Validate() error {
 		add("telegram.mode must be polling or webhook (got %q)", c.Telegram.Mode)
 	}
 	if c.Telegram.Mode == "webhook" && c.Telegram.Token != "" {
-		if u, err := url.Parse(c.Telegram.WebhookURL); err != nil || u.Scheme != "https" || u.Host == "" {
-			add("telegram.mode webhook needs telegram.webhook_url, the public https:// address Telegram posts to (…/webhooks/telegram; got %q)", c.Telegram.WebhookURL)
-		}
+		checkWebhookURL(add, c.Telegram.WebhookURL, c.Telegram.APIURL)
 		if c.Telegram.WebhookSecret == "" {
 			add("telegram.mode webhook needs telegram.webhook_secret (1-256 characters of A-Z, a-z, 0-9, _ and -; e.g. `openssl rand -hex 32`)")
 		}
@@ -184,6 +182,33 @@ func checkHTTPURL(add func(string, ...any), key, raw string) {
 		}
 		add("%s must be an http:// or https:// URL with a host (got %s)", key, shown)
 	}
+}
+
+// checkWebhookURL checks telegram.webhook_url for webhook mode. Telegram's
+// own Bot API posts to https:// only; a local Bot API server
+// (telegram-bot-api --local, set in telegram.api_url) also to http://.
+func checkWebhookURL(add func(string, ...any), raw, apiURL string) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http" {
+		add("telegram.mode webhook needs telegram.webhook_url, the public https:// address Telegram posts to (…/webhooks/telegram; got %q)", raw)
+		return
+	}
+	if u.Scheme == "http" && officialTelegramAPI(apiURL) {
+		add("telegram.webhook_url must be https:// for Telegram's own Bot API (got %q); "+
+			"http:// works only with a local Bot API server set in telegram.api_url", raw)
+	}
+}
+
+// officialTelegramAPI reports whether apiURL (empty: the default) is
+// Telegram's own Bot API rather than a local Bot API server. config imports
+// no channel package, so channels/telegram's IsOfficialAPI, which checks
+// the same when the channel is built, is not called here.
+func officialTelegramAPI(apiURL string) bool {
+	if strings.TrimSpace(apiURL) == "" {
+		return true
+	}
+	u, err := url.Parse(apiURL)
+	return err != nil || strings.EqualFold(u.Hostname(), "api.telegram.org")
 }
 
 // checkListen checks a host:port listen address.

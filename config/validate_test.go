@@ -56,8 +56,13 @@ func TestValidateMessages(t *testing.T) {
 		{"telegram.mode", func(c *Config) { c.Telegram.Mode = "push" }, `telegram.mode must be polling or webhook (got "push")`},
 		{"telegram.webhook_url", func(c *Config) {
 			c.Telegram.Token, c.Telegram.Mode, c.Telegram.WebhookSecret = "1:x", "webhook", "s"
-			c.Telegram.WebhookURL = "http://bot.example.com/webhooks/telegram"
+			c.Telegram.WebhookURL = "ftp://bot.example.com/webhooks/telegram"
 		}, "telegram.mode webhook needs telegram.webhook_url"},
+		{"telegram.webhook_url http with Telegram's own API", func(c *Config) {
+			c.Telegram.Token, c.Telegram.Mode, c.Telegram.WebhookSecret = "1:x", "webhook", "s"
+			c.Telegram.WebhookURL = "http://bot.example.com/webhooks/telegram"
+		}, "telegram.webhook_url must be https:// for Telegram's own Bot API " +
+			`(got "http://bot.example.com/webhooks/telegram"); http:// works only with a local Bot API server set in telegram.api_url`},
 		{"telegram.webhook_secret", func(c *Config) {
 			c.Telegram.Token, c.Telegram.Mode = "1:x", "webhook"
 			c.Telegram.WebhookURL = "https://bot.example.com/webhooks/telegram"
@@ -106,6 +111,30 @@ func TestValidateMessages(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestValidateWebhookOverHTTPWithLocalBotAPI: a local Bot API server
+// (telegram-bot-api --local) posts to http:// on any port, so with
+// telegram.api_url pointing at one an http:// webhook_url is valid.
+func TestValidateWebhookOverHTTPWithLocalBotAPI(t *testing.T) {
+	for _, api := range []string{"http://127.0.0.1:8081", "https://tg-api.internal.example"} {
+		c := valid()
+		c.Telegram.Mode, c.Telegram.WebhookSecret = "webhook", "s"
+		c.Telegram.APIURL = api
+		c.Telegram.WebhookURL = "http://switchboard.internal:9000/webhooks/telegram"
+		if err := c.Validate(); err != nil {
+			t.Errorf("api_url %s, http:// webhook_url: Validate = %v, want nil", api, err)
+		}
+	}
+	for _, api := range []string{"", "https://api.telegram.org", "https://API.telegram.org/"} {
+		c := valid()
+		c.Telegram.Mode, c.Telegram.WebhookSecret = "webhook", "s"
+		c.Telegram.APIURL = api
+		c.Telegram.WebhookURL = "http://switchboard.internal:9000/webhooks/telegram"
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "must be https:// for Telegram's own Bot API") {
+			t.Errorf("api_url %q, http:// webhook_url: Validate = %v, want it refused", api, err)
+		}
 	}
 }
 

@@ -102,7 +102,7 @@ func New(opts Options) (*Channel, error) {
 	if strings.TrimSpace(opts.Token) == "" {
 		return nil, errors.New("telegram: no bot token; set telegram.token to the token @BotFather gave you")
 	}
-	if err := opts.Webhook.check(); err != nil {
+	if err := opts.Webhook.check(opts.APIURL); err != nil {
 		return nil, err
 	}
 	if opts.APIURL == "" {

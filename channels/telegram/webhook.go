@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,14 +34,34 @@ const (
 // getUpdates or by webhook.
 var allowedUpdates = bot.AllowedUpdates{models.AllowedUpdateMessage, models.AllowedUpdateCallbackQuery}
 
-// check reports what is wrong with o; the zero value (polling) is fine.
-func (o WebhookOptions) check() error {
+// OfficialAPIURL is Telegram's own Bot API, which posts webhooks only to
+// https:// addresses.
+const OfficialAPIURL = "https://api.telegram.org"
+
+// IsOfficialAPI reports whether apiURL (empty: the default) is Telegram's
+// own Bot API rather than a local Bot API server (telegram-bot-api
+// --local), which also posts to http:// addresses on any port.
+func IsOfficialAPI(apiURL string) bool {
+	if strings.TrimSpace(apiURL) == "" {
+		return true
+	}
+	u, err := url.Parse(apiURL)
+	return err != nil || strings.EqualFold(u.Hostname(), "api.telegram.org")
+}
+
+// check reports what is wrong with o, given the Bot API it registers with;
+// the zero value (polling) is fine.
+func (o WebhookOptions) check(apiURL string) error {
 	if o.URL == "" && o.Secret == "" {
 		return nil
 	}
 	u, err := url.Parse(o.URL)
-	if o.URL == "" || err != nil || u.Scheme != "https" || u.Host == "" {
+	switch {
+	case o.URL == "" || err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http":
 		return fmt.Errorf("telegram: webhook mode needs telegram.webhook_url, the public https:// address of /webhooks/telegram (got %q)", o.URL)
+	case u.Scheme == "http" && IsOfficialAPI(apiURL):
+		return fmt.Errorf("telegram: telegram.webhook_url must be https:// for Telegram's own Bot API (got %q); "+
+			"http:// works only with a local Bot API server set in telegram.api_url", o.URL)
 	}
 	if err := CheckWebhookSecret(o.Secret); err != nil {
 		return fmt.Errorf("telegram: %w", err)
@@ -186,7 +207,11 @@ func (c *Channel) RegisterWebhook(ctx context.Context) error {
 				return fmt.Errorf("telegram: the bot token was rejected (401 Unauthorized); check telegram.token: %w", err)
 			}
 			if errors.Is(err, bot.ErrorBadRequest) {
-				return fmt.Errorf("telegram refused the webhook; check telegram.webhook_url (public https, port 443, 80, 88 or 8443): %w", err)
+				if IsOfficialAPI(c.opts.APIURL) {
+					return fmt.Errorf("telegram refused the webhook; check telegram.webhook_url (public https, port 443, 80, 88 or 8443): %w", err)
+				}
+				return fmt.Errorf("the Bot API server at telegram.api_url refused the webhook; check telegram.webhook_url "+
+					"(https://, or http:// when the server runs with --local): %w", err)
 			}
 			return nil
 		}}.Run(ctx, func(ctx context.Context) error {

@@ -276,6 +276,7 @@ func TestPollingDeletesWebhook(t *testing.T) {
 func TestWebhookOptionsChecked(t *testing.T) {
 	for name, w := range map[string]telegram.WebhookOptions{
 		"http url":       {URL: "http://bot.example.com/webhooks/telegram", Secret: hookSecret},
+		"ftp url":        {URL: "ftp://bot.example.com/webhooks/telegram", Secret: hookSecret},
 		"no url":         {Secret: hookSecret},
 		"no secret":      {URL: hookURL},
 		"bad characters": {URL: hookURL, Secret: "a b"},
@@ -291,5 +292,58 @@ func TestWebhookOptionsChecked(t *testing.T) {
 	}
 	if ch.Webhook() != nil {
 		t.Error("polling mode serves a webhook")
+	}
+}
+
+// TestWebhookOverHTTPWithLocalBotAPI: with a local Bot API server
+// (telegram.api_url not Telegram's own) an http:// webhook URL on any port
+// is registered and updates are posted to it; Telegram's own API refuses
+// it, and so does the fake acting as Telegram's own, with advice.
+func TestWebhookOverHTTPWithLocalBotAPI(t *testing.T) {
+	fake := telegramtest.NewServer(token)
+	t.Cleanup(fake.Close)
+	fake.ActAsLocalServer()
+	// The replica listens first: its URL goes into the options.
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
+	httpURL := "http://" + srv.Listener.Addr().String() + "/webhooks/telegram" // any port
+	h := newHarnessOn(t, fake, func(o *telegram.Options) {
+		o.Webhook = telegram.WebhookOptions{URL: httpURL, Secret: hookSecret}
+	})
+	srv.Config.Handler = h.ch.Webhook()
+	srv.Start()
+	h.Start(nil)
+	h.waitConnected()
+	if err := h.ch.RegisterWebhook(h.Ctx()); err != nil {
+		t.Fatalf("RegisterWebhook with a local Bot API server: %v", err)
+	}
+	if w := fake.Webhook(); w == nil || w.URL != httpURL {
+		t.Fatalf("registered webhook %+v, want %s", w, httpURL)
+	}
+	id := fake.SendText(42, 42, "Ann", "over plain http")
+	if in := h.Next(); in.ExternalID != strconv.FormatInt(id, 10) || in.Text != "over plain http" {
+		t.Fatalf("delivered %+v", in)
+	}
+
+	_, err := telegram.New(telegram.Options{Token: token, APIURL: telegram.OfficialAPIURL,
+		Webhook: telegram.WebhookOptions{URL: httpURL, Secret: hookSecret}})
+	if err == nil || !strings.Contains(err.Error(), "must be https:// for Telegram's own Bot API") ||
+		!strings.Contains(err.Error(), "local Bot API server") {
+		t.Errorf("New with Telegram's own API and an http:// webhook: %v, want it refused naming https and the local server", err)
+	}
+
+	official := telegramtest.NewServer(token)
+	t.Cleanup(official.Close)
+	h2 := newHarnessOn(t, official, func(o *telegram.Options) {
+		o.Webhook = telegram.WebhookOptions{URL: httpURL, Secret: hookSecret}
+	})
+	h2.Start(nil)
+	h2.waitConnected()
+	err = h2.ch.RegisterWebhook(h2.Ctx())
+	if err == nil || !strings.Contains(err.Error(), "refused the webhook") || !strings.Contains(err.Error(), "--local") {
+		t.Errorf("RegisterWebhook of http:// with a server that takes https only: %v, want refused with advice", err)
+	}
+	if official.Webhook() != nil {
+		t.Error("a server that takes https only registered an http:// webhook")
 	}
 }

@@ -41,6 +41,19 @@ type webhookState struct {
 	client    *http.Client
 	lastError string // getWebhookInfo's last_error_message
 	lastErrAt int64  // and last_error_date
+	// local: the fake acts as a local Bot API server (telegram-bot-api
+	// --local), which takes http:// webhook URLs; Telegram's own takes
+	// https:// only.
+	local bool
+}
+
+// ActAsLocalServer makes the fake behave like a local Bot API server
+// (telegram-bot-api --local) rather than Telegram's own: setWebhook then
+// takes http:// URLs too.
+func (s *Server) ActAsLocalServer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wh.local = true
 }
 
 // Webhook returns the registered webhook, or nil when none is set.
@@ -89,7 +102,10 @@ func (s *Server) setWebhook(p params) (any, *apiError) {
 	if u == "" {
 		return s.deleteWebhook(p) // as Telegram does: an empty url removes the webhook
 	}
-	if !strings.HasPrefix(u, "https://") {
+	s.mu.Lock()
+	local := s.wh.local
+	s.mu.Unlock()
+	if !strings.HasPrefix(u, "https://") && !(local && strings.HasPrefix(u, "http://")) {
 		return nil, badRequest("bad webhook: An HTTPS URL must be provided for webhook")
 	}
 	secret := p["secret_token"]
