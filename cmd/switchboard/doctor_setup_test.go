@@ -150,12 +150,21 @@ func TestE2EDoctorPrintsWhereStateGoes(t *testing.T) {
 	dataDir := filepath.Join(dir, "data")
 	cluster := filepath.Join(dataDir, "postgres")
 	workspaces := filepath.Join(dataDir, "workspaces")
+	// As root: /var/lib/switchboard, or the temporary directory when that
+	// cannot be used (storage/postgres fallbackRoots).
+	homes := []string{filepath.Join("/var/lib/switchboard", "postgres-"+hash6(dataDir)),
+		filepath.Join(os.TempDir(), "switchboard", "postgres-"+hash6(dataDir))}
 	if os.Geteuid() == 0 {
-		home := filepath.Join("/var/lib/switchboard", "postgres-"+hash6(dataDir))
-		cluster, workspaces = filepath.Join(home, "postgres"), filepath.Join(os.TempDir(), "switchboard-workspaces-"+hash6(workspaces))
-		t.Cleanup(func() { _ = os.RemoveAll(home); _ = os.RemoveAll(workspaces) })
+		workspaces = filepath.Join(os.TempDir(), "switchboard-workspaces-"+hash6(workspaces))
+		t.Cleanup(func() { _ = os.RemoveAll(homes[0]); _ = os.RemoveAll(homes[1]); _ = os.RemoveAll(workspaces) })
 	}
 	out, line := doctorLine(t, dir, env, "ok   state:")
+	if os.Geteuid() == 0 {
+		cluster = filepath.Join(homes[0], "postgres")
+		if !strings.Contains(line, cluster) {
+			cluster = filepath.Join(homes[1], "postgres")
+		}
+	}
 	for _, want := range []string{"data_dir " + dataDir, "PostgreSQL cluster " + cluster, "exec workspaces " + workspaces,
 		"stop switchboard and run rm -rf " + dataDir} {
 		if !strings.Contains(line, want) {
