@@ -22,6 +22,8 @@ const minSecretLen = 6
 type staticPattern struct {
 	re  func() *regexp.Regexp
 	may func(text string) bool
+	// keep, when set, spares a match that is no credential after all.
+	keep func(match string) bool
 }
 
 // lazyRegexp compiles expr on first use: most text never gets past a
@@ -44,17 +46,17 @@ func containsAny(subs ...string) func(string) bool {
 }
 
 var staticPatterns = []staticPattern{
-	{lazyRegexp(`sk-ant-[A-Za-z0-9_\-]{20,}`), containsAny("sk-ant-")},
-	{lazyRegexp(`sk-[A-Za-z0-9_\-]{20,}`), containsAny("sk-")},
-	{lazyRegexp(`gh[pousr]_[A-Za-z0-9]{36,}`), containsAny("ghp_", "gho_", "ghu_", "ghs_", "ghr_")},
-	{lazyRegexp(`AKIA[A-Z0-9]{16}`), containsAny("AKIA")},
-	{lazyRegexp(`xox[abposr]-[A-Za-z0-9\-]{10,}`), containsAny("xox")},
-	{lazyRegexp(`xapp-[A-Za-z0-9\-]{10,}`), containsAny("xapp-")},
-	{lazyRegexp(`\b[0-9]{6,12}:[A-Za-z0-9_\-]{30,}\b`), mayTelegramToken}, // Telegram bot token
-	{lazyRegexp(`(?i)\b(postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|rediss|amqp)://[^\s"'<>]+`), mayDatabaseURL},
-	{lazyRegexp(`(?m)\b([A-Z][A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL|CREDENTIALS|DSN))=[^\s]+`),
-		containsAny("KEY=", "SECRET=", "TOKEN=", "PASSWORD=", "CREDENTIAL=", "CREDENTIALS=", "DSN=")},
-	{lazyRegexp(`\b[0-9a-fA-F]{64,}\b`), mayLongHex},
+	{re: lazyRegexp(`sk-ant-[A-Za-z0-9_\-]{20,}`), may: containsAny("sk-ant-")},
+	{re: lazyRegexp(`sk-[A-Za-z0-9_\-]{20,}`), may: containsAny("sk-")},
+	{re: lazyRegexp(`gh[pousr]_[A-Za-z0-9]{36,}`), may: containsAny("ghp_", "gho_", "ghu_", "ghs_", "ghr_")},
+	{re: lazyRegexp(`AKIA[A-Z0-9]{16}`), may: containsAny("AKIA")},
+	{re: lazyRegexp(`xox[abposr]-[A-Za-z0-9\-]{10,}`), may: containsAny("xox")},
+	{re: lazyRegexp(`xapp-[A-Za-z0-9\-]{10,}`), may: containsAny("xapp-")},
+	{re: lazyRegexp(`\b[0-9]{6,12}:[A-Za-z0-9_\-]{30,}\b`), may: mayTelegramToken}, // Telegram bot token
+	{re: lazyRegexp(`(?i)\b(postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|rediss|amqp)://[^\s"'<>]+`), may: mayDatabaseURL, keep: credentialFree},
+	{re: lazyRegexp(`(?m)\b([A-Z][A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL|CREDENTIALS|DSN))=[^\s]+`),
+		may: containsAny("KEY=", "SECRET=", "TOKEN=", "PASSWORD=", "CREDENTIAL=", "CREDENTIALS=", "DSN=")},
+	{re: lazyRegexp(`\b[0-9a-fA-F]{64,}\b`), may: mayLongHex},
 }
 
 // wordBefore returns the lower-cased word (letters, '_', '-', '+') that
@@ -256,8 +258,17 @@ func (s *Scrubber) Scrub(text string) string {
 		text = scrubKeyValues(text)
 	}
 	for _, p := range staticPatterns {
-		if p.may(text) {
+		switch {
+		case !p.may(text):
+		case p.keep == nil:
 			text = p.re().ReplaceAllString(text, Redacted)
+		default:
+			text = p.re().ReplaceAllStringFunc(text, func(m string) string {
+				if p.keep(m) {
+					return m
+				}
+				return Redacted
+			})
 		}
 	}
 	return text

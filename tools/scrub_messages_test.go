@@ -16,7 +16,8 @@ import (
 
 // messageSources are the files whose messages reach people: config's
 // problems, doctor's advice and the Telegram channel's hints.
-var messageSources = []string{"../config/*.go", "../cmd/switchboard/doctor.go", "../channels/telegram/*.go"}
+var messageSources = []string{"../config/*.go", "../cmd/switchboard/*.go", "../channels/*.go", "../channels/*/*.go",
+	"../storage/*/*.go", "../agentcore/*.go", "../bot/*.go", "../tools/*.go"}
 
 // messageCalls are the functions whose string arguments are messages;
 // formats marks those that take a format.

@@ -104,3 +104,31 @@ func TestScrubKeyValueKeepsProseRedactsValues(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubDatabaseURLsOnlyWithCredentials: a database URL with a password
+// (or a user, or a password parameter) is redacted whole; one without any
+// credential, or with the placeholder of an example, is left as written.
+func TestScrubDatabaseURLsOnlyWithCredentials(t *testing.T) {
+	s := NewScrubber()
+	for _, ok := range []string{
+		"set redis.url (e.g. redis://127.0.0.1:6379/0) or use the in-process Redis",
+		"expected redis://[user:password@]host:port[/db]",
+		"a URL like postgres://user:password@host:5432/db",
+		"postgres://app:${DB_PASSWORD}@db:5432/app",
+	} {
+		if got := s.Scrub(ok); got != ok {
+			t.Errorf("Scrub(%q) = %q, changed a URL without credentials", ok, got)
+		}
+	}
+	for _, leak := range []string{
+		"postgres://app:s3cr3t-pass@db:5432/x",
+		"postgresql://app@db/x",
+		"postgres://db/x?sslmode=require&password=s3cr3t",
+		"mongodb+srv://u:p4ss@cluster0.example.net/db",
+		"rediss://:pw@cache:6380/1",
+	} {
+		if got := s.Scrub("dsn " + leak + " end"); got != "dsn "+Redacted+" end" {
+			t.Errorf("Scrub(%q) = %q, want it redacted whole", leak, got)
+		}
+	}
+}
