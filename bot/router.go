@@ -255,7 +255,8 @@ func isCommand(name string) bool {
 	return false
 }
 
-// route records the message in its session and queues a run on the lane.
+// route records the message in its session, cut to its platform's limit
+// (capInbound; the person is told), and queues a run on the lane.
 // A message stored before (a redelivery) is not stored again, but its run
 // is still queued: if it was answered already the run is idle.
 func (r *Router) route(ctx context.Context, in channels.Inbound, text string, log *slog.Logger) error {

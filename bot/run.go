@@ -219,6 +219,8 @@ func userReason(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "the model took too long"
+	case errors.As(err, &pe) && pe.UnknownModel() && pe.Model == "":
+		return "the model server does not know the configured model, so this agent is misconfigured"
 	case errors.As(err, &pe) && pe.UnknownModel():
 		return fmt.Sprintf("the model server does not know the model %q, so this agent is misconfigured", pe.Model)
 	case errors.As(err, &pe) && pe.Status == 429:

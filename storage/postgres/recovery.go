@@ -19,9 +19,10 @@ const maxUnfinished = 500
 // through: a user or tool message, or an assistant message whose tool calls
 // have no results yet (NeedsRun: the agent loop resumes from there), or a
 // final assistant reply with no outbox row delivering it (Content holds the
-// reply; not a note, a silent reply or a teammate's reply, which are never
-// sent). The agent stores each step right after what the model saw and
-// moves messages that arrived meanwhile behind it (History.Insert), so an
+// reply; not a note or a notice (agentcore.Note, agentcore.Notice), a
+// silent reply or a teammate's reply, which are never sent this way). The
+// agent stores each step right after what the model saw and moves
+// messages that arrived meanwhile behind it (History.Insert), so an
 // unanswered user message is always at the end: the newest message tells.
 // Sessions parked on a pending approval are left out; the decision resumes
 // them. q.WrittenWithin > 0 looks only at the sessions written to in that
@@ -40,7 +41,7 @@ func (db *DB) Unfinished(ctx context.Context, q bot.UnfinishedQuery) ([]bot.Unfi
 			SELECT m.seq, m.content, m.created_at,
 			       m.role <> 'assistant' OR coalesce(jsonb_array_length(m.tool_calls), 0) > 0 AS needs_run,
 			       m.role = 'assistant' AND coalesce(jsonb_array_length(m.tool_calls), 0) = 0
-			         AND m.external_id IS NULL -- a note for the agent (handoff, announcement)
+			         AND m.external_id IS NULL -- a note for the agent or a notice sent with its outbox row
 			         AND btrim(m.content, E' \t\r\n') <> $3 AS reply -- a silent reply is meant for nobody
 			FROM messages m
 			WHERE m.session_key = s.key AND m.seq = s.last_seq
@@ -80,7 +81,8 @@ const undeliveredWindow = 50
 
 // Undelivered lists, oldest first, the final assistant replies among the
 // newest 50 messages of session that have no outbox row (assistant
-// messages with an external id are notes for the agent, not replies).
+// messages with an external id are notes for the agent, or notices
+// stored with their outbox rows, not replies).
 // Transient errors are retried.
 func (db *DB) Undelivered(ctx context.Context, session string) ([]bot.Unfinished, error) {
 	out, err := retryValue(ctx, func(ctx context.Context) ([]bot.Unfinished, error) {
@@ -88,7 +90,7 @@ func (db *DB) Undelivered(ctx context.Context, session string) ([]bot.Unfinished
 			FROM sessions s JOIN messages m ON m.session_key = s.key
 			WHERE s.key = $1 AND m.seq > s.last_seq - $2
 			  AND m.role = 'assistant' AND coalesce(jsonb_array_length(m.tool_calls), 0) = 0
-			  AND m.external_id IS NULL -- notes kept for the agent (handoff), never sent
+			  AND m.external_id IS NULL -- notes for the agent and notices, not replies
 			  AND btrim(m.content, E' \t\r\n') <> $3 -- a reply meant for nobody
 			  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.session_key = s.key AND o.source_seq = m.seq)
 			ORDER BY m.seq`, session, undeliveredWindow, bot.SilentReply)
