@@ -112,13 +112,61 @@ func decodeProblems(err error, c, defaults *Config, all []field) Problems {
 			p = append(p, e.Error())
 			continue
 		}
-		p = append(p, de.Name()+": "+de.Unwrap().Error())
+		p = append(p, de.Name()+": "+decodeMessage(de.Unwrap()))
 		if f, ok := byKey[de.Name()]; ok {
 			dst := reflect.ValueOf(c).Elem().FieldByIndex(f.index)
 			dst.Set(reflect.ValueOf(defaults).Elem().FieldByIndex(f.index))
 		}
 	}
 	return p
+}
+
+// decodeMessage says what is wrong with a value that does not fit its key's
+// type in the words of the file, not of Go's types: `"many" is not a whole
+// number`.
+func decodeMessage(err error) string {
+	var pe *mapstructure.ParseError
+	var ue *mapstructure.UnconvertibleTypeError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Sprintf("%q is not %s", fmt.Sprint(pe.Value), typeWords(pe.Expected.Type()))
+	case errors.As(err, &ue):
+		return fmt.Sprintf("%s is not %s", valueWords(ue.Value), typeWords(ue.Expected.Type()))
+	}
+	return err.Error()
+}
+
+// typeWords names what a value of t is written as in YAML or env.
+func typeWords(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number (e.g. 16)"
+	case reflect.Float32, reflect.Float64:
+		return "a number (e.g. 0.5)"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a single value (quote it if it holds a colon)"
+	case reflect.Slice:
+		return "a list (e.g. [a, b])"
+	case reflect.Map, reflect.Struct:
+		return "a section of keys"
+	}
+	return "a " + t.String()
+}
+
+// valueWords names the kind of a decoded YAML value.
+func valueWords(v any) string {
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Map:
+		return "a section of keys"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Bool:
+		return "true/false"
+	}
+	return fmt.Sprintf("%q", fmt.Sprint(v))
 }
 
 // resolveFile picks the file to read: the named one (which must exist) or

@@ -378,7 +378,7 @@ func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 	want := []string{
 		"config file " + file + ": unknown key llm.modle (did you mean llm.model?)",
 		"config file " + file + ": unknown key telgram.token (did you mean telegram.token?)",
-		"database.max_conns: cannot parse",
+		`database.max_conns: "many" is not a whole number (e.g. 16)`,
 		`llm.timeout: "soon" is not a duration`,
 		`log.level must be debug, info, warn or error (got "loud")`,
 	}
@@ -389,5 +389,21 @@ func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 	}
 	if len(lines) != len(want) {
 		t.Errorf("%d lines, want %d (each problem once):\n%s", len(lines), len(want), strings.Join(lines, "\n"))
+	}
+}
+
+// TestLoadNamesBadValuesInFileWords: a value that does not fit its key is
+// described as the file writes it ("a whole number"), not in Go's types.
+func TestLoadNamesBadValuesInFileWords(t *testing.T) {
+	tests := []struct{ body, want string }{
+		{"database:\n  max_conns: many\n", `database.max_conns: "many" is not a whole number (e.g. 16)`},
+		{"data_dir: [a, b]\n", "data_dir: a list is not a single value"},
+		{"admins:\n  x: 1\n", "admins[0]: a section of keys is not a single value"},
+	}
+	for _, tt := range tests {
+		_, err := Load(LoadOptions{File: writeFile(t, tt.body), Environ: []string{}})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: Load error = %v, want it to contain %q", tt.body, err, tt.want)
+		}
 	}
 }

@@ -23,7 +23,7 @@ func TestE2EConfigProblemsAtOnce(t *testing.T) {
 		`llm.timeout: "soon" is not a duration`,
 		`log.level must be debug, info, warn or error (got "loud")`,
 		`unknown tool "web_fetc"`,
-		"database.max_conns: cannot parse",
+		`database.max_conns: "many" is not a whole number (e.g. 16)`,
 	}
 	for _, command := range []string{"serve", "doctor", "migrate"} {
 		cmd := exec.Command(binPath, command)
