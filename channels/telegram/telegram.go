@@ -50,8 +50,9 @@ type Options struct {
 
 // WebhookOptions configures webhook mode.
 type WebhookOptions struct {
-	// URL is the public HTTPS address Telegram posts updates to, e.g.
-	// https://bot.example.com/webhooks/telegram.
+	// URL is the address the Bot API posts updates to, e.g.
+	// https://bot.example.com/webhooks/telegram: https:// for Telegram's
+	// own API, http:// too for a local Bot API server (APIURL).
 	URL string
 	// Secret is sent by Telegram in X-Telegram-Bot-Api-Secret-Token with
 	// every update: 1–256 characters of A–Z, a–z, 0–9, _ and -.
