@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,11 +53,11 @@ func loadConfig(file string) (*config.Config, error) {
 		problems = append(problems, p...)
 	}
 	problems = append(problems, policyProblems(cfg)...)
+	if _, err := configJobs(cfg); err != nil {
+		problems = append(problems, strings.Split(err.Error(), "\n")...)
+	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("%w:\n%v", errConfig, problems)
-	}
-	if _, err := configJobs(cfg); err != nil {
-		return nil, fmt.Errorf("%w:\n%v", errConfig, err)
 	}
 	return cfg, nil
 }

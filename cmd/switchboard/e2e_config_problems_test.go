@@ -9,11 +9,13 @@ import (
 )
 
 // TestE2EConfigProblemsAtOnce: serve, doctor and migrate given a file with
-// two unknown keys and bad values (in the file, the environment and a tool
-// list) exit 2 and name every problem in the one run, each on its own line.
+// two unknown keys and bad values (in the file, the environment, a tool
+// list and a job) exit 2 and name every problem in the one run, each on
+// its own line.
 func TestE2EConfigProblemsAtOnce(t *testing.T) {
 	dir := t.TempDir()
-	body := "telgram:\n  token: abc\nllm:\n  modle: gpt\n  timeout: soon\nlog:\n  level: loud\ntools:\n  allow: [web_fetc]\n"
+	body := "telgram:\n  token: abc\nllm:\n  modle: gpt\n  timeout: soon\nlog:\n  level: loud\ntools:\n  allow: [web_fetc]\n" +
+		"jobs:\n  - name: x\n    schedule: \"TZ=0\"\n    prompt: p\n    target: telegram:1\n"
 	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -24,6 +26,7 @@ func TestE2EConfigProblemsAtOnce(t *testing.T) {
 		`log.level must be debug, info, warn or error (got "loud")`,
 		`unknown tool "web_fetc"`,
 		`database.max_conns: "many" is not a whole number (e.g. 16)`,
+		`unknown time zone "0"`,
 	}
 	for _, command := range []string{"serve", "doctor", "migrate"} {
 		cmd := exec.Command(binPath, command)
