@@ -139,13 +139,13 @@ func sandboxAdvice(err error, namespaces []string) string {
 	if strings.Contains(err.Error(), "mount proc") {
 		return "parts of /proc are covered, so the kernel refuses the sandbox a /proc of its own: " +
 			"under systemd remove ProtectKernelTunables=, ProtectKernelLogs=, ProtectProc= and ProcSubset= from the unit; " +
-			"in Docker add security_opt systempaths=unconfined; in Kubernetes set procMount: Unmasked (with hostUsers: false)"
+			"in Docker add security_opt systempaths=unconfined; in Kubernetes set procMount: Unmasked with hostUsers: false (the chart's execSandbox.enabled)"
 	}
 	ns := strings.Join(namespaces, " ")
 	return "it may not create the namespaces it needs (" + ns + "): " +
 		"under systemd set RestrictNamespaces=" + ns + "; " +
 		"in Docker add security_opt seccomp=unconfined and apparmor=unconfined (the default profiles refuse unshare and mount without CAP_SYS_ADMIN); " +
-		"in Kubernetes set the seccomp and AppArmor profiles to Unconfined; " +
+		"in Kubernetes set the seccomp and AppArmor profiles to Unconfined (the chart's execSandbox.enabled); " +
 		"on the host user namespaces must be allowed (sysctl user.max_user_namespaces above 0; " +
 		"on Ubuntu 24.04 and later kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap)"
 }
