@@ -73,8 +73,9 @@ func TestScrubberAddLater(t *testing.T) {
 
 // TestScrubKeyValueKeepsProseRedactsValues: after "token: " a sentence
 // going on ("check telegram.token") is kept, while a value at the end of
-// its line, one with digits, mixed case or symbols, one after "=" or
-// "Bearer ", or a quoted one is still redacted.
+// its line, a word that is not one of advice (a password of letters), one
+// with digits, mixed case or symbols, one after "=" or "Bearer ", or a
+// quoted one is still redacted.
 func TestScrubKeyValueKeepsProseRedactsValues(t *testing.T) {
 	s := NewScrubber()
 	for _, ok := range []string{
@@ -93,6 +94,8 @@ func TestScrubKeyValueKeepsProseRedactsValues(t *testing.T) {
 		"password: correcthorse\nuser: bob":       "password: " + Redacted + "\nuser: bob",
 		"token: abc123def and more":               "token: " + Redacted + " and more",
 		"token: AbCdEfGh and more":                "token: " + Redacted + " and more",
+		"token: deadbeefcafe user=bob":            "token: " + Redacted + " user=bob",
+		"password: letmein and more":              "password: " + Redacted + " and more",
 		"password=letmein and more":               "password=" + Redacted + " and more",
 		"token:letmein and more":                  "token:" + Redacted + " and more",
 		"Authorization: Bearer abcdefghij please": "Authorization: Bearer " + Redacted + " please",
