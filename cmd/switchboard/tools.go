@@ -107,7 +107,7 @@ func (d *daemon) placeCommands() (execPlacement, *tools.Sandbox, error) {
 	}
 	if sandbox == nil && d.cfg.Exec.Sandbox != tools.SandboxNone {
 		d.log.Warn("EXEC RUNS WITHOUT A SANDBOX: commands can read and write whatever their user can; "+
-			"install bubblewrap, or set exec.sandbox: none to say this is intended", "reason", why)
+			"the reason says what to install or allow, or set exec.sandbox: none to say this is intended", "reason", why)
 	}
 	d.execInfo = place.describe() + "; sandbox: " + sandbox.Describe()
 	d.log.Info(d.execInfo)
