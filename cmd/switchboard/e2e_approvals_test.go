@@ -4,9 +4,12 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
@@ -267,6 +270,10 @@ func TestE2EPendingApprovalSurvivesKill9(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no approval request: %v", err)
 	}
+	// A message whose send was in flight at a kill may be sent again
+	// (delivery is at-least-once): kill only once its send is recorded, so
+	// a second request could only come from the restart asking again.
+	waitOutboxSent(ctx, t, env["SWITCHBOARD_DATABASE_URL"], strconv.Itoa(admin))
 	d.kill9()
 	d = startDaemon(t, dir, addr, env)
 	d.waitReady(ctx)
@@ -288,6 +295,28 @@ func TestE2EPendingApprovalSurvivesKill9(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatalf("reply never delivered after restart; dev chat: %+v", tg.Messages(dev))
 		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// waitOutboxSent waits until every outbox row to chat is recorded as sent.
+func waitOutboxSent(ctx context.Context, t *testing.T, dbURL, chat string) {
+	t.Helper()
+	db, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.WithoutCancel(ctx))
+	for {
+		var unsent, all int
+		err := db.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status <> 'sent'), count(*) FROM outbox WHERE chat_id = $1`, chat).Scan(&unsent, &all)
+		if err == nil && all > 0 && unsent == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the outbox rows to chat %s were never all recorded as sent (%d of %d unsent, err %v)", chat, unsent, all, err)
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
