@@ -3,8 +3,8 @@
 //
 // Every platform goes through the same three stages:
 //
-//  1. parse: goldmark turns the Markdown into an AST (parse.go; GFM tables
-//     and task lists in gfm.go);
+//  1. parse: goldmark, with its GFM table and task list extensions, turns
+//     the Markdown into an AST (parse.go);
 //  2. layout: the AST becomes blocks of platform-neutral pieces — literal
 //     text plus the start and end of spans such as bold, link or code block —
 //     following the nesting rules the chat platforms share (layout.go);

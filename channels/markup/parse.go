@@ -2,10 +2,10 @@ package markup
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -21,21 +21,21 @@ var sanitizer = strings.NewReplacer("\x00", "\uFFFD", "\r\n", "\n", "\r", "\n")
 // document and the source its segments point into.
 func parse(md string) (ast.Node, []byte) {
 	src := []byte(sanitizer.Replace(strings.ToValidUTF8(md, "\uFFFD")))
-	return markdown().Parse(text.NewReader(src)), src
+	return markdown.Parse(text.NewReader(src)), src
 }
 
-// markdown is the parser, built once on first use (building one costs
-// ~13 KB of allocations; parsing with it keeps no state, so every send
-// shares it).
-var markdown = sync.OnceValue(func() parser.Parser {
-	return goldmark.New(
-		goldmark.WithParserOptions(
-			parser.WithInlineParsers(util.Prioritized(strikeParser{}, 500), util.Prioritized(taskBoxes{}, 0)),
-			parser.WithParagraphTransformers(util.Prioritized(tableParagraphs{}, 200)),
-			parser.WithASTTransformers(util.Prioritized(tableCodePipes{}, 0)),
-		),
-	).Parser()
-})
+// markdown is the one parser every send shares: a goldmark parser keeps no
+// state between parses, so it is safe from many goroutines at once
+// (TestParserIsSharedSafely). Tables and task lists are goldmark's GFM
+// extensions. Strikethrough is strikeParser, not extension.Strikethrough,
+// which also strikes text between single tildes; Linkify is left out so that
+// a bare URL stays text on platforms whose clients link it themselves.
+var markdown = goldmark.New(
+	goldmark.WithExtensions(extension.Table, extension.TaskList),
+	goldmark.WithParserOptions(
+		parser.WithInlineParsers(util.Prioritized(strikeParser{}, 500)),
+	),
+).Parser()
 
 // strikeParser parses ~~text~~ as strikethrough. Unlike goldmark's GFM
 // extension it leaves a single tilde alone, because LLMs write "~5 min" to

@@ -27,3 +27,16 @@ func TestPlainText(t *testing.T) {
 		})
 	}
 }
+
+// TestTableCellsAsText checks what a reader sees of a table's cells.
+func TestTableCellsAsText(t *testing.T) {
+	for _, c := range []struct{ md, want string }{
+		{"| left | right |\n|:--|--:|\n| `x \\| y` | a \\| b |", "left | right\nx | y | a | b"},
+		{"| a | b |\n|---|---|\n| 1 | 2 | 3 |\n| 4 |", "a | b\n1 | 2\n4 |"},
+		{"- [x] done\n- [ ] open", "• ☑ done\n• ☐ open"},
+	} {
+		if got := PlainText(c.md); got != c.want {
+			t.Errorf("PlainText(%q) = %q, want %q", c.md, got, c.want)
+		}
+	}
+}
