@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -263,7 +262,7 @@ func (s *discordSpeller) literal(t string) {
 
 // discordURL matches what Discord turns into a link by itself; such URLs
 // are copied unescaped so they keep working.
-var discordURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s<]+[^<.,:;"')\]\s]`) })
+var discordURL = regexp.MustCompile(`https?://[^\s<]+[^<.,:;"')\]\s]`)
 
 // escape backslash-escapes the Markdown in literal text, leaving bare URLs
 // alone, and neutralises mentions.
@@ -271,7 +270,7 @@ func (s *discordSpeller) escape(t string) string {
 	var b strings.Builder
 	lineStart := s.lineStart
 	last := 0
-	for _, m := range discordURL().FindAllStringIndex(t, -1) {
+	for _, m := range discordURL.FindAllStringIndex(t, -1) {
 		discordEscapeRun(&b, t[last:m[0]], lineStart)
 		if discordURLEndsClean(t[m[1]:], s.more) {
 			b.WriteString(t[m[0]:m[1]])
@@ -373,12 +372,14 @@ func discordLineMarker(t string) int {
 // the text looks.
 const discordZWJ = "\u200d"
 
-var discordMassMention = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)@(everyone|here)`) })
+// discordMassMention matches the mentions that notify a whole server or
+// channel.
+var discordMassMention = regexp.MustCompile(`(?i)@(everyone|here)`)
 
 // discordDefuse puts a zero-width joiner after the "@" of
 // @everyone and @here, and between "<" and "@" of user and role mentions.
 func discordDefuse(s string) string {
-	s = discordMassMention().ReplaceAllString(s, "@"+discordZWJ+"$1")
+	s = discordMassMention.ReplaceAllString(s, "@"+discordZWJ+"$1")
 	return strings.ReplaceAll(s, "<@", "<"+discordZWJ+"@")
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	extast "github.com/yuin/goldmark/extension/ast"
@@ -115,11 +114,12 @@ func (l *layout) lines(n ast.Node) string {
 	return b.String()
 }
 
-var languagePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_+#.-]{1,32}$`) })
+// languagePattern is a code block's language that is a plain name.
+var languagePattern = regexp.MustCompile(`^[A-Za-z0-9_+#.-]{1,32}$`)
 
 // language keeps a code block's language only when it is a plain name.
 func language(s string) string {
-	if languagePattern().MatchString(s) {
+	if languagePattern.MatchString(s) {
 		return s
 	}
 	return ""

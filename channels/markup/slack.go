@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // SlackMrkdwn renders Markdown as Slack mrkdwn, split into parts of at most
@@ -176,8 +175,10 @@ func slackText(out []piece, s string, stack []slackOpenSpan, inLink bool) []piec
 }
 
 var (
-	slackBareURL   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`https?://[^\s<>"]+`) })
-	slackBroadcast = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)@(channel|here|everyone)\b`) })
+	// slackBareURL matches a URL written bare in text, for slackLinkify.
+	slackBareURL = regexp.MustCompile(`https?://[^\s<>"]+`)
+	// slackBroadcast matches the mentions that notify a whole channel.
+	slackBroadcast = regexp.MustCompile(`(?i)@(channel|here|everyone)\b`)
 )
 
 // slackDefuse puts a zero-width space after the "@" of @channel, @here and
@@ -186,7 +187,7 @@ var (
 // cannot open or close a code block.
 func slackDefuse(s string) string {
 	if strings.Contains(s, "@") {
-		s = slackBroadcast().ReplaceAllString(s, "@\u200b$1")
+		s = slackBroadcast.ReplaceAllString(s, "@\u200b$1")
 	}
 	return slackBreakTicks(s)
 }
@@ -194,7 +195,7 @@ func slackDefuse(s string) string {
 // slackLinkify appends s with its bare URLs as link spans.
 func slackLinkify(out []piece, s string) []piece {
 	for s != "" {
-		loc := slackBareURL().FindStringIndex(s)
+		loc := slackBareURL.FindStringIndex(s)
 		if loc == nil {
 			break
 		}
