@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -58,9 +57,8 @@ type SecretsKey struct {
 	Key string `mapstructure:"key" secret:"true"`
 }
 
-// toolName is compiled on first use: most configurations have no custom
-// tools, and its bounded repeat makes it slow to compile at every start.
-var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`) })
+// toolName is what a custom tool may be called.
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // validateCustomTools checks custom_tools (the templates themselves are
 // checked where they are parsed, in tools).
@@ -68,7 +66,7 @@ func (c *Config) validateCustomTools(add func(string, ...any)) {
 	seen := map[string]bool{}
 	for i, t := range c.CustomTools {
 		where := fmt.Sprintf("custom_tools[%d]", i)
-		if !toolName().MatchString(t.Name) {
+		if !toolName.MatchString(t.Name) {
 			add("%s.name %q must be a-z, 0-9 and _, starting with a letter, at most 64 long", where, t.Name)
 		} else if seen[t.Name] {
 			add("%s.name %q is used twice", where, t.Name)

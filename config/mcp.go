@@ -6,7 +6,6 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -50,8 +49,8 @@ type MCPGrants struct {
 	Users  []string `mapstructure:"users"`
 }
 
-// mcpName is compiled on first use, as toolName is.
-var mcpName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`) })
+// mcpName is what an MCP server may be called.
+var mcpName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 
 // CheckMCPServer lists what is wrong with one server (added through the
 // admin API); agents are the configured agents' names.
@@ -70,7 +69,7 @@ func (c *Config) checkMCPServers(add func(string, ...any), agents []string) {
 	seen := map[string]bool{}
 	for i, s := range c.MCP.Servers {
 		where := fmt.Sprintf("mcp.servers[%d]", i)
-		if !mcpName().MatchString(s.Name) {
+		if !mcpName.MatchString(s.Name) {
 			add("%s.name %q must be 1–32 of a-z, 0-9, _ and -, starting with a letter or digit (it becomes part of tool names)", where, s.Name)
 		} else if seen[s.Name] {
 			add("%s.name %q is used twice", where, s.Name)
