@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -270,11 +269,11 @@ func decodePress(id string) (*discordgo.Interaction, bool) {
 }
 
 // mentionPrefix matches a leading user mention.
-var mentionPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*<@!?(\d+)>\s*`) })
+var mentionPrefix = regexp.MustCompile(`^\s*<@!?(\d+)>\s*`)
 
 // stripMention removes a leading mention of the bot ("@bot do this").
 func (c *Channel) stripMention(text string) string {
-	m := mentionPrefix().FindStringSubmatch(text)
+	m := mentionPrefix.FindStringSubmatch(text)
 	if m == nil || m[1] != c.bot() {
 		return text
 	}

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -152,14 +151,14 @@ func (c *Channel) thread(threadTS, ts string, direct bool) string {
 
 // mentionPrefix matches a mention at the start of a message: <@U123> or
 // <@U123|name>, with the spaces and punctuation after it.
-var mentionPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*<@([A-Z0-9]+)(?:\|[^>]*)?>[\s,:]*`) })
+var mentionPrefix = regexp.MustCompile(`^\s*<@([A-Z0-9]+)(?:\|[^>]*)?>[\s,:]*`)
 
 // textUnescaper undoes Slack's escaping of message text.
 var textUnescaper = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
 // cleanText strips a leading mention of the bot and Slack's escaping.
 func (c *Channel) cleanText(text, botUserID string) string {
-	if m := mentionPrefix().FindStringSubmatch(text); m != nil && m[1] == botUserID {
+	if m := mentionPrefix.FindStringSubmatch(text); m != nil && m[1] == botUserID {
 		text = text[len(m[0]):]
 	}
 	return textUnescaper.Replace(text)
