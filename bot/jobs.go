@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
@@ -142,13 +141,13 @@ type JobStore interface {
 
 // jobNameRE is what a job name may look like: it becomes part of a session
 // key and of chat commands.
-var jobNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`) })
+var jobNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
 // ValidateJob fills defaults into j and checks it, returning an error that
 // says what to fix.
 func ValidateJob(j *Job) error {
 	j.Name = strings.ToLower(strings.TrimSpace(j.Name))
-	if !jobNameRE().MatchString(j.Name) {
+	if !jobNameRE.MatchString(j.Name) {
 		return fmt.Errorf("job name %q: use 1-63 lowercase letters, digits, '-' or '_'", j.Name)
 	}
 	if _, err := ParseSchedule(j.Schedule, j.Timezone); err != nil {

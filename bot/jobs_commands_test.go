@@ -15,7 +15,7 @@ func TestJobNameFrom(t *testing.T) {
 		"!!!":                                    "job",
 		"a very long prompt that goes on and on": "a-very-long-prompt-that-goes",
 	} {
-		if got := jobNameFrom(prompt); got != want || !jobNameRE().MatchString(got) {
+		if got := jobNameFrom(prompt); got != want || !jobNameRE.MatchString(got) {
 			t.Errorf("jobNameFrom(%q) = %q, want %q", prompt, got, want)
 		}
 	}
