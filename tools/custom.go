@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,16 +42,16 @@ type Custom struct {
 }
 
 // customNameRE is what a custom tool may be called.
-var customNameRE = lazyRegexp(`^[a-z][a-z0-9_]{0,63}$`)
+var customNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // placeholderRE finds {{.name}} placeholders.
-var placeholderRE = lazyRegexp(`{{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*}}`)
+var placeholderRE = regexp.MustCompile(`{{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*}}`)
 
 // NewCustom checks spec and returns the tool. The template may only hold
 // plain {{.name}} placeholders (no functions, pipelines or conditions),
 // each a property of the parameters schema.
 func NewCustom(spec CustomSpec, run CommandRunner) (*Custom, error) {
-	if !customNameRE().MatchString(spec.Name) {
+	if !customNameRE.MatchString(spec.Name) {
 		return nil, fmt.Errorf("custom tool name %q: use a-z, 0-9 and _, starting with a letter", spec.Name)
 	}
 	if len(spec.Parameters) == 0 {
@@ -65,11 +66,11 @@ func NewCustom(spec CustomSpec, run CommandRunner) (*Custom, error) {
 		return nil, fmt.Errorf("custom tool %s: parameters: %w", spec.Name, err)
 	}
 	// Only {{.name}}: strip them and no action may remain.
-	if rest := placeholderRE().ReplaceAllString(spec.Command, ""); bytes.Contains([]byte(rest), []byte("{{")) {
+	if rest := placeholderRE.ReplaceAllString(spec.Command, ""); bytes.Contains([]byte(rest), []byte("{{")) {
 		return nil, fmt.Errorf("custom tool %s: the command may only hold {{.name}} placeholders", spec.Name)
 	}
 	var keys []string
-	for _, m := range placeholderRE().FindAllStringSubmatch(spec.Command, -1) {
+	for _, m := range placeholderRE.FindAllStringSubmatch(spec.Command, -1) {
 		if _, ok := schema.Properties[m[1]]; !ok {
 			return nil, fmt.Errorf("custom tool %s: placeholder {{.%s}} is not a property of parameters", spec.Name, m[1])
 		}
@@ -123,8 +124,8 @@ func (c *Custom) Render(args json.RawMessage) (string, error) {
 	// Plain substitution (not text/template: only {{.name}} is allowed, and
 	// the template package's reflection would keep the linker from
 	// dropping unused methods across the whole binary).
-	return placeholderRE().ReplaceAllStringFunc(c.spec.Command, func(m string) string {
-		return data[placeholderRE().FindStringSubmatch(m)[1]]
+	return placeholderRE.ReplaceAllStringFunc(c.spec.Command, func(m string) string {
+		return data[placeholderRE.FindStringSubmatch(m)[1]]
 	}), nil
 }
 

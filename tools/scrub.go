@@ -20,17 +20,10 @@ const minSecretLen = 6
 // that must hold for the pattern to match at all, so ordinary text skips
 // the (slow) regular expression.
 type staticPattern struct {
-	re  func() *regexp.Regexp
+	re  *regexp.Regexp
 	may func(text string) bool
 	// keep, when set, spares a match that is no credential after all.
 	keep func(match string) bool
-}
-
-// lazyRegexp compiles expr on first use: most text never gets past a
-// pattern's may test, and a daemon that never meets a shape keeps neither
-// the start-up time nor the compiled program.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // containsAny is a may test: text holds one of subs.
@@ -46,17 +39,17 @@ func containsAny(subs ...string) func(string) bool {
 }
 
 var staticPatterns = []staticPattern{
-	{re: lazyRegexp(`sk-ant-[A-Za-z0-9_\-]{20,}`), may: containsAny("sk-ant-")},
-	{re: lazyRegexp(`sk-[A-Za-z0-9_\-]{20,}`), may: containsAny("sk-")},
-	{re: lazyRegexp(`gh[pousr]_[A-Za-z0-9]{36,}`), may: containsAny("ghp_", "gho_", "ghu_", "ghs_", "ghr_")},
-	{re: lazyRegexp(`AKIA[A-Z0-9]{16}`), may: containsAny("AKIA")},
-	{re: lazyRegexp(`xox[abposr]-[A-Za-z0-9\-]{10,}`), may: containsAny("xox")},
-	{re: lazyRegexp(`xapp-[A-Za-z0-9\-]{10,}`), may: containsAny("xapp-")},
-	{re: lazyRegexp(`\b[0-9]{6,12}:[A-Za-z0-9_\-]{30,}\b`), may: mayTelegramToken}, // Telegram bot token
-	{re: lazyRegexp(`(?i)\b(postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|rediss|amqp)://[^\s"'<>]+`), may: mayDatabaseURL, keep: credentialFree},
-	{re: lazyRegexp(`(?m)\b([A-Z][A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL|CREDENTIALS|DSN))=[^\s]+`),
+	{re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{20,}`), may: containsAny("sk-ant-")},
+	{re: regexp.MustCompile(`sk-[A-Za-z0-9_\-]{20,}`), may: containsAny("sk-")},
+	{re: regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{36,}`), may: containsAny("ghp_", "gho_", "ghu_", "ghs_", "ghr_")},
+	{re: regexp.MustCompile(`AKIA[A-Z0-9]{16}`), may: containsAny("AKIA")},
+	{re: regexp.MustCompile(`xox[abposr]-[A-Za-z0-9\-]{10,}`), may: containsAny("xox")},
+	{re: regexp.MustCompile(`xapp-[A-Za-z0-9\-]{10,}`), may: containsAny("xapp-")},
+	{re: regexp.MustCompile(`\b[0-9]{6,12}:[A-Za-z0-9_\-]{30,}\b`), may: mayTelegramToken}, // Telegram bot token
+	{re: regexp.MustCompile(`(?i)\b(postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|rediss|amqp)://[^\s"'<>]+`), may: mayDatabaseURL, keep: credentialFree},
+	{re: regexp.MustCompile(`(?m)\b([A-Z][A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL|CREDENTIALS|DSN))=[^\s]+`),
 		may: containsAny("KEY=", "SECRET=", "TOKEN=", "PASSWORD=", "CREDENTIAL=", "CREDENTIALS=", "DSN=")},
-	{re: lazyRegexp(`\b[0-9a-fA-F]{64,}\b`), may: mayLongHex},
+	{re: regexp.MustCompile(`\b[0-9a-fA-F]{64,}\b`), may: mayLongHex},
 }
 
 // wordBefore returns the lower-cased word (letters, '_', '-', '+') that
@@ -261,9 +254,9 @@ func (s *Scrubber) Scrub(text string) string {
 		switch {
 		case !p.may(text):
 		case p.keep == nil:
-			text = p.re().ReplaceAllString(text, Redacted)
+			text = p.re.ReplaceAllString(text, Redacted)
 		default:
-			text = p.re().ReplaceAllStringFunc(text, func(m string) string {
+			text = p.re.ReplaceAllStringFunc(text, func(m string) string {
 				if p.keep(m) {
 					return m
 				}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,14 +28,14 @@ func mayKeyValue(text string) bool {
 // keyValue matches "password=hunter22", "Authorization: Bearer abc…" and the
 // like; the key is kept and the value redacted. Its groups: 1 the key, 2 the
 // separator, 3 the value.
-var keyValue = lazyRegexp(`(?i)\b(api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization)(\s*[:=]\s*)(?:bearer\s+|basic\s+)?("[^"\s]{4,}"|'[^'\s]{4,}'|[^\s"',;]{4,})`)
+var keyValue = regexp.MustCompile(`(?i)\b(api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization)(\s*[:=]\s*)(?:bearer\s+|basic\s+)?("[^"\s]{4,}"|'[^'\s]{4,}'|[^\s"',;]{4,})`)
 
 // scrubKeyValues redacts the value of every keyValue match except where the
 // text is a sentence going on ("token: check telegram.token"): the daemon's
 // own hints and errors read like that, and redacting their words leaves
 // advice nobody can follow.
 func scrubKeyValues(text string) string {
-	matches := keyValue().FindAllStringSubmatchIndex(text, -1)
+	matches := keyValue.FindAllStringSubmatchIndex(text, -1)
 	if len(matches) == 0 {
 		return text
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,12 +26,13 @@ type tool struct {
 	permit func(ctx context.Context, call tools.Call, server, tool string) (string, bool)
 }
 
-var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]+`) })
+// unsafeName matches the characters of a tool name that model APIs refuse.
+var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 
 // ToolName is the registry name of a server's tool: mcp_<server>_<tool>,
 // with characters model APIs refuse replaced by _, at most 64 long.
 func ToolName(server, remote string) string {
-	n := "mcp_" + server + "_" + unsafeName().ReplaceAllString(remote, "_")
+	n := "mcp_" + server + "_" + unsafeName.ReplaceAllString(remote, "_")
 	if len(n) > 64 {
 		n = n[:64]
 	}
