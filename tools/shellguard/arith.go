@@ -2,7 +2,6 @@ package shellguard
 
 import (
 	"regexp"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -11,7 +10,7 @@ import (
 // substitution: a[$(cmd)], a[`cmd`]. Bash runs that command whenever such
 // a value is used as a number ($((x)), [[ x -eq 1 ]], declare -i, let), so
 // a quoted value of this shape is code hidden from the parser.
-var subscriptCommand = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[A-Za-z_][A-Za-z0-9_]*\\[[^\\]]*(\\$\\(|`)") })
+var subscriptCommand = regexp.MustCompile("[A-Za-z_][A-Za-z0-9_]*\\[[^\\]]*(\\$\\(|`)")
 
 // arithmeticBuiltins take values that bash may evaluate as arithmetic.
 var arithmeticBuiltins = setOf("let", "declare", "typeset", "local", "export", "readonly", "printf", "test", "[", "[[")
@@ -19,7 +18,7 @@ var arithmeticBuiltins = setOf("let", "declare", "typeset", "local", "export", "
 // arithmeticInjection blocks a known value that hides a command in an array
 // subscript, for bash to run when the value is used as a number.
 func (c *checker) arithmeticInjection(val string) {
-	if subscriptCommand().MatchString(val) {
+	if subscriptCommand.MatchString(val) {
 		c.block(CategoryEvalInjection, "a value hides a command in an array subscript, which bash runs when it is used as a number")
 	}
 }

@@ -3,7 +3,6 @@ package shellguard
 import (
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // writePath blocks writing to sockets, devices, kernel control files,
@@ -47,12 +46,10 @@ func kernelControl(p string) bool {
 }
 
 // setuidMode matches chmod modes that set the setuid or setgid bit.
-var setuidMode = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([0-7]?[2-7][0-7]{3}|[ugoa]*[+=][rwxXst]*s[rwxXst]*)$`)
-})
+var setuidMode = regexp.MustCompile(`^([0-7]?[2-7][0-7]{3}|[ugoa]*[+=][rwxXst]*s[rwxXst]*)$`)
 
 // negativeMode matches chmod modes that start with a dash (-w, -x).
-var negativeMode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[rwxXst]+$`) })
+var negativeMode = regexp.MustCompile(`^-[rwxXst]+$`)
 
 // chmod blocks chmod/chown/chgrp on the root or system directories,
 // recursive changes outside the workspace, setuid bits and privilege files.
@@ -64,7 +61,7 @@ func (c *checker) chmod(args []arg) {
 			break
 		}
 		// chmod modes like -w look like options.
-		if a.lit && strings.HasPrefix(a.val, "-") && !negativeMode().MatchString(a.val) {
+		if a.lit && strings.HasPrefix(a.val, "-") && !negativeMode.MatchString(a.val) {
 			opts = append(opts, a)
 			continue
 		}
@@ -84,7 +81,7 @@ func (c *checker) chmod(args []arg) {
 	targets := ops
 	if len(ops) > 0 && !hasLong(opts, "reference") {
 		for _, clause := range strings.Split(ops[0].val, ",") {
-			if setuidMode().MatchString(clause) {
+			if setuidMode.MatchString(clause) {
 				c.block(CategoryPrivilege, "setting the setuid/setgid bit")
 				return
 			}
@@ -122,8 +119,8 @@ func (c *checker) writesAll(args []arg) {
 // operand, or the -t/--target-directory value.
 func (c *checker) copyLike(args []arg) {
 	for i, a := range args {
-		if a.lit && (a.val == "-m" || a.val == "--mode") && i+1 < len(args) && setuidMode().MatchString(args[i+1].val) ||
-			a.lit && strings.HasPrefix(a.val, "--mode=") && setuidMode().MatchString(strings.TrimPrefix(a.val, "--mode=")) {
+		if a.lit && (a.val == "-m" || a.val == "--mode") && i+1 < len(args) && setuidMode.MatchString(args[i+1].val) ||
+			a.lit && strings.HasPrefix(a.val, "--mode=") && setuidMode.MatchString(strings.TrimPrefix(a.val, "--mode=")) {
 			c.block(CategoryPrivilege, "installing a setuid/setgid program")
 			return
 		}

@@ -3,7 +3,6 @@ package shellguard
 import (
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // interpSpec describes an interpreter's command-line flags.
@@ -216,11 +215,11 @@ func (c *checker) inlineCode(prog, family string, codes, args []arg, depth int) 
 		c.block(CategoryEvalInjection, prog+" code builds the names it calls from pieces, hiding what it runs")
 		return
 	}
-	if containsAnyOf(low, fetchWords) && evalCall().MatchString(low) {
+	if containsAnyOf(low, fetchWords) && evalCall.MatchString(low) {
 		c.block(CategoryRemoteCode, prog+" code downloads code and runs it")
 		return
 	}
-	if setuidChmod().MatchString(low) {
+	if setuidChmod.MatchString(low) {
 		c.block(CategoryPrivilege, prog+" code sets the setuid/setgid bit")
 		return
 	}
@@ -240,15 +239,11 @@ var fetchWords = []string{"urlopen", "urllib", "requests.get", "requests.post", 
 
 // evalCall matches calls that run text as code: eval, exec, new
 // Function, vm.runIn…Context, load, instance_eval, Invoke-Expression.
-var evalCall = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(eval|exec|execfile|runinthiscontext|runinnewcontext|instance_eval|class_eval|module_eval|loadstring|load|iex|invoke-expression)\b\s*[\(\s"'$]|\bnew\s+function\b|\beval\b`)
-})
+var evalCall = regexp.MustCompile(`\b(eval|exec|execfile|runinthiscontext|runinnewcontext|instance_eval|class_eval|module_eval|loadstring|load|iex|invoke-expression)\b\s*[\(\s"'$]|\bnew\s+function\b|\beval\b`)
 
 // setuidChmod matches a chmod call in code with a mode that sets the setuid
 // or setgid bit (0o4755, 04755, "4755", stat.S_ISUID).
-var setuidChmod = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`chmod[a-z_]*\s*\(?[^;\n]*?(\b0o?[2-7][0-7]{3}\b|["'][2-7][0-7]{3}["']|s_isuid|s_isgid|\bu\+s\b|\bg\+s\b)`)
-})
+var setuidChmod = regexp.MustCompile(`chmod[a-z_]*\s*\(?[^;\n]*?(\b0o?[2-7][0-7]{3}\b|["'][2-7][0-7]{3}["']|s_isuid|s_isgid|\bu\+s\b|\bg\+s\b)`)
 
 // treeDeleteWords are library calls that delete a directory tree
 // (shutil.rmtree, File::Path rmtree, fs.rmSync, FileUtils.rm_rf…).
@@ -342,14 +337,14 @@ func stringLiterals(code string) []string {
 // quoteLike matches the start of Perl's and Ruby's quote-like operators
 // whose text is a string or a shell command: qx(…), q{…}, qq[…], %x(…),
 // %Q{…}.
-var quoteLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\bqx|\bqq|\bq|%x|%Q|%q)\s*([(\[{<|/!#])`) })
+var quoteLike = regexp.MustCompile(`(\bqx|\bqq|\bq|%x|%Q|%q)\s*([(\[{<|/!#])`)
 
 // quoteLikeLiterals returns the text of quote-like operators in program
 // text, bounded in number and size; brackets nest.
 func quoteLikeLiterals(code string) []string {
 	pairs := map[byte]byte{'(': ')', '[': ']', '{': '}', '<': '>'}
 	var out []string
-	for _, m := range quoteLike().FindAllStringSubmatchIndex(code, 64) {
+	for _, m := range quoteLike.FindAllStringSubmatchIndex(code, 64) {
 		open := code[m[4]]
 		close, nests := pairs[open]
 		if !nests {

@@ -3,7 +3,6 @@ package shellguard
 import (
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // makePrograms are the make implementations the guard reads makefiles for.
@@ -65,7 +64,7 @@ func (c *checker) makeCmd(prog string, args []arg, in stdin, depth int) {
 }
 
 // makeVarRef matches make variable references $(NAME) and ${NAME}.
-var makeVarRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[({][A-Za-z0-9_.@<^?*%+-]+[)}]`) })
+var makeVarRef = regexp.MustCompile(`\$[({][A-Za-z0-9_.@<^?*%+-]+[)}]`)
 
 // makefile checks the commands in makefile text: recipe lines (after a
 // tab, or after `;` on a rule line), `VAR != command` and $(shell …).
@@ -101,7 +100,7 @@ func (c *checker) makefile(text string, depth int) {
 // makeToShell turns a recipe into the shell text make hands the shell:
 // $$ is a dollar; make variables are values the guard does not know.
 func makeToShell(recipe string) string {
-	recipe = makeVarRef().ReplaceAllString(recipe, unknownExpansion)
+	recipe = makeVarRef.ReplaceAllString(recipe, unknownExpansion)
 	return strings.ReplaceAll(recipe, "$$", "$")
 }
 

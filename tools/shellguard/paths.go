@@ -4,7 +4,6 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // cleanPath cleans p like path.Clean, keeping relative paths relative.
@@ -79,7 +78,7 @@ func matchPattern(pattern, target string) bool {
 }
 
 // sshKeyName matches private key file names.
-var sshKeyName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^id_(rsa|dsa|ecdsa|ed25519|xmss)(_sk)?$`) })
+var sshKeyName = regexp.MustCompile(`^id_(rsa|dsa|ecdsa|ed25519|xmss)(_sk)?$`)
 
 // credentialSuffixes are per-user credential stores.
 var credentialSuffixes = []string{".aws/credentials", ".netrc", ".pgpass", ".git-credentials",
@@ -109,14 +108,14 @@ func credentialPath(a arg) string {
 		return "password hashes"
 	case strings.Contains(v, "/proc/") && strings.Contains(v, "/environ"):
 		return "a process environment"
-	case embeddedKey().MatchString(v):
+	case embeddedKey.MatchString(v):
 		return "an SSH private key"
 	}
 	return ""
 }
 
 // embeddedKey finds a private key path inside a longer argument.
-var embeddedKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.ssh/id_[a-z0-9_]+([^a-z0-9_.]|$)`) })
+var embeddedKey = regexp.MustCompile(`\.ssh/id_[a-z0-9_]+([^a-z0-9_.]|$)`)
 
 // credentialDirs are per-user directories that hold keys and tokens.
 var credentialDirs = setOf(".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store")
@@ -141,7 +140,7 @@ func credentialFile(v string) string {
 	case (path.Base(dir) == ".ssh" || strings.HasSuffix(dir, "/.ssh")) && !strings.HasSuffix(base, ".pub") &&
 		(strings.HasPrefix(base, "id_") || strings.ContainsAny(base, "*?[")):
 		return "an SSH private key"
-	case outside && sshKeyName().MatchString(base):
+	case outside && sshKeyName.MatchString(base):
 		return "an SSH private key"
 	}
 	if outside {

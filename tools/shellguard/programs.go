@@ -3,7 +3,6 @@ package shellguard
 import (
 	"regexp"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -20,7 +19,7 @@ var interpreterFamilies = map[string]string{
 }
 
 // pythonName matches python, python3, python3.12, pypy3…
-var pythonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(python|pypy)[0-9.]*$`) })
+var pythonName = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
 
 // program dispatches one resolved program to the rules that apply to it.
 func (c *checker) program(prog string, args []arg, in stdin, depth int) {
@@ -56,7 +55,7 @@ func (c *checker) program(prog string, args []arg, in stdin, depth int) {
 	case makePrograms[prog]:
 		c.makeCmd(prog, args, in, depth)
 		return
-	case pythonName().MatchString(prog):
+	case pythonName.MatchString(prog):
 		c.interpreter(prog, "python", args, in, depth)
 		return
 	case interpreterFamilies[prog] != "":
