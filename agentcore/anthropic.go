@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
 // anthropicDefaultBaseURL is used when AnthropicOptions.BaseURL is empty.
@@ -35,22 +36,20 @@ type AnthropicOptions struct {
 	MaxTokens int
 }
 
-// anthropicVersion is the Messages API version sent with every call.
-const anthropicVersion = "2023-06-01"
-
-// Anthropic is a Provider for Anthropic's Messages API. It does not stream:
-// onDelta receives the whole text once the reply is complete. Create it with
-// NewAnthropic.
+// Anthropic is a Provider for Anthropic's Messages API, on the
+// anthropic-sdk-go SDK. It does not stream: onDelta receives the whole text
+// once the reply is complete. Create it with NewAnthropic.
 type Anthropic struct {
 	api       llmAPI
+	client    anthropic.MessageService
 	model     string
 	maxTokens int
-	tools     toolsCache // the encoded "tools" of each list of specs
 }
 
 // NewAnthropic returns a provider for the API at opts.BaseURL. It does no
-// I/O, reads no environment variables and does not retry; wrap the provider
-// with WithRetry.
+// I/O, reads no environment variables and does not retry (the SDK's own
+// retries are off, for the reason openAIClientOptions gives); wrap the
+// provider with WithRetry.
 func NewAnthropic(opts AnthropicOptions) *Anthropic {
 	base := opts.BaseURL
 	if base == "" {
@@ -64,60 +63,42 @@ func NewAnthropic(opts AnthropicOptions) *Anthropic {
 	if maxTokens <= 0 {
 		maxTokens = anthropicDefaultMaxTokens
 	}
-	return &Anthropic{
-		api: llmAPI{
-			provider: "anthropic",
-			baseURL:  base,
-			apiKey:   opts.APIKey,
-			header:   http.Header{"X-Api-Key": {key}, "Anthropic-Version": {anthropicVersion}},
-			client:   httpClientOr(opts.HTTPClient),
-			timeout:  opts.Timeout,
-		},
-		model:     opts.Model,
-		maxTokens: maxTokens,
+	p := &Anthropic{api: newLLMAPI("anthropic", base, opts.APIKey, opts.Timeout), model: opts.Model, maxTokens: maxTokens}
+	ro := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(base),
+		option.WithAPIKey(key),
+		option.WithHTTPClient(httpClientOr(opts.HTTPClient)),
+		option.WithMaxRetries(0),
+		option.WithHeader("User-Agent", "switchboard"),
+		option.WithMiddleware(p.api.checkStatus),
 	}
+	if opts.Timeout > 0 {
+		ro = append(ro, option.WithRequestTimeout(opts.Timeout))
+	}
+	p.client = anthropic.NewMessageService(ro...)
+	return p
 }
 
 // Name returns "anthropic".
 func (p *Anthropic) Name() string { return "anthropic" }
 
-// anthropicResponse is the answer of POST /v1/messages.
-type anthropicResponse struct {
-	Content []struct {
-		Type  string          `json:"type"`
-		Text  string          `json:"text"`
-		ID    string          `json:"id"`
-		Name  string          `json:"name"`
-		Input json.RawMessage `json:"input"`
-	} `json:"content"`
-	StopReason string `json:"stop_reason"`
-	Usage      struct {
-		InputTokens  int64 `json:"input_tokens"`
-		OutputTokens int64 `json:"output_tokens"`
-	} `json:"usage"`
-}
-
 // Chat sends one Messages API request and returns the reply. Every failure
 // is a *ProviderError, except a Request that cannot be encoded.
 func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
-	body, err := p.request(req)
+	params, err := p.params(req)
 	if err != nil {
 		return Response{}, err
 	}
-	c, err := p.api.send(ctx, "v1/messages", "application/json", body, body.tools)
-	if err != nil {
-		return Response{}, err
+	if p.api.urlErr != nil {
+		return Response{}, p.api.urlErr
 	}
-	defer c.close()
-	var msg anthropicResponse
-	if err := json.NewDecoder(c.resp.Body).Decode(&msg); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			return Response{}, p.api.failRead(ctx, err)
-		}
+	msg, err := p.client.New(ctx, params)
+	if err != nil {
+		return Response{}, p.api.failRead(ctx, err)
 	}
 	resp := Response{
-		StopReason: msg.StopReason,
+		StopReason: string(msg.StopReason),
 		Usage:      Usage{InputTokens: int(msg.Usage.InputTokens), OutputTokens: int(msg.Usage.OutputTokens)},
 	}
 	var text strings.Builder
@@ -140,122 +121,104 @@ func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text str
 	return resp, nil
 }
 
-// anthropicRequest is the body of POST /v1/messages.
-type anthropicRequest struct {
-	Model     string             `json:"model"`
-	MaxTokens int                `json:"max_tokens"`
-	System    []anthropicBlock   `json:"system,omitempty"`
-	Messages  []anthropicMessage `json:"messages"`
-
-	tools json.RawMessage // the encoded []anthropicTool, added by encodeWithTools
-}
-
-// anthropicMessage is one turn: "user" or "assistant" and its blocks.
-type anthropicMessage struct {
-	Role    string           `json:"role"`
-	Content []anthropicBlock `json:"content"`
-}
-
-// anthropicBlock is a content block: text, tool_use or tool_result.
-type anthropicBlock struct {
-	Type      string           `json:"type"`
-	Text      string           `json:"text,omitempty"`
-	ID        string           `json:"id,omitempty"`
-	Name      string           `json:"name,omitempty"`
-	Input     any              `json:"input,omitempty"` // tool_use: always a non-nil map, so {} is sent too
-	ToolUseID string           `json:"tool_use_id,omitempty"`
-	IsError   bool             `json:"is_error,omitempty"`
-	Content   []anthropicBlock `json:"content,omitempty"`
-}
-
-// anthropicTool offers one tool to the model.
-type anthropicTool struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description,omitempty"`
-	InputSchema map[string]any `json:"input_schema"`
-}
-
-// request maps req onto the wire. System messages join the system prompt;
-// consecutive messages of one side are merged into one turn, so the results
-// of parallel tool calls travel in a single user message.
-func (p *Anthropic) request(req Request) (*anthropicRequest, error) {
-	body := &anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens}
-	if body.Model == "" {
-		body.Model = p.model
+// params maps req onto the SDK's request. System messages join the system
+// prompt; consecutive messages of one side are merged into one turn, so the
+// results of parallel tool calls travel in a single user message.
+func (p *Anthropic) params(req Request) (anthropic.MessageNewParams, error) {
+	model := req.Model
+	if model == "" {
+		model = p.model
 	}
-	if body.MaxTokens <= 0 {
-		body.MaxTokens = p.maxTokens
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = p.maxTokens
 	}
+	params := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: int64(maxTokens)}
 	if req.System != "" {
-		body.System = append(body.System, anthropicBlock{Type: "text", Text: req.System})
+		params.System = append(params.System, anthropic.TextBlockParam{Text: req.System})
 	}
 	for i, m := range req.Messages {
-		var (
-			role   = "user"
-			blocks []anthropicBlock
-		)
-		switch m.Role {
-		case RoleSystem:
+		if m.Role == RoleSystem {
 			if m.Content != "" {
-				body.System = append(body.System, anthropicBlock{Type: "text", Text: m.Content})
+				params.System = append(params.System, anthropic.TextBlockParam{Text: m.Content})
 			}
 			continue
-		case RoleUser:
-			if m.Content != "" {
-				blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Content})
-			}
-		case RoleTool:
-			blocks = append(blocks, toolResult(m))
-		case RoleAssistant:
-			role = "assistant"
-			if m.Content != "" {
-				blocks = append(blocks, anthropicBlock{Type: "text", Text: m.Content})
-			}
-			for _, c := range m.ToolCalls {
-				blocks = append(blocks, anthropicBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: toolInput(c.Arguments)})
-			}
-		default:
-			return nil, fmt.Errorf("anthropic: messages[%d]: unknown role %q", i, m.Role)
+		}
+		assistant, blocks, err := anthropicBlocks(m)
+		if err != nil {
+			return params, fmt.Errorf("anthropic: messages[%d]: %w", i, err)
 		}
 		if len(blocks) == 0 {
 			continue // the API rejects empty turns and empty text blocks
 		}
-		if n := len(body.Messages); n > 0 && body.Messages[n-1].Role == role {
-			body.Messages[n-1].Content = append(body.Messages[n-1].Content, blocks...)
-			continue
-		}
-		body.Messages = append(body.Messages, anthropicMessage{Role: role, Content: blocks})
+		params.Messages = appendTurn(params.Messages, assistant, blocks)
 	}
-	list, err := p.tools.get(req.Tools, anthropicTools)
-	if err != nil {
-		return nil, err
-	}
-	body.tools = list
-	return body, nil
-}
-
-// anthropicTools encodes specs as the request's "tools", each schema mapped
-// by anthropicSchema.
-func anthropicTools(specs []tools.Spec) (json.RawMessage, error) {
-	list := make([]anthropicTool, 0, len(specs))
-	for _, t := range specs {
+	for _, t := range req.Tools {
 		schema, err := anthropicSchema(t.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("anthropic: tool %s: %w", t.Name, err)
+			return params, fmt.Errorf("anthropic: tool %s: %w", t.Name, err)
 		}
-		list = append(list, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		tool := anthropic.ToolUnionParamOfTool(schema, t.Name)
+		if t.Description != "" {
+			tool.OfTool.Description = anthropic.String(t.Description)
+		}
+		params.Tools = append(params.Tools, tool)
 	}
-	return json.Marshal(list)
+	return params, nil
+}
+
+// anthropicBlocks maps a user, tool or assistant message onto content
+// blocks, and says whether they are the assistant's.
+func anthropicBlocks(m Message) (assistant bool, blocks []anthropic.ContentBlockParamUnion, err error) {
+	switch m.Role {
+	case RoleUser:
+		if m.Content != "" {
+			blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+		}
+	case RoleTool:
+		blocks = append(blocks, toolResult(m))
+	case RoleAssistant:
+		assistant = true
+		if m.Content != "" {
+			blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+		}
+		for _, c := range m.ToolCalls {
+			blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, toolInput(c.Arguments), c.Name))
+		}
+	default:
+		return false, nil, fmt.Errorf("unknown role %q", m.Role)
+	}
+	return assistant, blocks, nil
+}
+
+// appendTurn adds blocks to the conversation: to its last turn when that is
+// the same side's, else as a new turn.
+func appendTurn(turns []anthropic.MessageParam, assistant bool, blocks []anthropic.ContentBlockParamUnion) []anthropic.MessageParam {
+	if n := len(turns); n > 0 && (turns[n-1].OfAssistant != nil) == assistant {
+		if last := &turns[n-1]; assistant {
+			last.OfAssistant.Content = append(last.OfAssistant.Content, blocks...)
+		} else {
+			last.OfUser.Content = append(last.OfUser.Content, blocks...)
+		}
+		return turns
+	}
+	if assistant {
+		return append(turns, anthropic.NewAssistantMessage(blocks...))
+	}
+	return append(turns, anthropic.NewUserMessage(blocks...))
 }
 
 // toolResult is the tool_result block answering a tool message; an empty
 // result has no content block, as the API rejects empty text.
-func toolResult(m Message) anthropicBlock {
-	r := anthropicBlock{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.IsError}
-	if m.Content != "" {
-		r.Content = []anthropicBlock{{Type: "text", Text: m.Content}}
+func toolResult(m Message) anthropic.ContentBlockParamUnion {
+	r := anthropic.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+	if m.IsError {
+		r.IsError = anthropic.Bool(true)
 	}
-	return r
+	if m.Content != "" {
+		r.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: m.Content}}}
+	}
+	return anthropic.ContentBlockParamUnion{OfToolResult: &r}
 }
 
 // toolInput is the input object of a tool_use block. The API only takes
@@ -273,35 +236,41 @@ func toolInput(raw json.RawMessage) map[string]any {
 	return map[string]any{"invalid_arguments": text}
 }
 
-// anthropicSchema maps a JSON schema object onto a tool's input_schema: its
-// type is always "object", properties are always present and required
-// keeps only names.
-func anthropicSchema(raw json.RawMessage) (map[string]any, error) {
-	s := map[string]any{}
+// anthropicSchema maps a JSON schema object onto a tool's input schema: its
+// type is always "object", properties are always present, required keeps
+// only names and every other member goes along as it is.
+func anthropicSchema(raw json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
+	var s anthropic.ToolInputSchemaParam
+	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &s); err != nil || s == nil {
+		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 			if err == nil {
 				err = errors.New("null")
 			}
-			return nil, fmt.Errorf("parameters are not a JSON schema object: %w", err)
+			return s, fmt.Errorf("parameters are not a JSON schema object: %w", err)
 		}
 	}
-	s["type"] = "object"
-	if s["properties"] == nil {
-		s["properties"] = map[string]any{}
-	}
-	if v, ok := s["required"]; ok {
-		list, _ := v.([]any)
-		var names []string
-		for _, r := range list {
-			if name, ok := r.(string); ok {
-				names = append(names, name)
+	for k, v := range m {
+		switch k {
+		case "type":
+		case "properties":
+			s.Properties = v
+		case "required":
+			list, _ := v.([]any)
+			for _, r := range list {
+				if name, ok := r.(string); ok {
+					s.Required = append(s.Required, name)
+				}
 			}
+		default:
+			if s.ExtraFields == nil {
+				s.ExtraFields = map[string]any{}
+			}
+			s.ExtraFields[k] = v
 		}
-		delete(s, "required")
-		if len(names) > 0 {
-			s["required"] = names
-		}
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]any{}
 	}
 	return s, nil
 }

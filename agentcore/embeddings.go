@@ -2,10 +2,14 @@ package agentcore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
+	"mime"
+	"net/http"
 	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -22,9 +26,10 @@ type EmbedderOptions struct {
 // /embeddings endpoint (OpenAI, Ollama, vLLM…), for memory search by
 // meaning.
 type Embedder struct {
-	api   llmAPI
-	model string
-	retry RetryOptions
+	api    llmAPI
+	client openai.EmbeddingService
+	model  string
+	retry  RetryOptions
 }
 
 var _ tools.Embedder = (*Embedder)(nil)
@@ -38,18 +43,18 @@ func NewEmbedder(o EmbedderOptions) *Embedder {
 	// A failure that may pass (rate limit, 5xx, network) is tried once more,
 	// after about half a second or the server's Retry-After (at most 10 s).
 	retry := RetryOptions{Attempts: 2, Max: 10 * time.Second, Logger: o.Logger}.withDefaults()
-	return &Embedder{api: openAIAPI(o.BaseURL, o.APIKey, nil, timeout), model: o.Model, retry: retry}
+	api, ro := openAIClientOptions(o.BaseURL, o.APIKey, nil, timeout)
+	return &Embedder{api: api, client: openai.NewEmbeddingService(ro...), model: o.Model, retry: retry}
 }
 
 // Embed implements tools.Embedder.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	var resp struct {
-		Data []struct {
-			Index     int       `json:"index"`
-			Embedding []float64 `json:"embedding"`
-		} `json:"data"`
-	}
-	err := e.retry.do(ctx, "embeddings", func() error { return e.embed(ctx, texts, &resp) })
+	var resp *openai.CreateEmbeddingResponse
+	err := e.retry.do(ctx, "embeddings", func() error {
+		var err error
+		resp, err = e.embed(ctx, texts)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("embeddings (%s): %w", e.model, err)
 	}
@@ -58,7 +63,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	}
 	out := make([][]float32, len(texts))
 	for _, d := range resp.Data {
-		if d.Index < 0 || d.Index >= len(texts) {
+		if d.Index < 0 || d.Index >= int64(len(texts)) {
 			return nil, fmt.Errorf("embeddings (%s): vector index %d out of range", e.model, d.Index)
 		}
 		v := make([]float32, len(d.Embedding))
@@ -70,19 +75,32 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	return out, nil
 }
 
-// embed makes one call and decodes its answer into resp.
-func (e *Embedder) embed(ctx context.Context, texts []string, resp any) error {
-	payload, err := json.Marshal(map[string]any{"model": e.model, "input": texts})
+// embed makes one call.
+func (e *Embedder) embed(ctx context.Context, texts []string) (*openai.CreateEmbeddingResponse, error) {
+	if e.api.urlErr != nil {
+		return nil, e.api.urlErr
+	}
+	resp, err := e.client.New(ctx, openai.EmbeddingNewParams{
+		Model: e.model,
+		Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
+	}, option.WithMiddleware(answerIsJSON))
 	if err != nil {
-		return fmt.Errorf("%s: encode request: %w", e.api.provider, err)
+		return nil, e.api.failRead(ctx, err)
 	}
-	c, err := e.api.post(ctx, "embeddings", "application/json", payload)
-	if err != nil {
-		return err
+	return resp, nil
+}
+
+// answerIsJSON marks a successful answer as JSON when its Content-Type says
+// otherwise: the SDK refuses to decode a body it is not told is JSON, and
+// compatible embedding servers commonly send none, so net/http guesses
+// text/plain. Error answers are read by llmAPI.checkStatus whatever their type.
+func answerIsJSON(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err != nil || resp.StatusCode/100 != 2 {
+		return resp, err
 	}
-	defer c.close()
-	if err := json.NewDecoder(c.resp.Body).Decode(resp); err != nil {
-		return e.api.failRead(ctx, err)
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/json" {
+		resp.Header.Set("Content-Type", "application/json")
 	}
-	return nil
+	return resp, nil
 }

@@ -1,101 +1,63 @@
 package agentcore
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
 
-// The providers speak to their APIs with net/http and encoding/json rather
-// than the vendors' Go SDKs: the two calls used here (chat, embeddings) are
-// a few JSON shapes, while linking openai-go and anthropic-sdk-go made the
-// daemon 25 MB larger and 7.7 MiB heavier in memory at idle — their package
-// initialisers register every type of the whole API by reflection, so the
-// linker cannot drop any of it (docs/benchmarks.md). The SDKs stay as the
-// tests' reference for the wire format (sdk_wire_test.go).
-
 // maxErrorBody bounds how much of a failed answer is read for its message.
 const maxErrorBody = 64 << 10
 
-// llmAPI is the HTTP plumbing the LLM providers share: a JSON POST whose
-// failures become *ProviderError saying what to do next, with the API key
-// kept out of every message.
+// llmAPI is what the providers share around the vendors' SDKs: the reading
+// of failed answers into a *ProviderError saying what to do next, with the
+// API key kept out of every message. The SDKs' own errors cannot be used
+// for that: they need a JSON body with an "error" member, while proxies and
+// compatible servers answer with HTML pages, plain text or {"detail": …}.
 type llmAPI struct {
 	provider string        // ProviderError.Provider: "openai", "anthropic"
-	baseURL  string        // as configured, for messages; paths are joined to it
+	baseURL  string        // as configured, for messages
 	apiKey   string        // only to redact it from what servers send back
-	header   http.Header   // authentication and version headers of every call
-	client   *http.Client  // never nil
 	timeout  time.Duration // bounds one call, its body included; 0 means none
+	urlErr   error         // why baseURL cannot be used, checked before each call
 }
 
-// call is one request in flight: its response (2xx) and the cancel of its
-// timeout, which the caller runs once the body is read.
-type call struct {
-	resp   *http.Response
-	cancel context.CancelFunc
-}
-
-// close releases the call's body and timeout.
-func (c *call) close() {
-	_ = c.resp.Body.Close()
-	c.cancel()
-}
-
-// send encodes body, a JSON object, with the encoded tool list spliced in
-// (encodeWithTools) and posts it to path.
-func (a *llmAPI) send(ctx context.Context, path, accept string, body any, tools json.RawMessage) (*call, error) {
-	payload, err := encodeWithTools(body, tools)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", a.provider, err)
-	}
-	return a.post(ctx, path, accept, payload)
-}
-
-// post sends payload, a JSON body, to path (relative to the base URL). A
-// non-2xx answer is returned as a *ProviderError carrying the server's
-// message and its Retry-After; the caller must close a returned call.
-func (a *llmAPI) post(ctx context.Context, path, accept string, payload []byte) (*call, error) {
-	cctx, cancel := ctx, context.CancelFunc(func() {})
-	if a.timeout > 0 {
-		cctx, cancel = context.WithTimeout(ctx, a.timeout)
-	}
-	req, err := http.NewRequestWithContext(cctx, http.MethodPost, strings.TrimRight(a.baseURL, "/")+"/"+path, bytes.NewReader(payload))
-	if err != nil {
-		cancel()
-		return nil, &ProviderError{Provider: a.provider, Err: fmt.Errorf(
-			"llm.base_url %q is not a usable URL: %w", a.baseURL, err)}
-	}
-	for k, v := range a.header {
-		req.Header[k] = v
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", accept)
-	req.Header.Set("User-Agent", "switchboard")
-	resp, err := a.client.Do(req)
-	if err != nil {
-		cancel()
-		return nil, a.fail(ctx, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		defer cancel()
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, &ProviderError{
-			Provider:   a.provider,
-			Status:     resp.StatusCode,
-			RetryAfter: retryAfter(resp.Header, time.Now()),
-			Code:       errorCode(raw),
-			Err:        errors.New(describeFailure(resp.StatusCode, redact(errorMessage(raw), a.apiKey))),
+// newLLMAPI returns the plumbing for the server at base.
+func newLLMAPI(provider, base, apiKey string, timeout time.Duration) llmAPI {
+	a := llmAPI{provider: provider, baseURL: base, apiKey: apiKey, timeout: timeout}
+	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
+		if err == nil {
+			err = errors.New("it needs a scheme and a host")
 		}
+		a.urlErr = &ProviderError{Provider: provider, Err: fmt.Errorf(
+			"llm.base_url %q is not a usable URL: %w", base, err)}
 	}
-	return &call{resp: resp, cancel: cancel}, nil
+	return a
+}
+
+// checkStatus is the SDKs' middleware: it turns an answer other than 2xx
+// into a *ProviderError carrying the server's message, its body's code and
+// its Retry-After, so the SDK returns it as the call's error.
+func (a *llmAPI) checkStatus(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	resp, err := next(req)
+	if err != nil || resp.StatusCode/100 == 2 {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return nil, &ProviderError{
+		Provider:   a.provider,
+		Status:     resp.StatusCode,
+		RetryAfter: retryAfter(resp.Header, time.Now()),
+		Code:       errorCode(raw),
+		Err:        errors.New(describeFailure(resp.StatusCode, redact(errorMessage(raw), a.apiKey))),
+	}
 }
 
 // fail turns an error of a call (sending it or reading its answer) into a
@@ -120,11 +82,13 @@ func (a *llmAPI) fail(ctx context.Context, err error) error {
 	return pe
 }
 
-// failRead is fail for an error while reading a 2xx answer: its body broke
-// off or is not what the API sends.
+// failRead is fail for the error of an SDK call: a failure to send it or
+// to get an answer (the client's *url.Error), or else a 2xx answer whose
+// body broke off or is not what the API sends.
 func (a *llmAPI) failRead(ctx context.Context, err error) error {
 	var pe *ProviderError
-	if errors.As(err, &pe) || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+	var ue *url.Error
+	if errors.As(err, &pe) || errors.As(err, &ue) || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		return a.fail(ctx, err)
 	}
 	return &ProviderError{Provider: a.provider, Err: fmt.Errorf(
@@ -171,27 +135,14 @@ func httpClientOr(c *http.Client) *http.Client {
 // keeps: about as many as runs call it at once (the router's lane workers).
 const idleLLMConns = 64
 
-// llmWriteBuffer is the write buffer of each HTTP/1.1 connection to the
-// LLM server: room for a request with its tool list and some history, so
-// that it leaves in one write. With net/http's 4 KiB, a request body went
-// out in two, and for the second the connection's ReadFrom (through io.Copy)
-// allocated a buffer as large as the rest of the body, on every request:
-// 10 KiB a message under load, an eighth of all the daemon allocated
-// (docs/benchmarks.md, twenty-second round). The price is 28 KiB more per
-// open connection; idle ones close after 90 s. (HTTP/2, which TLS servers
-// mostly offer, writes through buffers of its own.)
-const llmWriteBuffer = 32 << 10
-
 // llmTransport is http.DefaultTransport with room for idleLLMConns idle
-// connections to one host and llmWriteBuffer per connection. The default
-// keeps 2 idle connections, so with more runs calling the model at once
-// every call beyond the second opened a connection (a TLS handshake,
-// against a real server) and closed it after the reply.
+// connections to one host. The default keeps 2, so with more runs calling
+// the model at once every call beyond the second would open a connection
+// (a TLS handshake, against a real server) and close it after the reply.
 func llmTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = idleLLMConns
 	t.MaxIdleConns = max(t.MaxIdleConns, idleLLMConns)
-	t.WriteBufferSize = llmWriteBuffer
 	return t
 }
 

@@ -1,7 +1,6 @@
 package agentcore
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,9 @@ import (
 	"strings"
 	"time"
 
-	segjson "github.com/segmentio/encoding/json"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -39,43 +40,59 @@ type OpenAIOptions struct {
 }
 
 // OpenAI is a Provider for the OpenAI chat completions API and the servers
-// that speak it. It streams every call. Create it with NewOpenAI.
+// that speak it, on the openai-go SDK. It streams every call. Create it with
+// NewOpenAI.
 type OpenAI struct {
-	api   llmAPI
-	model string
+	api    llmAPI
+	client openai.ChatCompletionService
+	model  string
 	// maxCompletionTokens: OpenAI's own API wants max_completion_tokens;
 	// compatible servers commonly only know max_tokens.
 	maxCompletionTokens bool
-	tools               toolsCache // the encoded "tools" of each list of specs
 }
 
-// openAIAPI returns the HTTP plumbing of an OpenAI-compatible API: the base
-// URL (OpenAI's when empty) and the bearer key (a placeholder when empty:
-// local servers need none, and nothing is read from the environment).
-func openAIAPI(base, key string, client *http.Client, timeout time.Duration) llmAPI {
+// openAIClientOptions returns the plumbing and SDK options of an
+// OpenAI-compatible API: the base URL (OpenAI's when empty), the bearer key
+// (a placeholder when empty: local servers need none), the HTTP client and
+// timeout, and no SDK retries: WithRetry retries, with its own limits and
+// log, and the SDK's two retries under it would make each of its attempts
+// up to three calls. The options are given to the services directly rather
+// than through openai.NewClient, which would read OPENAI_API_KEY and
+// OPENAI_BASE_URL from the environment: the daemon takes its key from its
+// config only.
+func openAIClientOptions(base, key string, client *http.Client, timeout time.Duration) (llmAPI, []option.RequestOption) {
 	if base == "" {
 		base = openAIDefaultBaseURL
 	}
+	api := newLLMAPI("openai", base, key, timeout)
 	bearer := key
 	if bearer == "" {
 		bearer = openAINoKey
 	}
-	return llmAPI{
-		provider: "openai",
-		baseURL:  base,
-		apiKey:   key,
-		header:   http.Header{"Authorization": {"Bearer " + bearer}},
-		client:   httpClientOr(client),
-		timeout:  timeout,
+	opts := []option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithAPIKey(bearer),
+		option.WithHTTPClient(httpClientOr(client)),
+		option.WithMaxRetries(0),
+		option.WithHeader("User-Agent", "switchboard"),
+		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			return api.checkStatus(r, next)
+		}),
 	}
+	if timeout > 0 {
+		opts = append(opts, option.WithRequestTimeout(timeout))
+	}
+	return api, opts
 }
 
-// NewOpenAI returns a provider for the API at opts.BaseURL. It does no I/O
-// and does not retry; wrap the provider with WithRetry.
+// NewOpenAI returns a provider for the API at opts.BaseURL. It does no I/O,
+// reads no environment variables and does not retry; wrap the provider with
+// WithRetry.
 func NewOpenAI(opts OpenAIOptions) *OpenAI {
-	api := openAIAPI(opts.BaseURL, opts.APIKey, opts.HTTPClient, opts.Timeout)
+	api, ro := openAIClientOptions(opts.BaseURL, opts.APIKey, opts.HTTPClient, opts.Timeout)
 	return &OpenAI{
 		api:                 api,
+		client:              openai.NewChatCompletionService(ro...),
 		model:               opts.Model,
 		maxCompletionTokens: strings.Contains(api.baseURL, "api.openai.com"),
 	}
@@ -87,21 +104,23 @@ func (p *OpenAI) Name() string { return "openai" }
 // Chat streams one chat completion, passing content to onDelta as it
 // arrives, and returns the accumulated response. Every failure is a
 // *ProviderError, except a Request that cannot be encoded (a message with an
-// unknown role, a tool whose Parameters are not JSON).
+// unknown role, a tool whose Parameters are not a JSON object).
 func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
-	body, err := p.request(req)
+	params, err := p.params(req)
 	if err != nil {
 		return Response{}, err
 	}
-	c, err := p.api.send(ctx, "chat/completions", "text/event-stream", body, body.tools)
-	if err != nil {
-		return Response{}, err
+	if p.api.urlErr != nil {
+		return Response{}, p.api.urlErr
 	}
-	defer c.close()
-	acc := openAIStream{onDelta: onDelta, apiKey: p.api.apiKey}
-	err = readSSE(c.resp.Body, acc.event)
-	if err != nil {
-		return Response{}, p.api.failRead(ctx, err)
+	stream := p.client.NewStreaming(ctx, params)
+	defer stream.Close()
+	acc := openAIStream{onDelta: onDelta}
+	for stream.Next() {
+		acc.add(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		return Response{}, p.streamFailure(ctx, err)
 	}
 	if acc.chunks == 0 {
 		return Response{}, &ProviderError{Provider: p.Name(), Err: fmt.Errorf(
@@ -114,90 +133,73 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string
 	return acc.response(), nil
 }
 
-// openAIRequest is the body of POST /chat/completions.
-type openAIRequest struct {
-	Model               string          `json:"model"`
-	Messages            []openAIMessage `json:"messages"`
-	MaxTokens           int             `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
-	Stream              bool            `json:"stream"`
-	StreamOptions       struct {
-		IncludeUsage bool `json:"include_usage"`
-	} `json:"stream_options"`
-
-	tools json.RawMessage // the encoded []openAITool, added by encodeWithTools
-}
-
-// openAIMessage is one message of the conversation on the wire.
-type openAIMessage struct {
-	Role       string           `json:"role"`
-	Content    *string          `json:"content,omitempty"`
-	ToolCalls  []openAIWireCall `json:"tool_calls,omitempty"`
-	ToolCallID string           `json:"tool_call_id,omitempty"`
-}
-
-// openAIWireCall is a tool call of an assistant message.
-type openAIWireCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-// openAITool offers one function to the model.
-type openAITool struct {
-	Type     string `json:"type"`
-	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters"`
-	} `json:"function"`
-}
-
-// request maps req onto the wire.
-func (p *OpenAI) request(req Request) (*openAIRequest, error) {
-	body := &openAIRequest{Model: req.Model, Stream: true, Messages: make([]openAIMessage, 0, len(req.Messages)+1)}
-	if body.Model == "" {
-		body.Model = p.model
+// streamFailure maps what ended a stream early onto a *ProviderError: an
+// error event the server sent, an event that is not JSON, or a failure of
+// the call or its body.
+func (p *OpenAI) streamFailure(ctx context.Context, err error) error {
+	var streamErr *ssestream.StreamError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &streamErr):
+		msg, status := streamErrorDetails(streamErr.Event.Data)
+		return &ProviderError{Provider: p.Name(), Status: status, Err: errors.New(
+			"the LLM server reported an error mid-stream: " + redact(msg, p.api.apiKey))}
+	case errors.As(err, &syntaxErr):
+		return &ProviderError{Provider: p.Name(), Err: fmt.Errorf(
+			"the LLM server sent a stream event that is not JSON (%w); check that llm.base_url points at an OpenAI-compatible /v1 endpoint", err)}
 	}
-	body.StreamOptions.IncludeUsage = true
+	return p.api.failRead(ctx, err)
+}
+
+// params maps req onto the SDK's request.
+func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
+	model := req.Model
+	if model == "" {
+		model = p.model
+	}
+	params := openai.ChatCompletionNewParams{
+		Model:         model,
+		Messages:      make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
 	if req.System != "" {
-		body.Messages = append(body.Messages, openAIMessage{Role: "system", Content: &req.System})
+		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
 	}
 	for i := range req.Messages {
-		msg, err := openAIMessageOf(&req.Messages[i])
+		msg, err := openAIMessage(&req.Messages[i])
 		if err != nil {
-			return nil, fmt.Errorf("openai: messages[%d]: %w", i, err)
+			return params, fmt.Errorf("openai: messages[%d]: %w", i, err)
 		}
-		body.Messages = append(body.Messages, msg)
+		params.Messages = append(params.Messages, msg)
 	}
-	list, err := p.tools.get(req.Tools, openAITools)
+	list, err := openAITools(req.Tools)
 	if err != nil {
-		return nil, err
+		return params, err
 	}
-	body.tools = list
+	params.Tools = list
 	if req.MaxTokens > 0 {
 		if p.maxCompletionTokens {
-			body.MaxCompletionTokens = req.MaxTokens
+			params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
 		} else {
-			body.MaxTokens = req.MaxTokens
+			params.MaxTokens = openai.Int(int64(req.MaxTokens))
 		}
 	}
-	return body, nil
+	return params, nil
 }
 
-// openAITools encodes specs as the request's "tools": function tools whose
-// parameters must be JSON schema objects.
-func openAITools(specs []tools.Spec) (json.RawMessage, error) {
-	list := make([]openAITool, 0, len(specs))
+// openAIEmptySchema is the parameters of a tool that declares none.
+var openAIEmptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// openAITools maps specs onto function tools whose parameters must be JSON
+// schema objects. A schema goes out as the caller wrote it (an extra field
+// of the SDK's definition, not its map), so its member order is kept.
+func openAITools(specs []tools.Spec) ([]openai.ChatCompletionToolUnionParam, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	list := make([]openai.ChatCompletionToolUnionParam, 0, len(specs))
 	for _, t := range specs {
-		var tool openAITool
-		tool.Type = "function"
-		tool.Function.Name = t.Name
-		tool.Function.Description = t.Description
-		tool.Function.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
+		schema := openAIEmptySchema
 		if len(t.Parameters) > 0 && string(t.Parameters) != "null" {
 			var obj map[string]json.RawMessage
 			if err := json.Unmarshal(t.Parameters, &obj); err != nil || obj == nil {
@@ -206,37 +208,46 @@ func openAITools(specs []tools.Spec) (json.RawMessage, error) {
 				}
 				return nil, fmt.Errorf("openai: tool %s: parameters are not a JSON schema object: %w", t.Name, err)
 			}
-			tool.Function.Parameters = t.Parameters
+			schema = t.Parameters
 		}
-		list = append(list, tool)
+		def := openai.FunctionDefinitionParam{Name: t.Name}
+		if t.Description != "" {
+			def.Description = openai.String(t.Description)
+		}
+		def.SetExtraFields(map[string]any{"parameters": schema})
+		list = append(list, openai.ChatCompletionFunctionTool(def))
 	}
-	return json.Marshal(list)
+	return list, nil
 }
 
-// openAIMessageOf maps one conversation message onto the wire. The wire
-// message points at m's content rather than at a copy (one allocation per
-// message of the history, for every model call): m must not change until
-// the request is encoded.
-func openAIMessageOf(m *Message) (openAIMessage, error) {
+// openAIMessage maps one conversation message onto the SDK's.
+func openAIMessage(m *Message) (openai.ChatCompletionMessageParamUnion, error) {
 	switch m.Role {
-	case RoleSystem, RoleUser:
-		return openAIMessage{Role: string(m.Role), Content: &m.Content}, nil
+	case RoleSystem:
+		return openai.SystemMessage(m.Content), nil
+	case RoleUser:
+		return openai.UserMessage(m.Content), nil
 	case RoleTool:
-		return openAIMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID}, nil
+		return openai.ToolMessage(m.Content, m.ToolCallID), nil
 	case RoleAssistant:
-		msg := openAIMessage{Role: "assistant"}
+		var a openai.ChatCompletionAssistantMessageParam
 		if m.Content != "" || len(m.ToolCalls) == 0 {
-			msg.Content = &m.Content
+			a.Content.OfString = openai.String(m.Content)
 		}
 		for _, c := range m.ToolCalls {
-			wc := openAIWireCall{ID: c.ID, Type: "function"}
-			wc.Function.Name = c.Name
-			wc.Function.Arguments = argumentsText(c.Arguments)
-			msg.ToolCalls = append(msg.ToolCalls, wc)
+			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+					ID: c.ID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
+						Name:      c.Name,
+						Arguments: argumentsText(c.Arguments),
+					},
+				},
+			})
 		}
-		return msg, nil
+		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
 	}
-	return openAIMessage{}, fmt.Errorf("unknown role %q", m.Role)
+	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
 }
 
 // argumentsText is the wire text of stored arguments. Arguments the model
@@ -269,161 +280,6 @@ func toolArguments(text string) json.RawMessage {
 	}
 	b, _ := json.Marshal(text)
 	return b
-}
-
-// openAIChunk is one event of a streamed completion. Fields of an
-// unexpected type are left empty rather than failing the stream.
-type openAIChunk struct {
-	Choices []struct {
-		Index int64 `json:"index"`
-		Delta struct {
-			Content   string                `json:"content"`
-			Refusal   string                `json:"refusal"`
-			ToolCalls []openAIToolCallDelta `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-	} `json:"usage"`
-	Error json.RawMessage `json:"error"`
-}
-
-// openAIToolCallDelta is one piece of a streamed tool call.
-type openAIToolCallDelta struct {
-	Index    int64  `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-// openAIStream accumulates the chunks of one streamed completion.
-type openAIStream struct {
-	onDelta func(string) // receives content as it arrives; may be nil
-	apiKey  string       // redacted from the server's error messages
-	chunks  int
-	content strings.Builder
-	calls   []*openAIToolCall
-	byIndex map[int64]*openAIToolCall
-	finish  string
-	usage   Usage
-	chunk   openAIChunk // the one being read, reused (see decode)
-}
-
-type openAIToolCall struct {
-	id, name string
-	args     strings.Builder
-}
-
-// event takes the data of one server-sent event: "[DONE]" ends the stream,
-// an object with an "error" member fails it, anything else is a chunk.
-func (a *openAIStream) event(data []byte) (bool, error) {
-	if string(bytes.TrimSpace(data)) == "[DONE]" {
-		return false, nil
-	}
-	ch := &a.chunk
-	if err := ch.decode(data); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			return false, &ProviderError{Provider: "openai", Err: fmt.Errorf(
-				"the LLM server sent a stream event that is not JSON (%w); check that llm.base_url points at an OpenAI-compatible /v1 endpoint", err)}
-		}
-	}
-	if len(ch.Error) > 0 && string(ch.Error) != "null" {
-		msg, status := streamErrorDetails(data)
-		return false, &ProviderError{Provider: "openai", Status: status, Err: errors.New(
-			"the LLM server reported an error mid-stream: " + redact(msg, a.apiKey))}
-	}
-	a.add(ch)
-	return true, nil
-}
-
-// decode replaces ch with the chunk in data. A stream has a chunk per
-// token, so this is most of what the daemon does while a model streams.
-// segmentio's decoder takes half the time of encoding/json's
-// (BenchmarkOpenAIStreamEvent), but it makes room for ten elements of a
-// slice at a time: ch is reused for the stream's chunks so that room is
-// made once, and cleared before each chunk, as a decoder leaves a field the
-// chunk lacks as it was. It also stops at the first field of an unexpected
-// type, where encoding/json leaves that field empty and decodes the rest; a
-// chunk it fails on is decoded again by encoding/json, so what comes out
-// is always encoding/json's.
-func (ch *openAIChunk) decode(data []byte) error {
-	ch.reset()
-	if segjson.Unmarshal(data, ch) == nil {
-		return nil
-	}
-	ch.reset()
-	return json.Unmarshal(data, ch)
-}
-
-// reset empties ch, keeping the room its choices had.
-func (ch *openAIChunk) reset() {
-	choices := ch.Choices[:cap(ch.Choices)]
-	clear(choices)
-	*ch = openAIChunk{Choices: choices[:0]}
-}
-
-func (a *openAIStream) add(ch *openAIChunk) {
-	a.chunks++
-	if u := ch.Usage; u != nil && (u.PromptTokens > 0 || u.CompletionTokens > 0) {
-		a.usage = Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
-	}
-	for _, c := range ch.Choices {
-		if c.Index != 0 {
-			continue
-		}
-		if text := c.Delta.Content + c.Delta.Refusal; text != "" {
-			a.content.WriteString(text)
-			if a.onDelta != nil {
-				a.onDelta(text)
-			}
-		}
-		for _, d := range c.Delta.ToolCalls {
-			a.addToolDelta(d)
-		}
-		if c.FinishReason != "" {
-			a.finish = c.FinishReason
-		}
-	}
-}
-
-// addToolDelta merges one tool call piece. Pieces are keyed by index; a new
-// id at a known index starts a new call (some servers send every call whole
-// at index 0).
-func (a *openAIStream) addToolDelta(d openAIToolCallDelta) {
-	if a.byIndex == nil {
-		a.byIndex = map[int64]*openAIToolCall{}
-	}
-	tc := a.byIndex[d.Index]
-	if tc == nil || (d.ID != "" && tc.id != "" && d.ID != tc.id) {
-		tc = &openAIToolCall{}
-		a.byIndex[d.Index] = tc
-		a.calls = append(a.calls, tc)
-	}
-	if d.ID != "" {
-		tc.id = d.ID
-	}
-	// The name normally arrives whole in the first piece; some servers repeat it.
-	if n := d.Function.Name; n != "" && n != tc.name {
-		tc.name += n
-	}
-	tc.args.WriteString(d.Function.Arguments)
-}
-
-func (a *openAIStream) response() Response {
-	r := Response{Content: a.content.String(), Usage: a.usage, StopReason: a.finish}
-	for i, tc := range a.calls {
-		id := tc.id
-		if id == "" {
-			id = fmt.Sprintf("call_%d", i)
-		}
-		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: id, Name: tc.name, Arguments: toolArguments(tc.args.String())})
-	}
-	return r
 }
 
 // streamErrorDetails reads the message of an error event and its code when

@@ -19,7 +19,7 @@ func BenchmarkOpenAIRequest(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := p.request(req); err != nil {
+		if _, err := p.params(req); err != nil {
 			b.Fatal(err)
 		}
 	}
