@@ -30,7 +30,9 @@ type AnthropicOptions struct {
 	Model string
 	// HTTPClient replaces the SDK's default client when non-nil.
 	HTTPClient *http.Client
-	// Timeout bounds one call; 0 means none.
+	// Timeout bounds one call. 0 leaves the SDK's: 10 minutes, and a call
+	// whose MaxTokens could take longer than that is refused before it is
+	// sent (the SDK wants those streamed).
 	Timeout time.Duration
 	// MaxTokens is the reply budget when a Request sets none (default 4096).
 	MaxTokens int
@@ -72,6 +74,10 @@ func NewAnthropic(opts AnthropicOptions) *Anthropic {
 		option.WithMaxRetries(0),
 		option.WithHeader("User-Agent", "switchboard"),
 		option.WithMiddleware(p.api.checkStatus),
+		// The agent's "llm.chat" span is the call's span. The SDK would add
+		// its own through the global tracer provider, and put what people
+		// typed in it when ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE says so.
+		option.WithoutOpenTelemetry(),
 	}
 	if opts.Timeout > 0 {
 		ro = append(ro, option.WithRequestTimeout(opts.Timeout))
