@@ -23,8 +23,9 @@ import (
 // message by its bytes and writes the whole stream at once.
 //
 // It relies on the daemon's compact encoding, where a user message with text
-// reads {"role":"user","content":"…"}. A request it cannot read is answered
-// with HTTP 400 and counted, and the run reports it.
+// reads {"role":"user","content":"…"} or, as openai-go writes it,
+// {"content":"…","role":"user"}. A request it cannot read is answered with
+// HTTP 400 and counted, and the run reports it.
 type leanModel struct {
 	ts   *httptest.Server
 	seq  atomic.Int64
@@ -59,7 +60,9 @@ func (m *leanModel) complaints() (int, string) {
 var (
 	messagesMark = []byte(`"messages":[`)
 	userMark     = []byte(`{"role":"user","content":"`)
-	userCount    = []byte(`{"role":"user",`)
+	userCount    = []byte(`"role":"user"`)
+	userLast     = []byte(`","role":"user"}`) // the end of {"content":"…","role":"user"}
+	contentMark  = []byte(`{"content":"`)
 	streamMark   = []byte(`"stream":true`)
 	usageMark    = []byte(`"include_usage":true`)
 )
@@ -123,11 +126,14 @@ func (m *leanModel) refuse(w http.ResponseWriter, status int, msg string) {
 // request body. Inside a JSON string every quote is escaped, so the mark
 // cannot match message text.
 func lastUserText(body []byte) (string, error) {
-	at := bytes.LastIndex(body, userMark)
+	at, mark := bytes.LastIndex(body, userMark), userMark
+	if last := bytes.LastIndex(body, userLast); last > at {
+		at, mark = bytes.LastIndex(body[:last], contentMark), contentMark
+	}
 	if at < 0 {
 		return "", fmt.Errorf(`no user message with text content ({"role":"user","content":"…"}) in the request`)
 	}
-	start := at + len(userMark) - 1 // the opening quote
+	start := at + len(mark) - 1 // the opening quote
 	end := start + 1
 	for end < len(body) && body[end] != '"' {
 		if body[end] == '\\' {
