@@ -580,3 +580,23 @@ func TestOpenAIKeepsConnectionsForConcurrentCalls(t *testing.T) {
 		t.Errorf("%d rounds of %d calls at once opened %d connections, want %d (one per call of a round, reused after)", rounds, parallel, opened, parallel)
 	}
 }
+
+// TestOpenAICallsSentWholeAtOneIndex: servers that send every tool call
+// whole at index 0, each with its own id, have each call kept, arguments
+// the model broke included.
+func TestOpenAICallsSentWholeAtOneIndex(t *testing.T) {
+	url := streamServer(t, http.StatusOK,
+		`data: {"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"datetime","arguments":"{}"}}]}}]}`+"\n\n"+
+			`data: {"id":"b","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c2","function":{"name":"search","arguments":"{bad"}}]},"finish_reason":"tool_calls"}]}`+"\n\n")
+	p := agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: url, Model: "m"})
+	resp, err := p.Chat(context.Background(), userReq("hi"), nil)
+	if err != nil || len(resp.ToolCalls) != 2 {
+		t.Fatalf("Chat = %+v, %v; want two calls", resp, err)
+	}
+	if c := resp.ToolCalls[0]; c.ID != "c1" || c.Name != "datetime" || string(c.Arguments) != "{}" {
+		t.Errorf("call 0 = %s %s %s", c.ID, c.Name, c.Arguments)
+	}
+	if c := resp.ToolCalls[1]; c.ID != "c2" || c.Name != "search" || string(c.Arguments) != `"{bad"` {
+		t.Errorf("call 1 = %s %s %s, want the broken arguments as a JSON string", c.ID, c.Name, c.Arguments)
+	}
+}
