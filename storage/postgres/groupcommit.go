@@ -31,6 +31,19 @@ const (
 	groupTimeout = 30 * time.Second
 )
 
+// lockTimeoutSQL sets lock_timeout, in milliseconds ($1), for the rest of
+// the current transaction only (see groupLockTimeout). It is a function
+// call rather than SET LOCAL because PostgreSQL before 17 warns, in every
+// client and in its log, about SET LOCAL in a pipeline's implicit
+// transaction, although it applies it.
+const lockTimeoutSQL = `SELECT set_config('lock_timeout', $1, true)`
+
+// batchSender is what sends a pipelined batch: the pool, a connection or a
+// transaction.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 // groupCommit runs the statements of concurrent callers as one pipelined
 // batch: one round trip, one transaction and one commit for all of them,
 // where each alone would pay its own. Under load this is most of what a
@@ -80,16 +93,15 @@ type groupMember struct {
 // failure from another's. An error from the server means nothing of the
 // group was stored; one on the way back (the connection broke, a result
 // did not scan) leaves that unknown, as for a single statement, so the
-// statements must be safe to run twice (see withRetry). before,
-// when set, is queued once at the head of every group (noFlushSQL, say).
+// statements must be safe to run twice (see withRetry).
 //
 // A caller waiting in the queue does not leave when its ctx ends: its
 // statements may be on the wire already. The group in flight runs under
 // the values of the caller that sends it, not its cancellation, for up to
 // groupTimeout.
-func (g *groupCommit) run(ctx context.Context, to batchSender, before, key string, queue func(b *pgx.Batch)) error {
+func (g *groupCommit) run(ctx context.Context, to batchSender, key string, queue func(b *pgx.Batch)) error {
 	return g.group.Do(ctx, &groupMember{key: key, queue: queue}, func(ctx context.Context, group []*groupMember) error {
-		err := g.exec(ctx, to, before, group)
+		err := g.exec(ctx, to, group)
 		if err != nil && g.failed != nil {
 			g.failed(len(group), err)
 		}
@@ -99,18 +111,17 @@ func (g *groupCommit) run(ctx context.Context, to batchSender, before, key strin
 
 // rowOnce returns a function for a retry loop that runs sql — one row,
 // scanned into dest, or none: pgx.ErrNoRows — in the next group the first
-// time, and alone (behind before, when set, as in a group) every later
-// time and when the group fails. A statement that finds no row does not
+// time, and alone every later time and when the group fails. A statement that finds no row does not
 // fail the group: the others' rows are kept.
-func (g *groupCommit) rowOnce(to batchSender, before, key, sql string, args []any) func(ctx context.Context, dest ...any) error {
+func (g *groupCommit) rowOnce(to batchSender, key, sql string, args []any) func(ctx context.Context, dest ...any) error {
 	tried := false
 	return func(ctx context.Context, dest ...any) error {
 		if tried {
-			return rowAlone(ctx, to, before, sql, args, dest)
+			return rowAlone(ctx, to, sql, args, dest)
 		}
 		tried = true
 		found := true
-		err := g.run(ctx, to, before, key, func(q *pgx.Batch) {
+		err := g.run(ctx, to, key, func(q *pgx.Batch) {
 			q.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
 				err := row.Scan(dest...)
 				if errors.Is(err, pgx.ErrNoRows) {
@@ -122,7 +133,7 @@ func (g *groupCommit) rowOnce(to batchSender, before, key, sql string, args []an
 		})
 		switch {
 		case err != nil:
-			return rowAlone(ctx, to, before, sql, args, dest) // maybe another's failure
+			return rowAlone(ctx, to, sql, args, dest) // maybe another's failure
 		case !found:
 			return pgx.ErrNoRows
 		}
@@ -130,20 +141,17 @@ func (g *groupCommit) rowOnce(to batchSender, before, key, sql string, args []an
 	}
 }
 
-// rowAlone runs sql behind before, when set, in a batch of its own and
-// scans its one row into dest; none is pgx.ErrNoRows.
-func rowAlone(ctx context.Context, to batchSender, before, sql string, args []any, dest []any) error {
+// rowAlone runs sql in a batch of its own and scans its one row into dest;
+// none is pgx.ErrNoRows.
+func rowAlone(ctx context.Context, to batchSender, sql string, args []any, dest []any) error {
 	b := &pgx.Batch{}
-	if before != "" {
-		b.Queue(before)
-	}
 	b.Queue(sql, args...).QueryRow(func(row pgx.Row) error { return row.Scan(dest...) })
 	return to.SendBatch(ctx, b).Close()
 }
 
 // exec sends group's statements, in the order of their keys, as one batch
-// behind the lock timeout's setting and before.
-func (g *groupCommit) exec(ctx context.Context, to batchSender, before string, group []*groupMember) error {
+// behind the lock timeout's setting.
+func (g *groupCommit) exec(ctx context.Context, to batchSender, group []*groupMember) error {
 	slices.SortStableFunc(group, func(a, b *groupMember) int { return strings.Compare(a.key, b.key) })
 	b := &pgx.Batch{}
 	wait := g.lockTimeout
@@ -151,9 +159,6 @@ func (g *groupCommit) exec(ctx context.Context, to batchSender, before string, g
 		wait = groupLockTimeout
 	}
 	b.Queue(lockTimeoutSQL, strconv.FormatInt(wait.Milliseconds(), 10))
-	if before != "" {
-		b.Queue(before)
-	}
 	for _, m := range group {
 		m.queue(b)
 	}

@@ -56,7 +56,7 @@ func (db *DB) Insert(ctx context.Context, session string, after int64, msgs ...a
 		last  int64
 		moved int
 	}
-	row := db.appends.rowOnce(db.pool, "", session, insertFastSQL, args)
+	row := db.appends.rowOnce(db.pool, session, insertFastSQL, args)
 	out, err := retryValue(ctx, func(ctx context.Context) (inserted, error) {
 		var out inserted
 		err := row(ctx, &out.last)

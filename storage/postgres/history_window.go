@@ -42,7 +42,7 @@ func (db *DB) AppendWindow(ctx context.Context, session string, limit int, m age
 	}
 	args := append(b.args(), limit)
 	var window []agentcore.Message
-	err = db.appends.run(ctx, db.pool, "", session, func(q *pgx.Batch) {
+	err = db.appends.run(ctx, db.pool, session, func(q *pgx.Batch) {
 		q.Queue(appendWindowSQL, args...).Query(func(rows pgx.Rows) (err error) {
 			window, err = collectMessages(rows, limit)
 			return err

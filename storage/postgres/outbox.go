@@ -91,11 +91,10 @@ const claimSQL = `WITH due AS MATERIALIZED (
 const OwnerTimeout = 4 * time.Second
 
 // Heartbeat records that owner is alive; call it about once a second while
-// it holds claims (bot.Liveness). It commits without waiting for the WAL
-// flush: a heartbeat lost in a PostgreSQL crash is followed by the next.
+// it holds claims (bot.Liveness).
 func (db *DB) Heartbeat(ctx context.Context, owner string) error {
 	err := withRetry(ctx, func(ctx context.Context) error {
-		_, err := db.execWithoutFlush(ctx, `INSERT INTO replicas (owner) VALUES ($1)
+		_, err := db.pool.Exec(ctx, `INSERT INTO replicas (owner) VALUES ($1)
 			ON CONFLICT (owner) DO UPDATE SET seen_at = now()`, storable(owner))
 		return err
 	})
@@ -107,9 +106,7 @@ func (db *DB) Heartbeat(ctx context.Context, owner string) error {
 
 // EndHeartbeat forgets owner's heartbeat: it holds no claims that need it
 // (see bot.Liveness), and what it claims before its next Heartbeat is
-// claimed again by others only when the lease runs out. Unlike Heartbeat
-// it waits for the WAL flush: a heartbeat that a PostgreSQL crash brought
-// back would be stale, and the owner's next claims would be taken over.
+// claimed again by others only when the lease runs out.
 func (db *DB) EndHeartbeat(ctx context.Context, owner string) error {
 	err := withRetry(ctx, func(ctx context.Context) error {
 		_, err := db.pool.Exec(ctx, `DELETE FROM replicas WHERE owner = $1`, storable(owner))
@@ -129,25 +126,16 @@ func (db *DB) EndHeartbeat(ctx context.Context, owner string) error {
 // sent a heartbeat keeps its rows for the lease. With beat, a Claim that
 // claims anything also writes owner's Heartbeat in the same statement, so
 // a claimer that had none has one the moment its claims commit (see
-// bot.Liveness); an idle poll that claims nothing writes nothing. The
-// lease is committed without waiting for its WAL flush (see withoutFlush):
-// a lease lost in a PostgreSQL crash can only cause one more delivery,
-// which at-least-once delivery allows anyway. The due rows are found by a
-// plain index scan, which marks the index entries of rows sent since the
-// last claim as dead (see killDeadEntriesSQL).
+// bot.Liveness); an idle poll that claims nothing writes nothing.
 func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Duration, beat bool) ([]bot.OutboxMessage, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	var msgs []bot.OutboxMessage
-	err := db.withoutFlush(ctx, func(b *pgx.Batch) {
-		b.Queue(killDeadEntriesSQL)
-		b.Queue(claimSQL, owner, limit, float64(lease.Microseconds()), float64(OwnerTimeout.Microseconds()), beat).Query(func(rows pgx.Rows) error {
-			var err error
-			msgs, err = pgx.CollectRows(rows, scanOutbox)
-			return err
-		})
-	})
+	rows, err := db.pool.Query(ctx, claimSQL, owner, limit, float64(lease.Microseconds()), float64(OwnerTimeout.Microseconds()), beat)
+	if err != nil {
+		return nil, fmt.Errorf("claim outbox: %w", err)
+	}
+	msgs, err := pgx.CollectRows(rows, scanOutbox)
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox: %w", err)
 	}
@@ -172,7 +160,9 @@ func scanOutbox(row pgx.CollectableRow) (bot.OutboxMessage, error) {
 
 // isRow is the condition that an outbox row is r (parameters $1, $2, $3:
 // id, session, seq; see rowArgs): its id alone could name a later row that
-// took the id of a reply a PostgreSQL crash lost (see bot.OutboxRow).
+// took the id of a lost reply, one committed on a primary that failed over
+// to an asynchronous standby before the standby received it (see
+// bot.OutboxRow).
 const isRow = `id = $1 AND session_key IS NOT DISTINCT FROM $2 AND source_seq IS NOT DISTINCT FROM $3`
 
 // rowArgs are isRow's parameters for r, stored as the row was.
@@ -200,16 +190,14 @@ func (db *DB) Fail(ctx context.Context, r bot.OutboxRow, reason string) error {
 }
 
 // settle runs an update of row r (isRow, then args from $4) that applies
-// only to a pending message and explains why when it applied to none. The
-// update commits without waiting for the WAL flush: if a PostgreSQL crash
-// loses it, the message is tried once more after its lease.
+// only to a pending message and explains why when it applied to none.
 func (db *DB) settle(ctx context.Context, what string, r bot.OutboxRow, sql string, args ...any) error {
 	ctx = context.WithoutCancel(ctx)
 	id := r.ID
 	var tag pgconn.CommandTag
 	err := withRetry(ctx, func(ctx context.Context) error {
 		var err error
-		tag, err = db.execWithoutFlush(ctx, sql, append(rowArgs(r), args...)...)
+		tag, err = db.pool.Exec(ctx, sql, append(rowArgs(r), args...)...)
 		return err
 	})
 	if err != nil {

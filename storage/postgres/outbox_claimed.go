@@ -102,13 +102,9 @@ var insertReplyAtSQL = outboxInsertSQL(`$1::text`, `$2::bigint`, ``, 3)
 // (groupCommit). The row is claimed for claim.Owner as EnqueueClaimed
 // would.
 //
-// The commit does not wait for the WAL flush (see sendWithoutFlush): a
-// reply is the one write of a message's round that can be made again. A
-// PostgreSQL crash that loses it leaves the user message it answered as the
-// session's newest, and recovery runs the agent for it again (the chat may
-// then see the answer twice; nothing goes unanswered). The user message
-// itself was flushed before its platform was told, and any later durable
-// commit flushes the reply too.
+// The commit is durable before InsertReply returns, so before the reply
+// is sent: a PostgreSQL crash never loses a reply the chat has seen, and
+// recovery never answers its user message again.
 func (db *DB) InsertReply(ctx context.Context, session string, after int64, reply agentcore.Message, m bot.OutboxMessage, claim bot.Claim) (bot.StoredReply, error) {
 	b, err := newBatch(session, []agentcore.Message{reply})
 	if err != nil {
@@ -120,7 +116,7 @@ func (db *DB) InsertReply(ctx context.Context, session string, after int64, repl
 	}
 	args := append([]any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after}, oargs...)
 	m.Session = session
-	row := db.replies.rowOnce(db.pool, noFlushSQL, session, insertReplySQL, args)
+	row := db.replies.rowOnce(db.pool, session, insertReplySQL, args)
 	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
 		out := bot.StoredReply{Row: m}
 		err := row(ctx, &out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
@@ -130,8 +126,8 @@ func (db *DB) InsertReply(ctx context.Context, session string, after int64, repl
 		}
 		out.Seq, out.Moved, err = db.insertMoving(ctx, b, after, args[:10], func(tx pgx.Tx, seq int64) error {
 			out.Row.SourceSeq = seq
-			return queryRowWithoutFlush(ctx, tx, insertReplyAtSQL, append([]any{session, seq}, oargs...),
-				&out.Row.ID, &out.Row.Attempts, &out.Claimed)
+			return tx.QueryRow(ctx, insertReplyAtSQL, append([]any{session, seq}, oargs...)...).
+				Scan(&out.Row.ID, &out.Row.Attempts, &out.Claimed)
 		})
 		return out, err
 	})
@@ -151,7 +147,7 @@ var appendReplySQL = appendCTE + `, o AS (` + outboxInsertSQL(`$1`, `s.last_seq`
 
 // AppendReply stores reply at the end of session, as Append does, and its
 // outbox row m (Session and SourceSeq set here) in the same statement, so
-// in one commit, which does not wait for the WAL flush (see InsertReply).
+// in one durable commit (see InsertReply).
 // The row is claimed for claim.Owner as EnqueueClaimed would.
 func (db *DB) AppendReply(ctx context.Context, session string, reply agentcore.Message, m bot.OutboxMessage, claim bot.Claim) (bot.StoredReply, error) {
 	b, err := newBatch(session, []agentcore.Message{reply})
@@ -166,7 +162,7 @@ func (db *DB) AppendReply(ctx context.Context, session string, reply agentcore.M
 	m.Session = session
 	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
 		out := bot.StoredReply{Row: m}
-		err := queryRowWithoutFlush(ctx, db.pool, appendReplySQL, args, &out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
+		err := db.pool.QueryRow(ctx, appendReplySQL, args...).Scan(&out.Seq, &out.Row.ID, &out.Row.Attempts, &out.Claimed)
 		out.Row.SourceSeq = out.Seq
 		return out, err
 	})
@@ -177,13 +173,10 @@ func (db *DB) AppendReply(ctx context.Context, session string, reply agentcore.M
 }
 
 // MarkSentAll records the deliveries in sent, each row by its id, session
-// and seq (see isRow), in one statement. It commits without waiting for the
-// WAL flush: if a PostgreSQL crash loses a mark, that message is sent once
-// more after its lease, as when the process crashes between sending and
-// marking. It runs to the end even when ctx is cancelled (a sent message
-// left pending would be sent again), retrying dropped connections for up
-// to RetryBudget. Rows that are not there (a crash lost them) are left
-// alone.
+// and seq (see isRow), in one statement. It runs to the end even when ctx
+// is cancelled (a sent message left pending would be sent again), retrying
+// dropped connections for up to RetryBudget. Rows that are not there (a
+// failover lost them) are left alone.
 func (db *DB) MarkSentAll(ctx context.Context, sent []bot.Sent) error {
 	if len(sent) == 0 {
 		return nil
@@ -197,16 +190,13 @@ func (db *DB) MarkSentAll(ctx context.Context, sent []bot.Sent) error {
 		}
 	}
 	err := withRetry(context.WithoutCancel(ctx), func(ctx context.Context) error {
-		// Each row by its id, session and seq (see isRow), planned for
-		// this batch (see customPlanSQL).
-		return db.withoutFlush(ctx, func(b *pgx.Batch) {
-			b.Queue(customPlanSQL)
-			b.Queue(`UPDATE outbox o SET status = 'sent', platform_message_id = u.pmid,
+		// Each row by its id, session and seq (see isRow).
+		_, err := db.pool.Exec(ctx, `UPDATE outbox o SET status = 'sent', platform_message_id = u.pmid,
 				sent_at = now(), claimed_by = NULL, claimed_until = NULL
 			FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS u (id, pmid, session, seq)
 			WHERE o.id = u.id AND o.session_key IS NOT DISTINCT FROM u.session AND o.source_seq IS NOT DISTINCT FROM u.seq`,
-				ids, pmids, sessions, seqs)
-		})
+			ids, pmids, sessions, seqs)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("mark %d outbox messages sent: %w", len(sent), err)

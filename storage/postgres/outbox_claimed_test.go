@@ -173,8 +173,8 @@ func TestMarkSentAllMarksEachRow(t *testing.T) {
 	}
 }
 
-// A PostgreSQL crash can lose a reply's row (its commit does not wait for
-// the flush) while the dispatcher holds it, and hand its id to a later row.
+// A failover to an asynchronous standby can lose a reply's row while the
+// dispatcher holds it, and hand its id to a later row.
 // Settling the lost row must then leave the later one alone: a sent mark
 // would keep it from ever being delivered.
 func TestSettlingALostReplyLeavesTheRowThatTookItsID(t *testing.T) {

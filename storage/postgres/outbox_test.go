@@ -291,9 +291,8 @@ func TestOutboxBookkeepingKeepsLaterCommitsDurable(t *testing.T) {
 	if err := db.Retry(ctx, row(a, 1), time.Now(), "x"); err == nil {
 		t.Fatal("Retry of a sent message succeeded")
 	}
-	// The asynchronous commit is local to each bookkeeping transaction:
-	// the connection's next transactions (Enqueue, Append) still wait for
-	// their WAL flush.
+	// Bookkeeping leaves the connection's commits durable: its next
+	// transactions (Enqueue, Append) wait for their WAL flush.
 	var setting string
 	if err := db.Pool().QueryRow(ctx, `SELECT current_setting('synchronous_commit')`).Scan(&setting); err != nil {
 		t.Fatal(err)

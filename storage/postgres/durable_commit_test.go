@@ -44,12 +44,11 @@ func recordCommitModes(t *testing.T, db *postgres.DB) func() []string {
 	}
 }
 
-// A final reply and its outbox row commit without waiting for the WAL
-// flush (a reply lost in a PostgreSQL crash is written again by recovery,
-// which finds its user message unanswered); what users send is flushed
-// before it is confirmed, and the connection's later transactions are
-// durable again.
-func TestRepliesCommitWithoutWaitingForTheFlush(t *testing.T) {
+// A reply and its outbox row are durable before the reply is sent: they
+// commit waiting for the WAL flush, as what users send does, so a
+// PostgreSQL crash never loses a reply the chat has seen and recovery never
+// answers its user message a second time.
+func TestRepliesAreDurableBeforeTheyAreSent(t *testing.T) {
 	ctx := context.Background()
 	// One connection, so the last check runs where the replies ran.
 	db := pgtest.OpenWith(t, ctx, postgres.Options{MaxConns: 1})
@@ -90,10 +89,10 @@ func TestRepliesCommitWithoutWaitingForTheFlush(t *testing.T) {
 
 	want := []string{
 		"messages:u1:on",
-		"messages:r1:off", "outbox:o1:off",
+		"messages:r1:on", "outbox:o1:on",
 		"messages:u2:on", "messages:u3:on",
-		"messages:r2:off", "outbox:o2:off",
-		"messages:r3:off", "outbox:o3:off",
+		"messages:r2:on", "outbox:o2:on",
+		"messages:r3:on", "outbox:o3:on",
 		"messages:u4:on",
 		"outbox:notice:on",
 	}
