@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 )
 
@@ -18,31 +17,48 @@ var (
 	StartForTest = startForTest
 )
 
-// MigrateWithGooseParser applies the migrations the way goose does with its
-// own SQL parser (the path Migrate replaced), for comparing the schemas.
-func MigrateWithGooseParser(ctx context.Context, db *DB) error {
-	files, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		return err
-	}
-	sqlDB := stdlib.OpenDBFromPool(db.pool)
-	defer sqlDB.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, files, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	_, err = p.Up(ctx)
-	return err
-}
-
 // SchemaUpToDate exposes the migration fast path's check.
 func (db *DB) SchemaUpToDate(ctx context.Context) (bool, error) {
 	files, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		return false, err
 	}
-	return db.schemaUpToDate(ctx, files)
+	provider, err := newMigrationProvider(db, files)
+	if err != nil {
+		return false, err
+	}
+	defer provider.Close()
+	return db.schemaUpToDate(ctx, provider.ListSources())
+}
+
+// GooseUp runs goose's Up as Migrate does, without its fast path, and
+// returns how many migrations it applied.
+func GooseUp(ctx context.Context, db *DB) (int, error) {
+	files, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return 0, err
+	}
+	provider, err := newMigrationProvider(db, files)
+	if err != nil {
+		return 0, err
+	}
+	defer provider.Close()
+	results, err := provider.Up(ctx)
+	return len(results), err
+}
+
+// MigrationSources lists the embedded migrations as goose reads them.
+func MigrationSources(db *DB) ([]*goose.Source, error) {
+	files, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	provider, err := newMigrationProvider(db, files)
+	if err != nil {
+		return nil, err
+	}
+	defer provider.Close()
+	return provider.ListSources(), nil
 }
 
 // Listening reports whether the cache hears agent_docs' notices (and so
