@@ -47,9 +47,8 @@ type batchSender interface {
 // groupCommit runs the statements of concurrent callers as one pipelined
 // batch: one round trip, one transaction and one commit for all of them,
 // where each alone would pay its own. Under load this is most of what a
-// short write costs PostgreSQL: a trivial insert cost it 51–96 µs of CPU
-// alone and 15–16 µs ten to a batch (docs/benchmarks.md, twenty-third
-// round).
+// short write costs PostgreSQL, and with every commit waiting for its WAL
+// flush, one flush serves the whole group.
 //
 // One group is in flight at a time. The caller that finds none in flight
 // sends its own at once (a lone caller waits for nobody); callers that come
