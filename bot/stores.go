@@ -68,11 +68,10 @@ type SoonReleaser interface {
 var ErrLocked = errors.New("lock held elsewhere")
 
 // OutboxRow names one outbox row: its id and, for a reply, the session
-// message it delivers. A reply's row commits without waiting for the WAL
-// flush (see ReplyWriter), so a PostgreSQL crash can lose it while the
-// dispatcher still holds it, and hand its id to a later row; the session and
-// seq tell the two apart, so settling the lost row never touches the new
-// one.
+// message it delivers. A failover to an asynchronous standby can lose a
+// row the dispatcher still holds and hand its id to a later row; the
+// session and seq tell the two apart, so settling the lost row never
+// touches the new one.
 type OutboxRow struct {
 	ID        int64
 	Session   string // "" for system notices
@@ -152,9 +151,9 @@ type Sent struct {
 
 // ReplyWriter stores a final reply in its session and its outbox row in one
 // transaction: one statement and one commit in the common case, and no
-// crash can leave a reply stored but not queued. The commit need not be
-// durable at once: a reply lost with its row leaves its user message
-// unanswered, and Recover runs the agent for it again. Postgres implements it;
+// crash can leave a reply stored but not queued. The commit is durable
+// before the reply is handed to the dispatcher, so a PostgreSQL crash never
+// makes the chat see an answer twice. Postgres implements it;
 // without one, the reply and its row are two writes (and each run first
 // queues replies a crash left behind).
 type ReplyWriter interface {
