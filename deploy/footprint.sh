@@ -11,8 +11,8 @@
 #   -w SETTLE_S   seconds after ready before the idle window starts (default 0)
 #   -i IDLE_S     seconds of the idle window; memory is read at its end (default 2)
 #   -t STEP_S     read memory every STEP_S seconds of the idle window instead, print
-#                 each reading on stderr, and report their means (a daemon that
-#                 trims its memory now and then is then not caught at one moment)
+#                 each reading on stderr, and report their means (a daemon whose
+#                 memory moves while idle is then not caught at one moment)
 #   -r READY_URL  ready when this http:// URL answers 2xx (polled every 5 ms)
 #   -l LOG_REGEX  ready when the command's output matches (bash's =~, ERE)
 #   without -r/-l the command is read right after IDLE_S seconds (no ready time)
@@ -39,7 +39,7 @@
 # Memory settles only after the Go runtime's first periodic GC (2 min after
 # start): to measure a daemon that has been idle for minutes, not seconds,
 #   deploy/footprint.sh -n 3 -w 180 -i 10 -r http://127.0.0.1:18080/readyz -- /tmp/sb serve
-# switchboard trims its memory once a minute while idle, so over a minute or more:
+# Memory read every 10 s over four idle minutes, their means reported:
 #   deploy/footprint.sh -n 1 -w 60 -i 240 -t 10 -r http://127.0.0.1:18080/readyz -- /tmp/sb serve
 #
 # Columns: ready_ms (wall, start → ready), cpu_ms (CPU time of the

@@ -1,5 +1,5 @@
 # gdb-memory.py: where a running Go daemon's private memory is, read from the
-# Go runtime's own structures by gdb (docs/benchmarks.md, fifteenth round).
+# Go runtime's own structures by gdb.
 # It reports
 #   - the heap's spans by size class: how many, their bytes, the bytes of the
 #     objects in them, and the free room inside them (the heap does not

@@ -429,12 +429,6 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	// database connection the start-up used instead of queueing behind the
 	// loops' new ones, so the chat is answered sooner (docs/benchmarks.md).
 	up := d.settledWithin(chCtx, time.Second)
-	chans.Add(1)
-	go func() {
-		defer chans.Done()
-		d.releaseStartupMemory(chCtx, up, startupQuiet)
-		d.trimWhileIdle(chCtx, trimEvery)
-	}()
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second

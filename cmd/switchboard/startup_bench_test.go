@@ -24,10 +24,9 @@ import (
 // Readiness is polled this often, so ms-to-ready is at most this much late.
 const readyPoll = 2 * time.Millisecond
 
-// idleFor is how long the daemon sits idle before its memory is read:
-// two seconds more than the daemon waits after start-up before it gives
-// the start-up's memory back (startupQuiet), so the reading comes after it.
-const idleFor = startupQuiet + 2*time.Second
+// idleFor is how long the daemon sits idle before its memory is read, so
+// the reading is of the idle daemon, not of its start-up.
+const idleFor = 4 * time.Second
 
 // BenchmarkServeStartToReady starts the built binary (`switchboard serve`)
 // on the external PostgreSQL and Redis, with the Telegram fake and the
