@@ -140,7 +140,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	if err != nil {
 		return nil, fmt.Errorf("secrets key: %w", err)
 	}
-	if d.tracing, err = newTracing(d.replica, d.log); err != nil {
+	if d.tracing, err = newTracing(ctx, d.replica, d.log); err != nil {
 		return nil, err
 	}
 	st, err := openStores(ctx, cfg, d.log, d.tracing.tracerProvider())

@@ -1,7 +1,10 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
+	"encoding/hex"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -9,35 +12,127 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 )
 
-// collector is a fake OTLP/HTTP collector: it keeps the spans posted to
-// /v1/traces (JSON encoding).
+// collector is a fake OTLP collector: it keeps the spans posted to
+// /v1/traces (protobuf, or JSON with OTEL_EXPORTER_OTLP_PROTOCOL=http/json)
+// or sent to its gRPC trace service (grpcCollector).
 type collector struct {
-	mu      sync.Mutex
-	spans   []otlpSpan
-	headers []http.Header
+	mu       sync.Mutex
+	spans    []otlpSpan
+	headers  []http.Header
+	services []string // each resource's service.name
+}
+
+// otlpSpan is what the tests read of an exported span.
+type otlpSpan struct {
+	TraceID    string
+	Name       string
+	Attributes []otlpKeyValue
+}
+
+type otlpKeyValue struct {
+	Key   string
+	Value struct{ String *string }
 }
 
 func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/json" {
-		http.Error(w, "want JSON at /v1/traces", http.StatusNotFound)
+	unmarshal := map[string]func([]byte, proto.Message) error{
+		"application/x-protobuf": proto.Unmarshal,
+		"application/json":       protojson.Unmarshal,
+	}[r.Header.Get("Content-Type")]
+	if r.URL.Path != "/v1/traces" || unmarshal == nil {
+		http.Error(w, "want OTLP at /v1/traces", http.StatusNotFound)
 		return
 	}
-	var req otlpRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	body, err := io.ReadAll(r.Body)
+	var req coltracepb.ExportTraceServiceRequest
+	if err == nil {
+		err = unmarshal(body, &req)
+	}
+	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	c.keep(&req, r.Header.Clone())
+	w.Header().Set("Content-Type", r.Header.Get("Content-Type"))
+	w.WriteHeader(http.StatusOK)
+}
+
+// keep adds the spans of req, sent with headers.
+func (c *collector) keep(req *coltracepb.ExportTraceServiceRequest, headers http.Header) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.headers = append(c.headers, r.Header.Clone())
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			c.spans = append(c.spans, ss.Spans...)
+	c.headers = append(c.headers, headers)
+	for _, rs := range req.GetResourceSpans() {
+		for _, kv := range rs.GetResource().GetAttributes() {
+			if kv.GetKey() == "service.name" {
+				c.services = append(c.services, kv.GetValue().GetStringValue())
+			}
+		}
+		for _, ss := range rs.GetScopeSpans() {
+			for _, s := range ss.GetSpans() {
+				c.spans = append(c.spans, spanOf(s))
+			}
 		}
 	}
-	w.WriteHeader(http.StatusOK)
+}
+
+func spanOf(s *tracepb.Span) otlpSpan {
+	out := otlpSpan{TraceID: hex.EncodeToString(s.GetTraceId()), Name: s.GetName()}
+	for _, kv := range s.GetAttributes() {
+		a := otlpKeyValue{Key: kv.GetKey()}
+		if v, ok := kv.GetValue().GetValue().(*commonpb.AnyValue_StringValue); ok {
+			a.Value.String = &v.StringValue
+		}
+		out.Attributes = append(out.Attributes, a)
+	}
+	return out
+}
+
+// grpcCollector is the collector's OTLP/gRPC trace service.
+type grpcCollector struct {
+	coltracepb.UnimplementedTraceServiceServer
+	c *collector
+}
+
+// Export implements coltracepb.TraceServiceServer.
+func (g grpcCollector) Export(ctx context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	headers := http.Header{}
+	for k, v := range md {
+		headers[http.CanonicalHeaderKey(k)] = v
+	}
+	g.c.keep(req, headers)
+	return &coltracepb.ExportTraceServiceResponse{}, nil
+}
+
+// startCollector serves c over OTLP/HTTP, or OTLP/gRPC when grpc, until the
+// test ends, and returns its OTEL_EXPORTER_OTLP_ENDPOINT.
+func startCollector(t *testing.T, c *collector, overGRPC bool) string {
+	t.Helper()
+	if !overGRPC {
+		srv := httptest.NewServer(c)
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(srv, grpcCollector{c: c})
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+	return "http://" + lis.Addr().String()
 }
 
 // trace returns the spans of the trace whose root is the inbound span of

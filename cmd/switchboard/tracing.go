@@ -15,9 +15,11 @@ import (
 
 // tracing is the daemon's OpenTelemetry setup: off (nil provider) unless
 // the standard OTEL_EXPORTER_OTLP_ENDPOINT or
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, then OTLP over HTTP in JSON
-// (otlpjson.go), configured by the standard OTEL_* variables (headers,
-// timeout; the sampler by OTEL_TRACES_SAMPLER).
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, then the official OTLP
+// exporter (traceexport.go) configured by the standard OTEL_* variables:
+// protocol, headers, timeout, TLS; the sampler by OTEL_TRACES_SAMPLER, the
+// batching by OTEL_BSP_*, the service's name and attributes by
+// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
 type tracing struct {
 	provider *sdktrace.TracerProvider // nil when off
 }
@@ -33,30 +35,43 @@ func tracingOn(getenv func(string) string) bool {
 // newTracing starts the exporter when the environment asks for traces.
 // Spans are batched and exported in the background; nothing waits for the
 // collector.
-func newTracing(replica string, log *slog.Logger) (*tracing, error) {
+func newTracing(ctx context.Context, replica string, log *slog.Logger) (*tracing, error) {
 	if !tracingOn(os.Getenv) {
 		return &tracing{}, nil
 	}
-	proto := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-	if proto == "" {
-		proto = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
-	}
-	if proto == "grpc" {
-		return nil, fmt.Errorf("%w:\nOTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported; switchboard exports traces with OTLP over HTTP (http/json), to the collector's port 4318", errConfig)
-	}
-	exp, err := newOTLPJSON(os.Getenv, log)
+	settings, err := traceExportFrom(os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("%w:\ntracing: %v", errConfig, err)
+		return nil, fmt.Errorf("%w:\ntracing: %w", errConfig, err)
 	}
-	log.Info("tracing on: spans go to the OTLP collector", "endpoint", exp.url)
-	return &tracing{provider: newTraceProvider(exp, replica)}, nil
+	exp, err := settings.exporter(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w:\ntracing: %w", errConfig, err)
+	}
+	res, err := traceResource(ctx, replica)
+	if err != nil {
+		return nil, fmt.Errorf("%w:\ntracing: %w", errConfig, err)
+	}
+	log.Info("tracing on: spans go to the OTLP collector", "endpoint", settings.shown, "protocol", settings.protocol)
+	logged := &loggedExporter{SpanExporter: exp, endpoint: settings.shown, log: log}
+	return &tracing{provider: newTraceProvider(logged, res)}, nil
 }
 
-// newTraceProvider is the SDK provider exporting to exp in batches, its spans
-// naming this service and replica.
-func newTraceProvider(exp sdktrace.SpanExporter, replica string) *sdktrace.TracerProvider {
-	res := resource.NewWithAttributes(semconv.SchemaURL,
-		semconv.ServiceName("switchboard"), semconv.ServiceVersion(version), semconv.ServiceInstanceID(replica))
+// traceResource names the service whose spans these are: switchboard, its
+// version and this replica, unless OTEL_SERVICE_NAME or
+// OTEL_RESOURCE_ATTRIBUTES say otherwise.
+func traceResource(ctx context.Context, replica string) (*resource.Resource, error) {
+	res, err := resource.New(ctx, resource.WithSchemaURL(semconv.SchemaURL),
+		resource.WithAttributes(semconv.ServiceName("switchboard"), semconv.ServiceVersion(version), semconv.ServiceInstanceID(replica)),
+		resource.WithFromEnv())
+	if err != nil {
+		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
+	}
+	return res, nil
+}
+
+// newTraceProvider is the SDK provider exporting to exp in batches, its
+// spans naming res.
+func newTraceProvider(exp sdktrace.SpanExporter, res *resource.Resource) *sdktrace.TracerProvider {
 	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 }
 
