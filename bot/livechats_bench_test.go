@@ -29,7 +29,6 @@ const (
 //
 //	go test -run '^$' -bench LiveChats -benchtime 1x ./bot/
 func BenchmarkLiveChats(b *testing.B) {
-	collectAsServe(b)
 	env := newBenchEnv(b)
 	ch := &sinkChannel{env: env}
 	env.start(b, ch, 0)

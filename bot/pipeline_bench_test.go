@@ -6,8 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -40,20 +38,6 @@ const (
 	stallTimeout = 30 * time.Second
 )
 
-// serveGCPercent is the collector's GOGC that `switchboard serve` sets when
-// the environment sets none (cmd/switchboard/gcpercent.go).
-const serveGCPercent = 200
-
-// collectAsServe makes the collector of this test binary run as the
-// daemon's does, for the rest of b, unless GOGC is in the environment.
-func collectAsServe(b *testing.B) {
-	if os.Getenv("GOGC") != "" {
-		return
-	}
-	old := debug.SetGCPercent(serveGCPercent)
-	b.Cleanup(func() { debug.SetGCPercent(old) })
-}
-
 // BenchmarkPipeline measures the whole path: the Telegram Bot API fake ←
 // channels/telegram (long polling, go-telegram/bot) → bot.Router → Postgres
 // and Redis → agent with a zero-latency provider → outbox → bot.Dispatcher
@@ -63,7 +47,6 @@ func collectAsServe(b *testing.B) {
 // after the previous reply (the per-message overhead); "inflight=200" keeps
 // one unanswered message in each of 200 chats (the throughput).
 func BenchmarkPipeline(b *testing.B) {
-	collectAsServe(b)
 	for _, inflight := range []int{1, benchChats} {
 		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) { benchTelegram(b, inflight) })
 	}
@@ -78,7 +61,6 @@ func BenchmarkPipeline(b *testing.B) {
 // would give; "pool=24" raises the Postgres pool from pgx's default
 // (max(4, CPUs), what the daemon uses) to 24 connections.
 func BenchmarkRouterDirect(b *testing.B) {
-	collectAsServe(b)
 	for _, c := range []struct {
 		inflight, handlers int
 		pool               int32
