@@ -49,7 +49,9 @@ type AdminAPIOptions struct {
 	Access    interface {
 		PendingAccessRequests(ctx context.Context) ([]AccessRequest, error)
 	}
-	Jobs     JobStore
+	// Jobs lists the scheduled jobs as GET /api/v1/jobs shows them (the
+	// jobs feature's AdminList).
+	Jobs     func(ctx context.Context) (any, error)
 	Sessions interface {
 		ListSessions(ctx context.Context, agent, scope string, limit int) ([]tools.SessionInfo, error)
 	}
@@ -261,17 +263,12 @@ func (a *adminAPI) jobs(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "jobs are not set up")
 		return
 	}
-	list, err := a.o.Jobs.ListJobs(r.Context())
+	list, err := a.o.Jobs(r.Context())
 	if err != nil {
 		a.storeFailed(w, "listing jobs", err)
 		return
 	}
-	out := make([]map[string]any, 0, len(list))
-	for _, j := range list {
-		out = append(out, map[string]any{"name": j.Name, "schedule": j.Schedule, "agent": j.Agent, "enabled": j.Enabled,
-			"timezone": j.Timezone, "post_to": j.Target.String(), "prompt": j.Prompt, "source": j.Source})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"jobs": out})
+	writeJSON(w, http.StatusOK, map[string]any{"jobs": list})
 }
 
 func (a *adminAPI) agents(w http.ResponseWriter, r *http.Request) {

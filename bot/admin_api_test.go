@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/tools"
@@ -21,7 +22,7 @@ const apiToken = "s3cret-admin-token-for-tests"
 // adminServer serves the admin API of pipeline p.
 func adminServer(t *testing.T, p *pipeline) *httptest.Server {
 	h := bot.NewAdminAPI(bot.AdminAPIOptions{
-		Token: apiToken, Router: p.router, Approvals: p.approvals, Access: p.db, Jobs: p.db, Sessions: p.db, Grants: p.db,
+		Token: apiToken, Router: p.router, Approvals: p.approvals, Access: p.db, Jobs: jobs.AdminList(p.db), Sessions: p.db, Grants: p.db,
 		Audit: func(ctx context.Context, limit int) ([]bot.AuditRecord, error) {
 			entries, err := p.db.Audit(ctx, limit)
 			var out []bot.AuditRecord
@@ -145,9 +146,9 @@ func TestAdminAPIEndpoints(t *testing.T) {
 	}
 
 	// Jobs, agents, sessions.
-	if _, err := p.db.UpsertJob(ctx, bot.Job{Name: "daily", Schedule: "0 9 * * *", Prompt: "report",
-		Target: channels.Address{Platform: "test", ChatID: "c1"}, Enabled: true, Overlap: bot.OverlapSkip, CatchUp: bot.CatchUpNone,
-		CreatedBy: "config", Source: bot.JobFromConfig}); err != nil {
+	if _, err := p.db.UpsertJob(ctx, jobs.Job{Name: "daily", Schedule: "0 9 * * *", Prompt: "report",
+		Target: channels.Address{Platform: "test", ChatID: "c1"}, Enabled: true, Overlap: jobs.OverlapSkip, CatchUp: jobs.CatchUpNone,
+		CreatedBy: "config", Source: jobs.JobFromConfig}); err != nil {
 		t.Fatal(err)
 	}
 	code, body = call("GET", "/api/v1/jobs", "")

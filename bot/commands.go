@@ -8,16 +8,18 @@ import (
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
-// command is a chat command handled by the daemon itself, not the agent.
+// command is a chat command handled by the daemon itself, not the agent:
+// a built-in one, or a feature's Command (see Register).
 type command struct {
 	name string
 	help string
 	run  func(r *Router, ctx context.Context, in channels.Inbound, args string) string
 }
 
-// commands lists the chat commands in the order /help shows them.
-func commands() []command {
-	return []command{
+// commands lists the chat commands in the order /help shows them: the
+// built-in ones, then those features registered.
+func (r *Router) commands() []command {
+	cmds := []command{
 		{"help", "what I can do", (*Router).cmdHelp},
 		{"whoami", "your identity as the bot sees it", (*Router).cmdWhoami},
 		{"status", "agent and service status", (*Router).cmdStatus},
@@ -29,8 +31,13 @@ func commands() []command {
 		{"cancel", "withdraw your request that waits for an approver", (*Router).cmdCancel},
 		{"revoke", "revoke someone's access: /revoke platform:user_id (admins only)", (*Router).cmdRevoke},
 		{"tools", "custom tools: /tools, /tools add {JSON}, /tools remove NAME (admins only)", (*Router).cmdTools},
-		{"jobs", "scheduled jobs: /jobs, /jobs add <schedule> | <prompt>, /jobs pause|resume|delete|run <name> (admins only)", (*Router).cmdJobs},
 	}
+	for _, c := range r.registered {
+		cmds = append(cmds, command{c.Name, c.Help, func(r *Router, ctx context.Context, in channels.Inbound, args string) string {
+			return c.Run(ctx, r, in, args)
+		}})
+	}
+	return cmds
 }
 
 // parseCommand splits "/name@bot args" into name and args. Only a leading
@@ -55,7 +62,7 @@ func parseCommand(text string) (name, args string, ok bool) {
 
 // runCommand answers a known command and reports whether it was one.
 func (r *Router) runCommand(ctx context.Context, in channels.Inbound, name, args string) bool {
-	for _, c := range commands() {
+	for _, c := range r.commands() {
 		if c.name == name {
 			// A command that answered on its own returns "".
 			if text := c.run(r, ctx, in, args); text != "" {
@@ -70,7 +77,7 @@ func (r *Router) runCommand(ctx context.Context, in channels.Inbound, name, args
 func (r *Router) cmdHelp(context.Context, channels.Inbound, string) string {
 	var b strings.Builder
 	b.WriteString("I'm an AI agent in this chat. Write to me in plain words and I'll answer.\n\nCommands:\n")
-	for _, c := range commands() {
+	for _, c := range r.commands() {
 		fmt.Fprintf(&b, "- /%s — %s\n", c.name, c.help)
 	}
 	return b.String()

@@ -22,7 +22,7 @@ type DispatcherOptions struct {
 	Channels map[string]channels.Channel
 	Owner    string // this process's name, recorded on claims; unique per process
 	// Liveness keeps Owner's heartbeat while rows are claimed; shared with
-	// the Scheduler, whose job runs need it too. Nil: the dispatcher makes
+	// the jobs Scheduler, whose runs need it too. Nil: the dispatcher makes
 	// its own from Outbox and runs it while Run runs; one given here is
 	// run by whoever made it.
 	Liveness *Liveness
@@ -81,7 +81,7 @@ type Dispatcher struct {
 	marking  bool                     // a goroutine writes marks
 	marked   chan struct{}            // closed once the queued marks are written
 	unmarked map[string]chan struct{} // chat → marked of its last sent row, until written
-	// pruneEvery is how often old rows are pruned (pruneEvery; tests
+	// pruneEvery is how often old rows are pruned (PruneEvery; tests
 	// shorten it).
 	pruneEvery  time.Duration
 	ownLiveness bool // o.Liveness was made here: Run runs it
@@ -124,7 +124,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	return &Dispatcher{o: o, ownLiveness: ownLiveness, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
 		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}, pool: channels.NewWorkers(0),
 		unmarked:   map[string]chan struct{}{},
-		pruneEvery: pruneEvery}
+		pruneEvery: PruneEvery}
 }
 
 // Nudge wakes the dispatcher to deliver new rows now.
@@ -145,7 +145,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		background.Go(func() { d.o.Liveness.Run(bgCtx) })
 	}
 	if p, ok := d.o.Outbox.(OutboxPruner); ok && d.o.Keep > 0 {
-		background.Go(func() { d.outboxPruning(p).loop(bgCtx) })
+		background.Go(func() { d.outboxPruning(p).Loop(bgCtx) })
 	}
 	d.mu.Lock()
 	d.runCtx = ctx
@@ -424,7 +424,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 	// answer, the platform's latest, not from when it began.
 	answered := time.Now()
 	var ra *channels.RetryAfterError
-	at := answered.Add(retryDelay(time.Second, m.Attempts))
+	at := answered.Add(RetryDelay(time.Second, m.Attempts))
 	switch {
 	case errors.Is(err, channels.ErrPermanent):
 		d.fail(ctx, m, err.Error())

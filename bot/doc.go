@@ -1,5 +1,30 @@
-// Package bot is the daemon's own logic: the inbound pipeline (dedupe →
-// access → rate limit → chat commands → per-session lane → agent), the outbox
-// dispatcher that delivers replies, and chat commands. It defines the storage
-// interfaces it needs; storage/postgres and storage/redis implement them.
+// Package bot is the daemon's pipeline: inbound (dedupe → access → rate
+// limit → chat commands → per-session lane → agent run) and the outbox
+// dispatcher that delivers replies. It defines the storage interfaces it
+// needs; storage/postgres and storage/redis implement them.
+//
+// # Features
+//
+// A feature (scheduled jobs in bot/jobs; the others follow) is a package
+// under bot/ that owns its types, its store interface, its chat commands
+// and its tools. It imports bot; bot never imports a feature. It hooks into
+// the pipeline in three ways:
+//
+//   - Chat commands: the feature returns []Command (name, one line of help,
+//     a Run func) and the daemon passes them to Router.Register after
+//     NewRouter and before the first Handle. A command's Run gets a Host,
+//     the narrow part of the Router a command may use (IsAdmin), not the
+//     Router itself. /help lists the built-in commands, then the
+//     registered ones in the order they were registered; a name taken
+//     already is refused.
+//   - Runs and replies: a feature that runs an agent on its own schedule
+//     takes the Runner of each agent, the agentcore.History its sessions
+//     live in and the Outbox its replies go through, as the Router does;
+//     a reply queued with its session seq is delivered once.
+//   - Background loops and metrics: RepeatPaced, Turns, Pruning, RetryDelay,
+//     Liveness, NewCounterVec and NewObserver are the pipeline's own
+//     building blocks, exported for features so they behave alike.
+//
+// cmd/switchboard constructs each feature with its store and registers it:
+// the wiring of a feature is in one file there (cmd/switchboard/jobs.go).
 package bot

@@ -28,14 +28,5 @@ func (d *Dispatcher) SetPruneEveryForTest(every time.Duration) { d.pruneEvery = 
 
 // PruneNowForTest runs one prune pass of d's outbox now.
 func (d *Dispatcher) PruneNowForTest(ctx context.Context) (int, error) {
-	return d.outboxPruning(d.o.Outbox.(OutboxPruner)).once(ctx)
-}
-
-// SetPruneEveryForTest makes s prune its finished runs every `every`
-// instead of hourly.
-func (s *Scheduler) SetPruneEveryForTest(every time.Duration) { s.pruneEvery = every }
-
-// PruneRunsNowForTest runs one prune pass of s's finished runs now.
-func (s *Scheduler) PruneRunsNowForTest(ctx context.Context) (int, error) {
-	return s.runsPruning(s.o.Jobs.(JobRunPruner)).once(ctx)
+	return d.outboxPruning(d.o.Outbox.(OutboxPruner)).Once(ctx)
 }

@@ -33,7 +33,7 @@ type Metrics struct {
 
 // runBuckets are the upper bounds of the run and LLM latency histograms:
 // 5 ms × 2.5ⁿ, up to about 20 minutes.
-var runBuckets = exponential(0.005, 2.5, 12)
+var runBuckets = ExponentialBuckets(0.005, 2.5, 12)
 
 // NewMetrics creates the metrics in set (nil: a set of their own, for
 // tests).
@@ -81,6 +81,12 @@ type CounterVec struct {
 	labels []string
 }
 
+// NewCounterVec returns the counter family name with labels in set; a
+// feature package makes its metrics with it.
+func NewCounterVec(set *metrics.Set, name string, labels ...string) *CounterVec {
+	return &CounterVec{set: set, name: name, labels: labels}
+}
+
 // WithLabelValues returns the counter for these label values (in the
 // order of the family's labels).
 func (c *CounterVec) WithLabelValues(values ...string) *metrics.Counter {
@@ -102,6 +108,11 @@ func (h *HistogramVec) WithLabelValues(values ...string) Observer {
 
 // Observer records observations in one histogram.
 type Observer struct{ h *metrics.PrometheusHistogram }
+
+// NewObserver returns the histogram name with upper bounds buckets in set.
+func NewObserver(set *metrics.Set, name string, buckets []float64) Observer {
+	return Observer{set.NewPrometheusHistogramExt(name, buckets)}
+}
 
 // Observe records v.
 func (o Observer) Observe(v float64) { o.h.Update(v) }
@@ -128,8 +139,8 @@ func series(name string, labels, values []string) string {
 
 var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
-// exponential returns n upper bounds: start, start×factor, …
-func exponential(start, factor float64, n int) []float64 {
+// ExponentialBuckets returns n upper bounds: start, start×factor, …
+func ExponentialBuckets(start, factor float64, n int) []float64 {
 	out := make([]float64, n)
 	for i := range out {
 		out[i] = start

@@ -11,6 +11,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 )
 
 // TestMetricsEndpoint: /metrics serves the Prometheus text format with
@@ -22,7 +23,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	m.MessagesIn.WithLabelValues("telegram", "message").Inc()
 	m.ToolCalls.WithLabelValues(`odd"tool\name`, "ok").Inc()
 	m.ObserveLLM(30*time.Millisecond, nil)
-	bot.NewSchedulerMetrics(set).Runs.WithLabelValues("succeeded").Inc()
+	jobs.NewSchedulerMetrics(set).Runs.WithLabelValues("succeeded").Inc()
 	ts := httptest.NewServer(bot.NewHTTPHandler(bot.HTTPOptions{Metrics: set.WritePrometheus}))
 	defer ts.Close()
 	resp, err := http.Get(ts.URL + "/metrics")

@@ -24,7 +24,7 @@ const DefaultOutboxKeep = 7 * 24 * time.Hour
 const pruneLock = "outbox:prune"
 
 // outboxPruning is the hourly pass that prunes p.
-func (d *Dispatcher) outboxPruning(p OutboxPruner) pruning {
-	return pruning{what: "outbox", lock: pruneLock, keep: d.o.Keep, every: d.pruneEvery,
-		store: p, prune: p.PruneOutbox, log: d.o.Logger}
+func (d *Dispatcher) outboxPruning(p OutboxPruner) Pruning {
+	return Pruning{What: "outbox", Lock: pruneLock, Keep: d.o.Keep, Every: d.pruneEvery,
+		Store: p, Prune: p.PruneOutbox, Log: d.o.Logger}
 }

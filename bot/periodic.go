@@ -11,12 +11,13 @@ import (
 // ("<what> failed; will keep trying") and when a pass works again, so an
 // outage does not flood the log.
 func repeat(ctx context.Context, interval time.Duration, log *slog.Logger, what string, pass func(context.Context) error) {
-	repeatPaced(ctx, log, what, pass, func() time.Duration { return UntilBeat(interval) }, nil)
+	RepeatPaced(ctx, log, what, pass, func() time.Duration { return UntilBeat(interval) }, nil)
 }
 
-// repeatPaced is repeat with the wait after each pass asked of wait, cut
-// short by a signal on wake.
-func repeatPaced(ctx context.Context, log *slog.Logger, what string, pass func(context.Context) error, wait func() time.Duration, wake <-chan struct{}) {
+// RepeatPaced calls pass until ctx ends, logging a run of failures as repeat
+// does; after each pass it waits as long as wait says, cut short by a signal
+// on wake. Features use it for their background loops.
+func RepeatPaced(ctx context.Context, log *slog.Logger, what string, pass func(context.Context) error, wait func() time.Duration, wake <-chan struct{}) {
 	failing := false
 	for ctx.Err() == nil {
 		err := pass(ctx)

@@ -21,8 +21,8 @@ func TestRetryDelayDoublesUpToFiveMinutes(t *testing.T) {
 		{30 * time.Second, 3, 2 * time.Minute},
 		{10 * time.Minute, 1, 5 * time.Minute},
 	} {
-		if got := retryDelay(tc.base, tc.attempts); got != tc.want {
-			t.Errorf("retryDelay(%v, %d) = %v, want %v", tc.base, tc.attempts, got, tc.want)
+		if got := RetryDelay(tc.base, tc.attempts); got != tc.want {
+			t.Errorf("RetryDelay(%v, %d) = %v, want %v", tc.base, tc.attempts, got, tc.want)
 		}
 	}
 }

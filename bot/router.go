@@ -62,18 +62,16 @@ type Options struct {
 	AdminChat string
 	// Approvals decides presses on approval buttons; nil: none.
 	Approvals *Approvals
-	// Jobs stores cron jobs for /jobs; nil: jobs are off.
-	Jobs     JobStore
-	Dedupe   Deduper
-	Notice   Notice
-	Limiter  Limiter
-	Locker   Locker
-	Channels map[string]channels.Channel // by platform
-	Access   AccessOptions
-	Limits   Limits
-	Lanes    LaneOptions
-	Metrics  *Metrics
-	Logger   *slog.Logger
+	Dedupe    Deduper
+	Notice    Notice
+	Limiter   Limiter
+	Locker    Locker
+	Channels  map[string]channels.Channel // by platform
+	Access    AccessOptions
+	Limits    Limits
+	Lanes     LaneOptions
+	Metrics   *Metrics
+	Logger    *slog.Logger
 	// Nudge, when set, is called after an outbox row is written so the
 	// dispatcher delivers without waiting for its next poll.
 	Nudge func()
@@ -110,6 +108,8 @@ type Router struct {
 	lanes *lanes
 	post  *poster
 	subs  *subagents
+	// registered are the features' chat commands (Register).
+	registered []Command
 	// reannounced holds the tasks whose announcement this process has
 	// repeated (team_reannounce.go), "team#id".
 	reannounced sync.Map
@@ -199,7 +199,7 @@ func (r *Router) Handle(ctx context.Context, in channels.Inbound) (err error) {
 		return nil
 	}
 	cmd, args, isCmd := parseCommand(text)
-	isCmd = isCmd && isCommand(cmd)
+	isCmd = isCmd && r.isCommand(cmd)
 	if isCmd && r.seenBefore(ctx, "in:", in, log) {
 		r.opts.Metrics.Duplicates.Inc()
 		log.Info("duplicate command dropped", "external_id", in.ExternalID)
@@ -246,8 +246,8 @@ func (r *Router) limited() bool {
 }
 
 // isCommand reports whether name is a known chat command.
-func isCommand(name string) bool {
-	for _, c := range commands() {
+func (r *Router) isCommand(name string) bool {
+	for _, c := range r.commands() {
 		if c.name == name {
 			return true
 		}

@@ -5,12 +5,13 @@ import (
 	"net/http"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 )
 
 // adminAPI wires /api/v1; nil (off) without http.admin_token.
 func (d *daemon) adminAPI() http.Handler {
 	o := bot.AdminAPIOptions{
-		Token: d.cfg.HTTP.AdminToken, Router: d.router, Approvals: d.approvals, Access: d.st.db, Jobs: d.st.db,
+		Token: d.cfg.HTTP.AdminToken, Router: d.router, Approvals: d.approvals, Access: d.st.db, Jobs: jobs.AdminList(d.st.db),
 		Sessions: d.st.db, Grants: d.st.db, Logger: d.log,
 		Audit: func(ctx context.Context, limit int) ([]bot.AuditRecord, error) {
 			entries, err := d.st.db.Audit(ctx, limit)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/channels/discord"
 	"github.com/switchboard-chat/switchboard/channels/slack"
@@ -74,7 +75,7 @@ type daemon struct {
 	router    *bot.Router
 	handoff   *bot.HandoffService
 	disp      *bot.Dispatcher
-	sched     *bot.Scheduler
+	sched     *jobs.Scheduler
 	live      *bot.Liveness // the heartbeat of what disp and sched hold
 	// leaders hold the channels only one replica may receive on (Telegram
 	// polling allows one poller per bot token).
@@ -198,13 +199,12 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	agent := agents.def
 	userRate, _ := rateOf(cfg.RateLimit.User)
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
-	d.sched = bot.NewScheduler(bot.SchedulerOptions{
+	d.sched = jobs.NewScheduler(jobs.SchedulerOptions{
 		Jobs: st.db, History: st.db, Outbox: st.db, Agent: agent, AgentName: cfg.Agent.Name, Agents: agents.named,
 		Owner: owner, Liveness: d.live, Turns: turns, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
-		Metrics: bot.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
+		Metrics: jobs.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
 	})
 	d.router = bot.NewRouter(bot.Options{
-		Jobs:  d.sched.WatchJobs(st.db),
 		Agent: agent, AgentName: cfg.Agent.Name,
 		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.docs, Handoff: d.handoff,
 		Tasks: st.db, TeamOf: teamOf(cfg),
@@ -227,6 +227,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Scrub:  scrubber.Scrub,
 		Tracer: d.tracing.tracer(),
 	})
+	if err := d.registerJobs(); err != nil {
+		st.close(ctx)
+		return nil, err
+	}
 	return d, nil
 }
 

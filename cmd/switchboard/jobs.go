@@ -7,14 +7,15 @@ import (
 	"strings"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/config"
 )
 
-// configJobs turns the config's jobs into validated bot jobs; every problem
+// configJobs turns the config's jobs into validated jobs; every problem
 // is reported, one per line.
-func configJobs(cfg *config.Config) ([]bot.Job, error) {
-	var jobs []bot.Job
+func configJobs(cfg *config.Config) ([]jobs.Job, error) {
+	var list []jobs.Job
 	var problems []string
 	seen := map[string]bool{}
 	for i, cj := range cfg.Jobs {
@@ -23,12 +24,12 @@ func configJobs(cfg *config.Config) ([]bot.Job, error) {
 			problems = append(problems, fmt.Sprintf("jobs[%d] (%s): target: %v", i, cj.Name, err))
 			continue
 		}
-		j := bot.Job{
+		j := jobs.Job{
 			Name: cj.Name, Schedule: cj.Schedule, Timezone: cj.Timezone, Agent: cj.Agent, Prompt: cj.Prompt,
 			Target: target, Enabled: cj.IsEnabled(), Overlap: cj.Overlap, CatchUp: cj.CatchUp,
-			CreatedBy: "config", Source: bot.JobFromConfig,
+			CreatedBy: "config", Source: jobs.JobFromConfig,
 		}
-		if err := bot.ValidateJob(&j); err != nil {
+		if err := jobs.ValidateJob(&j); err != nil {
 			problems = append(problems, fmt.Sprintf("jobs[%d]: %v", i, err))
 			continue
 		}
@@ -37,12 +38,12 @@ func configJobs(cfg *config.Config) ([]bot.Job, error) {
 			continue
 		}
 		seen[j.Name] = true
-		jobs = append(jobs, j)
+		list = append(list, j)
 	}
 	if len(problems) > 0 {
 		return nil, errors.New(strings.Join(problems, "\n"))
 	}
-	return jobs, nil
+	return list, nil
 }
 
 // syncJobs makes the stored config-defined jobs match the config: the file
@@ -64,12 +65,22 @@ func (d *daemon) syncJobs(ctx context.Context) error {
 		return fmt.Errorf("list jobs: %w", err)
 	}
 	for _, j := range stored {
-		if j.Source == bot.JobFromConfig && !keep[j.Name] {
+		if j.Source == jobs.JobFromConfig && !keep[j.Name] {
 			if err := d.st.db.DeleteJob(ctx, j.Name); err != nil && !errors.Is(err, bot.ErrNotFound) {
 				return fmt.Errorf("remove job %s: %w", j.Name, err)
 			}
 			d.log.Info("job removed from config", "job", j.Name)
 		}
+	}
+	return nil
+}
+
+// registerJobs registers the jobs feature's chat commands (/jobs) with the
+// router. Their store wakes the scheduler when a job is added, paused or
+// resumed, so a change made in chat runs on time.
+func (d *daemon) registerJobs() error {
+	if err := d.router.Register(jobs.Commands(d.sched.WatchJobs(d.st.db), d.log)...); err != nil {
+		return fmt.Errorf("jobs: %w", err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/tools"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
 )
@@ -31,7 +32,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	perUser := func(agent string) bool { return kinds(agent) == tools.KindOpen }
 	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver, Sandbox: sandbox,
 		RunAs: place.user, PerUser: perUser, Logger: d.log})
-	cron := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(d.st.db), Approver: approver, Logger: d.log})
+	cron := tools.NewCron(tools.CronOptions{Store: jobs.NewCronStore(d.st.db), Approver: approver, Logger: d.log})
 	embedder := d.embedder()
 	all := tools.NewFSTools(tools.FSOptions{
 		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 )
 
 // maxRunErrorLen caps the stored error of a job run.
@@ -18,9 +19,9 @@ const runCols = `r.id, r.job_id, j.name, r.scheduled_at, r.status, r.lease_owner
 	coalesce(r.lease_until, 'epoch'), r.attempts, coalesce(r.started_at, 'epoch'),
 	coalesce(r.finished_at, 'epoch'), r.tokens_in, r.tokens_out, r.error`
 
-func scanRun(row pgx.CollectableRow) (bot.JobRun, error) {
+func scanRun(row pgx.CollectableRow) (jobs.JobRun, error) {
 	var (
-		r                        bot.JobRun
+		r                        jobs.JobRun
 		lease, started, finished time.Time
 		tokensIn, tokensOut      int64
 	)
@@ -57,11 +58,11 @@ func (db *DB) LastSlot(ctx context.Context, jobID int64) (time.Time, error) {
 // counts as going until it is taken over, so later slots never overtake it
 // in the job's session. With beat, the statement that claims the run also
 // writes owner's heartbeat, only when it claims it.
-func (db *DB) ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time, owner string, lease time.Duration, overlap string, beat bool) (bot.JobRun, bool, error) {
+func (db *DB) ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time, owner string, lease time.Duration, overlap string, beat bool) (jobs.JobRun, bool, error) {
 	wrap := func(err error) error { return fmt.Errorf("claim slot %s of job %d: %w", scheduledAt.UTC(), jobID, err) }
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
-		return bot.JobRun{}, false, wrap(err)
+		return jobs.JobRun{}, false, wrap(err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	var busy bool
@@ -69,27 +70,27 @@ func (db *DB) ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time,
 			WHERE job_id = j.id AND status IN ('running', 'pending') AND scheduled_at <> $2)
 		FROM jobs j WHERE j.id = $1 FOR UPDATE OF j`, jobID, scheduledAt).Scan(&busy)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return bot.JobRun{}, false, wrap(bot.ErrNotFound)
+		return jobs.JobRun{}, false, wrap(bot.ErrNotFound)
 	}
 	if err != nil {
-		return bot.JobRun{}, false, wrap(err)
+		return jobs.JobRun{}, false, wrap(err)
 	}
 	if busy {
-		if overlap != bot.OverlapQueue {
+		if overlap != jobs.OverlapQueue {
 			_, err = tx.Exec(ctx, `INSERT INTO job_runs (job_id, scheduled_at, status, finished_at, error)
 				VALUES ($1, $2, 'skipped', now(), 'the previous run was still going')
 				ON CONFLICT (job_id, scheduled_at) DO NOTHING`, jobID, scheduledAt)
 			if err != nil {
-				return bot.JobRun{}, false, wrap(err)
+				return jobs.JobRun{}, false, wrap(err)
 			}
 		}
 		if err := tx.Commit(ctx); err != nil {
-			return bot.JobRun{}, false, wrap(err)
+			return jobs.JobRun{}, false, wrap(err)
 		}
-		if overlap == bot.OverlapQueue {
-			return bot.JobRun{}, false, bot.ErrSlotBusy
+		if overlap == jobs.OverlapQueue {
+			return jobs.JobRun{}, false, jobs.ErrSlotBusy
 		}
-		return bot.JobRun{}, false, nil
+		return jobs.JobRun{}, false, nil
 	}
 	rows, err := tx.Query(ctx, `WITH r AS (
 			INSERT INTO job_runs AS r (job_id, scheduled_at, status, lease_owner, lease_until, attempts, started_at)
@@ -106,17 +107,17 @@ func (db *DB) ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time,
 		SELECT `+runCols+` FROM r JOIN jobs j ON j.id = r.job_id`,
 		jobID, scheduledAt, owner, float64(lease.Microseconds()), beat)
 	if err != nil {
-		return bot.JobRun{}, false, wrap(err)
+		return jobs.JobRun{}, false, wrap(err)
 	}
 	runs, err := pgx.CollectRows(rows, scanRun)
 	if err != nil {
-		return bot.JobRun{}, false, wrap(err)
+		return jobs.JobRun{}, false, wrap(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return bot.JobRun{}, false, wrap(err)
+		return jobs.JobRun{}, false, wrap(err)
 	}
 	if len(runs) == 0 {
-		return bot.JobRun{}, false, nil
+		return jobs.JobRun{}, false, nil
 	}
 	return runs[0], true, nil
 }
@@ -136,7 +137,7 @@ func (db *DB) RenewLease(ctx context.Context, runID int64, owner string, lease t
 		return fmt.Errorf("renew lease of job run %d: %w", runID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("renew lease of job run %d: %w", runID, bot.ErrLeaseLost)
+		return fmt.Errorf("renew lease of job run %d: %w", runID, jobs.ErrLeaseLost)
 	}
 	return nil
 }
@@ -144,7 +145,7 @@ func (db *DB) RenewLease(ctx context.Context, runID int64, owner string, lease t
 // DueRuns lists, oldest slot first, runs of enabled jobs that are running
 // with an expired lease or a dead owner (runOwnerGone), or pending with a
 // due retry.
-func (db *DB) DueRuns(ctx context.Context, limit int) ([]bot.JobRun, error) {
+func (db *DB) DueRuns(ctx context.Context, limit int) ([]jobs.JobRun, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+runCols+` FROM job_runs r JOIN jobs j ON j.id = r.job_id
 		WHERE r.status IN ('running', 'pending') AND (r.lease_until < now() OR `+runOwnerGone+`) AND j.enabled
 		ORDER BY r.scheduled_at LIMIT $1`, limit)
@@ -160,9 +161,9 @@ func (db *DB) DueRuns(ctx context.Context, limit int) ([]bot.JobRun, error) {
 
 // FinishRun records the outcome of owner's attempt at run runID: a final
 // status, or RunPending with out.RetryAt for another attempt then.
-func (db *DB) FinishRun(ctx context.Context, runID int64, owner string, out bot.RunOutcome) error {
+func (db *DB) FinishRun(ctx context.Context, runID int64, owner string, out jobs.RunOutcome) error {
 	var retryAt *time.Time
-	if out.Status == bot.RunPending {
+	if out.Status == jobs.RunPending {
 		retryAt = &out.RetryAt
 	}
 	tag, err := db.pool.Exec(ctx, `UPDATE job_runs SET status = $3,
@@ -175,13 +176,13 @@ func (db *DB) FinishRun(ctx context.Context, runID int64, owner string, out bot.
 		return fmt.Errorf("finish job run %d: %w", runID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("finish job run %d: %w", runID, bot.ErrLeaseLost)
+		return fmt.Errorf("finish job run %d: %w", runID, jobs.ErrLeaseLost)
 	}
 	return nil
 }
 
 // RecentRuns lists the newest limit runs of the job, newest slot first.
-func (db *DB) RecentRuns(ctx context.Context, jobID int64, limit int) ([]bot.JobRun, error) {
+func (db *DB) RecentRuns(ctx context.Context, jobID int64, limit int) ([]jobs.JobRun, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+runCols+` FROM job_runs r JOIN jobs j ON j.id = r.job_id
 		WHERE r.job_id = $1 ORDER BY r.scheduled_at DESC LIMIT $2`, jobID, limit)
 	if err != nil {

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 )
 
-var _ bot.JobRunPruner = (*DB)(nil)
+var _ jobs.JobRunPruner = (*DB)(nil)
 
 // pruneJobRunsSQL deletes, among the job runs after id $1 (the next $2 by
 // id), the finished ones (succeeded, failed, skipped) whose slot is older

@@ -8,15 +8,16 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 )
 
-var _ bot.JobStore = (*DB)(nil)
+var _ jobs.Store = (*DB)(nil)
 
 const jobCols = `id, name, schedule, timezone, agent, prompt, platform, chat_id, thread_id,
 	enabled, overlap, catch_up, created_by, source, created_at, updated_at`
 
-func scanJob(row pgx.CollectableRow) (bot.Job, error) {
-	var j bot.Job
+func scanJob(row pgx.CollectableRow) (jobs.Job, error) {
+	var j jobs.Job
 	err := row.Scan(&j.ID, &j.Name, &j.Schedule, &j.Timezone, &j.Agent, &j.Prompt,
 		&j.Target.Platform, &j.Target.ChatID, &j.Target.ThreadID, &j.Enabled, &j.Overlap,
 		&j.CatchUp, &j.CreatedBy, &j.Source, &j.CreatedAt, &j.UpdatedAt)
@@ -25,7 +26,7 @@ func scanJob(row pgx.CollectableRow) (bot.Job, error) {
 
 // UpsertJob creates or replaces the job named j.Name (its id and creation
 // time are kept) and returns it as stored.
-func (db *DB) UpsertJob(ctx context.Context, j bot.Job) (bot.Job, error) {
+func (db *DB) UpsertJob(ctx context.Context, j jobs.Job) (jobs.Job, error) {
 	rows, err := db.pool.Query(ctx, `INSERT INTO jobs AS j
 			(name, schedule, timezone, agent, prompt, platform, chat_id, thread_id,
 			 enabled, overlap, catch_up, created_by, source)
@@ -38,36 +39,36 @@ func (db *DB) UpsertJob(ctx context.Context, j bot.Job) (bot.Job, error) {
 		RETURNING `+jobCols,
 		storable(j.Name), storable(j.Schedule), storable(j.Timezone), storable(j.Agent), storable(j.Prompt),
 		storable(j.Target.Platform), storable(j.Target.ChatID), storable(j.Target.ThreadID), j.Enabled,
-		orDefault(j.Overlap, bot.OverlapSkip), orDefault(j.CatchUp, bot.CatchUpLast),
-		storable(j.CreatedBy), orDefault(j.Source, bot.JobFromChat))
+		orDefault(j.Overlap, jobs.OverlapSkip), orDefault(j.CatchUp, jobs.CatchUpLast),
+		storable(j.CreatedBy), orDefault(j.Source, jobs.JobFromChat))
 	if err != nil {
-		return bot.Job{}, fmt.Errorf("save job %s: %w", j.Name, err)
+		return jobs.Job{}, fmt.Errorf("save job %s: %w", j.Name, err)
 	}
 	stored, err := pgx.CollectExactlyOneRow(rows, scanJob)
 	if err != nil {
-		return bot.Job{}, fmt.Errorf("save job %s: %w", j.Name, err)
+		return jobs.Job{}, fmt.Errorf("save job %s: %w", j.Name, err)
 	}
 	return stored, nil
 }
 
 // GetJob returns the job named name or bot.ErrNotFound.
-func (db *DB) GetJob(ctx context.Context, name string) (bot.Job, error) {
+func (db *DB) GetJob(ctx context.Context, name string) (jobs.Job, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+jobCols+` FROM jobs WHERE name = $1`, name)
 	if err != nil {
-		return bot.Job{}, fmt.Errorf("get job %s: %w", name, err)
+		return jobs.Job{}, fmt.Errorf("get job %s: %w", name, err)
 	}
 	j, err := pgx.CollectExactlyOneRow(rows, scanJob)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return bot.Job{}, fmt.Errorf("job %s: %w", name, bot.ErrNotFound)
+		return jobs.Job{}, fmt.Errorf("job %s: %w", name, bot.ErrNotFound)
 	}
 	if err != nil {
-		return bot.Job{}, fmt.Errorf("get job %s: %w", name, err)
+		return jobs.Job{}, fmt.Errorf("get job %s: %w", name, err)
 	}
 	return j, nil
 }
 
 // ListJobs lists all jobs by name.
-func (db *DB) ListJobs(ctx context.Context) ([]bot.Job, error) {
+func (db *DB) ListJobs(ctx context.Context) ([]jobs.Job, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+jobCols+` FROM jobs ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
 
-func newJob(t *testing.T, ctx context.Context, db *postgres.DB, name string) bot.Job {
+func newJob(t *testing.T, ctx context.Context, db *postgres.DB, name string) jobs.Job {
 	t.Helper()
-	j, err := db.UpsertJob(ctx, bot.Job{Name: name, Schedule: "@every 1s", Prompt: "report",
+	j, err := db.UpsertJob(ctx, jobs.Job{Name: name, Schedule: "@every 1s", Prompt: "report",
 		Target: channels.Address{Platform: "telegram", ChatID: "-100", ThreadID: "7"}, Enabled: true, CreatedBy: "telegram:1"})
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +28,7 @@ func TestJobsCRUD(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	j := newJob(t, ctx, db, "daily")
-	if j.ID == 0 || j.Overlap != bot.OverlapSkip || j.CatchUp != bot.CatchUpLast || j.Target.ThreadID != "7" {
+	if j.ID == 0 || j.Overlap != jobs.OverlapSkip || j.CatchUp != jobs.CatchUpLast || j.Target.ThreadID != "7" {
 		t.Fatalf("stored job = %+v", j)
 	}
 	j.Prompt = "new prompt"
@@ -72,7 +73,7 @@ func TestClaimSlotOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			owner := "replica-" + string(rune('a'+i))
-			_, claimed, err := db.ClaimSlot(ctx, j.ID, slot, owner, time.Minute, bot.OverlapSkip, false)
+			_, claimed, err := db.ClaimSlot(ctx, j.ID, slot, owner, time.Minute, jobs.OverlapSkip, false)
 			if err != nil {
 				t.Error(err)
 				return
@@ -89,7 +90,7 @@ func TestClaimSlotOnce(t *testing.T) {
 		t.Fatalf("winners = %v, want exactly one", winners)
 	}
 	runs, err := db.RecentRuns(ctx, j.ID, 10)
-	if err != nil || len(runs) != 1 || runs[0].Status != bot.RunRunning || runs[0].LeaseOwner != winners[0] {
+	if err != nil || len(runs) != 1 || runs[0].Status != jobs.RunRunning || runs[0].LeaseOwner != winners[0] {
 		t.Fatalf("runs = %+v, %v", runs, err)
 	}
 	last, err := db.LastSlot(ctx, j.ID)
@@ -103,16 +104,16 @@ func TestClaimSlotLeases(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	j := newJob(t, ctx, db, "lease")
 	slot := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "a", 300*time.Millisecond, bot.OverlapSkip, false)
+	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "a", 300*time.Millisecond, jobs.OverlapSkip, false)
 	if err != nil || !claimed {
 		t.Fatalf("first claim = %v, %v", claimed, err)
 	}
 	// A live lease is not reclaimable, and a second slot is skipped.
-	if _, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, bot.OverlapSkip, false); err != nil || claimed {
+	if _, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, jobs.OverlapSkip, false); err != nil || claimed {
 		t.Fatalf("claim under live lease = %v, %v; want not claimed", claimed, err)
 	}
 	next := slot.Add(time.Second)
-	if _, claimed, err := db.ClaimSlot(ctx, j.ID, next, "b", time.Minute, bot.OverlapSkip, false); err != nil || claimed {
+	if _, claimed, err := db.ClaimSlot(ctx, j.ID, next, "b", time.Minute, jobs.OverlapSkip, false); err != nil || claimed {
 		t.Fatalf("overlapping slot = %v, %v; want skipped", claimed, err)
 	}
 	if due, err := db.DueRuns(ctx, 10); err != nil || len(due) != 0 {
@@ -120,7 +121,7 @@ func TestClaimSlotLeases(t *testing.T) {
 	}
 	// Once the lease expires another owner takes the run over.
 	deadline := time.Now().Add(10 * time.Second)
-	var due []bot.JobRun
+	var due []jobs.JobRun
 	for time.Now().Before(deadline) && len(due) == 0 {
 		time.Sleep(100 * time.Millisecond)
 		if due, err = db.DueRuns(ctx, 10); err != nil {
@@ -130,24 +131,24 @@ func TestClaimSlotLeases(t *testing.T) {
 	if len(due) != 1 || due[0].ID != run.ID {
 		t.Fatalf("due after expiry = %+v", due)
 	}
-	taken, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, bot.OverlapSkip, false)
+	taken, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, jobs.OverlapSkip, false)
 	if err != nil || !claimed || taken.ID != run.ID || taken.Attempts != 2 || taken.LeaseOwner != "b" {
 		t.Fatalf("reclaim = %+v, %v, %v", taken, claimed, err)
 	}
-	if err := db.RenewLease(ctx, run.ID, "a", time.Minute); !errors.Is(err, bot.ErrLeaseLost) {
+	if err := db.RenewLease(ctx, run.ID, "a", time.Minute); !errors.Is(err, jobs.ErrLeaseLost) {
 		t.Fatalf("old owner renew = %v, want ErrLeaseLost", err)
 	}
-	if err := db.FinishRun(ctx, run.ID, "a", bot.RunOutcome{Status: bot.RunSucceeded}); !errors.Is(err, bot.ErrLeaseLost) {
+	if err := db.FinishRun(ctx, run.ID, "a", jobs.RunOutcome{Status: jobs.RunSucceeded}); !errors.Is(err, jobs.ErrLeaseLost) {
 		t.Fatalf("old owner finish = %v, want ErrLeaseLost", err)
 	}
-	if err := db.FinishRun(ctx, run.ID, "b", bot.RunOutcome{Status: bot.RunSucceeded, TokensIn: 10, TokensOut: 3}); err != nil {
+	if err := db.FinishRun(ctx, run.ID, "b", jobs.RunOutcome{Status: jobs.RunSucceeded, TokensIn: 10, TokensOut: 3}); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := db.RecentRuns(ctx, j.ID, 10)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("runs = %+v, %v", runs, err)
 	}
-	if runs[0].Status != bot.RunSkipped || runs[1].Status != bot.RunSucceeded || runs[1].TokensIn != 10 || runs[1].FinishedAt.IsZero() {
+	if runs[0].Status != jobs.RunSkipped || runs[1].Status != jobs.RunSucceeded || runs[1].TokensIn != 10 || runs[1].FinishedAt.IsZero() {
 		t.Fatalf("runs = %+v", runs)
 	}
 }
@@ -157,21 +158,21 @@ func TestFinishRunRetry(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	j := newJob(t, ctx, db, "retry")
 	slot := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	run, _, err := db.ClaimSlot(ctx, j.ID, slot, "a", time.Minute, bot.OverlapSkip, false)
+	run, _, err := db.ClaimSlot(ctx, j.ID, slot, "a", time.Minute, jobs.OverlapSkip, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishRun(ctx, run.ID, "a", bot.RunOutcome{Status: bot.RunPending, RetryAt: time.Now().Add(time.Hour), Error: "boom"}); err != nil {
+	if err := db.FinishRun(ctx, run.ID, "a", jobs.RunOutcome{Status: jobs.RunPending, RetryAt: time.Now().Add(time.Hour), Error: "boom"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, bot.OverlapSkip, false); err != nil || claimed {
+	if _, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "b", time.Minute, jobs.OverlapSkip, false); err != nil || claimed {
 		t.Fatalf("claim before retry is due = %v, %v", claimed, err)
 	}
-	if err := db.FinishRun(ctx, run.ID, "a", bot.RunOutcome{Status: bot.RunFailed}); !errors.Is(err, bot.ErrLeaseLost) {
+	if err := db.FinishRun(ctx, run.ID, "a", jobs.RunOutcome{Status: jobs.RunFailed}); !errors.Is(err, jobs.ErrLeaseLost) {
 		t.Fatalf("finish a pending run = %v, want ErrLeaseLost", err)
 	}
 	runs, _ := db.RecentRuns(ctx, j.ID, 1)
-	if len(runs) != 1 || runs[0].Status != bot.RunPending || runs[0].Error != "boom" {
+	if len(runs) != 1 || runs[0].Status != jobs.RunPending || runs[0].Error != "boom" {
 		t.Fatalf("runs = %+v", runs)
 	}
 }
@@ -189,7 +190,7 @@ func TestDeadOwnersRunIsTakenOverAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "dead", time.Hour, bot.OverlapSkip, false)
+	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "dead", time.Hour, jobs.OverlapSkip, false)
 	if err != nil || !claimed {
 		t.Fatalf("claim = %v, %v", claimed, err)
 	}
@@ -203,7 +204,7 @@ func TestDeadOwnersRunIsTakenOverAtOnce(t *testing.T) {
 	if err != nil || len(due) != 1 || due[0].ID != run.ID {
 		t.Fatalf("due after the owner died = %+v, %v", due, err)
 	}
-	taken, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "alive", time.Hour, bot.OverlapSkip, false)
+	taken, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "alive", time.Hour, jobs.OverlapSkip, false)
 	if err != nil || !claimed || taken.ID != run.ID || taken.LeaseOwner != "alive" || taken.Attempts != 2 {
 		t.Fatalf("take over = %+v, %v, %v", taken, claimed, err)
 	}

@@ -1,4 +1,4 @@
-package bot
+package jobs
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func TestJobsCommandRefusals(t *testing.T) {
 	if got := jobsCommand(ctx, nil, true, log, inbound(), ""); !strings.Contains(got, "not enabled") {
 		t.Errorf("nil store: %q", got)
 	}
-	var store JobStore = struct{ JobStore }{} // never called on these paths
+	var store Store = struct{ Store }{} // never called on these paths
 	if got := jobsCommand(ctx, store, false, log, inbound(), "add * * * * * | x"); !strings.Contains(got, "Only admins") {
 		t.Errorf("non-admin: %q", got)
 	}

@@ -1,11 +1,11 @@
-package bot_test
+package jobs_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -13,9 +13,9 @@ import (
 
 // pausedJob stores a paused job: the scheduler runs none of its slots, so
 // only pruning touches its runs.
-func pausedJob(t *testing.T, db *postgres.DB) bot.Job {
+func pausedJob(t *testing.T, db *postgres.DB) jobs.Job {
 	t.Helper()
-	j, err := db.UpsertJob(context.Background(), bot.Job{Name: "report", Schedule: "@daily", Prompt: "status",
+	j, err := db.UpsertJob(context.Background(), jobs.Job{Name: "report", Schedule: "@daily", Prompt: "status",
 		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: false})
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func pausedJob(t *testing.T, db *postgres.DB) bot.Job {
 }
 
 // finishedRun stores a run of job j that succeeded for a slot age ago.
-func finishedRun(t *testing.T, db *postgres.DB, j bot.Job, age string) int64 {
+func finishedRun(t *testing.T, db *postgres.DB, j jobs.Job, age string) int64 {
 	t.Helper()
 	var id int64
 	if err := db.Pool().QueryRow(context.Background(), `INSERT INTO job_runs (job_id, scheduled_at, status, finished_at)
@@ -40,7 +40,7 @@ func TestSchedulerPrunesOldRuns(t *testing.T) {
 	db := pgtest.Open(t, context.Background())
 	j := pausedJob(t, db)
 	old, newest := finishedRun(t, db, j, "3 days"), finishedRun(t, db, j, "2 days")
-	s := bot.NewScheduler(bot.SchedulerOptions{Jobs: db, History: db, Outbox: db, Owner: "t", Tick: time.Hour,
+	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Owner: "t", Tick: time.Hour,
 		KeepRuns: 24 * time.Hour})
 	s.SetPruneEveryForTest(20 * time.Millisecond)
 	runUntilPruned(t, db, "job_runs", s.Run, old, newest, "the job's newest run, which the scheduler resumes the job from")
@@ -53,7 +53,7 @@ func TestRunsPruneSkipsWhileAnotherReplicaPrunes(t *testing.T) {
 	j := pausedJob(t, db)
 	finishedRun(t, db, j, "40 days")
 	finishedRun(t, db, j, "39 days")
-	s := bot.NewScheduler(bot.SchedulerOptions{Jobs: db, History: db, Outbox: db, Owner: "t"})
+	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Owner: "t"})
 	// The default keep, 30 days: the older run goes, the newest stays.
 	checkPruneTakesTurns(t, db, "jobs:prune", s.PruneRunsNowForTest, 1)
 }

@@ -1,4 +1,4 @@
-package bot_test
+package jobs_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/tools"
@@ -18,7 +19,7 @@ import (
 func TestJobsCronStoreCreateAndList(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	s := bot.NewJobsCronStore(db)
+	s := jobs.NewCronStore(db)
 
 	before := time.Now()
 	created, err := s.CreateJob(ctx, tools.CronJob{Name: " Daily ", Schedule: "0 9 * * *", Timezone: "Europe/Berlin",
@@ -26,7 +27,7 @@ func TestJobsCronStoreCreateAndList(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}
-	if created.Name != "daily" || created.Source != bot.JobFromTool || created.Next.Before(before) {
+	if created.Name != "daily" || created.Source != jobs.JobFromTool || created.Next.Before(before) {
 		t.Errorf("created %+v", created)
 	}
 	stored, err := db.GetJob(ctx, "daily")
@@ -34,8 +35,8 @@ func TestJobsCronStoreCreateAndList(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := channels.Address{Platform: "telegram", ChatID: "42", ThreadID: "7"}
-	if stored.Source != bot.JobFromTool || stored.CreatedBy != "telegram:1001" || stored.Target != want ||
-		!stored.Enabled || stored.Agent != "ops" || stored.Overlap != bot.OverlapSkip {
+	if stored.Source != jobs.JobFromTool || stored.CreatedBy != "telegram:1001" || stored.Target != want ||
+		!stored.Enabled || stored.Agent != "ops" || stored.Overlap != jobs.OverlapSkip {
 		t.Errorf("stored %+v", stored)
 	}
 
@@ -58,7 +59,7 @@ func TestJobsCronStoreCreateAndList(t *testing.T) {
 func TestJobsCronStoreRejectsInvalidJobs(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	s := bot.NewJobsCronStore(db)
+	s := jobs.NewCronStore(db)
 	for name, j := range map[string]tools.CronJob{
 		"TZ=0":           {Name: "a", Schedule: "TZ=0", Prompt: "p", Target: "telegram:42"},
 		"three fields":   {Name: "a", Schedule: "* * *", Prompt: "p", Target: "telegram:42"},
@@ -89,12 +90,12 @@ func TestJobsCronStoreRejectsInvalidJobs(t *testing.T) {
 func TestJobsCronStoreLeavesOtherSourcesAlone(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	s := bot.NewJobsCronStore(db)
-	for _, j := range []bot.Job{
+	s := jobs.NewCronStore(db)
+	for _, j := range []jobs.Job{
 		{Name: "report", Schedule: "@daily", Prompt: "config prompt", Target: channels.Address{Platform: "telegram", ChatID: "1"},
-			Enabled: true, CreatedBy: "config", Source: bot.JobFromConfig},
+			Enabled: true, CreatedBy: "config", Source: jobs.JobFromConfig},
 		{Name: "standup", Schedule: "@daily", Prompt: "chat prompt", Target: channels.Address{Platform: "telegram", ChatID: "1"},
-			Enabled: true, CreatedBy: "telegram:5", Source: bot.JobFromChat},
+			Enabled: true, CreatedBy: "telegram:5", Source: jobs.JobFromChat},
 	} {
 		if _, err := db.UpsertJob(ctx, j); err != nil {
 			t.Fatal(err)
@@ -115,7 +116,7 @@ func TestJobsCronStoreLeavesOtherSourcesAlone(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s is gone: %v", name, err)
 		}
-		if got.Prompt == "hijacked" || got.Target.ChatID != "1" || got.Source == bot.JobFromTool {
+		if got.Prompt == "hijacked" || got.Target.ChatID != "1" || got.Source == jobs.JobFromTool {
 			t.Errorf("%s was changed: %+v", name, got)
 		}
 	}
@@ -149,7 +150,7 @@ func TestCronToolOnPostgres(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	ap := &fixedApprover{decision: tools.AllowedOnce}
-	c := tools.NewCron(tools.CronOptions{Store: bot.NewJobsCronStore(db), Approver: ap, Logger: slog.New(slog.DiscardHandler)})
+	c := tools.NewCron(tools.CronOptions{Store: jobs.NewCronStore(db), Approver: ap, Logger: slog.New(slog.DiscardHandler)})
 	call := tools.Call{Channel: "telegram", ChatID: "42", UserID: "telegram:1001", Agent: "default", Session: "s", ToolCallID: "c1"}
 	args, _ := json.Marshal(map[string]string{"action": "create", "name": "Morning", "schedule": "30 8 * * 1-5",
 		"timezone": "Europe/Berlin", "prompt": "good morning"})
@@ -161,7 +162,7 @@ func TestCronToolOnPostgres(t *testing.T) {
 	if len(ap.requests) != 1 || ap.requests[0].Command != want {
 		t.Errorf("requests = %+v, want %q", ap.requests, want)
 	}
-	if j, err := db.GetJob(ctx, "morning"); err != nil || j.Source != bot.JobFromTool {
+	if j, err := db.GetJob(ctx, "morning"); err != nil || j.Source != jobs.JobFromTool {
 		t.Errorf("stored %+v, %v", j, err)
 	}
 	args, _ = json.Marshal(map[string]string{"action": "create", "name": "bad", "schedule": "TZ=0", "prompt": "p"})

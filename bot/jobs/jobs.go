@@ -1,4 +1,4 @@
-package bot
+package jobs
 
 import (
 	"context"
@@ -101,18 +101,18 @@ var ErrLeaseLost = errors.New("job run lease lost")
 // run of the job is going: the slot stays unclaimed, to be tried again.
 var ErrSlotBusy = errors.New("previous run of the job is still going")
 
-// JobStore keeps jobs and their runs durable. Postgres implements it.
-type JobStore interface {
+// Store keeps jobs and their runs durable. Postgres implements it.
+type Store interface {
 	// UpsertJob creates or replaces the job named j.Name and returns it as
 	// stored.
 	UpsertJob(ctx context.Context, j Job) (Job, error)
-	// GetJob returns the job or ErrNotFound.
+	// GetJob returns the job or bot.ErrNotFound.
 	GetJob(ctx context.Context, name string) (Job, error)
 	// ListJobs lists all jobs by name.
 	ListJobs(ctx context.Context) ([]Job, error)
-	// SetJobEnabled pauses or resumes a job; ErrNotFound if none.
+	// SetJobEnabled pauses or resumes a job; bot.ErrNotFound if none.
 	SetJobEnabled(ctx context.Context, name string, enabled bool) error
-	// DeleteJob deletes a job and its runs; ErrNotFound if none.
+	// DeleteJob deletes a job and its runs; bot.ErrNotFound if none.
 	DeleteJob(ctx context.Context, name string) error
 	// LastSlot returns the newest slot that has a run record (zero: none).
 	LastSlot(ctx context.Context, jobID int64) (time.Time, error)
@@ -123,7 +123,7 @@ type JobStore interface {
 	// pending a retry), the slot is recorded as skipped (overlap skip) or
 	// left unclaimed with ErrSlotBusy (overlap queue). claimed is false when
 	// the caller must not run the slot. With beat, a claim also writes
-	// owner's Heartbeat in the same statement (see Liveness.Pin); a slot
+	// owner's Heartbeat in the same statement (see bot.Liveness.Pin); a slot
 	// not claimed writes none.
 	ClaimSlot(ctx context.Context, jobID int64, scheduledAt time.Time, owner string, lease time.Duration, overlap string, beat bool) (run JobRun, claimed bool, err error)
 	// RenewLease extends owner's lease on a running run; ErrLeaseLost when

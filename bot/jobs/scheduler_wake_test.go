@@ -1,4 +1,4 @@
-package bot_test
+package jobs_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/tools"
@@ -34,7 +35,7 @@ func TestSchedulerWakesForSlotsAndRetriesWithoutPolling(t *testing.T) {
 		Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"})}
 	ch := newRecorder()
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: map[string]channels.Channel{"test": ch}, Owner: "w"})
-	s := bot.NewScheduler(bot.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agent: agent, Owner: "w",
+	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agent: agent, Owner: "w",
 		Tick: time.Hour, RetryBase: 300 * time.Millisecond, Nudge: disp.Nudge})
 	done := make(chan struct{}, 2)
 	go func() { s.Run(ctx); done <- struct{}{} }()
@@ -42,9 +43,9 @@ func TestSchedulerWakesForSlotsAndRetriesWithoutPolling(t *testing.T) {
 	defer func() { cancel(); <-done; <-done }()
 	time.Sleep(100 * time.Millisecond) // Run's first check is over: it sleeps for an hour
 
-	jobs := s.WatchJobs(db)
-	if _, err := jobs.UpsertJob(ctx, bot.Job{Name: "tick", Schedule: "@every 1s", Prompt: "status",
-		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: true, Overlap: bot.OverlapQueue}); err != nil {
+	watched := s.WatchJobs(db)
+	if _, err := watched.UpsertJob(ctx, jobs.Job{Name: "tick", Schedule: "@every 1s", Prompt: "status",
+		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: true, Overlap: jobs.OverlapQueue}); err != nil {
 		t.Fatal(err)
 	}
 	// Three replies: the first slot after its retry, then the next slots.

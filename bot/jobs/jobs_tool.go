@@ -1,4 +1,4 @@
-package bot
+package jobs
 
 import (
 	"context"
@@ -6,33 +6,34 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// JobsCronStore lets the agent's cron tool manage jobs in a JobStore. Jobs it
+// CronStore lets the agent's cron tool manage jobs in a Store. Jobs it
 // creates have Source JobFromTool. It never touches jobs from the config
 // file or from /jobs: it refuses to overwrite them, and it only deletes
 // jobs the tool created (admins keep /jobs and the config for the rest).
 // The ownership check and the write are two statements, so a job defined
 // elsewhere in the same instant can still be replaced; config sync on start
 // restores config jobs.
-type JobsCronStore struct {
-	store JobStore
+type CronStore struct {
+	store Store
 }
 
 var (
-	_ tools.CronStore     = (*JobsCronStore)(nil)
-	_ tools.CronValidator = (*JobsCronStore)(nil)
+	_ tools.CronStore     = (*CronStore)(nil)
+	_ tools.CronValidator = (*CronStore)(nil)
 )
 
-// NewJobsCronStore returns the cron tool's view of store.
-func NewJobsCronStore(store JobStore) *JobsCronStore { return &JobsCronStore{store: store} }
+// NewCronStore returns the cron tool's view of store.
+func NewCronStore(store Store) *CronStore { return &CronStore{store: store} }
 
 // ValidateJob implements tools.CronValidator: it checks j with the same
 // rules as /jobs and the config file, and that the name is free or taken
 // by a tool job.
-func (s *JobsCronStore) ValidateJob(ctx context.Context, j tools.CronJob) (tools.CronJob, error) {
+func (s *CronStore) ValidateJob(ctx context.Context, j tools.CronJob) (tools.CronJob, error) {
 	job, err := s.validate(ctx, j, "")
 	if err != nil {
 		return tools.CronJob{}, err
@@ -42,7 +43,7 @@ func (s *JobsCronStore) ValidateJob(ctx context.Context, j tools.CronJob) (tools
 
 // CreateJob implements tools.CronStore: it validates j, refuses to replace
 // a job defined elsewhere, and saves it enabled with Source JobFromTool.
-func (s *JobsCronStore) CreateJob(ctx context.Context, j tools.CronJob, createdBy string) (tools.CronJob, error) {
+func (s *CronStore) CreateJob(ctx context.Context, j tools.CronJob, createdBy string) (tools.CronJob, error) {
 	job, err := s.validate(ctx, j, createdBy)
 	if err != nil {
 		return tools.CronJob{}, err
@@ -55,7 +56,7 @@ func (s *JobsCronStore) CreateJob(ctx context.Context, j tools.CronJob, createdB
 }
 
 // validate builds the Job for j and checks it.
-func (s *JobsCronStore) validate(ctx context.Context, j tools.CronJob, createdBy string) (Job, error) {
+func (s *CronStore) validate(ctx context.Context, j tools.CronJob, createdBy string) (Job, error) {
 	target, err := channels.ParseAddress(j.Target)
 	if err != nil {
 		return Job{}, fmt.Errorf("target: %w", err)
@@ -67,7 +68,7 @@ func (s *JobsCronStore) validate(ctx context.Context, j tools.CronJob, createdBy
 	}
 	old, err := s.store.GetJob(ctx, job.Name)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, bot.ErrNotFound):
 	case err != nil:
 		return Job{}, fmt.Errorf("could not look up job %s (storage unavailable); try again in a minute: %w", job.Name, err)
 	case old.Source != JobFromTool:
@@ -77,7 +78,7 @@ func (s *JobsCronStore) validate(ctx context.Context, j tools.CronJob, createdBy
 }
 
 // ListJobs implements tools.CronStore: all jobs by name with their next run.
-func (s *JobsCronStore) ListJobs(ctx context.Context) ([]tools.CronJob, error) {
+func (s *CronStore) ListJobs(ctx context.Context) ([]tools.CronJob, error) {
 	jobs, err := s.store.ListJobs(ctx)
 	if err != nil {
 		return nil, err
@@ -92,10 +93,10 @@ func (s *JobsCronStore) ListJobs(ctx context.Context) ([]tools.CronJob, error) {
 
 // DeleteJob implements tools.CronStore. It deletes only jobs the tool
 // created.
-func (s *JobsCronStore) DeleteJob(ctx context.Context, name string) error {
+func (s *CronStore) DeleteJob(ctx context.Context, name string) error {
 	old, err := s.store.GetJob(ctx, name)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, bot.ErrNotFound):
 		return fmt.Errorf("no job named %q; list shows the jobs", name)
 	case err != nil:
 		return fmt.Errorf("could not look up job %s (storage unavailable); try again in a minute: %w", name, err)
@@ -103,7 +104,7 @@ func (s *JobsCronStore) DeleteJob(ctx context.Context, name string) error {
 		return fmt.Errorf("job %s was %s, so the agent may not delete it; %s", name, definedBy(old.Source), howToDelete(old.Source))
 	}
 	if err := s.store.DeleteJob(ctx, name); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, bot.ErrNotFound) {
 			return fmt.Errorf("no job named %q; list shows the jobs", name)
 		}
 		return fmt.Errorf("could not delete job %s (storage unavailable); try again in a minute: %w", name, err)

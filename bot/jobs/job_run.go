@@ -1,4 +1,4 @@
-package bot
+package jobs
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -78,7 +79,7 @@ func (s *Scheduler) execute(ctx context.Context, j Job, run JobRun) {
 			log.Warn("job run lost its lease before delivery", "err", err)
 			return
 		}
-		if _, err := s.o.Outbox.Enqueue(ctx, OutboxMessage{Session: session, SourceSeq: seq, To: j.Target, Text: s.o.Scrub(text)}); err != nil {
+		if _, err := s.o.Outbox.Enqueue(ctx, bot.OutboxMessage{Session: session, SourceSeq: seq, To: j.Target, Text: s.o.Scrub(text)}); err != nil {
 			s.retryOrFail(ctx, log, run, usage, err)
 			return
 		}
@@ -96,7 +97,7 @@ func (s *Scheduler) execute(ctx context.Context, j Job, run JobRun) {
 }
 
 // runnerFor returns the agent name and runner of job j.
-func (s *Scheduler) runnerFor(j Job) (string, Runner) {
+func (s *Scheduler) runnerFor(j Job) (string, bot.Runner) {
 	if j.Agent == "" || j.Agent == s.o.AgentName {
 		return s.o.AgentName, s.o.Agent
 	}
@@ -133,7 +134,7 @@ func (s *Scheduler) retryOrFail(ctx context.Context, log *slog.Logger, run JobRu
 		out.Status = RunFailed
 	} else {
 		out.Status = RunPending
-		out.RetryAt = time.Now().Add(retryDelay(s.o.RetryBase, run.Attempts))
+		out.RetryAt = time.Now().Add(bot.RetryDelay(s.o.RetryBase, run.Attempts))
 		s.retryBy(out.RetryAt)
 	}
 	log.Warn("job run failed", "status", out.Status, "err", out.Error)

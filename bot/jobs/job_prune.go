@@ -1,11 +1,13 @@
-package bot
+package jobs
 
 import (
 	"context"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/bot"
 )
 
-// JobRunPruner is an optional JobStore capability: deleting finished job
+// JobRunPruner is an optional Store capability: deleting finished job
 // runs long past, so job_runs holds about SchedulerOptions.KeepRuns of
 // history instead of growing by a row per slot forever.
 type JobRunPruner interface {
@@ -23,7 +25,7 @@ const DefaultJobRunKeep = 30 * 24 * time.Hour
 const jobRunsPruneLock = "jobs:prune"
 
 // runsPruning is the hourly pass that prunes p.
-func (s *Scheduler) runsPruning(p JobRunPruner) pruning {
-	return pruning{what: "job runs", lock: jobRunsPruneLock, keep: s.o.KeepRuns, every: s.pruneEvery,
-		store: p, prune: p.PruneJobRuns, log: s.log}
+func (s *Scheduler) runsPruning(p JobRunPruner) bot.Pruning {
+	return bot.Pruning{What: "job runs", Lock: jobRunsPruneLock, Keep: s.o.KeepRuns, Every: s.pruneEvery,
+		Store: p, Prune: p.PruneJobRuns, Log: s.log}
 }

@@ -1,4 +1,4 @@
-package bot_test
+package jobs_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -18,7 +19,7 @@ import (
 
 // replica is one scheduler with its own pool, agent and dispatcher.
 type replica struct {
-	sched  *bot.Scheduler
+	sched  *jobs.Scheduler
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -36,7 +37,7 @@ func startReplica(t *testing.T, dbURL, owner, llmURL string, ch *recorder) *repl
 	live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: owner}) // one heartbeat, as in the daemon
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: owner, Liveness: live,
 		Poll: 50 * time.Millisecond, Lease: 5 * time.Second})
-	s := bot.NewScheduler(bot.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agent: agent, Owner: owner, Liveness: live,
+	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agent: agent, Owner: owner, Liveness: live,
 		Tick: 200 * time.Millisecond, Lease: 2 * time.Second, Grace: 20 * time.Second, RetryBase: 200 * time.Millisecond,
 		Nudge: disp.Nudge})
 	r := &replica{sched: s, cancel: cancel, done: make(chan struct{})}
@@ -85,8 +86,8 @@ func TestSchedulerExactlyOnceAcrossReplicas(t *testing.T) {
 		return llmtest.Reply{Text: "report " + slot, Delay: 400 * time.Millisecond}
 	})
 	ch := newRecorder()
-	job, err := admin.UpsertJob(ctx, bot.Job{Name: "tick", Schedule: "@every 1s", Prompt: "status please",
-		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: true, Overlap: bot.OverlapQueue})
+	job, err := admin.UpsertJob(ctx, jobs.Job{Name: "tick", Schedule: "@every 1s", Prompt: "status please",
+		Target: channels.Address{Platform: "test", ChatID: "room"}, Enabled: true, Overlap: jobs.OverlapQueue})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestSchedulerExactlyOnceAcrossReplicas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(runs) == 1 && runs[0].Status == bot.RunRunning {
+		if len(runs) == 1 && runs[0].Status == jobs.RunRunning {
 			victim = runs[0].LeaseOwner
 			break
 		}
@@ -119,14 +120,14 @@ func TestSchedulerExactlyOnceAcrossReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Let the open runs finish and deliver.
-	var runs []bot.JobRun
+	var runs []jobs.JobRun
 	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		if runs, err = admin.RecentRuns(ctx, job.ID, 1000); err != nil {
 			t.Fatal(err)
 		}
 		open := 0
 		for _, r := range runs {
-			if r.Status == bot.RunRunning || r.Status == bot.RunPending {
+			if r.Status == jobs.RunRunning || r.Status == jobs.RunPending {
 				open++
 			}
 		}
@@ -140,7 +141,7 @@ func TestSchedulerExactlyOnceAcrossReplicas(t *testing.T) {
 	slots := map[string]bool{}
 	reclaimed := false
 	for _, r := range runs {
-		if r.Status != bot.RunSucceeded {
+		if r.Status != jobs.RunSucceeded {
 			t.Errorf("slot %s: status %s (%s)", r.ScheduledAt.UTC(), r.Status, r.Error)
 		}
 		if r.Attempts > 1 && r.StartedAt.Before(killedAt) {

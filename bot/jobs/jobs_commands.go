@@ -1,4 +1,4 @@
-package bot
+package jobs
 
 import (
 	"context"
@@ -8,15 +8,34 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
 )
+
+// Commands returns the chat commands of the jobs feature, to register with
+// the Router (bot.Router.Register): /jobs on store, for admins only. A nil
+// store answers that jobs are off. Pass the Scheduler's WatchJobs(store) so
+// a job added or resumed in chat is run on time without waiting for a
+// check.
+func Commands(store Store, log *slog.Logger) []bot.Command {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return []bot.Command{{
+		Name: "jobs",
+		Help: "scheduled jobs: /jobs, /jobs add <schedule> | <prompt>, /jobs pause|resume|delete|run <name> (admins only)",
+		Run: func(ctx context.Context, host bot.Host, in channels.Inbound, args string) string {
+			return jobsCommand(ctx, store, host.IsAdmin(in.Identity()), log, in, args)
+		},
+	}}
+}
 
 // jobsUsage is the /jobs help text.
 const jobsUsage = "Usage: /jobs — list; /jobs add <schedule> | <prompt>; /jobs pause|resume|delete|run <name>"
 
 // jobsCommand answers /jobs for the person in. Only admins may use it; a
-// nil store means jobs are not configured. Router.cmdJobs calls it.
-func jobsCommand(ctx context.Context, store JobStore, isAdmin bool, log *slog.Logger, in channels.Inbound, args string) string {
+// nil store means jobs are not configured. Commands registers it.
+func jobsCommand(ctx context.Context, store Store, isAdmin bool, log *slog.Logger, in channels.Inbound, args string) string {
 	if store == nil {
 		return "Scheduled jobs are not enabled on this bot."
 	}
@@ -59,7 +78,7 @@ func jobsCommand(ctx context.Context, store JobStore, isAdmin bool, log *slog.Lo
 	return jobsUsage
 }
 
-func listJobs(ctx context.Context, store JobStore, log *slog.Logger) string {
+func listJobs(ctx context.Context, store Store, log *slog.Logger) string {
 	jobs, err := store.ListJobs(ctx)
 	if err != nil {
 		log.Error("list jobs", "err", err)
@@ -87,7 +106,7 @@ func listJobs(ctx context.Context, store JobStore, log *slog.Logger) string {
 
 // addJob handles "/jobs add <schedule> | <prompt>"; the job is named after
 // the first words of the prompt and posts to the chat it was added in.
-func addJob(ctx context.Context, store JobStore, log *slog.Logger, in channels.Inbound, rest string) string {
+func addJob(ctx context.Context, store Store, log *slog.Logger, in channels.Inbound, rest string) string {
 	spec, prompt, ok := strings.Cut(rest, "|")
 	if !ok {
 		return "Separate the schedule and the prompt with |, e.g. /jobs add 0 9 * * 1-5 | summarise yesterday's alerts"
@@ -135,13 +154,9 @@ func jobNameFrom(prompt string) string {
 }
 
 func jobError(log *slog.Logger, name string, err error) string {
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, bot.ErrNotFound) {
 		return fmt.Sprintf("No job named %q. /jobs lists them.", name)
 	}
 	log.Error("job command", "job", name, "err", err)
 	return "Could not change the job right now (storage unavailable). Try again in a minute."
-}
-
-func (r *Router) cmdJobs(ctx context.Context, in channels.Inbound, args string) string {
-	return jobsCommand(ctx, r.opts.Jobs, r.opts.Access.IsAdmin(in.Identity()), r.log, in, args)
 }

@@ -1,4 +1,4 @@
-package bot
+package jobs
 
 import (
 	"context"
@@ -8,28 +8,29 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
 )
 
 // SchedulerOptions wires a Scheduler. Jobs, History, Outbox and Agent are
 // required.
 type SchedulerOptions struct {
-	Jobs    JobStore
+	Jobs    Store
 	History agentcore.History
-	Outbox  Outbox
+	Outbox  bot.Outbox
 	// Agent runs jobs whose Agent is "" or AgentName; Agents runs the rest
 	// by name.
-	Agent     Runner
+	Agent     bot.Runner
 	AgentName string
-	Agents    map[string]Runner
+	Agents    map[string]bot.Runner
 	// Owner names this replica on run leases; it must differ per replica.
 	Owner string
 	// Liveness, when set, keeps Owner's heartbeat while a run is claimed,
 	// so a replica that dies mid-run has its run taken over at once; nil:
 	// only when the lease expires. The dispatcher's, shared.
-	Liveness *Liveness
+	Liveness *bot.Liveness
 	// Turns, when set, makes each check take turns with the other
-	// background passes sharing it (see Turns).
-	Turns *Turns
+	// background passes sharing it (see bot.Turns).
+	Turns *bot.Turns
 	// Tick is how often jobs are checked at the least (default 5s): in
 	// between the scheduler sleeps until the next slot of a job it knows,
 	// a retry it scheduled, or a Wake (a job was added or changed here).
@@ -78,8 +79,8 @@ type Scheduler struct {
 	retryAt time.Time           // the earliest retry scheduled here, until checked
 	wake    chan struct{}
 	wg      sync.WaitGroup
-	// pruneEvery is how often finished runs are pruned (pruneEvery; tests
-	// shorten it).
+	// pruneEvery is how often finished runs are pruned (bot.PruneEvery;
+	// tests shorten it).
 	pruneEvery time.Duration
 }
 
@@ -123,7 +124,7 @@ func NewScheduler(o SchedulerOptions) *Scheduler {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Scheduler{o: o, log: o.Logger.With("owner", o.Owner),
-		cursors: map[int64]time.Time{}, active: map[int64]bool{}, wake: make(chan struct{}, 1), pruneEvery: pruneEvery}
+		cursors: map[int64]time.Time{}, active: map[int64]bool{}, wake: make(chan struct{}, 1), pruneEvery: bot.PruneEvery}
 }
 
 // Wake makes the scheduler check its jobs now (one was added or changed).
@@ -148,7 +149,7 @@ func (s *Scheduler) checkBy(t time.Time) {
 func (s *Scheduler) untilCheck() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	wait := UntilBeat(s.o.Tick)
+	wait := bot.UntilBeat(s.o.Tick)
 	for _, t := range []time.Time{s.nextAt, s.retryAt} {
 		if !t.IsZero() {
 			wait = min(wait, max(time.Until(t), time.Millisecond))
@@ -174,9 +175,9 @@ func (s *Scheduler) retryBy(t time.Time) {
 func (s *Scheduler) Run(ctx context.Context) {
 	defer s.wg.Wait()
 	if p, ok := s.o.Jobs.(JobRunPruner); ok && s.o.KeepRuns > 0 {
-		s.wg.Go(func() { s.runsPruning(p).loop(ctx) })
+		s.wg.Go(func() { s.runsPruning(p).Loop(ctx) })
 	}
-	repeatPaced(ctx, s.log, "scheduler check", s.o.Turns.pass(s.Tick), s.untilCheck, s.wake)
+	bot.RepeatPaced(ctx, s.log, "scheduler check", func(ctx context.Context) error { return s.o.Turns.Run(ctx, s.Tick) }, s.untilCheck, s.wake)
 }
 
 // Tick runs one check: it takes over runs whose lease expired or whose
@@ -220,15 +221,15 @@ func (s *Scheduler) Tick(ctx context.Context) error {
 
 // WatchJobs returns store with writes that change what runs when (a job
 // upserted, paused or resumed) waking the scheduler.
-func (s *Scheduler) WatchJobs(store JobStore) JobStore { return watchedJobs{JobStore: store, s: s} }
+func (s *Scheduler) WatchJobs(store Store) Store { return watchedJobs{Store: store, s: s} }
 
 type watchedJobs struct {
-	JobStore
+	Store
 	s *Scheduler
 }
 
 func (w watchedJobs) UpsertJob(ctx context.Context, j Job) (Job, error) {
-	out, err := w.JobStore.UpsertJob(ctx, j)
+	out, err := w.Store.UpsertJob(ctx, j)
 	if err == nil {
 		w.s.Wake()
 	}
@@ -236,7 +237,7 @@ func (w watchedJobs) UpsertJob(ctx context.Context, j Job) (Job, error) {
 }
 
 func (w watchedJobs) SetJobEnabled(ctx context.Context, name string, enabled bool) error {
-	err := w.JobStore.SetJobEnabled(ctx, name, enabled)
+	err := w.Store.SetJobEnabled(ctx, name, enabled)
 	if err == nil {
 		w.s.Wake()
 	}
@@ -298,7 +299,7 @@ func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
 	// Pinned, the heartbeat cannot end during the claim; when there is
 	// none, the claim writes it if it claims the slot, so the run is
 	// covered from its first moment, and a replica that loses the slot to
-	// another writes nothing (see Liveness).
+	// another writes nothing (see bot.Liveness).
 	var (
 		run     JobRun
 		claimed bool

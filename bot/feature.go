@@ -1,0 +1,52 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// Host is what the pipeline offers a feature's chat commands. The Router
+// implements it; a command gets it instead of the whole Router, so a
+// feature depends only on what it uses.
+type Host interface {
+	// IsAdmin reports whether identity (platform:user_id) is a configured
+	// admin.
+	IsAdmin(identity string) bool
+}
+
+// Command is a chat command a feature registers with the Router. Run
+// answers "/Name args" from in; its text is sent back to the chat, and ""
+// means the command answered on its own. Run is called after the access
+// check and the rate limits, like every command.
+type Command struct {
+	// Name is the command without its slash, in lower case.
+	Name string
+	// Help is the one line /help shows after "/Name — ".
+	Help string
+	Run  func(ctx context.Context, host Host, in channels.Inbound, args string) string
+}
+
+var _ Host = (*Router)(nil)
+
+// IsAdmin implements Host.
+func (r *Router) IsAdmin(identity string) bool { return r.opts.Access.IsAdmin(identity) }
+
+// Register adds a feature's chat commands. /help lists them after the
+// built-in ones, in the order they were registered. Call it after
+// NewRouter and before the first Handle: the command list is read without
+// a lock. A name already taken is refused, so a feature cannot shadow
+// another's command.
+func (r *Router) Register(cmds ...Command) error {
+	for _, c := range cmds {
+		if c.Name == "" || c.Run == nil {
+			return fmt.Errorf("register command %q: it needs a name and a Run", c.Name)
+		}
+		if r.isCommand(c.Name) {
+			return fmt.Errorf("register command /%s: the name is taken", c.Name)
+		}
+		r.registered = append(r.registered, c)
+	}
+	return nil
+}
