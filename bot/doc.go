@@ -18,9 +18,10 @@
 //     registered ones in the order they were registered; a name taken
 //     already is refused.
 //   - Runs and replies: a feature that runs an agent on its own schedule
-//     takes the Runner of each agent, the agentcore.History its sessions
-//     live in and the Outbox its replies go through, as the Router does;
-//     a reply queued with its session seq is delivered once.
+//     finds the agent through Agents (the Router: the same agents chats
+//     get), and stores the prompt and queues the reply through the
+//     agentcore.History and Outbox the Router uses; a reply queued with its
+//     session seq is delivered once.
 //   - Background loops and metrics: RepeatPaced, Turns, Pruning, RetryDelay,
 //     Liveness, NewCounterVec and NewObserver are the pipeline's own
 //     building blocks, exported for features so they behave alike.

@@ -16,6 +16,15 @@ type Host interface {
 	IsAdmin(identity string) bool
 }
 
+// Agents finds the agent that runs a feature's work (a job's prompt) by
+// the name the feature stored; the Router implements it with the agents it
+// was given, so a feature runs exactly the agents chats do.
+type Agents interface {
+	// Agent returns the agent called name and its runner; "" is the
+	// default agent. ok is false when no such agent is configured.
+	Agent(name string) (agent string, run Runner, ok bool)
+}
+
 // Command is a chat command a feature registers with the Router. Run
 // answers "/Name args" from in; its text is sent back to the chat, and ""
 // means the command answered on its own. Run is called after the access
@@ -28,10 +37,22 @@ type Command struct {
 	Run  func(ctx context.Context, host Host, in channels.Inbound, args string) string
 }
 
-var _ Host = (*Router)(nil)
+var (
+	_ Host   = (*Router)(nil)
+	_ Agents = (*Router)(nil)
+)
 
 // IsAdmin implements Host.
 func (r *Router) IsAdmin(identity string) bool { return r.opts.Access.IsAdmin(identity) }
+
+// Agent implements Agents.
+func (r *Router) Agent(name string) (string, Runner, bool) {
+	if name == "" {
+		name = r.opts.AgentName
+	}
+	run, ok := r.runner(name)
+	return name, run, ok
+}
 
 // Register adds a feature's chat commands. /help lists them after the
 // built-in ones, in the order they were registered. Call it after

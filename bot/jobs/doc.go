@@ -8,12 +8,12 @@
 // itself is tools.Cron) and the list of GET /api/v1/jobs (AdminList).
 //
 // It registers with the pipeline the way every feature under bot/ does
-// (see package bot): cmd/switchboard builds a Scheduler, passes
-// Commands(scheduler.WatchJobs(store), log) to bot.Router.Register, hands
-// NewCronStore(store) to the cron tool and runs Scheduler.Run. A job's run
-// uses the pipeline's parts directly: the agent's bot.Runner, the session
-// history and the bot.Outbox, keyed by the reply's session seq so a run
-// taken over from a replica that died never delivers twice.
+// (see package bot): cmd/switchboard builds a Scheduler on the Router's
+// agents (bot.Agents), passes Commands(scheduler.WatchJobs(store), log) to
+// bot.Router.Register, hands NewCronStore(store) to the cron tool and runs
+// Scheduler.Run. A job's run stores its prompt in the job's session and
+// queues the reply to the bot.Outbox keyed by the reply's session seq, so
+// a run taken over from a replica that died never delivers twice.
 //
 // Imports flow one way: jobs imports bot, agentcore, channels and tools;
 // bot never imports jobs.

@@ -36,8 +36,8 @@ func (s *Scheduler) execute(ctx context.Context, j Job, run JobRun) {
 	stop := s.renewWhileRunning(runCtx, cancel, run, log)
 	defer stop()
 
-	agent, runner := s.runnerFor(j)
-	if runner == nil {
+	agent, runner, ok := s.o.Agents.Agent(j.Agent)
+	if !ok || runner == nil {
 		s.finish(ctx, log, run, RunOutcome{Status: RunFailed, Error: fmt.Sprintf("agent %q is not configured; fix the job's agent", j.Agent)})
 		return
 	}
@@ -94,14 +94,6 @@ func (s *Scheduler) execute(ctx context.Context, j Job, run JobRun) {
 			log.Warn("could not disable spent one-shot job", "err", err)
 		}
 	}
-}
-
-// runnerFor returns the agent name and runner of job j.
-func (s *Scheduler) runnerFor(j Job) (string, bot.Runner) {
-	if j.Agent == "" || j.Agent == s.o.AgentName {
-		return s.o.AgentName, s.o.Agent
-	}
-	return j.Agent, s.o.Agents[j.Agent]
 }
 
 // storedReply returns the final reply the session holds for the slot whose

@@ -11,17 +11,15 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 )
 
-// SchedulerOptions wires a Scheduler. Jobs, History, Outbox and Agent are
+// SchedulerOptions wires a Scheduler. Jobs, History, Outbox and Agents are
 // required.
 type SchedulerOptions struct {
 	Jobs    Store
 	History agentcore.History
 	Outbox  bot.Outbox
-	// Agent runs jobs whose Agent is "" or AgentName; Agents runs the rest
-	// by name.
-	Agent     bot.Runner
-	AgentName string
-	Agents    map[string]bot.Runner
+	// Agents runs each job's prompt on the agent the job names ("" is
+	// the default agent); the daemon passes its Router.
+	Agents bot.Agents
 	// Owner names this replica on run leases; it must differ per replica.
 	Owner string
 	// Liveness, when set, keeps Owner's heartbeat while a run is claimed,
@@ -110,9 +108,6 @@ func NewScheduler(o SchedulerOptions) *Scheduler {
 	}
 	if o.KeepRuns == 0 {
 		o.KeepRuns = DefaultJobRunKeep
-	}
-	if o.AgentName == "" {
-		o.AgentName = "default"
 	}
 	if o.Scrub == nil {
 		o.Scrub = func(s string) string { return s }

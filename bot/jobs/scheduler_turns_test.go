@@ -34,7 +34,7 @@ func TestIdleBackgroundPassesShareOneConnection(t *testing.T) {
 	live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: "a"})
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "a", Liveness: live,
 		Turns: turns, Poll: time.Second})
-	sched := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agent: agent, Owner: "a",
+	sched := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agents: oneAgent{agent}, Owner: "a",
 		Liveness: live, Turns: turns, Tick: time.Second, Nudge: disp.Nudge})
 	router := bot.NewRouter(bot.Options{Agent: agent, AgentName: "default", History: db, Outbox: db, Recovery: db,
 		Identities: db, Channels: chans, Access: bot.AccessOptions{Mode: bot.AccessModeOpen},

@@ -199,11 +199,6 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	agent := agents.def
 	userRate, _ := rateOf(cfg.RateLimit.User)
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
-	d.sched = jobs.NewScheduler(jobs.SchedulerOptions{
-		Jobs: st.db, History: st.db, Outbox: st.db, Agent: agent, AgentName: cfg.Agent.Name, Agents: agents.named,
-		Owner: owner, Liveness: d.live, Turns: turns, Nudge: d.disp.Nudge, Scrub: scrubber.Scrub,
-		Metrics: jobs.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
-	})
 	d.router = bot.NewRouter(bot.Options{
 		Agent: agent, AgentName: cfg.Agent.Name,
 		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.docs, Handoff: d.handoff,
@@ -227,7 +222,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Scrub:  scrubber.Scrub,
 		Tracer: d.tracing.tracer(),
 	})
-	if err := d.registerJobs(); err != nil {
+	if err := d.wireJobs(owner, turns); err != nil {
 		st.close(ctx)
 		return nil, err
 	}

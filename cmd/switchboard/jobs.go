@@ -75,10 +75,16 @@ func (d *daemon) syncJobs(ctx context.Context) error {
 	return nil
 }
 
-// registerJobs registers the jobs feature's chat commands (/jobs) with the
+// wireJobs builds the jobs scheduler, which runs each job on the router's
+// agents, and registers the jobs feature's chat commands (/jobs) with the
 // router. Their store wakes the scheduler when a job is added, paused or
 // resumed, so a change made in chat runs on time.
-func (d *daemon) registerJobs() error {
+func (d *daemon) wireJobs(owner string, turns *bot.Turns) error {
+	d.sched = jobs.NewScheduler(jobs.SchedulerOptions{
+		Jobs: d.st.db, History: d.st.db, Outbox: d.st.db, Agents: d.router,
+		Owner: owner, Liveness: d.live, Turns: turns, Nudge: d.disp.Nudge, Scrub: d.scrubber.Scrub,
+		Metrics: jobs.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
+	})
 	if err := d.router.Register(jobs.Commands(d.sched.WatchJobs(d.st.db), d.log)...); err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
