@@ -34,7 +34,8 @@ type Command struct {
 	Name string
 	// Help is the one line /help shows after "/Name — ".
 	Help string
-	Run  func(ctx context.Context, host Host, in channels.Inbound, args string) string
+	// Run answers the command; args is the text after the name, trimmed.
+	Run func(ctx context.Context, host Host, in channels.Inbound, args string) string
 }
 
 var (
