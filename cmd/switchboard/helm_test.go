@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -15,291 +12,21 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"text/template"
 	"time"
 
-	"github.com/Masterminds/sprig/v3"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/switchboard-chat/switchboard/config"
 )
 
 // The Helm chart (deploy/helm/switchboard) and the three-replica compose
-// file cannot be run here (no helm, no cluster, no container engine), so
-// these tests render the chart the way Helm does (text/template with
-// sprig and Helm's include/tpl/required/toYaml), parse what comes out and
-// check what a cluster would need: the objects a kubeconform run would
+// file cannot be run here (no cluster, no container engine), so these
+// tests check what Helm renders (helm_render_test.go) and the compose file
+// for what a cluster would need: the objects a kubeconform run would
 // reject, and the properties that make several replicas work. Every check
 // lives in a function that returns its problems, and TestHelmChecksCatchBrokenCharts
 // and TestComposeChecksCatchBrokenFiles break the files on purpose to show
 // that each check can fail.
-
-const (
-	helmChartDir  = "deploy/helm/switchboard"
-	helmRelease   = "sb"
-	helmNamespace = "chat"
-	// helmPodName stands in for the pod name the kubelet puts into
-	// SWITCHBOARD_REPLICA.
-	helmPodName = "sb-switchboard-5d8f7c9b4-x2k7q"
-)
-
-// helmChart is the chart's source: metadata, values and templates.
-type helmChart struct {
-	meta      map[string]any
-	values    string            // values.yaml as text, so a test can break it
-	templates map[string]string // "templates/deployment.yaml" → source
-}
-
-func loadHelmChart(t *testing.T) *helmChart {
-	t.Helper()
-	dir := filepath.Join("..", "..", helmChartDir)
-	c := &helmChart{templates: map[string]string{}}
-	if err := yaml.Unmarshal([]byte(readDeploy(t, helmChartDir+"/Chart.yaml")), &c.meta); err != nil {
-		t.Fatalf("Chart.yaml: %v", err)
-	}
-	c.values = readDeploy(t, helmChartDir+"/values.yaml")
-	entries, err := os.ReadDir(filepath.Join(dir, "templates"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			t.Fatalf("templates/%s: subfolders are not rendered by this test; add them", e.Name())
-		}
-		c.templates["templates/"+e.Name()] = readDeploy(t, helmChartDir+"/templates/"+e.Name())
-	}
-	return c
-}
-
-// clone returns a copy a test may change.
-func (c *helmChart) clone() *helmChart {
-	d := &helmChart{meta: c.meta, values: c.values, templates: map[string]string{}}
-	for k, v := range c.templates {
-		d.templates[k] = v
-	}
-	return d
-}
-
-// helmRender is one rendering: every object of every manifest template,
-// and NOTES.txt.
-type helmRender struct {
-	objs  []k8sObj
-	notes string
-}
-
-type k8sObj struct {
-	file string
-	m    map[string]any
-}
-
-func (o k8sObj) kind() string { return kStr(o.m["kind"]) }
-func (o k8sObj) name() string { return kStr(kDig(o.m, "metadata", "name")) }
-
-// render renders the chart like `helm template sb deploy/helm/switchboard
-// -n chat` with overrides merged over values.yaml. Unlike Helm it fails on
-// a reference to a value values.yaml does not define (helm lint --strict),
-// so a misspelt value cannot quietly render as empty.
-func (c *helmChart) render(overrides map[string]any) (*helmRender, error) {
-	var values map[string]any
-	if err := yaml.Unmarshal([]byte(c.values), &values); err != nil {
-		return nil, fmt.Errorf("values.yaml: %w", err)
-	}
-	values = mergeHelmValues(values, overrides)
-	dropHelmNulls(values)
-	chartName := kStr(c.meta["name"])
-	top := map[string]any{
-		"Values": values,
-		"Release": map[string]any{
-			"Name": helmRelease, "Namespace": helmNamespace, "Service": "Helm",
-			"IsInstall": true, "IsUpgrade": false, "Revision": 1,
-		},
-		"Chart": map[string]any{
-			"Name": chartName, "Version": kStr(c.meta["version"]), "AppVersion": kStr(c.meta["appVersion"]),
-			"Description": kStr(c.meta["description"]), "Type": kStr(c.meta["type"]), "APIVersion": kStr(c.meta["apiVersion"]),
-		},
-		"Capabilities": map[string]any{"KubeVersion": map[string]any{"Version": "v1.31.0", "Major": "1", "Minor": "31"}},
-	}
-
-	var root *template.Template
-	funcs := sprig.TxtFuncMap()
-	// Helm removes these two from sprig.
-	delete(funcs, "env")
-	delete(funcs, "expandenv")
-	funcs["include"] = func(name string, data any) (string, error) {
-		var b strings.Builder
-		err := root.ExecuteTemplate(&b, name, data)
-		return b.String(), err
-	}
-	funcs["tpl"] = func(text string, data any) (string, error) {
-		t, err := root.Clone()
-		if err != nil {
-			return "", err
-		}
-		if t, err = t.New("tpl").Parse(text); err != nil {
-			return "", err
-		}
-		var b strings.Builder
-		err = t.Execute(&b, data)
-		return b.String(), err
-	}
-	funcs["required"] = func(msg string, v any) (any, error) {
-		if v == nil {
-			return nil, errors.New(msg)
-		}
-		if s, ok := v.(string); ok && s == "" {
-			return nil, errors.New(msg)
-		}
-		return v, nil
-	}
-	funcs["toYaml"] = func(v any) (string, error) {
-		var b bytes.Buffer
-		enc := yaml.NewEncoder(&b)
-		enc.SetIndent(2)
-		if err := enc.Encode(v); err != nil {
-			return "", err
-		}
-		if err := enc.Close(); err != nil {
-			return "", err
-		}
-		return strings.TrimSuffix(b.String(), "\n"), nil
-	}
-	funcs["fromYaml"] = func(s string) (map[string]any, error) {
-		var m map[string]any
-		err := yaml.Unmarshal([]byte(s), &m)
-		return m, err
-	}
-	root = template.New(chartName).Funcs(funcs).Option("missingkey=error")
-
-	names := make([]string, 0, len(c.templates))
-	for name := range c.templates {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if _, err := root.New(chartName + "/" + name).Parse(c.templates[name]); err != nil {
-			return nil, err
-		}
-	}
-	out := &helmRender{}
-	for _, name := range names {
-		base := path.Base(name)
-		if strings.HasPrefix(base, "_") {
-			continue
-		}
-		top["Template"] = map[string]any{"Name": chartName + "/" + name, "BasePath": chartName + "/templates"}
-		var b strings.Builder
-		if err := root.ExecuteTemplate(&b, chartName+"/"+name, top); err != nil {
-			return nil, err
-		}
-		if base == "NOTES.txt" {
-			out.notes = b.String()
-			continue
-		}
-		if ext := path.Ext(base); ext != ".yaml" && ext != ".yml" {
-			return nil, fmt.Errorf("%s: Helm renders it as a manifest; this test expects only .yaml there", name)
-		}
-		dec := yaml.NewDecoder(strings.NewReader(b.String()))
-		for i := 1; ; i++ {
-			var m map[string]any
-			err := dec.Decode(&m)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s, document %d is not YAML: %w\n%s", name, i, err, numberedLines(b.String()))
-			}
-			if m != nil {
-				out.objs = append(out.objs, k8sObj{file: name, m: m})
-			}
-		}
-	}
-	return out, nil
-}
-
-// numberedLines prefixes lines with their numbers, for error messages.
-func numberedLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i := range lines {
-		lines[i] = fmt.Sprintf("%4d  %s", i+1, lines[i])
-	}
-	return strings.Join(lines, "\n")
-}
-
-// mergeHelmValues merges a copy of src over dst like Helm merges --values
-// files: maps merge, anything else replaces, and a null stays until
-// dropHelmNulls deletes the key.
-func mergeHelmValues(dst, src map[string]any) map[string]any {
-	for k, v := range src {
-		if v == nil {
-			dst[k] = nil
-			continue
-		}
-		if sm, ok := v.(map[string]any); ok {
-			dm, ok := dst[k].(map[string]any)
-			if !ok {
-				dm = map[string]any{}
-			}
-			dst[k] = mergeHelmValues(dm, sm)
-			continue
-		}
-		if l, ok := v.([]any); ok {
-			v = slices.Clone(l)
-		}
-		dst[k] = v
-	}
-	return dst
-}
-
-// dropHelmNulls deletes the keys set to null, as Helm does once every
-// values file is merged.
-func dropHelmNulls(m map[string]any) {
-	for k, v := range m {
-		switch v := v.(type) {
-		case nil:
-			delete(m, k)
-		case map[string]any:
-			dropHelmNulls(v)
-		}
-	}
-}
-
-func kDig(v any, keys ...string) any {
-	for _, k := range keys {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
-}
-
-func kMap(v any, keys ...string) map[string]any {
-	m, _ := kDig(v, keys...).(map[string]any)
-	return m
-}
-
-func kList(v any, keys ...string) []any {
-	l, _ := kDig(v, keys...).([]any)
-	return l
-}
-
-func kStr(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func kInt(v any) (int, bool) {
-	switch n := v.(type) {
-	case int:
-		return n, true
-	case int64:
-		return int(n), true
-	case float64:
-		return int(n), n == float64(int(n))
-	}
-	return 0, false
-}
 
 // deployProblems collects what a check finds.
 type deployProblems []string
@@ -1008,23 +735,23 @@ var helmAllOnWant = helmWant{replicas: 3, secretName: "switchboard-credentials",
 
 func TestHelmChartMeta(t *testing.T) {
 	c := loadHelmChart(t)
-	for k, want := range map[string]string{"apiVersion": "v2", "name": "switchboard", "version": "0.1.0"} {
-		if got := kStr(c.meta[k]); got != want {
-			t.Errorf("Chart.yaml %s = %q, want %q", k, got, want)
+	meta := c.Metadata
+	for _, f := range []struct{ key, got, want string }{
+		{"apiVersion", meta.APIVersion, "v2"}, {"name", meta.Name, "switchboard"}, {"version", meta.Version, "0.1.0"},
+	} {
+		if f.got != f.want {
+			t.Errorf("Chart.yaml %s = %q, want %q", f.key, f.got, f.want)
 		}
 	}
-	if kStr(c.meta["appVersion"]) == "" {
+	if meta.AppVersion == "" {
 		t.Error("Chart.yaml has no appVersion (quoted, it is a string)")
 	}
 	for _, f := range []string{"_helpers.tpl", "deployment.yaml", "service.yaml", "ingress.yaml", "pdb.yaml", "servicemonitor.yaml", "NOTES.txt"} {
-		if c.templates["templates/"+f] == "" {
+		if c.source("templates/"+f) == "" {
 			t.Errorf("templates/%s is missing", f)
 		}
 	}
-	var values map[string]any
-	if err := yaml.Unmarshal([]byte(c.values), &values); err != nil {
-		t.Fatal(err)
-	}
+	values := c.Values
 	if n, _ := kInt(values["replicaCount"]); n != 3 {
 		t.Errorf("replicaCount %v, want 3", values["replicaCount"])
 	}
@@ -1059,7 +786,7 @@ func TestHelmChartRenders(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := c.render(tc.overrides)
+			r, err := c.render(t.Context(), tc.overrides)
 			if err != nil {
 				t.Fatalf("render: %v", err)
 			}
@@ -1087,7 +814,7 @@ func TestHelmChartRefuses(t *testing.T) {
 		{map[string]any{"config": map[string]any{"telegram": map[string]any{"mode": "webhook"}}}, "webhookURL"},
 		{map[string]any{"ingress": map[string]any{"enabled": true}}, "ingress.host"},
 	} {
-		_, err := c.render(tc.overrides)
+		_, err := c.render(t.Context(), tc.overrides)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("render %v: err %v, want one naming %s", tc.overrides, err, tc.want)
 		}
@@ -1167,21 +894,19 @@ func TestHelmChecksCatchBrokenCharts(t *testing.T) {
 			if tc.adjust != nil {
 				tc.adjust(&want)
 			}
-			switch {
-			case tc.file == "values.yaml":
-				if !strings.Contains(c.values, tc.old) {
-					t.Fatalf("values.yaml no longer contains %q: update this case", tc.old)
+			if tc.file != "" {
+				src := tc.new
+				if tc.old != "" {
+					if src = c.source(tc.file); !strings.Contains(src, tc.old) {
+						t.Fatalf("%s no longer contains %q: update this case", tc.file, tc.old)
+					}
+					src = strings.Replace(src, tc.old, tc.new, 1)
 				}
-				c.values = strings.Replace(c.values, tc.old, tc.new, 1)
-			case tc.file != "" && tc.old == "":
-				c.templates[tc.file] = tc.new
-			case tc.file != "":
-				if !strings.Contains(c.templates[tc.file], tc.old) {
-					t.Fatalf("%s no longer contains %q: update this case", tc.file, tc.old)
+				if err := c.setSource(tc.file, src); err != nil {
+					t.Fatal(err)
 				}
-				c.templates[tc.file] = strings.Replace(c.templates[tc.file], tc.old, tc.new, 1)
 			}
-			r, err := c.render(overrides)
+			r, err := c.render(t.Context(), overrides)
 			if err != nil {
 				t.Fatalf("the broken chart does not render, so this case tests nothing: %v", err)
 			}
