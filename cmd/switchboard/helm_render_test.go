@@ -29,8 +29,8 @@ const (
 	helmChartDir  = "deploy/helm/switchboard"
 	helmRelease   = "sb"
 	helmNamespace = "chat"
-	// helmKubeVersion is the cluster version the rendering assumes; the
-	// sandbox needs user namespaces (hostUsers: false).
+	// helmKubeVersion is the version .Capabilities reports: Helm's default
+	// in a test binary (v1.20) predates fields the chart sets (hostUsers).
 	helmKubeVersion = "v1.31.0"
 	// helmPodName stands in for the pod name the kubelet puts into
 	// SWITCHBOARD_REPLICA.
