@@ -29,8 +29,9 @@
 #     deploy/footprint.sh -r http://127.0.0.1:18080/readyz -- /tmp/sb serve
 # A peer, by path, waiting for its log line:
 #   deploy/footprint.sh -l 'gateway started' -- /path/to/peer gateway
-# Two daemons side by side, starts alternating (this VM's CPU drifts between
-# runs minutes apart, so alternate rather than run one after the other):
+# Two daemons side by side, starts alternating (a machine's speed can drift
+# between runs minutes apart, so alternate rather than run one after the
+# other):
 #   for i in $(seq 12); do
 #     deploy/footprint.sh -n 1 -o /tmp/a.rows -l 'telegram connected' -- /tmp/sb serve
 #     deploy/footprint.sh -n 1 -o /tmp/b.rows -l 'gateway started' -- /path/to/peer gateway
@@ -124,15 +125,13 @@ cpu_ms() {
 # status_kib PID FIELD
 status_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 # The ready poll runs every 5 ms beside the measured daemon on the same
-# cores, so it starts no process and forks no subshell: time from
-# $EPOCHREALTIME into NOW (a $(...) forks bash, 3.5 ms of CPU on a slow
-# guest; one per check delayed the daemon's ready line there by ~20 ms and
-# the poll's sight of it by 25-35 ms more), the HTTP check
-# over bash's /dev/tcp, the log check with read and [[ =~ ]], and the pause
-# between checks a read that times out on a pipe nothing writes to (bash's
-# sleep is a program: a fork and exec every 5 ms took CPU from the cores the
-# daemon starts on and, on a slow guest, made each pause last 10 ms). The
-# measured command does not inherit that pipe.
+# cores, so it starts no process and forks no subshell (either takes CPU
+# from the cores the daemon starts on and delays what is measured): time
+# from $EPOCHREALTIME into NOW rather than a $(...), the HTTP check over
+# bash's /dev/tcp, the log check with read and [[ =~ ]], and the pause
+# between checks a read that times out on a pipe nothing writes to rather
+# than sleep, which is a program. The measured command does not inherit
+# that pipe.
 now_ms() { local t=${EPOCHREALTIME/[.,]/}; NOW=$((t / 1000)); }
 exec {pause_fd}<> <(:)
 pause() { read -r -t "$1" -u "$pause_fd" || true; }

@@ -30,9 +30,7 @@ const socketWriteBuffer = 32 << 10
 // socketDialer is the Socket Mode websocket dialer: slack-go's settings
 // (proxy from the environment, a 45 s handshake, socketWriteBuffer), with
 // the write buffer taken from a pool for each message instead of held for
-// the connection's life, so an idle connection keeps none (its 40 KB
-// block was the largest of the Slack adapter's idle heap;
-// docs/benchmarks.md, nineteenth round).
+// the connection's life, so an idle connection keeps none.
 func socketDialer() *websocket.Dialer {
 	return &websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,

@@ -42,9 +42,8 @@ func newLogger(w io.Writer, level, format string, s *tools.Scrubber) *slog.Logge
 // The attributes given to With are scrubbed and handed to the next handler
 // (which formats them) only when the first line is logged through it: the
 // pipeline makes loggers with a message's session, chat and user for every
-// message, and most of them log nothing at the configured level. Scrubbing
-// and formatting those attributes up front was 3 % of the daemon's CPU
-// under load (docs/benchmarks.md, fourteenth round).
+// message, and most of them log nothing at the configured level, so a
+// logger that logs nothing costs no scrubbing.
 type scrubHandler struct {
 	next slog.Handler
 	s    *tools.Scrubber

@@ -49,7 +49,7 @@ func openStores(ctx context.Context, cfg *config.Config, log *slog.Logger, traci
 	}
 	// Both are connected at the same time: a first PostgreSQL connection
 	// waits for the server to start a process for it, long enough for Redis's
-	// to be made meanwhile (docs/benchmarks.md, twenty-eighth round).
+	// to be made meanwhile.
 	var rErr error
 	opened := make(chan struct{})
 	go func() {

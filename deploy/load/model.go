@@ -17,10 +17,9 @@ import (
 // an OpenAI-compatible streamed chat completion endpoint that answers what
 // llmtest's Echo answers ("echo: <last user message> (history: N user
 // messages)") in the same chunks, but cheaply. llmtest decodes and checks
-// every request in full and flushes each chunk on its own; with the
-// daemon's 15 KB requests that was half of this command's CPU, taken from
-// the two cores the daemon is measured on. This one finds the last user
-// message by its bytes and writes the whole stream at once.
+// every request in full and flushes each chunk on its own, work that takes
+// CPU from the cores the daemon is measured on. This one finds the last
+// user message by its bytes and writes the whole stream at once.
 //
 // It relies on the daemon's compact encoding, where a user message with text
 // reads {"role":"user","content":"…"} or, as openai-go writes it,

@@ -56,9 +56,8 @@ func (fullTelegram) complaints() (int, string) { return 0, "" }
 // a few byte searches and appends. telegramtest parses every form with
 // mime/multipart, renders every answer from maps with encoding/json and
 // keeps every update and message of the run, for the checks tests make;
-// with 200 messages in flight that was a fifth of this command's CPU and a
-// heap its collector kept scanning, taken from the two cores the daemon is
-// measured on. This one keeps only the updates not yet confirmed.
+// under load that work and the heap it keeps take CPU from the cores the
+// daemon is measured on. This one keeps only the updates not yet confirmed.
 //
 // It relies on the Bot API library's multipart forms. A call it cannot
 // read, or a method it does not serve, is answered with HTTP 400 and

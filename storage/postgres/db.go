@@ -32,14 +32,14 @@ const openTimeout = 10 * time.Second
 // the pool closes it, when the URL's pool_max_conn_idle_time sets nothing.
 // pgx keeps them 30 minutes. An idle daemon keeps one busy (the loops on
 // the shared beat take turns: bot.Turns); the rest of a burst's
-// connections then go, each about 65 KB here and a backend process on the
-// server.
+// connections then go, each with its client memory and a backend process
+// on the server.
 const idleConnTimeout = time.Minute
 
 // pingIdleAfter is how long a pooled connection may sit unused before the
 // pool pings it when it is next handed out. pgx pings after one second:
-// an idle daemon, whose loops take a connection every second or two, then
-// paid a ping for about every seventh statement (35 a minute). A
+// an idle daemon, whose loops take a connection every second or two, would
+// pay a ping for many of its statements. A
 // connection that broke while idle for less fails its statement instead,
 // and the store retries that on another (withRetry).
 const pingIdleAfter = 10 * time.Second
@@ -52,8 +52,8 @@ const statementCacheSize = 128
 
 // DefaultMaxConns is the pool size when neither Options.MaxConns nor the
 // URL's pool_max_conns sets one. The router's 64 lane workers share it: a
-// run holds a connection only while it writes (docs/benchmarks.md, "Lane
-// workers = pool size?").
+// run holds a connection only while it writes, not while it waits for the
+// model.
 const DefaultMaxConns = 16
 
 // Options configure Open.

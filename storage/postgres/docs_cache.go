@@ -19,7 +19,7 @@ const maxCachedDocReads = 10_000
 
 // DocsCache is DB with GetDocs served from memory while it listens to
 // agent_docs' change notices (migration 18), so the context files an agent
-// reads on every run cost no round trip (docs/benchmarks.md, twelfth round).
+// reads on every run cost no round trip.
 // A change made through this cache is seen at once; one made by another
 // replica as soon as its notice arrives (milliseconds). While it is not
 // listening (before Listen runs, after a lost connection until it listens

@@ -37,8 +37,7 @@ const holdLinger = 3
 // that ends an outage (calls fail fast meanwhile), so it also beats while
 // Redis is down; while it holds nothing it only pings Redis every
 // IdleProbe, so an outage is known before a message's first call has to
-// wait out go-redis's dial retries. An idle daemon thus sends Redis a ping
-// every 10 s, where it sent a heartbeat a second (docs/benchmarks.md).
+// wait out go-redis's dial retries.
 type instance struct {
 	id    string
 	key   string // full key, prefix included

@@ -95,8 +95,7 @@ func (r *releases) putBack(ls []*Lock, s *Store) {
 // itself, and also returns the releases a flush is sending right now: the
 // Obtain repeats them (a release is harmless twice), so it never finds its
 // own process's released lock still held because the flush's script has
-// not run yet. Without that, the next message of a chat often waited 50 ms
-// for its session lock (docs/benchmarks.md, twelfth round).
+// not run yet and waits out a retry for a lock nobody holds.
 func (r *releases) takeForObtain() (taken, repeated []*Lock) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

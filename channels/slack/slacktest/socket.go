@@ -21,7 +21,7 @@ import (
 // later than that. So the fake pings at the short end of that range: an
 // idle daemon measured against it (deploy/fakes) pays for about as many
 // pings as against Slack, not the twenty times as many a 500 ms interval
-// made it pay.
+// would.
 const pingEvery = 10 * time.Second
 
 // socketState is the Socket Mode side of the fake; its fields other than
