@@ -427,7 +427,7 @@ func (d *daemon) run(ctx context.Context, listen string) error {
 	// needs the channels, and until then the channels' start-up gets the
 	// database connection the start-up used instead of queueing behind the
 	// loops' new ones, so the chat is answered sooner.
-	up := d.settledWithin(chCtx, time.Second)
+	up := d.channelsUpWithin(chCtx, time.Second)
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second

@@ -43,11 +43,11 @@ func (d *daemon) checks() map[string]bot.Check {
 	return c
 }
 
-// settleChecks say whether start-up is over: every readiness check but the
+// startupChecks say whether start-up is over: every readiness check but the
 // PostgreSQL and Redis pings — the applied schema shows PostgreSQL
 // answered, and waiting then costs no round trips (nor an extra pool
 // connection while the channels connect).
-func (d *daemon) settleChecks() []bot.Check {
+func (d *daemon) startupChecks() []bot.Check {
 	var out []bot.Check
 	for name, check := range d.checks() {
 		if name != "postgres" && name != "redis" {

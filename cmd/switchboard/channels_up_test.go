@@ -33,44 +33,44 @@ func closed(c <-chan struct{}) bool {
 	}
 }
 
-// The background loops wait for settledWithin: it must open once the
+// The background loops wait for channelsUpWithin: it must open once the
 // migrations ran and every channel is up, not before, and at its limit
 // when a channel never comes up.
-func TestSettledWithinWaitsForTheChannels(t *testing.T) {
+func TestChannelsUpWithinWaitsForTheChannels(t *testing.T) {
 	ch := &readyLater{}
 	d := &daemon{st: &stores{}, log: slog.New(slog.DiscardHandler),
 		channels: map[string]channels.Channel{"fake": ch}}
 	ctx := context.Background()
 
-	up := d.settledWithin(ctx, time.Hour)
-	time.Sleep(5 * settleLook)
+	up := d.channelsUpWithin(ctx, time.Hour)
+	time.Sleep(5 * upLook)
 	if closed(up) {
-		t.Fatal("settled before the migrations ran and the channel was up")
+		t.Fatal("open before the migrations ran and the channel was up")
 	}
 	d.migrated.Store(true)
-	time.Sleep(5 * settleLook)
+	time.Sleep(5 * upLook)
 	if closed(up) {
-		t.Fatal("settled before the channel was up")
+		t.Fatal("open before the channel was up")
 	}
 	ch.up.Store(true)
 	select {
 	case <-up:
 	case <-time.After(10 * time.Second):
-		t.Fatal("not settled 10 s after the channel came up")
+		t.Fatal("not open 10 s after the channel came up")
 	}
 
 	ch.up.Store(false)
 	select {
-	case <-d.settledWithin(ctx, 3*settleLook):
+	case <-d.channelsUpWithin(ctx, 3*upLook):
 	case <-time.After(10 * time.Second):
 		t.Fatal("a channel that never comes up held start-up past the limit")
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	never := d.settledWithin(cctx, time.Hour)
+	never := d.channelsUpWithin(cctx, time.Hour)
 	cancel()
 	select {
 	case <-never:
 	case <-time.After(10 * time.Second):
-		t.Fatal("settledWithin outlived its context")
+		t.Fatal("channelsUpWithin outlived its context")
 	}
 }
