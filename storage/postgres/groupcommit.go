@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/switchboard-chat/switchboard/storage/gather"
+	"github.com/switchboard-chat/switchboard/storage/batcher"
 )
 
 const (
@@ -70,13 +70,13 @@ type groupCommit struct {
 	// lockTimeout replaces groupLockTimeout when set (tests).
 	lockTimeout time.Duration
 
-	group gather.Group[*groupMember]
+	group batcher.Group[*groupMember]
 }
 
 // newGroupCommit returns a groupCommit of up to groupMax calls a group
 // that tells failed of each group that fails.
 func newGroupCommit(failed func(calls int, err error)) *groupCommit {
-	return &groupCommit{failed: failed, group: gather.Group[*groupMember]{Max: groupMax}}
+	return &groupCommit{failed: failed, group: batcher.Group[*groupMember]{Max: groupMax}}
 }
 
 // groupMember is one caller's part of a group.

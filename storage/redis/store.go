@@ -15,7 +15,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/switchboard-chat/switchboard/bot"
-	"github.com/switchboard-chat/switchboard/storage/gather"
+	"github.com/switchboard-chat/switchboard/storage/batcher"
 )
 
 // DefaultPrefix is put in front of every key when Options.Prefix is empty.
@@ -58,7 +58,7 @@ type Store struct {
 	// released holds locks given back with ReleaseSoon, not yet sent.
 	released releases
 	// obtains gathers the Obtain calls made while one is in flight.
-	obtains gather.Group[*obtainCall]
+	obtains batcher.Group[*obtainCall]
 }
 
 var (
@@ -110,7 +110,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		logger:  opts.Logger,
 		limiter: redis_rate.NewLimiter(scripts),
 		scripts: scripts,
-		obtains: gather.Group[*obtainCall]{Max: obtainMax},
+		obtains: batcher.Group[*obtainCall]{Max: obtainMax},
 		inst: &instance{id: id, key: opts.Prefix + instanceKey(id), ttl: opts.InstanceTTL, idleProbe: opts.IdleProbe,
 			label: fmt.Sprintf("%s-%d", hostname, os.Getpid()), wake: make(chan struct{}, 1)},
 	}

@@ -1,9 +1,9 @@
-// Package gather sends the calls made while one is in flight together: one
+// Package batcher sends the calls made while one is in flight together: one
 // round trip, for PostgreSQL one transaction and commit, for many callers
 // where each alone would pay its own. The storage packages use it for
 // their hottest writes (storage/postgres's group commit, storage/redis's
 // lock obtains).
-package gather
+package batcher
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // ErrPanicked is the error the other members of a batch get when sending
 // it panicked (the panic goes on in the caller that sent it).
-var ErrPanicked = errors.New("gather: sending the batch panicked")
+var ErrPanicked = errors.New("batcher: sending the batch panicked")
 
 // Group gathers concurrent calls into batches, one batch in flight at a
 // time. The call that finds none in flight sends its own at once, so a lone

@@ -1,4 +1,4 @@
-package gather_test
+package batcher_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-chat/switchboard/storage/gather"
+	"github.com/switchboard-chat/switchboard/storage/batcher"
 )
 
 // sender records the batches it is sent and holds the first until gate
@@ -54,7 +54,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // together, in the order they came, at most Max to a batch, and each gets
 // its own batch's error.
 func TestCallsMadeMeanwhileGoTogether(t *testing.T) {
-	g := gather.Group[string]{Max: 3}
+	g := batcher.Group[string]{Max: 3}
 	s := &sender{gate: make(chan struct{})}
 	ctx := context.Background()
 	errs := map[string]error{}
@@ -94,7 +94,7 @@ func TestCallsMadeMeanwhileGoTogether(t *testing.T) {
 // A batch whose sending panics still ends: the panic goes on in its
 // sender, the others in it get ErrPanicked, and the next call is not stuck.
 func TestABatchThatPanicsStillEnds(t *testing.T) {
-	var g gather.Group[string]
+	var g batcher.Group[string]
 	s := &sender{gate: make(chan struct{})}
 	ctx := context.Background()
 	held := make(chan error, 1)
@@ -118,7 +118,7 @@ func TestABatchThatPanicsStillEnds(t *testing.T) {
 	}
 	select {
 	case err := <-other:
-		if !errors.Is(err, gather.ErrPanicked) {
+		if !errors.Is(err, batcher.ErrPanicked) {
 			t.Errorf("the other member of the batch got %v; want ErrPanicked", err)
 		}
 	case <-time.After(10 * time.Second):
