@@ -80,100 +80,126 @@ func (*Spawn) SideEffect() SideEffect { return SideEffectNone }
 // maxSubagentTask bounds a task's text.
 const maxSubagentTask = 8000
 
+// spawnArgs are the tool's arguments.
+type spawnArgs struct{ Action, Task, Label, ID string }
+
 // Execute implements Tool.
 func (s *Spawn) Execute(ctx context.Context, raw json.RawMessage) Result {
-	var a struct{ Action, Task, Label, ID string }
+	var a spawnArgs
 	if err := json.Unmarshal(raw, &a); err != nil || a.Action == "" {
 		return ErrorResult(`pass {"action": "spawn|run|list|cancel|steer", ...}`)
 	}
 	call, _ := CallFrom(ctx)
-	needTask := func() *Result {
-		if strings.TrimSpace(a.Task) == "" {
-			r := ErrorResult(`pass "task": what the subagent should do, with everything it needs to know`)
-			return &r
-		}
-		if len(a.Task) > maxSubagentTask {
-			r := ErrorResult(fmt.Sprintf("task is %d bytes; at most %d", len(a.Task), maxSubagentTask))
-			return &r
-		}
-		return nil
-	}
 	switch a.Action {
 	case "spawn", "run":
-		if r := needTask(); r != nil {
-			return *r
-		}
-		sub, err := s.S.Spawn(ctx, call, a.Task, a.Label, a.Action == "run")
-		if err != nil {
-			return spawnError(err)
-		}
-		if a.Action == "spawn" {
-			return Result{ForLLM: fmt.Sprintf("spawned subagent %s (%s); its result comes to you as a message when it is done", sub.ID, sub.Label)}
-		}
-		return Result{ForLLM: fmt.Sprintf("subagent %s %s: %s", sub.ID, sub.Status, sub.Result), IsError: sub.Status != SubCompleted}
+		return s.spawn(ctx, call, a)
 	case "list":
-		subs, err := s.S.Subagents(ctx, call)
-		if err != nil {
-			return spawnError(err)
-		}
-		if len(subs) == 0 {
-			return Result{ForLLM: "no subagents"}
-		}
-		var b strings.Builder
-		for _, x := range subs {
-			fmt.Fprintf(&b, "%s [%s] %s — started %s", x.ID, x.Status, x.Label, x.Started.UTC().Format(time.RFC3339))
-			if x.Result != "" {
-				b.WriteString(": " + oneLine(x.Result, 200))
-			}
-			b.WriteString("\n")
-		}
-		return Result{ForLLM: b.String()}
+		return s.list(ctx, call)
 	case "cancel":
-		if a.ID == "" {
-			return ErrorResult(`pass "id": a subagent id, "all" or "last"`)
-		}
-		done, err := s.S.CancelSubagents(ctx, call, a.ID)
-		if err != nil {
-			return spawnError(err)
-		}
-		if len(done) == 0 {
-			return Result{ForLLM: "no running subagent matched " + a.ID}
-		}
-		ids := make([]string, 0, len(done))
-		for _, x := range done {
-			ids = append(ids, x.ID)
-		}
-		return Result{ForLLM: "cancelled " + strings.Join(ids, ", ")}
+		return s.cancel(ctx, call, a)
 	case "steer":
-		if a.ID == "" || a.ID == "all" {
-			return ErrorResult(`pass "id" of the subagent to steer (or "last") and its new "task"`)
-		}
-		if r := needTask(); r != nil {
-			return *r
-		}
-		done, err := s.S.CancelSubagents(ctx, call, a.ID)
-		if err != nil {
-			return spawnError(err)
-		}
-		if len(done) == 0 {
-			return ErrorResult("no running subagent matched " + a.ID + "; spawn a new one instead")
-		}
-		select {
-		case <-ctx.Done():
-			return ErrorResult("stopped")
-		case <-time.After(steerSettle):
-		}
-		label := a.Label
-		if label == "" {
-			label = done[0].Label
-		}
-		sub, err := s.S.Spawn(ctx, call, a.Task, label, false)
-		if err != nil {
-			return spawnError(err)
-		}
-		return Result{ForLLM: fmt.Sprintf("stopped %s and spawned %s (%s) on the new task", done[0].ID, sub.ID, sub.Label)}
+		return s.steer(ctx, call, a)
 	}
 	return ErrorResult("unknown action " + a.Action)
+}
+
+// badSubagentTask says what is wrong with a subagent's task text, if
+// anything.
+func badSubagentTask(task string) (Result, bool) {
+	if strings.TrimSpace(task) == "" {
+		return ErrorResult(`pass "task": what the subagent should do, with everything it needs to know`), true
+	}
+	if len(task) > maxSubagentTask {
+		return ErrorResult(fmt.Sprintf("task is %d bytes; at most %d", len(task), maxSubagentTask)), true
+	}
+	return Result{}, false
+}
+
+// spawn starts a subagent on a task: in the background for "spawn", or
+// waiting for its result for "run".
+func (s *Spawn) spawn(ctx context.Context, call Call, a spawnArgs) Result {
+	if r, bad := badSubagentTask(a.Task); bad {
+		return r
+	}
+	sub, err := s.S.Spawn(ctx, call, a.Task, a.Label, a.Action == "run")
+	if err != nil {
+		return spawnError(err)
+	}
+	if a.Action == "spawn" {
+		return Result{ForLLM: fmt.Sprintf("spawned subagent %s (%s); its result comes to you as a message when it is done", sub.ID, sub.Label)}
+	}
+	return Result{ForLLM: fmt.Sprintf("subagent %s %s: %s", sub.ID, sub.Status, sub.Result), IsError: sub.Status != SubCompleted}
+}
+
+// list shows the caller's subagents.
+func (s *Spawn) list(ctx context.Context, call Call) Result {
+	subs, err := s.S.Subagents(ctx, call)
+	if err != nil {
+		return spawnError(err)
+	}
+	if len(subs) == 0 {
+		return Result{ForLLM: "no subagents"}
+	}
+	var b strings.Builder
+	for _, x := range subs {
+		fmt.Fprintf(&b, "%s [%s] %s — started %s", x.ID, x.Status, x.Label, x.Started.UTC().Format(time.RFC3339))
+		if x.Result != "" {
+			b.WriteString(": " + oneLine(x.Result, 200))
+		}
+		b.WriteString("\n")
+	}
+	return Result{ForLLM: b.String()}
+}
+
+// cancel stops the running subagents a.ID matches.
+func (s *Spawn) cancel(ctx context.Context, call Call, a spawnArgs) Result {
+	if a.ID == "" {
+		return ErrorResult(`pass "id": a subagent id, "all" or "last"`)
+	}
+	done, err := s.S.CancelSubagents(ctx, call, a.ID)
+	if err != nil {
+		return spawnError(err)
+	}
+	if len(done) == 0 {
+		return Result{ForLLM: "no running subagent matched " + a.ID}
+	}
+	ids := make([]string, 0, len(done))
+	for _, x := range done {
+		ids = append(ids, x.ID)
+	}
+	return Result{ForLLM: "cancelled " + strings.Join(ids, ", ")}
+}
+
+// steer stops one running subagent and starts it again, in the background,
+// on a new task.
+func (s *Spawn) steer(ctx context.Context, call Call, a spawnArgs) Result {
+	if a.ID == "" || a.ID == "all" {
+		return ErrorResult(`pass "id" of the subagent to steer (or "last") and its new "task"`)
+	}
+	if r, bad := badSubagentTask(a.Task); bad {
+		return r
+	}
+	done, err := s.S.CancelSubagents(ctx, call, a.ID)
+	if err != nil {
+		return spawnError(err)
+	}
+	if len(done) == 0 {
+		return ErrorResult("no running subagent matched " + a.ID + "; spawn a new one instead")
+	}
+	select {
+	case <-ctx.Done():
+		return ErrorResult("stopped")
+	case <-time.After(steerSettle):
+	}
+	label := a.Label
+	if label == "" {
+		label = done[0].Label
+	}
+	sub, err := s.S.Spawn(ctx, call, a.Task, label, false)
+	if err != nil {
+		return spawnError(err)
+	}
+	return Result{ForLLM: fmt.Sprintf("stopped %s and spawned %s (%s) on the new task", done[0].ID, sub.ID, sub.Label)}
 }
 
 // spawnError turns a Spawner error into something the model can act on.

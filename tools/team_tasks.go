@@ -102,136 +102,15 @@ func (t *TeamTasks) Execute(ctx context.Context, raw json.RawMessage) Result {
 	if !ok {
 		return ErrorResult("you are not in a team (teams: in the config); the task board belongs to a team")
 	}
-	needID := func() *Result {
-		if a.TaskID <= 0 {
-			r := ErrorResult(`pass "task_id" (list shows the ids)`)
-			return &r
-		}
-		return nil
-	}
-	var (
-		task Task
-		err  error
-	)
-	switch a.Action {
-	case "create":
-		if strings.TrimSpace(a.Subject) == "" {
-			return ErrorResult(`pass "subject"`)
-		}
-		task, err = t.o.Board.CreateTask(ctx, Task{Team: team, Subject: strings.TrimSpace(a.Subject), Description: a.Description,
-			Priority: a.Priority, BlockedBy: a.BlockedBy, Assignee: strings.TrimSpace(a.Assignee), CreatedBy: call.Agent,
-			Origin: OriginOf(call.Session)})
-		if err == nil {
-			if task.Status == TaskPending {
-				// Announced when the step ends, with the other tasks the
-				// step creates: a teammate cannot finish this one before
-				// they exist.
-				ev := TaskEvent{Kind: TaskEventReady, Team: team, Task: task, By: call.Agent}
-				AtStepEnd(ctx, func(ctx context.Context) { t.emit(ctx, ev) })
-			}
-			return Result{ForLLM: "created " + taskLine(task)}
-		}
-	case "list":
-		tasks, err := t.o.Board.ListTasks(ctx, team, TaskFilter{Status: a.Status, Order: a.Order})
-		if err != nil {
-			return taskError(err)
-		}
-		return Result{ForLLM: taskLines(tasks, "no tasks")}
-	case "search":
-		if strings.TrimSpace(a.Query) == "" {
-			return ErrorResult(`pass "query"`)
-		}
-		tasks, err := t.o.Board.SearchTasks(ctx, team, a.Query, 20)
-		if err != nil {
-			return taskError(err)
-		}
-		return Result{ForLLM: taskLines(tasks, "no tasks match "+a.Query)}
-	case "get":
-		if r := needID(); r != nil {
-			return *r
-		}
-		task, comments, err := t.o.Board.GetTask(ctx, team, a.TaskID)
-		if err != nil {
-			return taskError(err)
-		}
-		var b strings.Builder
-		b.WriteString(taskLine(task) + "\n")
-		if task.Description != "" {
-			b.WriteString(task.Description + "\n")
-		}
-		if task.Result != "" {
-			b.WriteString("Result: " + task.Result + "\n")
-		}
-		if task.ProgressNote != "" {
-			fmt.Fprintf(&b, "Progress: %d%% — %s\n", task.Progress, task.ProgressNote)
-		}
-		for _, c := range comments {
-			fmt.Fprintf(&b, "[%s] %s: %s\n", c.Kind, c.Author, c.Text)
-		}
-		return Result{ForLLM: b.String()}
-	case "claim":
-		if r := needID(); r != nil {
-			return *r
-		}
-		task, err = t.o.Board.ClaimTask(ctx, team, a.TaskID, call.Agent)
-		if err == nil {
-			return Result{ForLLM: "you claimed " + taskLine(task)}
-		}
-	case "complete":
-		if r := needID(); r != nil {
-			return *r
-		}
-		var unblocked []Task
-		task, unblocked, err = t.o.Board.CompleteTask(ctx, team, a.TaskID, call.Agent, a.Result)
-		if err == nil {
-			out := "completed " + taskLine(task)
-			for _, u := range unblocked {
-				out += "\nunblocked " + taskLine(u)
-				t.emit(ctx, TaskEvent{Kind: TaskEventReady, Team: team, Task: u, By: call.Agent})
-			}
-			t.emit(ctx, TaskEvent{Kind: TaskEventClosed, Team: team, Task: task, By: call.Agent})
-			return Result{ForLLM: out}
-		}
-	case "cancel":
-		if r := needID(); r != nil {
-			return *r
-		}
-		task, err = t.o.Board.CancelTask(ctx, team, a.TaskID, call.Agent)
-		if err == nil {
-			t.emit(ctx, TaskEvent{Kind: TaskEventClosed, Team: team, Task: task, By: call.Agent})
-			return Result{ForLLM: "cancelled " + taskLine(task)}
-		}
-	case "comment":
-		if r := needID(); r != nil {
-			return *r
-		}
-		kind := a.Type
-		if kind == "" {
-			kind = "note"
-		}
-		if (kind != "note" && kind != "blocker") || strings.TrimSpace(a.Text) == "" {
-			return ErrorResult(`pass "text" and "type": note or blocker`)
-		}
-		task, err = t.o.Board.CommentTask(ctx, team, a.TaskID, call.Agent, kind, a.Text)
-		if err == nil {
-			if kind == "blocker" {
-				t.emit(ctx, TaskEvent{Kind: TaskEventBlocker, Team: team, Task: task, By: call.Agent, Text: a.Text})
-				return Result{ForLLM: "reported the blocker; the task failed and the lead (" + lead + ") is told: " + taskLine(task)}
-			}
-			return Result{ForLLM: "noted on " + taskLine(task)}
-		}
-	case "progress":
-		if r := needID(); r != nil {
-			return *r
-		}
-		task, err = t.o.Board.ProgressTask(ctx, team, a.TaskID, call.Agent, a.Percent, a.Text)
-		if err == nil {
-			return Result{ForLLM: fmt.Sprintf("progress %d%% on %s", task.Progress, taskLine(task))}
-		}
-	default:
+	tc := taskCall{args: a, team: team, lead: lead, call: call}
+	act, ok := taskActions[a.Action]
+	if !ok {
 		return ErrorResult("unknown action " + a.Action)
 	}
-	return taskError(err)
+	if act.needsID && a.TaskID <= 0 {
+		return ErrorResult(`pass "task_id" (list shows the ids)`)
+	}
+	return act.run(t, ctx, tc)
 }
 
 // taskError turns a board error into what the model should read.
