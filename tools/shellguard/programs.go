@@ -26,122 +26,155 @@ func (c *checker) program(prog string, args []arg, in stdin, depth int) {
 	if c.stop() {
 		return
 	}
+	if c.programRules(prog, args, in, depth) {
+		return
+	}
+	if c.builtinOrRunner(prog, args, in, depth) {
+		return
+	}
+	c.wrapped(prog, args, in, depth)
+}
+
+// programRules applies the rules kept by program name: the per-program
+// rules, options whose value is a command, editors that run shell
+// commands, mkfs, and the shells, make and the interpreters, which run
+// code. It reports true when prog needs no further look.
+func (c *checker) programRules(prog string, args []arg, in stdin, depth int) (done bool) {
 	if rule, ok := rules[prog]; ok {
 		rule(c, args)
 		if c.verdict != nil {
-			return
+			return true
 		}
 	}
 	if _, ok := commandOptionNames[prog]; ok || sshPrograms[prog] {
 		c.commandOptions(prog, args, in, depth)
 		if c.verdict != nil {
-			return
+			return true
 		}
 	}
 	if _, ok := editorShells[prog]; ok {
 		c.editorCommands(prog, args, in, depth)
 		if c.verdict != nil {
-			return
+			return true
 		}
 	}
 	if strings.HasPrefix(prog, "mkfs") {
 		c.block(CategoryDisk, "mkfs formats a file system")
-		return
+		return true
 	}
 	switch {
 	case shells[prog]:
 		c.shell(prog, args, in, depth)
-		return
 	case makePrograms[prog]:
 		c.makeCmd(prog, args, in, depth)
-		return
 	case pythonName.MatchString(prog):
 		c.interpreter(prog, "python", args, in, depth)
-		return
 	case interpreterFamilies[prog] != "":
 		c.interpreter(prog, interpreterFamilies[prog], args, in, depth)
-		return
+	default:
+		return false
 	}
+	return true
+}
+
+// builtinOrRunner checks the shell builtins and the programs that run
+// code given to them (eval, source, trap, su, watch, at, find…). It
+// reports true when prog needs no further look; false sends it on to
+// wrapped, as a program that may run the rest of its arguments.
+func (c *checker) builtinOrRunner(prog string, args []arg, in stdin, depth int) (done bool) {
 	switch prog {
 	case "eval":
 		text, ok := joinArgs(args)
 		if !ok {
 			c.dynamicArgs("eval", args)
-			return
+			return true
 		}
 		c.script(text, depth+1, in)
-		return
 	case "source", ".":
 		if len(args) > 0 {
 			c.scriptFile(prog, args[0], in, depth)
 		}
-		return
 	case "trap":
 		c.trap(args, in, depth)
-		return
 	case "env":
-		if c.envSplitString(args, in, depth) {
-			return
-		}
-		for _, a := range args {
-			if a.lit && isAssignment(a.val) {
-				name, val, _ := strings.Cut(a.val, "=")
-				c.codeVariable(name, literalArg(val), in, depth)
-			}
-		}
+		return c.env(args, in, depth)
 	case "su", "runuser", "script", "flock", "sudo", "doas":
-		if script, found := commandOption(prog, args); found {
-			if !script.lit {
-				c.dynamicCode(prog, script)
-				return
-			}
-			c.script(script.val, depth+1, in)
-			return
-		}
-		switch prog {
-		case "su":
-			// Without -c, su starts a shell that reads commands from stdin.
-			c.stdinCode("su", in, depth)
-			return
-		case "script":
-			return
-		case "sudo", "doas":
-			if _, ok := unwrap(prog, args); !ok && c.interactiveShell(args) {
-				c.stdinCode(prog, in, depth)
-				return
-			}
-		}
+		return c.asUser(prog, args, in, depth)
 	case "watch":
 		c.watch(args, in, depth)
-		return
 	case "sg":
 		c.sg(args, in, depth)
-		return
 	case "newgrp":
 		// newgrp starts a shell that reads commands from stdin.
 		c.stdinCode(prog, in, depth)
-		return
 	case "crontab":
 		c.crontabInstall(args, in, depth)
-		return
 	case "cd", "pushd":
 		if _, ops := splitOperands(args, ""); len(ops) > 0 && leavesWorkspace(ops[0]) {
 			c.cwdOutside = true
 		}
-		return
 	case "at", "batch":
 		// at and batch run the commands they read from stdin (or -f FILE).
 		if !hasShortFlag(args, 'f') && !hasShortFlag(args, 'l') && !hasShortFlag(args, 'r') && !hasShortFlag(args, 'c') {
 			c.stdinCode(prog, in, depth)
 		}
-		return
 	case "parallel":
 		c.simple(parallelCommand(args), stdin{kind: stdinNull}, depth)
-		return
 	case "find":
 		c.find(args, in, depth)
-		return
+	default:
+		return false
 	}
+	return true
+}
+
+// env checks env -S's split string and the code variables env sets; it
+// reports true when the split string was the command.
+func (c *checker) env(args []arg, in stdin, depth int) (done bool) {
+	if c.envSplitString(args, in, depth) {
+		return true
+	}
+	for _, a := range args {
+		if a.lit && isAssignment(a.val) {
+			name, val, _ := strings.Cut(a.val, "=")
+			c.codeVariable(name, literalArg(val), in, depth)
+		}
+	}
+	return false
+}
+
+// asUser checks su, runuser, script, flock, sudo and doas: the script of
+// their -c (or like) option, or the shell su and an interactive sudo or
+// doas read from stdin. It reports false when the rest of args may be the
+// command, for wrapped to check.
+func (c *checker) asUser(prog string, args []arg, in stdin, depth int) (done bool) {
+	if script, found := commandOption(prog, args); found {
+		if !script.lit {
+			c.dynamicCode(prog, script)
+			return true
+		}
+		c.script(script.val, depth+1, in)
+		return true
+	}
+	switch prog {
+	case "su":
+		// Without -c, su starts a shell that reads commands from stdin.
+		c.stdinCode("su", in, depth)
+		return true
+	case "script":
+		return true
+	case "sudo", "doas":
+		if _, ok := unwrap(prog, args); !ok && c.interactiveShell(args) {
+			c.stdinCode(prog, in, depth)
+			return true
+		}
+	}
+	return false
+}
+
+// wrapped checks the command a wrapper program (nice, timeout, xargs,
+// sudo…) runs, naming a privileged wrapper in the reason for a block.
+func (c *checker) wrapped(prog string, args []arg, in stdin, depth int) {
 	inner, ok := unwrap(prog, args)
 	if !ok || len(inner) == 0 {
 		return
