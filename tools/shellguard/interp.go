@@ -43,86 +43,29 @@ func (c *checker) interpreter(prog, family string, args []arg, in stdin, depth i
 			}
 		}
 	}
-	var codes, modules []arg
-	hasFile := false
-	i := 0
-scan:
-	for i < len(args) {
-		a := args[i]
-		if !a.lit {
-			break
-		}
-		v := a.val
-		switch {
-		case v == "-":
-			if len(codes) == 0 && !spec.noStdin {
-				c.stdinProgram(prog, family, in, depth)
-				return
-			}
-			break scan
-		case v == "--":
-			i++
-			break scan
-		case strings.HasPrefix(v, "--") || (family == "pwsh" && len(v) > 2 && v[0] == '-'):
-			name, val, hasValue := strings.Cut(strings.TrimLeft(v, "-"), "=")
-			i++
-			if containsFold(spec.longCode, name) {
-				switch {
-				case hasValue:
-					codes = append(codes, withVal(a, val))
-				case i < len(args):
-					codes = append(codes, args[i])
-					i++
-				}
-			}
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-			i++
-			for j := 1; j < len(v); j++ {
-				ch := v[j]
-				switch {
-				case strings.IndexByte(spec.stop, ch) >= 0:
-					return
-				case strings.IndexByte(spec.code, ch) >= 0:
-					if j+1 < len(v) {
-						codes = append(codes, withVal(a, v[j+1:]))
-					} else if i < len(args) {
-						codes = append(codes, args[i])
-						i++
-					}
-				case strings.IndexByte(spec.fileOpts, ch) >= 0:
-					hasFile = true
-					if j == len(v)-1 {
-						i++
-					}
-				case strings.IndexByte(spec.argOpts, ch) >= 0:
-					if j == len(v)-1 {
-						i++
-					}
-				case strings.IndexByte(spec.attached, ch) >= 0:
-					if family == "perl" && (ch == 'M' || ch == 'm') && j+1 < len(v) {
-						// -M'Mod;code' is `use Mod;code;`: code.
-						modules = append(modules, withVal(a, v[j+1:]))
-					}
-				default:
-					continue
-				}
-				break
-			}
-			if family == "python" && len(codes) > 0 {
-				break scan // python -c ends option parsing
-			}
-		default:
-			break scan
-		}
+	o, i, end := scanInterpOptions(spec, family, args)
+	switch end {
+	case interpStdinDash:
+		c.stdinProgram(prog, family, in, depth)
+		return
+	case interpStopped:
+		return
 	}
-	if len(modules) > 0 {
-		c.inlineCode(prog, family, modules, args, depth)
+	if len(o.modules) > 0 {
+		c.inlineCode(prog, family, o.modules, args, depth)
 		if c.verdict != nil {
 			return
 		}
 	}
-	rest := args[min(i, len(args)):]
-	if spec.firstCode && !hasFile && len(codes) == 0 && len(rest) > 0 {
+	c.interpProgram(prog, family, spec, o, args[min(i, len(args)):], args, in, depth)
+}
+
+// interpProgram checks the program an interpreter runs once its options
+// are read: inline code, a program file, or stdin. rest are the operands
+// after the options; args are all the arguments.
+func (c *checker) interpProgram(prog, family string, spec interpSpec, o interpOpts, rest, args []arg, in stdin, depth int) {
+	codes := o.codes
+	if spec.firstCode && !o.hasFile && len(codes) == 0 && len(rest) > 0 {
 		codes = append(codes, rest[0])
 	}
 	if len(codes) > 0 {
@@ -135,7 +78,7 @@ scan:
 		c.inlineCode(prog, family, codes, args, depth)
 		return
 	}
-	if hasFile || spec.noStdin {
+	if o.hasFile || spec.noStdin {
 		return
 	}
 	if len(rest) == 0 {
@@ -147,6 +90,108 @@ scan:
 		return
 	}
 	c.scriptFile(prog, rest[0], in, depth)
+}
+
+// interpOpts is what an interpreter's options say about its program.
+type interpOpts struct {
+	codes   []arg // inline program text (-c, -e, --eval)
+	modules []arg // perl's -M'Mod;code', which is code too
+	hasFile bool  // an option names the program file (-f)
+}
+
+// interpEnd says how the options of an interpreter ended.
+type interpEnd int
+
+const (
+	interpOperands  interpEnd = iota // at the first operand, or after "--"
+	interpStdinDash                  // at "-" before any code: the program is stdin
+	interpStopped                    // at an option after which no inline program follows
+)
+
+// scanInterpOptions reads an interpreter's options up to its first operand
+// and returns what they say, the index of that operand and how they ended.
+func scanInterpOptions(spec interpSpec, family string, args []arg) (o interpOpts, i int, end interpEnd) {
+	for i < len(args) {
+		a := args[i]
+		if !a.lit {
+			break
+		}
+		v := a.val
+		switch {
+		case v == "-":
+			if len(o.codes) == 0 && !spec.noStdin {
+				return o, i, interpStdinDash
+			}
+			return o, i, interpOperands
+		case v == "--":
+			return o, i + 1, interpOperands
+		case strings.HasPrefix(v, "--") || (family == "pwsh" && len(v) > 2 && v[0] == '-'):
+			name, val, hasValue := strings.Cut(strings.TrimLeft(v, "-"), "=")
+			i++
+			if containsFold(spec.longCode, name) {
+				switch {
+				case hasValue:
+					o.codes = append(o.codes, withVal(a, val))
+				case i < len(args):
+					o.codes = append(o.codes, args[i])
+					i++
+				}
+			}
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			var stopped bool
+			if i, stopped = o.shortCluster(spec, family, args, i); stopped {
+				return o, i, interpStopped
+			}
+			if family == "python" && len(o.codes) > 0 {
+				return o, i, interpOperands // python -c ends option parsing
+			}
+		default:
+			return o, i, interpOperands
+		}
+	}
+	return o, i, interpOperands
+}
+
+// shortCluster reads the cluster of short options at args[i] (-xyz), up to
+// the first one the spec knows, and returns the index of the argument
+// after it and any value it took; stopped is true at an option after which
+// no inline program follows.
+func (o *interpOpts) shortCluster(spec interpSpec, family string, args []arg, i int) (next int, stopped bool) {
+	a := args[i]
+	v := a.val
+	i++
+	for j := 1; j < len(v); j++ {
+		ch := v[j]
+		switch {
+		case strings.IndexByte(spec.stop, ch) >= 0:
+			return i, true
+		case strings.IndexByte(spec.code, ch) >= 0:
+			if j+1 < len(v) {
+				o.codes = append(o.codes, withVal(a, v[j+1:]))
+			} else if i < len(args) {
+				o.codes = append(o.codes, args[i])
+				i++
+			}
+		case strings.IndexByte(spec.fileOpts, ch) >= 0:
+			o.hasFile = true
+			if j == len(v)-1 {
+				i++
+			}
+		case strings.IndexByte(spec.argOpts, ch) >= 0:
+			if j == len(v)-1 {
+				i++
+			}
+		case strings.IndexByte(spec.attached, ch) >= 0:
+			if family == "perl" && (ch == 'M' || ch == 'm') && j+1 < len(v) {
+				// -M'Mod;code' is `use Mod;code;`: code.
+				o.modules = append(o.modules, withVal(a, v[j+1:]))
+			}
+		default:
+			continue
+		}
+		return i, false
+	}
+	return i, false
 }
 
 // withVal returns a copy of a with another value.
