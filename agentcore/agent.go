@@ -126,7 +126,21 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 			return RunResult{}, fmt.Errorf("record user message: %w", err)
 		}
 	}
-	var res RunResult
+	r := &runLoop{
+		a: a, in: in, log: log, maxIter: a.maxIterations(in),
+		specs:     a.Tools.Specs(func(t tools.Tool) bool { return a.allows(in, t) }),
+		system:    a.systemPrompt(ctx, log, in),
+		preloaded: in.Window,
+	}
+	for {
+		if done, err := r.step(ctx); done {
+			return r.res, err
+		}
+	}
+}
+
+// maxIterations is how many model calls one turn of this run may make.
+func (a *Agent) maxIterations(in RunInput) int {
 	maxIter := a.MaxIterations
 	if in.MaxIterations > 0 {
 		maxIter = in.MaxIterations
@@ -134,110 +148,7 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIterations
 	}
-	specs := a.Tools.Specs(func(t tools.Tool) bool { return a.allows(in, t) })
-	system := a.systemPrompt(ctx, log, in)
-	turn := 0 // model calls in the current turn
-	preloaded := in.Window
-	reread := false // the session was read again after a stale window
-	for {
-		// A preloaded window can be stale: another replica may have run the
-		// session since it was read. A conflict on the first store then
-		// means "read again", not "another run is answering".
-		fromPreload := preloaded != nil
-		msgs, err := a.window(ctx, in.Session, preloaded)
-		preloaded = nil
-		if err != nil {
-			return res, err
-		}
-		if step, missing, after := pendingStep(msgs); missing != nil {
-			if reread {
-				// The step that changed the session is another run's, which
-				// may be executing it now (two replicas without Redis
-				// locks): leave it to that run.
-				return a.settle(log, res, fmt.Errorf("%w: a step of another run is unfinished", ErrConflict))
-			}
-			// A step stopped mid-way (crash, restart, a parked approval).
-			w, err := a.runTools(ctx, in, step.ToolCalls, missing, after)
-			if err != nil || w != nil {
-				res.Waiting = w
-				return a.settle(log, res, err)
-			}
-			continue
-		}
-		v := view(msgs, a.Queue)
-		if len(v) == 0 || isFinalReply(v[len(v)-1]) {
-			res.Idle = res.Replies == 0 && res.Iterations == 0
-			return res, nil
-		}
-		if turn >= maxIter {
-			text := fmt.Sprintf("I stopped after %d steps without finishing. Ask me to continue, or narrow the request.", maxIter)
-			seq, moved, err := a.storeReply(ctx, in, lastSeq(v), Message{Role: RoleAssistant, Content: text})
-			if err != nil {
-				if fromPreload && errors.Is(err, ErrConflict) {
-					log.Debug("session changed since its window was read; reading it again", "err", err)
-					reread = true
-					continue
-				}
-				return a.settle(log, res, fmt.Errorf("record reply: %w", err))
-			}
-			a.reply(ctx, in, &res, text, seq)
-			if moved == 0 {
-				return res, nil // nothing arrived meanwhile: the session is answered
-			}
-			turn = 0
-			continue
-		}
-		turn++
-		res.Iterations++
-		start := time.Now()
-		resp, err := a.chat(ctx, Request{
-			Model: a.Model, System: system, Messages: forModel(v), Tools: specs, MaxTokens: a.MaxTokens,
-		}, in.OnDelta)
-		if a.ObserveLLM != nil {
-			a.ObserveLLM(time.Since(start), err)
-		}
-		if err != nil {
-			return res, fmt.Errorf("llm call: %w", err)
-		}
-		res.Usage.InputTokens += resp.Usage.InputTokens
-		res.Usage.OutputTokens += resp.Usage.OutputTokens
-		reply := Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: withServerIDs(resp.ToolCalls)}
-		if len(reply.ToolCalls) == 0 {
-			seq, moved, err := a.storeReply(ctx, in, lastSeq(v), reply)
-			if err != nil {
-				if fromPreload && errors.Is(err, ErrConflict) {
-					log.Debug("session changed since its window was read; reading it again", "err", err)
-					reread = true
-					continue
-				}
-				return a.settle(log, res, fmt.Errorf("record reply: %w", err))
-			}
-			a.reply(ctx, in, &res, resp.Content, seq)
-			if moved == 0 {
-				// Nothing arrived while the model worked: the session is
-				// answered. A message stored after this reply queued its own
-				// run.
-				return res, nil
-			}
-			turn = 0
-			continue
-		}
-		seq, _, err := a.History.Insert(ctx, in.Session, lastSeq(v), reply)
-		if err != nil {
-			if fromPreload && errors.Is(err, ErrConflict) {
-				log.Debug("session changed since its window was read; reading it again", "err", err)
-				reread = true
-				continue
-			}
-			return a.settle(log, res, fmt.Errorf("record reply: %w", err))
-		}
-		log.Debug("tool calls", "count", len(reply.ToolCalls), "iteration", res.Iterations)
-		w, err := a.runTools(ctx, in, reply.ToolCalls, nil, seq)
-		if err != nil || w != nil {
-			res.Waiting = w
-			return a.settle(log, res, err)
-		}
-	}
+	return maxIter
 }
 
 // HistoryWindow is how many of a session's newest messages a model call is

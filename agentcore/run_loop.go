@@ -1,0 +1,151 @@
+package agentcore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// runLoop is the state of one Run: what it has produced so far and where
+// it is in the current turn.
+type runLoop struct {
+	a       *Agent
+	in      RunInput
+	log     *slog.Logger
+	res     RunResult
+	maxIter int
+	specs   []tools.Spec
+	system  string
+	turn    int // model calls in the current turn
+
+	// preloaded is the window the first step uses instead of loading one.
+	preloaded []Message
+	// fromPreload is set while the step works from a preloaded window,
+	// which can be stale: another replica may have run the session since
+	// it was read. A conflict on the first store then means "read again",
+	// not "another run is answering".
+	fromPreload bool
+	// reread is set once the session was read again after a stale window.
+	reread bool
+}
+
+// step reads the session and takes the next step of the run: it finishes
+// a step stopped mid-way, answers, or calls the model. done is true when
+// the run is over, with err its error.
+func (r *runLoop) step(ctx context.Context) (done bool, err error) {
+	r.fromPreload = r.preloaded != nil
+	msgs, err := r.a.window(ctx, r.in.Session, r.preloaded)
+	r.preloaded = nil
+	if err != nil {
+		return true, err
+	}
+	if step, missing, after := pendingStep(msgs); missing != nil {
+		return r.resumeStep(ctx, step, missing, after)
+	}
+	v := view(msgs, r.a.Queue)
+	if len(v) == 0 || isFinalReply(v[len(v)-1]) {
+		r.res.Idle = r.res.Replies == 0 && r.res.Iterations == 0
+		return true, nil
+	}
+	if r.turn >= r.maxIter {
+		text := fmt.Sprintf("I stopped after %d steps without finishing. Ask me to continue, or narrow the request.", r.maxIter)
+		return r.finalReply(ctx, v, Message{Role: RoleAssistant, Content: text})
+	}
+	return r.callModel(ctx, v)
+}
+
+// resumeStep runs the tool calls of a step that stopped mid-way (crash,
+// restart, a parked approval).
+func (r *runLoop) resumeStep(ctx context.Context, step Message, missing map[string]bool, after int64) (done bool, err error) {
+	if r.reread {
+		// The step that changed the session is another run's, which may be
+		// executing it now (two replicas without Redis locks): leave it to
+		// that run.
+		return r.end(fmt.Errorf("%w: a step of another run is unfinished", ErrConflict))
+	}
+	w, err := r.a.runTools(ctx, r.in, step.ToolCalls, missing, after)
+	if err != nil || w != nil {
+		r.res.Waiting = w
+		return r.end(err)
+	}
+	return false, nil
+}
+
+// callModel shows the model the view v and stores what it answers: a
+// final reply, or a step of tool calls, which it then runs.
+func (r *runLoop) callModel(ctx context.Context, v []Message) (done bool, err error) {
+	r.turn++
+	r.res.Iterations++
+	start := time.Now()
+	resp, err := r.a.chat(ctx, Request{
+		Model: r.a.Model, System: r.system, Messages: forModel(v), Tools: r.specs, MaxTokens: r.a.MaxTokens,
+	}, r.in.OnDelta)
+	if r.a.ObserveLLM != nil {
+		r.a.ObserveLLM(time.Since(start), err)
+	}
+	if err != nil {
+		return true, fmt.Errorf("llm call: %w", err)
+	}
+	r.res.Usage.InputTokens += resp.Usage.InputTokens
+	r.res.Usage.OutputTokens += resp.Usage.OutputTokens
+	reply := Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: withServerIDs(resp.ToolCalls)}
+	if len(reply.ToolCalls) == 0 {
+		return r.finalReply(ctx, v, reply)
+	}
+	seq, _, err := r.a.History.Insert(ctx, r.in.Session, lastSeq(v), reply)
+	if err != nil {
+		if r.staleWindow(err) {
+			return false, nil
+		}
+		return r.end(fmt.Errorf("record reply: %w", err))
+	}
+	r.log.Debug("tool calls", "count", len(reply.ToolCalls), "iteration", r.res.Iterations)
+	w, err := r.a.runTools(ctx, r.in, reply.ToolCalls, nil, seq)
+	if err != nil || w != nil {
+		r.res.Waiting = w
+		return r.end(err)
+	}
+	return false, nil
+}
+
+// finalReply stores reply, a final answer to the view v, and hands it to
+// OnReply. The run is over unless messages arrived while it worked: a
+// message stored after this reply queued its own run.
+func (r *runLoop) finalReply(ctx context.Context, v []Message, reply Message) (done bool, err error) {
+	seq, moved, err := r.a.storeReply(ctx, r.in, lastSeq(v), reply)
+	if err != nil {
+		if r.staleWindow(err) {
+			return false, nil
+		}
+		return r.end(fmt.Errorf("record reply: %w", err))
+	}
+	r.a.reply(ctx, r.in, &r.res, reply.Content, seq)
+	if moved == 0 {
+		return true, nil // nothing arrived meanwhile: the session is answered
+	}
+	r.turn = 0
+	return false, nil
+}
+
+// staleWindow reports whether err, from the first store of a step that
+// worked from a preloaded window, means the window was stale; the next
+// step then reads the session again.
+func (r *runLoop) staleWindow(err error) bool {
+	if !r.fromPreload || !errors.Is(err, ErrConflict) {
+		return false
+	}
+	r.log.Debug("session changed since its window was read; reading it again", "err", err)
+	r.reread = true
+	return true
+}
+
+// end ends the run with err (settle: a conflict leaves the session to the
+// run that changed it).
+func (r *runLoop) end(err error) (done bool, _ error) {
+	r.res, err = r.a.settle(r.log, r.res, err)
+	return true, err
+}
