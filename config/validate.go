@@ -28,12 +28,37 @@ var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 func (c *Config) Validate() error {
 	var p Problems
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
-	oneOf := func(key, got string, allowed ...string) {
-		if !slices.Contains(allowed, got) {
-			add("%s must be %s (got %q)", key, orList(allowed), got)
-		}
+	c.validateServices(add)
+	c.validateLLM(add)
+	c.validateChannels(add)
+	c.validateAccess(add)
+	c.validateExec(add)
+	c.validateAgent(add)
+	c.validateTools(add)
+	c.validateFeatures(add)
+	c.validateAgents(add)
+	c.validateMCP(add)
+	c.validateCustomTools(add)
+	c.validateCredentialed(add)
+	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)
+	c.validateLog(add)
+	if len(p) == 0 {
+		return nil
 	}
+	slices.Sort(p)
+	return p
+}
 
+// oneOf adds a problem when got, the value of key, is not one of allowed.
+func oneOf(add func(string, ...any), key, got string, allowed ...string) {
+	if !slices.Contains(allowed, got) {
+		add("%s must be %s (got %q)", key, orList(allowed), got)
+	}
+}
+
+// validateServices checks the data directory, PostgreSQL, Redis and the
+// HTTP listener.
+func (c *Config) validateServices(add func(string, ...any)) {
 	if strings.TrimSpace(c.DataDir) == "" {
 		add("data_dir must not be empty (e.g. ./data)")
 	}
@@ -43,8 +68,11 @@ func (c *Config) Validate() error {
 	}
 	checkServiceURL(add, "redis.url", c.Redis.URL, "redis://:password@host:6379/0", "redis", "rediss", "unix")
 	checkListen(add, c.HTTP.Listen)
+}
 
-	oneOf("llm.provider", c.LLM.Provider, "openai", "anthropic")
+// validateLLM checks the model provider's settings.
+func (c *Config) validateLLM(add func(string, ...any)) {
+	oneOf(add, "llm.provider", c.LLM.Provider, "openai", "anthropic")
 	checkHTTPURL(add, "llm.base_url", c.LLM.BaseURL)
 	if c.LLM.Timeout <= 0 {
 		add("llm.timeout must be positive (e.g. 120s)")
@@ -52,7 +80,10 @@ func (c *Config) Validate() error {
 	if c.LLM.MaxTokens < 0 {
 		add("llm.max_tokens must be 0 (provider default) or more (got %d)", c.LLM.MaxTokens)
 	}
+}
 
+// validateChannels checks the chat platforms' settings.
+func (c *Config) validateChannels(add func(string, ...any)) {
 	checkHTTPURL(add, "telegram.api_url", c.Telegram.APIURL)
 	if !slices.Contains([]string{"polling", "webhook"}, c.Telegram.Mode) {
 		add("telegram.mode must be polling or webhook (got %q)", c.Telegram.Mode)
@@ -65,9 +96,12 @@ func (c *Config) Validate() error {
 	}
 	checkHTTPURL(add, "slack.api_url", c.Slack.APIURL)
 	checkHTTPURL(add, "discord.api_url", c.Discord.APIURL)
+}
 
+// validateAccess checks who may use the bot, who approves and where approvals go.
+func (c *Config) validateAccess(add func(string, ...any)) {
 	checkIdentities(add, "admins", c.Admins)
-	oneOf("access.mode", c.Access.Mode, "open", "allowlist", "request")
+	oneOf(add, "access.mode", c.Access.Mode, "open", "allowlist", "request")
 	checkIdentities(add, "access.allow", c.Access.Allow)
 	checkIdentities(add, "approvals.approvers", c.Approvals.Approvers)
 	if c.Approvals.Timeout <= 0 {
@@ -78,8 +112,12 @@ func (c *Config) Validate() error {
 			add("approvals.chat: %s", msg)
 		}
 	}
-	oneOf("exec.approval", c.Exec.Approval, "ask", "deny", "allow")
-	oneOf("exec.sandbox", c.Exec.Sandbox, "auto", "bwrap", "none")
+}
+
+// validateExec checks how commands run and the rate limits.
+func (c *Config) validateExec(add func(string, ...any)) {
+	oneOf(add, "exec.approval", c.Exec.Approval, "ask", "deny", "allow")
+	oneOf(add, "exec.sandbox", c.Exec.Sandbox, "auto", "bwrap", "none")
 
 	if strings.TrimSpace(c.Exec.User) == "" {
 		add("exec.user must name the account exec commands run as when switchboard runs as root (e.g. nobody)")
@@ -89,7 +127,10 @@ func (c *Config) Validate() error {
 			add("%s: %v", key, err)
 		}
 	}
+}
 
+// validateAgent checks the default agent.
+func (c *Config) validateAgent(add func(string, ...any)) {
 	if !agentName.MatchString(c.Agent.Name) {
 		add("agent.name must be lower-case letters, digits, _ and - starting with a letter or digit (got %q)", c.Agent.Name)
 	}
@@ -102,14 +143,17 @@ func (c *Config) Validate() error {
 	if c.Agent.HistoryLimit < 1 {
 		add("agent.history_limit must be at least 1 (got %d)", c.Agent.HistoryLimit)
 	}
+}
 
+// validateTools checks the web and memory tools.
+func (c *Config) validateTools(add func(string, ...any)) {
 	if c.Tools.Web.Fetch.MaxBytes < 1 || c.Tools.Web.Fetch.MaxBytes > 100_000_000 {
 		add("tools.web.fetch.max_bytes must be between 1 and 100000000 (got %d)", c.Tools.Web.Fetch.MaxBytes)
 	}
 	if c.Tools.Web.Fetch.Timeout <= 0 {
 		add("tools.web.fetch.timeout must be positive (e.g. 20s)")
 	}
-	oneOf("tools.web.search.provider", c.Tools.Web.Search.Provider, "duckduckgo", "brave", "searxng")
+	oneOf(add, "tools.web.search.provider", c.Tools.Web.Search.Provider, "duckduckgo", "brave", "searxng")
 	checkHTTPURL(add, "tools.web.search.url", c.Tools.Web.Search.URL)
 	if c.Tools.Web.Search.Provider == "searxng" && c.Tools.Web.Search.URL == "" {
 		add("tools.web.search.url must be set to your SearXNG server for provider searxng (e.g. https://searx.example.org)")
@@ -121,6 +165,10 @@ func (c *Config) Validate() error {
 	if e := c.Tools.Memory.Embedding; e.Model != "" && e.BaseURL == "" && c.LLM.Provider != "openai" {
 		add("tools.memory.embedding.base_url must be set: llm.provider %s has no OpenAI-compatible embeddings endpoint to borrow", c.LLM.Provider)
 	}
+}
+
+// validateFeatures checks the subagent and handoff limits.
+func (c *Config) validateFeatures(add func(string, ...any)) {
 	if sa := c.Subagents; sa.MaxConcurrent < 1 || sa.MaxDepth < 1 || sa.MaxChildren < 1 || sa.ArchiveAfter < time.Minute {
 		add("subagents: max_concurrent, max_depth and max_children must be at least 1 and archive_after at least 1m "+
 			"(got %d, %d, %d, %s); the defaults are 8, 1, 5, 60m", sa.MaxConcurrent, sa.MaxDepth, sa.MaxChildren, sa.ArchiveAfter)
@@ -128,21 +176,13 @@ func (c *Config) Validate() error {
 	if c.Handoff.TTL < time.Minute {
 		add("handoff.ttl must be at least 1m (got %s); 24h suits most teams", c.Handoff.TTL)
 	}
-	c.validateAgents(add)
-	c.validateMCP(add)
-	c.validateCustomTools(add)
-	c.validateCredentialed(add)
-	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)
+}
 
-	oneOf("conversation.queue", c.Conversation.Queue, "steer", "followup", "collect")
-	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
-	oneOf("log.format", c.Log.Format, "text", "json")
-
-	if len(p) == 0 {
-		return nil
-	}
-	slices.Sort(p)
-	return p
+// validateLog checks the conversation queue mode and the log settings.
+func (c *Config) validateLog(add func(string, ...any)) {
+	oneOf(add, "conversation.queue", c.Conversation.Queue, "steer", "followup", "collect")
+	oneOf(add, "log.level", c.Log.Level, "debug", "info", "warn", "error")
+	oneOf(add, "log.format", c.Log.Format, "text", "json")
 }
 
 // checkServiceURL checks a database URL with one of schemes. The value is
