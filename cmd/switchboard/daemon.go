@@ -8,16 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
-	"github.com/sethvargo/go-retry"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
@@ -115,28 +112,7 @@ type daemonOptions struct {
 
 // newDaemon wires everything from cfg; nothing runs until run is called.
 func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemon, error) {
-	scrubber := newScrubber(cfg)
-	d := &daemon{
-		cfg:       cfg,
-		scrubber:  scrubber,
-		log:       newLogger(o.logOut, cfg.Log.Level, cfg.Log.Format, scrubber),
-		metricSet: metrics.NewSet(),
-		channels:  map[string]channels.Channel{},
-		leaders:   map[string]*bot.Leader{},
-		replica:   replicaName(cfg.Replica),
-	}
-	if cfg.Replica != "" {
-		d.log = d.log.With("replica", cfg.Replica)
-	}
-	redis.RouteLibraryLogs(d.log)
-	for _, w := range cfg.EnvWarnings() {
-		d.log.Warn(w)
-	}
-	if w := modelWarning(cfg); w != "" {
-		d.log.Warn(w) // serve and chat both start here: say it before the first message fails
-	}
-	d.metrics = bot.NewMetrics(d.metricSet)
-
+	d := newDaemonLogged(cfg, o.logOut)
 	box, err := secretbox.Load(cfg.SecretsKey.Key, cfg.SecretsKey.KeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("secrets key: %w", err)
@@ -164,6 +140,57 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	// owner names this process in leases and heartbeats: unique even when a
 	// restarted container gets the same hostname and pid.
 	owner := processOwner()
+	turns := d.wireDelivery(owner)
+	reg, err := d.newTools(d.approvals)
+	if err != nil {
+		st.close(ctx)
+		return nil, err
+	}
+	agents, err := d.buildAgents(reg, d.approvals)
+	if err != nil {
+		st.close(ctx)
+		return nil, err
+	}
+	d.router = d.newRouter(agents, turns, o.allow)
+	if err := d.wireJobs(owner, turns); err != nil {
+		st.close(ctx)
+		return nil, err
+	}
+	return d, nil
+}
+
+// newDaemonLogged makes the daemon with its scrubbing logger and metrics,
+// and logs what the configuration warns about before anything can fail.
+func newDaemonLogged(cfg *config.Config, logOut io.Writer) *daemon {
+	scrubber := newScrubber(cfg)
+	d := &daemon{
+		cfg:       cfg,
+		scrubber:  scrubber,
+		log:       newLogger(logOut, cfg.Log.Level, cfg.Log.Format, scrubber),
+		metricSet: metrics.NewSet(),
+		channels:  map[string]channels.Channel{},
+		leaders:   map[string]*bot.Leader{},
+		replica:   replicaName(cfg.Replica),
+	}
+	if cfg.Replica != "" {
+		d.log = d.log.With("replica", cfg.Replica)
+	}
+	redis.RouteLibraryLogs(d.log)
+	for _, w := range cfg.EnvWarnings() {
+		d.log.Warn(w)
+	}
+	if w := modelWarning(cfg); w != "" {
+		d.log.Warn(w) // serve and chat both start here: say it before the first message fails
+	}
+	d.metrics = bot.NewMetrics(d.metricSet)
+	return d
+}
+
+// wireDelivery makes what delivers and decides on the stores and channels:
+// the liveness heartbeat, the outbox dispatcher, approvals and handoffs.
+// It returns the turns the background passes share.
+func (d *daemon) wireDelivery(owner string) *bot.Turns {
+	st, cfg := d.st, d.cfg
 	// One heartbeat for the outbox rows and job runs this process holds.
 	d.live = bot.NewLiveness(bot.LivenessOptions{Store: st.db, Owner: owner, Logger: d.log})
 	// The background passes take turns: idle, they then need one pooled
@@ -173,34 +200,29 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Outbox: st.db, Channels: d.channels, Owner: owner, Liveness: d.live, Turns: turns,
 		Metrics: d.metrics, Logger: d.log, Tracer: d.tracing.tracer(),
 	})
-	approvals := bot.NewApprovals(bot.ApprovalOptions{
+	d.approvals = bot.NewApprovals(bot.ApprovalOptions{
 		Store: st.db, Messages: st.db, Outbox: st.db, Channels: d.channels,
 		// A decision resumes the parked run; the router exists by then.
 		Resume:    func(ctx context.Context, a bot.Approval) { d.router.Resume(ctx, a) },
 		Approvers: cfg.Approvals.Approvers, Chat: cfg.Approvals.Chat, Timeout: cfg.Approvals.Timeout,
-		Nudge: d.disp.Nudge, Scrub: scrubber.Scrub, Logger: d.log,
+		Nudge: d.disp.Nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	})
-	d.approvals = approvals
 	d.handoff = &bot.HandoffService{
 		Routes:    bot.NewHandoffs(bot.HandoffOptions{Cache: st.rdb, Store: st.db, TTL: cfg.Handoff.TTL, Logger: d.log}),
 		Directory: bot.Directory{Default: cfg.Agent.Name, Names: cfg.AgentNames(), Bindings: bindingsOf(cfg)},
 		History:   st.db, Outbox: st.db, Nudge: d.disp.Nudge, Logger: d.log,
 	}
-	reg, err := d.newTools(approvals)
-	if err != nil {
-		st.close(ctx)
-		return nil, err
-	}
-	agents, err := d.buildAgents(reg, approvals)
-	if err != nil {
-		st.close(ctx)
-		return nil, err
-	}
-	agent := agents.def
+	return turns
+}
+
+// newRouter makes the router every inbound message goes through; allow
+// adds identities allowed regardless of access mode.
+func (d *daemon) newRouter(agents builtAgents, turns *bot.Turns, allow []string) *bot.Router {
+	st, cfg, scrubber := d.st, d.cfg, d.scrubber
 	userRate, _ := rateOf(cfg.RateLimit.User)
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
-	d.router = bot.NewRouter(bot.Options{
-		Agent: agent, AgentName: cfg.Agent.Name,
+	return bot.NewRouter(bot.Options{
+		Agent: agents.def, AgentName: cfg.Agent.Name,
 		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.docs, Handoff: d.handoff,
 		Tasks: st.db, TeamOf: teamOf(cfg),
 		Team: bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Board: st.db, Members: teamMembers(cfg)},
@@ -210,10 +232,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		CustomTools: bot.CustomToolOptions{Store: d.customs, Install: d.installCustom, Uninstall: d.tools.Unregister},
 		AddSecret:   func(v string) { scrubber.Add(v) },
 		History:     st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
-		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: approvals,
+		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: d.approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
 		Channels: d.channels,
-		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, o.allow...)},
+		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, allow...)},
 		Limits:   bot.Limits{User: userRate, Chat: chatRate},
 		Metrics:  d.metrics, Logger: d.log, Dispatcher: d.disp, Turns: turns,
 		Status: func(ctx context.Context) []string {
@@ -222,11 +244,6 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		Scrub:  scrubber.Scrub,
 		Tracer: d.tracing.tracer(),
 	})
-	if err := d.wireJobs(owner, turns); err != nil {
-		st.close(ctx)
-		return nil, err
-	}
-	return d, nil
 }
 
 // openChannels creates the platform channels the config enables.
@@ -333,137 +350,6 @@ func (d *daemon) webhooks() map[string]http.Handler {
 		}
 	}
 	return hooks
-}
-
-// migrateUntilDone applies migrations, retrying while Postgres is down:
-// after 0.5 s, doubling up to 10 s, until ctx ends.
-func (d *daemon) migrateUntilDone(ctx context.Context) {
-	failures := 0
-	_ = retry.Do(ctx, retry.WithCappedDuration(10*time.Second, retry.NewExponential(500*time.Millisecond)), func(ctx context.Context) error {
-		err := postgres.Migrate(ctx, d.st.db)
-		if err != nil {
-			if failures == 0 {
-				d.log.Error("database not usable yet; retrying in the background (check database.url)", "err", err)
-			}
-			failures++
-			return retry.RetryableError(err)
-		}
-		d.migrated.Store(true)
-		if failures > 0 {
-			d.log.Info("database migrations applied after retrying")
-		}
-		return nil
-	})
-}
-
-// run serves until ctx is cancelled, then shuts down in order.
-func (d *daemon) run(ctx context.Context, listen string) error {
-	defer d.st.close(ctx)
-	start := time.Now()
-	var srv *http.Server
-	if listen != "" {
-		ln, err := net.Listen("tcp", listen)
-		if err != nil {
-			return fmt.Errorf("http.listen %s: %w (is another switchboard running? change http.listen)", listen, err)
-		}
-		srv = &http.Server{
-			Handler: bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Metrics: d.writeMetrics, Webhooks: d.webhooks(),
-				Admin: d.adminAPI(), Replica: d.replica, Leaderships: d.leaderships}),
-			ReadHeaderTimeout: 10 * time.Second,
-		}
-		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				d.log.Error("http server stopped", "err", err)
-			}
-		}()
-		d.log.Info("http listening", "addr", ln.Addr().String())
-	}
-
-	d.migrateUntilDone(ctx)
-	if ctx.Err() != nil {
-		return nil
-	}
-	if err := d.loadCustomTools(ctx); err != nil {
-		return err
-	}
-	if err := d.loadMCPServers(ctx); err != nil {
-		return err
-	}
-	if err := d.syncJobs(ctx); err != nil {
-		d.log.Error("jobs from config not synced; scheduled jobs may be stale", "err", err)
-	}
-	// Inbound stops first; the dispatcher and recovery outlive it so the
-	// replies of the last runs still go out.
-	chCtx, stopChannels := context.WithCancel(ctx)
-	defer stopChannels()
-	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopBackground()
-	var bg, chans sync.WaitGroup
-	for _, s := range d.cfg.MCP.Servers {
-		d.mcp.Add(mcpServer(s))
-	}
-	defer d.mcp.Close() // stdio servers and their children stop with the daemon
-	defer d.procs.Close()
-	for _, t := range d.leaderTasks {
-		chans.Add(1)
-		go func() { defer chans.Done(); t.leader.Run(chCtx, t.run) }()
-	}
-	for name, ch := range d.channels {
-		chans.Add(1)
-		go func() {
-			defer chans.Done()
-			start := func(ctx context.Context) error { return ch.Start(ctx, d.router.Handle) }
-			if l := d.leaders[name]; l != nil {
-				l.Run(chCtx, start)
-				return
-			}
-			if err := start(chCtx); err != nil {
-				d.log.Error("channel stopped", "channel", name, "err", err)
-			}
-		}()
-	}
-	// The background loops start once the channels are up (at most a second
-	// later): their first passes deliver, recover and post to chats, which
-	// needs the channels, and until then the channels' start-up gets the
-	// database connection the start-up used instead of queueing behind the
-	// loops' new ones, so the chat is answered sooner.
-	up := d.channelsUpWithin(chCtx, time.Second)
-	// teamMailInterval: how often every inbox is looked at for mail a crash
-	// or an outage left unmoved.
-	const teamMailInterval = 5 * time.Second
-	bg.Add(6)
-	go func() { defer bg.Done(); d.live.Run(bgCtx) }() // through Drain
-	go func() { defer bg.Done(); <-up; d.st.docs.Listen(chCtx) }()
-	go func() { defer bg.Done(); <-up; d.disp.Run(bgCtx) }()
-	go func() { defer bg.Done(); <-up; d.sched.Run(chCtx) }()
-	go func() { defer bg.Done(); <-up; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
-	go func() { defer bg.Done(); <-up; d.router.RunTeamMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
-	d.log.Info("switchboard started", "version", version, "channels", len(d.channels), "startup_ms", time.Since(start).Milliseconds())
-
-	<-ctx.Done()
-	d.log.Info("shutting down")
-	stopChannels()
-	chans.Wait()
-	// Runs get a few seconds to finish (container runtimes kill after ~10s);
-	// those cut short resume from their saved session after the restart.
-	runsCtx, stopRuns := context.WithTimeout(context.WithoutCancel(ctx), 6*time.Second)
-	_ = d.router.Close(runsCtx)
-	stopRuns()
-	drainCtx, stopDrain := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	d.disp.Drain(drainCtx)
-	stopDrain()
-	stopBackground()
-	bg.Wait()
-	if srv != nil {
-		shutdownCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		_ = srv.Shutdown(shutdownCtx)
-		stop()
-	}
-	flushCtx, stopFlush := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	d.tracing.shutdown(flushCtx)
-	stopFlush()
-	d.log.Info("stopped")
-	return nil
 }
 
 // writeMetrics writes the daemon's metrics, and the Go runtime's and the
