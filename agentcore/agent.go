@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"go.opentelemetry.io/otel/trace"
 	"log/slog"
@@ -191,17 +190,6 @@ func (a *Agent) reply(ctx context.Context, in RunInput, res *RunResult, text str
 	if in.OnReply != nil {
 		in.OnReply(ctx, Reply{Text: text, Seq: seq})
 	}
-}
-
-// settle ends a run on err. ErrConflict means another run wrote to the
-// session meanwhile (two replicas ran it while Redis locks were
-// unavailable): that run answers, so this one stops quietly.
-func (a *Agent) settle(log *slog.Logger, res RunResult, err error) (RunResult, error) {
-	if errors.Is(err, ErrConflict) {
-		log.Warn("session changed by another run; leaving it to that run", "err", err)
-		return res, nil
-	}
-	return res, err
 }
 
 // withServerIDs gives every tool call an id of our own. Model servers reuse

@@ -143,9 +143,13 @@ func (r *runLoop) staleWindow(err error) bool {
 	return true
 }
 
-// end ends the run with err (settle: a conflict leaves the session to the
-// run that changed it).
+// end ends the run on err. ErrConflict means another run wrote to the
+// session meanwhile (two replicas ran it while Redis locks were
+// unavailable): that run answers, so this one stops quietly.
 func (r *runLoop) end(err error) (done bool, _ error) {
-	r.res, err = r.a.settle(r.log, r.res, err)
+	if errors.Is(err, ErrConflict) {
+		r.log.Warn("session changed by another run; leaving it to that run", "err", err)
+		return true, nil
+	}
 	return true, err
 }
