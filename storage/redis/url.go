@@ -32,8 +32,8 @@ func parseURL(raw string) (*goredis.Options, error) {
 // go-redis defaults to 32 KiB (128 KiB for pipelines), made for large
 // values and long pipelines; this store sends small commands (locks,
 // counters, routes, mail of a few KB) and pipelines of two or three, so
-// 4 KiB each saves 56 KiB per connection (20 of them under load) and 248
-// KiB per pipeline connection. Larger replies and values still pass: the
+// 4 KiB each saves 56 KiB per connection and 248 KiB per pipeline
+// connection. Larger replies and values still pass: the
 // buffer is refilled, not a limit.
 const connBufferSize = 4 << 10
 
