@@ -31,7 +31,7 @@ func TestDispatcherPrunesOldRows(t *testing.T) {
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: map[string]channels.Channel{},
 		Owner: "t", Keep: 36 * time.Hour})
 	disp.SetPruneEveryForTest(20 * time.Millisecond)
-	runUntilPruned(t, db, "outbox", disp.Run, old, young, "delivered a day ago, and Keep is 36h")
+	pgtest.RunUntilPruned(t, db, "outbox", disp.Run, old, young, "delivered a day ago, and Keep is 36h")
 }
 
 // Replicas try to prune at the same hour; the one holding the prune lock
@@ -47,5 +47,5 @@ func TestPruneSkipsWhileAnotherReplicaPrunes(t *testing.T) {
 		t.Fatal(err)
 	}
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: map[string]channels.Channel{}, Owner: "t"})
-	checkPruneTakesTurns(t, db, "outbox:prune", disp.PruneNowForTest, 1)
+	pgtest.CheckPruneTakesTurns(t, db, "outbox:prune", disp.PruneNowForTest, 1)
 }

@@ -43,7 +43,7 @@ func TestSchedulerPrunesOldRuns(t *testing.T) {
 	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Owner: "t", Tick: time.Hour,
 		KeepRuns: 24 * time.Hour})
 	s.SetPruneEveryForTest(20 * time.Millisecond)
-	runUntilPruned(t, db, "job_runs", s.Run, old, newest, "the job's newest run, which the scheduler resumes the job from")
+	pgtest.RunUntilPruned(t, db, "job_runs", s.Run, old, newest, "the job's newest run, which the scheduler resumes the job from")
 }
 
 // Replicas try to prune at the same hour; the one holding the job runs'
@@ -55,5 +55,5 @@ func TestRunsPruneSkipsWhileAnotherReplicaPrunes(t *testing.T) {
 	finishedRun(t, db, j, "39 days")
 	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Owner: "t"})
 	// The default keep, 30 days: the older run goes, the newest stays.
-	checkPruneTakesTurns(t, db, "jobs:prune", s.PruneRunsNowForTest, 1)
+	pgtest.CheckPruneTakesTurns(t, db, "jobs:prune", s.PruneRunsNowForTest, 1)
 }

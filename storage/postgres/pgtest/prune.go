@@ -1,15 +1,15 @@
-package bot_test
+package pgtest
 
 import (
 	"context"
 	"testing"
+	"time"
 
-	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 )
 
-// rowExists reports whether table holds the row id.
-func rowExists(t *testing.T, db *postgres.DB, table string, id int64) bool {
+// RowExists reports whether table holds the row id.
+func RowExists(t *testing.T, db *postgres.DB, table string, id int64) bool {
 	t.Helper()
 	var n int
 	if err := db.Pool().QueryRow(context.Background(), `SELECT count(*) FROM `+table+` WHERE id = $1`, id).Scan(&n); err != nil {
@@ -18,24 +18,31 @@ func rowExists(t *testing.T, db *postgres.DB, table string, id int64) bool {
 	return n == 1
 }
 
-// runUntilPruned runs a component (its Run, pruning on a short beat) until
-// the row old is gone from table, and checks that the row kept stays.
-func runUntilPruned(t *testing.T, db *postgres.DB, table string, run func(context.Context), old, kept int64, why string) {
+// RunUntilPruned runs a component that prunes table (its Run, pruning on a
+// short beat) until the row old is gone, failing the test after 10 s, and
+// checks that the row kept stays (why says why it must).
+func RunUntilPruned(t *testing.T, db *postgres.DB, table string, run func(context.Context), old, kept int64, why string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	bot.WaitUntil(t, "the old row of "+table+" is pruned", func() bool { return !rowExists(t, db, table, old) })
-	if !rowExists(t, db, table, kept) {
+	deadline := time.Now().Add(10 * time.Second)
+	for RowExists(t, db, table, old) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after 10s waiting until the old row %d of %s is pruned", old, table)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !RowExists(t, db, table, kept) {
 		t.Errorf("row %d of %s was pruned; it should stay: %s", kept, table, why)
 	}
 }
 
-// checkPruneTakesTurns: while another replica holds lock, a pass skips
-// (0 rows, no error); once it is free, the pass deletes want rows and gives
-// the lock back.
-func checkPruneTakesTurns(t *testing.T, db *postgres.DB, lock string, pass func(context.Context) (int, error), want int) {
+// CheckPruneTakesTurns checks that replicas take turns pruning: while
+// another replica holds lock, a pass skips (0 rows, no error); once it is
+// free, the pass deletes want rows and gives the lock back.
+func CheckPruneTakesTurns(t *testing.T, db *postgres.DB, lock string, pass func(context.Context) (int, error), want int) {
 	t.Helper()
 	ctx := context.Background()
 	other, led, err := db.TryLead(ctx, lock) // another replica's pass
