@@ -15,7 +15,7 @@ const approvalLookEvery = 10 * time.Second
 
 // expiryWatch tells ExpireDue when a look at the store can find an approval
 // whose time is up, so that an idle replica does not query every second
-// for approvals that expire in minutes (docs/benchmarks.md, tenth round).
+// for approvals that expire in minutes.
 type expiryWatch struct {
 	mu    sync.Mutex
 	at    time.Time // look at or after this; zero: at once

@@ -9,10 +9,9 @@ import (
 // recovery passes, safety polls) waits for a shared beat: the
 // process's phase plus a whole multiple of its interval. Intervals of whole
 // seconds then share their beats, and an idle daemon wakes once a second for
-// all of it instead of once per loop at scattered moments. Every wake costs
+// all of it instead of once per loop at scattered moments: every wake costs
 // the Go runtime a round of waking threads and spinning that is larger than
-// the work itself: aligned, an idle daemon used about half the CPU
-// (docs/benchmarks.md). Work that is due at a given time (a job's slot, a
+// the work itself. Work that is due at a given time (a job's slot, a
 // retry) does not wait for a beat.
 
 // beatPhase offsets this process's beats, so that replicas do not all wake

@@ -126,8 +126,7 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 		defer close(watched)
 		// On the shared beat (UntilBeat), with the daemon's other idle
 		// work: an idle daemon then wakes once a second instead of also
-		// at its own moments for this (docs/benchmarks.md, twenty-eighth
-		// round).
+		// at its own moments for this.
 		for sleep(runCtx, UntilBeat(interval)) {
 			cctx, stop := context.WithTimeout(runCtx, interval)
 			err := lease.Check(cctx)

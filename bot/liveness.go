@@ -40,9 +40,8 @@ type Heartbeats interface {
 // replica that loses a slot to another writes nothing). So work is taken
 // over at once even when its replica dies a moment after the claim. A
 // process that dies while holding leaves a heartbeat that goes stale, and
-// its work is taken over within seconds, as before. An idle daemon thus
-// makes no heartbeat statement at all, where it used to make one a second
-// (docs/benchmarks.md).
+// its work is taken over within seconds. An idle daemon thus makes no
+// heartbeat statement at all: only holding work needs one.
 type Liveness struct {
 	o LivenessOptions
 

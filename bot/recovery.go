@@ -83,8 +83,8 @@ const DefaultRecoveryInterval = time.Second
 // RecoverJustWritten is how far back most RunRecovery passes look: the
 // sessions written to that recently, so a pass costs about as many probes
 // as messages arrived in that time, not one per session active in the
-// last minutes (with 14 000 of those, every second, a pass took 80 ms of
-// PostgreSQL's CPU: docs/benchmarks.md, thirteenth round).
+// last minutes: the cost of a pass follows traffic, not the number of
+// chats.
 const RecoverJustWritten = 30 * time.Second
 
 // RecentRecoveryEvery is how often a RunRecovery pass looks back

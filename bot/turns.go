@@ -5,12 +5,9 @@ import "context"
 // Turns makes background passes that wake on the shared beat (UntilBeat)
 // run one after another instead of all at once: the recovery pass, the
 // outbox's safety poll, the scheduler's check and the team inboxes. Each
-// pass is a query or two. At once, they took a pooled database connection
-// each, and the pool kept them: an idle daemon held three or four, each
-// ~65 KB of the daemon's memory (pgx's type map, statement cache, buffers)
-// and a backend process on the server. Taking turns, it holds one; the
-// process still wakes once per beat, and the passes' round trips follow
-// one another (docs/benchmarks.md, eighteenth round).
+// pass is a query or two. Run at once, each would take a pooled database
+// connection, and the pool keeps idle connections, each with a backend
+// process on the server; taking turns, an idle daemon needs one.
 //
 // Work that must not wait behind another pass does not take turns: the
 // heartbeat (Liveness), leadership checks (Leader) and anything a message
