@@ -137,6 +137,19 @@ func (r *Runner) WaitState(ready bool) {
 	}
 }
 
+// WaitUntil polls cond until it holds, failing t after 10 s: for tests that
+// wait on state with no channel under a Runner (the pipeline's, a feature's).
+func WaitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after 10s waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // WaitUntil waits until cond holds, failing the test with the channel's
 // logs when Ctx ends first.
 func (r *Runner) WaitUntil(what string, cond func() bool) {
