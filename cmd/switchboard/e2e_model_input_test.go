@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
 // requestsTo returns the model requests, in order, that asked for model.
@@ -86,5 +87,34 @@ func TestE2EHugeMessageAndUnknownModel(t *testing.T) {
 	reqs := llm.Requests()
 	if last := reqs[len(reqs)-1]; strings.Contains(string(last.Body), "Sorry, I couldn't") {
 		t.Fatalf("the model was shown the apology as its own words: %.2000s", last.Body)
+	}
+}
+
+// TestE2EPhotoCaptionReachesTheModel: a photo with a caption is answered:
+// the model gets the caption with the line saying the photo itself was not
+// read, and the person gets the model's answer, not "I can only read text".
+func TestE2EPhotoCaptionReachesTheModel(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg, llm := fakes(t)
+	d := startReplica(ctx, t, externalEnv(t, tg, llm, ""), "")
+	defer d.stop()
+	const chat = 6464
+	after := lastID(tg, chat)
+	tg.PushMessage(telegramtest.Incoming{ChatID: chat, UserID: chat, UserName: "Hal", Extra: map[string]any{
+		"caption": "why is this build red?",
+		"photo":   []any{map[string]any{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}},
+	}})
+	got := newReplyContaining(ctx, t, tg, chat, after, "echo: why is this build red?")
+	if strings.Contains(got.Visible, "I can only read text") {
+		t.Fatalf("the caption was not answered: %q", got.Visible)
+	}
+	reqs := llm.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the model was never called")
+	}
+	last := reqs[len(reqs)-1].Messages
+	if m := last[len(last)-1]; m.Role != "user" || !strings.Contains(m.Content, "why is this build red?") ||
+		!strings.Contains(m.Content, "[a photo sent with this message could not be read") {
+		t.Fatalf("the model's last message = %+v; want the caption and the line saying the photo was not read", m)
 	}
 }
