@@ -599,8 +599,6 @@ type timedLock struct {
 	ops *opTimer
 }
 
-func (t timedLock) ReleaseSoon() { t.Lock.(bot.SoonReleaser).ReleaseSoon() }
-
 func (t timedLock) Release(ctx context.Context) error {
 	defer t.ops.since("redis lock Release", time.Now())
 	return t.Lock.Release(ctx)

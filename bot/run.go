@@ -57,15 +57,12 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 		return
 	}
 	defer func() {
+		if lock == nil {
+			return
+		}
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		switch l := lock.(type) {
-		case nil:
-		case SoonReleaser:
-			l.ReleaseSoon() // with the next run's Obtain: one Redis round trip per run
-		default:
-			_ = l.Release(rctx)
-		}
+		_ = lock.Release(rctx)
 	}()
 	ctx, cancel := context.WithTimeout(ctx, maxRunDuration)
 	defer cancel()

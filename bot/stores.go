@@ -57,13 +57,6 @@ type Lock interface {
 	Release(ctx context.Context) error
 }
 
-// SoonReleaser is an optional Lock capability: ReleaseSoon gives the lock
-// back without waiting, within a few milliseconds or together with the
-// Locker's next Obtain (one round trip for both).
-type SoonReleaser interface {
-	ReleaseSoon()
-}
-
 // ErrLocked is returned by Locker.Obtain when the lock is held elsewhere.
 var ErrLocked = errors.New("lock held elsewhere")
 
