@@ -265,10 +265,7 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 	text, cut := capInbound(text, limit)
 	msg := agentcore.Message{Role: agentcore.RoleUser, Content: text, ExternalID: in.ExternalID}
 	fresh := true
-	t := r.lanes.begin(key)
-	window, err := r.appendMessage(ctx, key, msg)
-	if err != nil {
-		r.lanes.end(key, t)
+	if _, err := r.opts.History.Append(ctx, key, msg); err != nil {
 		if !errors.Is(err, agentcore.ErrDuplicate) {
 			log.Debug("record message failed; the message is left for redelivery", "external_id", in.ExternalID, "err", err)
 			return fmt.Errorf("record message: %w", err)
@@ -285,33 +282,11 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 	}
 	job := laneJob{Session: key, To: in.Address(), UserID: in.Identity(), Direct: in.Direct, ReplyTo: in.MessageID, message: fresh,
 		trace: trace.SpanContextFromContext(ctx)}
-	if fresh {
-		job.window, job.ticket = window, t
-	}
 	if !r.lanes.enqueue(job) {
 		// Shutting down: the message is stored; recovery runs it after the restart.
 		r.log.Info("not running now (shutting down); recovery will", "session", key)
 	}
 	return nil
-}
-
-// windowed is a Runner that reads its window of history as
-// agentcore.Agent does (HistoryWindow messages; 0: all).
-type windowed interface{ HistoryWindow() int }
-
-// appendMessage stores a user message and, when the store and the agent
-// allow, returns the session's window as read by the same statement (the
-// agent's first model call needs no query of its own).
-func (r *Router) appendMessage(ctx context.Context, session string, msg agentcore.Message) ([]agentcore.Message, error) {
-	wa, ok := r.opts.History.(WindowAppender)
-	agent, known := r.runner(r.agentOfSession(session))
-	w, sized := agent.(windowed)
-	if !ok || !known || !sized {
-		_, err := r.opts.History.Append(ctx, session, msg)
-		return nil, err
-	}
-	_, window, err := wa.AppendWindow(ctx, session, w.HistoryWindow(), msg)
-	return window, err
 }
 
 // notify queues a short system message to the chat in.

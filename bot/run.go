@@ -86,7 +86,7 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	call := tools.Call{Channel: j.To.Platform, ChatID: j.To.ChatID, ThreadID: j.To.ThreadID,
 		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: agentName}
 	var last *agentcore.Reply // a subagent's result
-	in := agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step, Window: j.window,
+	in := agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
 		// A reply to the chat is stored with its outbox row, in one
 		// transaction.
 		StoreReply: func(ctx context.Context, after int64, reply agentcore.Message) (int64, int, error) {

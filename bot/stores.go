@@ -121,14 +121,6 @@ type Outbox interface {
 	Heartbeats
 }
 
-// WindowAppender is an optional History capability: Append of one message
-// that also returns the session's newest limit messages (0: all), ending
-// with it, in the same round trip — the window the agent's first model
-// call needs. window is nil when it could not be read consistently.
-type WindowAppender interface {
-	AppendWindow(ctx context.Context, session string, limit int, m agentcore.Message) (seq int64, window []agentcore.Message, err error)
-}
-
 // Claim asks for an outbox row to be claimed as it is written: by Owner
 // (a dispatcher) for Lease. A zero Claim asks for none.
 type Claim struct {

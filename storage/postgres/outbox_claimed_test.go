@@ -286,7 +286,7 @@ func TestReplyLooksForItsChatsPendingRowsInTheChatIndex(t *testing.T) {
 	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
 	store := func(session string) {
 		t.Helper()
-		seq, _, err := db.AppendWindow(ctx, session, 10, agentcore.Message{Role: agentcore.RoleUser, Content: "hi"})
+		seq, err := db.Append(ctx, session, agentcore.Message{Role: agentcore.RoleUser, Content: "hi"})
 		if err != nil {
 			t.Fatal(err)
 		}
