@@ -106,7 +106,7 @@ type Router struct {
 	opts  Options
 	log   *slog.Logger
 	lanes *lanes
-	post  *poster
+	out   *outboxWriter
 	subs  *subagents
 	// registered are the features' chat commands (Register).
 	registered []Command
@@ -138,7 +138,7 @@ func NewRouter(opts Options) *Router {
 		opts.Nudge = opts.Dispatcher.Nudge
 	}
 	r := &Router{opts: opts, log: opts.Logger, subs: &subagents{running: map[string]*subRun{},
-		waiters: map[string]chan struct{}{}, wakes: map[string]*time.Timer{}}, post: &poster{
+		waiters: map[string]chan struct{}{}, wakes: map[string]*time.Timer{}}, out: &outboxWriter{
 		outbox: opts.Outbox, channels: opts.Channels, nudge: opts.Nudge, dispatch: opts.Dispatcher, scrub: opts.Scrub, log: opts.Logger,
 	}}
 	r.lanes = newLanes(opts.Lanes, r.runSession, opts.Logger)
@@ -294,7 +294,7 @@ func (r *Router) notify(ctx context.Context, in channels.Inbound, text string) {
 	r.send(ctx, OutboxMessage{To: in.Address(), Text: text, ReplyTo: in.MessageID})
 }
 
-func (r *Router) send(ctx context.Context, m OutboxMessage) { r.post.send(ctx, m) }
+func (r *Router) send(ctx context.Context, m OutboxMessage) { r.out.send(ctx, m) }
 
 // handlePress routes a button press to the service that owns the button.
 // Every press is answered, so the client stops spinning; malformed or
@@ -315,5 +315,5 @@ func (r *Router) handlePress(ctx context.Context, in channels.Inbound) {
 }
 
 func (r *Router) answerPress(ctx context.Context, in channels.Inbound, text string) {
-	r.post.answer(ctx, in, text)
+	r.out.answer(ctx, in, text)
 }

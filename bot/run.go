@@ -71,7 +71,6 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	progress := r.startProgress(ctx, j, lock)
 	defer progress.Stop(ctx)
 
-	r.deliverOrphans(ctx, j)
 	peer := "group"
 	if j.Direct {
 		peer = "direct"
@@ -101,7 +100,7 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 			// run; later ones answer messages that arrived meanwhile.
 			replyTo := j.ReplyTo
 			j.ReplyTo = ""
-			return r.post.storeReply(ctx, r.opts.History, j.Session, after, reply, OutboxMessage{To: j.To, Text: text, ReplyTo: replyTo})
+			return r.out.storeReply(ctx, j.Session, after, reply, OutboxMessage{To: j.To, Text: text, ReplyTo: replyTo})
 		},
 		OnReply: func(ctx context.Context, rep agentcore.Reply) {
 			if undelivered(j.Session, rep.Text) {
@@ -151,28 +150,6 @@ func undelivered(session, text string) bool {
 	return background(session) || isSilent(text)
 }
 
-// deliverOrphans queues the session's replies that were stored but never
-// queued (a crash came in between) before the run adds new ones, so they
-// reach the chat in order.
-func (r *Router) deliverOrphans(ctx context.Context, j laneJob) {
-	if _, atomic := r.opts.Outbox.(ReplyWriter); atomic || r.opts.Recovery == nil || background(j.Session) {
-		// Replies written with their outbox rows are never left unqueued.
-		return
-	}
-	orphans, err := r.opts.Recovery.Undelivered(ctx, j.Session)
-	if err != nil {
-		r.log.Warn("could not look for undelivered replies; the next run looks again", "session", j.Session, "err", err)
-		return
-	}
-	for _, o := range orphans {
-		if isSilent(o.Content) {
-			continue
-		}
-		r.log.Info("delivering a reply a crash left unqueued", "session", j.Session, "seq", o.LastSeq)
-		r.send(context.WithoutCancel(ctx), OutboxMessage{Session: j.Session, SourceSeq: o.LastSeq, To: j.To, Text: o.Content})
-	}
-}
-
 // waitingText answers a message that arrives while the chat's run waits
 // for an approval.
 func waitingText(w tools.Waiting, now time.Time) string {
@@ -191,7 +168,7 @@ func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
 	text := fmt.Sprintf("Sorry, I couldn't answer that: %s (error id %s). %s", userReason(err), id, nextStep(err))
 	msg := agentcore.Notice("run-failed:"+id, text)
 	if !background(j.Session) {
-		if _, aerr := r.post.appendReply(ctx, r.opts.History, j.Session, msg, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo}); aerr != nil {
+		if _, aerr := r.out.appendReply(ctx, j.Session, msg, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo}); aerr != nil {
 			r.log.Error("record failure failed; telling the chat anyway", "session", j.Session, "err", aerr)
 			r.send(ctx, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo})
 		}
