@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/scrub"
 )
 
 // fakeCLI writes an executable that prints its arguments and environment.
@@ -47,7 +48,7 @@ func TestCredentialedExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: tools.NewScrubber(token)})
+	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: scrub.NewScrubber(token)})
 	if err := reg.Register(tool); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-chat/switchboard/storage/secretbox"
 	"github.com/switchboard-chat/switchboard/tools"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
+	"github.com/switchboard-chat/switchboard/tools/scrub"
 )
 
 // errConfig marks an invalid configuration (exit 2).
@@ -64,7 +65,7 @@ func loadConfig(file string) (*config.Config, error) {
 type daemon struct {
 	cfg       *config.Config
 	log       *slog.Logger
-	scrubber  *tools.Scrubber
+	scrubber  *scrub.Scrubber
 	st        *stores
 	metricSet *metrics.Set
 	metrics   *bot.Metrics

@@ -1,6 +1,6 @@
 //go:build race
 
-package tools
+package scrub
 
 // raceEnabled: the race detector makes sync.Pool drop a share of what is
 // put back, so pooled paths allocate now and then.

@@ -1,6 +1,6 @@
 //go:build !race
 
-package tools
+package scrub
 
 // raceEnabled: see race_on_test.go.
 const raceEnabled = false

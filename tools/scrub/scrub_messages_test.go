@@ -1,4 +1,4 @@
-package tools_test
+package scrub_test
 
 import (
 	"errors"
@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/scrub"
 )
 
 // messageSources are the files whose messages reach people: config's
 // problems, doctor's advice and the Telegram channel's hints.
-var messageSources = []string{"../config/*.go", "../cmd/switchboard/*.go", "../channels/*.go", "../channels/*/*.go",
-	"../storage/*/*.go", "../agentcore/*.go", "../bot/*.go", "../tools/*.go"}
+var messageSources = []string{"../../config/*.go", "../../cmd/switchboard/*.go", "../../channels/*.go", "../../channels/*/*.go",
+	"../../storage/*/*.go", "../../agentcore/*.go", "../../bot/*.go", "../../tools/*.go", "../../tools/*/*.go"}
 
 // messageCalls are the functions whose string arguments are messages;
 // formats marks those that take a format.
@@ -29,7 +29,7 @@ var messageCalls = map[string]bool{"add": true, "Errorf": true, "Sprintf": true,
 // harmless value. The messages are read from the source, so a new one is
 // covered without listing it.
 func TestScrubLeavesTheDaemonsOwnMessagesAlone(t *testing.T) {
-	s := tools.NewScrubber("a-configured-secret-value")
+	s := scrub.NewScrubber("a-configured-secret-value")
 	msgs := daemonMessages(t)
 	if len(msgs) < 100 {
 		t.Fatalf("found %d messages in %v, want the daemon's hundreds: is the parsing broken?", len(msgs), messageSources)

@@ -1,4 +1,4 @@
-package tools_test
+package scrub_test
 
 import (
 	"encoding/base64"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/scrub"
 )
 
 const formSecret = "Zq9vT4mK2pLx8wR"
@@ -17,7 +17,7 @@ const formSecret = "Zq9vT4mK2pLx8wR"
 // written: re-cased, split over lines, spaced out, with invisible
 // characters or Markdown between its letters, or encoded whole.
 func TestScrubSecretInEveryForm(t *testing.T) {
-	s := tools.NewScrubber(formSecret)
+	s := scrub.NewScrubber(formSecret)
 	pct := ""
 	for _, c := range []byte(formSecret) {
 		pct += fmt.Sprintf("%%%02X", c)
@@ -47,7 +47,7 @@ func TestScrubSecretInEveryForm(t *testing.T) {
 	for name, form := range forms {
 		text := "before " + form + " after"
 		got := s.Scrub(text)
-		if !strings.Contains(got, tools.Redacted) || !strings.HasPrefix(got, "before ") || !strings.HasSuffix(got, " after") {
+		if !strings.Contains(got, scrub.Redacted) || !strings.HasPrefix(got, "before ") || !strings.HasSuffix(got, " after") {
 			t.Errorf("%s: %q → %q", name, text, got)
 		}
 		for _, piece := range []string{"Zq9v", "T4mK", "x8wR", "ZQ9V"} {
@@ -57,9 +57,9 @@ func TestScrubSecretInEveryForm(t *testing.T) {
 		}
 	}
 	// Twice, and next to another secret.
-	s2 := tools.NewScrubber(formSecret, "Other-Secret-77xy")
+	s2 := scrub.NewScrubber(formSecret, "Other-Secret-77xy")
 	got := s2.Scrub("a " + formSecret + " b ZQ9VT4MK2PLX8WR c Other-Secret-77xy" + formSecret)
-	if strings.Count(got, tools.Redacted) < 3 || strings.Contains(got, "77xy") || strings.Contains(got, "Zq9v") {
+	if strings.Count(got, scrub.Redacted) < 3 || strings.Contains(got, "77xy") || strings.Contains(got, "Zq9v") {
 		t.Errorf("repeated and adjacent secrets: %q", got)
 	}
 	if !strings.HasPrefix(got, "a ") || !strings.Contains(got, " b ") || !strings.Contains(got, " c ") {
@@ -102,7 +102,7 @@ var ordinaryReplies = []string{
 // TestScrubLeavesOrdinaryTextAlone: with 50 random secrets configured,
 // ordinary replies come back byte for byte.
 func TestScrubLeavesOrdinaryTextAlone(t *testing.T) {
-	s := tools.NewScrubber(randomSecrets(50)...)
+	s := scrub.NewScrubber(randomSecrets(50)...)
 	for _, text := range ordinaryReplies {
 		if got := s.Scrub(text); got != text {
 			t.Errorf("changed:\n%q\n→\n%q", text, got)
@@ -126,7 +126,7 @@ func randomSecrets(n int) []string {
 
 // BenchmarkScrub: 50 configured secrets over ~1 MiB of ordinary text.
 func BenchmarkScrub(b *testing.B) {
-	s := tools.NewScrubber(randomSecrets(50)...)
+	s := scrub.NewScrubber(randomSecrets(50)...)
 	var sb strings.Builder
 	for sb.Len() < 1<<20 {
 		for _, r := range ordinaryReplies {
