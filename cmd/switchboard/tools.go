@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/tools"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
+	toolweb "github.com/switchboard-chat/switchboard/tools/web"
 )
 
 // newTools builds the tool registry every agent shares.
@@ -50,8 +51,8 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	}))...)
 	web := d.cfg.Tools.Web
-	fetch := tools.NewWebFetch(tools.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
-	search := tools.NewWebSearch(tools.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
+	fetch := toolweb.NewWebFetch(toolweb.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
+	search := toolweb.NewWebSearch(toolweb.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
 	d.tools, d.exec, d.procs = reg, exec, tools.NewProcesses(exec)
 	all = append(all, d.procs)
 	if len(d.cfg.CredentialedExec) > 0 {

@@ -1,4 +1,4 @@
-package tools_test
+package web_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/web"
 )
 
 // publicIP stands for a public web server; the test dialer connects it to
@@ -23,7 +24,7 @@ const publicIP = "93.184.216.34"
 // fetchWorld is web_fetch with a fake DNS and a dialer that sends the fake
 // public address to a local server, and records every address dialed.
 type fetchWorld struct {
-	fetch  *tools.WebFetch
+	fetch  *web.WebFetch
 	srv    *httptest.Server
 	dialed []string
 	dials  atomic.Int64
@@ -35,7 +36,7 @@ func newFetchWorld(t *testing.T, h http.Handler, dns map[string][]string) *fetch
 	t.Cleanup(w.srv.Close)
 	local := w.srv.Listener.Addr().String()
 	lookups := map[string]int{}
-	w.fetch = tools.NewWebFetch(tools.WebFetchOptions{
+	w.fetch = web.NewWebFetch(web.WebFetchOptions{
 		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
 			answers, ok := dns[host]
 			if !ok {
@@ -193,10 +194,10 @@ func TestWebFetchAllowPrivate(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) { fmt.Fprint(rw, "intranet") }))
 	defer srv.Close()
 	raw, _ := json.Marshal(map[string]string{"url": srv.URL})
-	if r := tools.NewWebFetch(tools.WebFetchOptions{}).Execute(context.Background(), raw); !r.IsError {
+	if r := web.NewWebFetch(web.WebFetchOptions{}).Execute(context.Background(), raw); !r.IsError {
 		t.Fatalf("a loopback server was fetched by default: %+v", r)
 	}
-	if r := tools.NewWebFetch(tools.WebFetchOptions{AllowPrivate: true}).Execute(context.Background(), raw); r.IsError || !strings.Contains(r.ForLLM, "intranet") {
+	if r := web.NewWebFetch(web.WebFetchOptions{AllowPrivate: true}).Execute(context.Background(), raw); r.IsError || !strings.Contains(r.ForLLM, "intranet") {
 		t.Fatalf("allow_private: %+v", r)
 	}
 }

@@ -1,4 +1,4 @@
-package tools_test
+package web_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/web"
 )
 
 func TestWebSearchProviders(t *testing.T) {
@@ -36,10 +37,10 @@ func TestWebSearchProviders(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	run := func(o tools.WebSearchOptions, args string) tools.Result {
-		return tools.NewWebSearch(o).Execute(context.Background(), json.RawMessage(args))
+	run := func(o web.WebSearchOptions, args string) tools.Result {
+		return web.NewWebSearch(o).Execute(context.Background(), json.RawMessage(args))
 	}
-	ddg := run(tools.WebSearchOptions{URL: srv.URL}, `{"query":"golang docs"}`)
+	ddg := run(web.WebSearchOptions{URL: srv.URL}, `{"query":"golang docs"}`)
 	for _, want := range []string{"1. The Go docs\n   https://go.dev/doc/\n   Documentation for the Go language.", "2. Packages\n   https://pkg.go.dev/"} {
 		if ddg.IsError || !strings.Contains(ddg.ForLLM, want) {
 			t.Errorf("duckduckgo result lacks %q:\n%s", want, ddg.ForLLM)
@@ -48,22 +49,22 @@ func TestWebSearchProviders(t *testing.T) {
 	if gotQuery != "golang docs" {
 		t.Errorf("query sent = %q", gotQuery)
 	}
-	if r := run(tools.WebSearchOptions{URL: srv.URL}, `{"query":"golang docs","count":1}`); strings.Contains(r.ForLLM, "Packages") {
+	if r := run(web.WebSearchOptions{URL: srv.URL}, `{"query":"golang docs","count":1}`); strings.Contains(r.ForLLM, "Packages") {
 		t.Errorf("count 1 returned more: %s", r.ForLLM)
 	}
-	brave := run(tools.WebSearchOptions{Provider: "brave", URL: srv.URL, APIKey: "k-123"}, `{"query":"x"}`)
+	brave := run(web.WebSearchOptions{Provider: "brave", URL: srv.URL, APIKey: "k-123"}, `{"query":"x"}`)
 	if brave.IsError || !strings.Contains(brave.ForLLM, "1. Brave hit\n   https://example.com/b\n   with bold words") || gotKey != "k-123" {
 		t.Errorf("brave: %+v (key %q)", brave, gotKey)
 	}
-	searx := run(tools.WebSearchOptions{Provider: "searxng", URL: srv.URL}, `{"query":"x"}`)
+	searx := run(web.WebSearchOptions{Provider: "searxng", URL: srv.URL}, `{"query":"x"}`)
 	if searx.IsError || !strings.Contains(searx.ForLLM, "1. Searx hit\n   https://example.com/s\n   from searx") {
 		t.Errorf("searxng: %+v", searx)
 	}
-	broken := run(tools.WebSearchOptions{Provider: "searxng", URL: srv.URL + "/broken"}, `{"query":"x"}`)
+	broken := run(web.WebSearchOptions{Provider: "searxng", URL: srv.URL + "/broken"}, `{"query":"x"}`)
 	if !broken.IsError || !strings.Contains(broken.ForLLM, "HTTP 503") {
 		t.Errorf("a failing provider: %+v", broken)
 	}
-	if r := run(tools.WebSearchOptions{URL: srv.URL}, `{}`); !r.IsError {
+	if r := run(web.WebSearchOptions{URL: srv.URL}, `{}`); !r.IsError {
 		t.Errorf("missing query: %+v", r)
 	}
 }

@@ -1,4 +1,4 @@
-package tools
+package web
 
 import (
 	"context"
@@ -18,6 +18,8 @@ import (
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"golang.org/x/net/html"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // web_fetch defaults and limits.
@@ -100,7 +102,7 @@ func (*WebFetch) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*WebFetch) SideEffect() SideEffect { return SideEffectNetwork }
+func (*WebFetch) SideEffect() tools.SideEffect { return tools.SideEffectNetwork }
 
 // ApprovalKey implements ApprovalKeyed: "Always allow" covers one host.
 func (*WebFetch) ApprovalKey(args json.RawMessage) string {
@@ -113,37 +115,37 @@ func (*WebFetch) ApprovalKey(args json.RawMessage) string {
 }
 
 // Execute implements Tool.
-func (t *WebFetch) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *WebFetch) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		URL string `json:"url"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.URL) == "" {
-		return ErrorResult(`pass {"url": "https://…"}`)
+		return tools.ErrorResult(`pass {"url": "https://…"}`)
 	}
 	u, err := url.Parse(strings.TrimSpace(a.URL))
 	if err != nil {
-		return ErrorResult(fmt.Sprintf("%q is not a valid URL", a.URL))
+		return tools.ErrorResult(fmt.Sprintf("%q is not a valid URL", a.URL))
 	}
 	if err := checkURL(u, t.opts.AllowPrivate); err != nil {
-		return ErrorResult("refused: " + err.Error())
+		return tools.ErrorResult("refused: " + err.Error())
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return ErrorResult(fmt.Sprintf("%q is not a valid URL", a.URL))
+		return tools.ErrorResult(fmt.Sprintf("%q is not a valid URL", a.URL))
 	}
 	req.Header.Set("User-Agent", "switchboard-web-fetch/1")
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.1")
 	resp, err := t.client.Do(req)
 	if err != nil {
 		if errors.Is(err, ErrBlockedAddress) {
-			return ErrorResult("refused: " + unwrapURLError(err).Error())
+			return tools.ErrorResult("refused: " + unwrapURLError(err).Error())
 		}
-		return ErrorResult(fmt.Sprintf("could not fetch %s: %v", u.Redacted(), unwrapURLError(err)))
+		return tools.ErrorResult(fmt.Sprintf("could not fetch %s: %v", u.Redacted(), unwrapURLError(err)))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, t.opts.MaxBytes+1))
 	if err != nil {
-		return ErrorResult(fmt.Sprintf("reading %s: %v", u.Redacted(), err))
+		return tools.ErrorResult(fmt.Sprintf("reading %s: %v", u.Redacted(), err))
 	}
 	truncated := int64(len(body)) > t.opts.MaxBytes
 	if truncated {
@@ -151,7 +153,7 @@ func (t *WebFetch) Execute(ctx context.Context, raw json.RawMessage) Result {
 	}
 	final := resp.Request.URL.Redacted()
 	if resp.StatusCode >= 400 {
-		return ErrorResult(fmt.Sprintf("%s answered HTTP %d", final, resp.StatusCode))
+		return tools.ErrorResult(fmt.Sprintf("%s answered HTTP %d", final, resp.StatusCode))
 	}
 	ctype, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	var text, title string
@@ -160,17 +162,17 @@ func (t *WebFetch) Execute(ctx context.Context, raw json.RawMessage) Result {
 		title = htmlTitle(string(body))
 		md, err := htmltomarkdown.ConvertString(string(body), converter.WithDomain(resp.Request.URL.String()))
 		if err != nil {
-			return ErrorResult(fmt.Sprintf("could not read the page %s: %v", final, err))
+			return tools.ErrorResult(fmt.Sprintf("could not read the page %s: %v", final, err))
 		}
 		text = md
 	case strings.HasPrefix(ctype, "text/") || ctype == "application/json" || strings.HasSuffix(ctype, "+json") ||
 		ctype == "application/xml" || strings.HasSuffix(ctype, "+xml") || ctype == "":
 		if !utf8.Valid(body) {
-			return ErrorResult(fmt.Sprintf("%s is not UTF-8 text", final))
+			return tools.ErrorResult(fmt.Sprintf("%s is not UTF-8 text", final))
 		}
 		text = string(body)
 	default:
-		return ErrorResult(fmt.Sprintf("%s is %s, not a page or text; web_fetch reads text only", final, ctype))
+		return tools.ErrorResult(fmt.Sprintf("%s is %s, not a page or text; web_fetch reads text only", final, ctype))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "URL: %s\n", final)
@@ -189,7 +191,7 @@ func (t *WebFetch) Execute(ctx context.Context, raw json.RawMessage) Result {
 	if truncated {
 		b.WriteString("\n\n[truncated]")
 	}
-	return Result{ForLLM: b.String()}
+	return tools.Result{ForLLM: b.String()}
 }
 
 // unwrapURLError drops net/http's "Get \"URL\":" wrapping.

@@ -1,4 +1,4 @@
-package tools
+package web
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // The web_search providers.
@@ -74,19 +76,19 @@ func (*WebSearch) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*WebSearch) SideEffect() SideEffect { return SideEffectNetwork }
+func (*WebSearch) SideEffect() tools.SideEffect { return tools.SideEffectNetwork }
 
 // searchResult is one hit.
 type searchResult struct{ Title, URL, Snippet string }
 
 // Execute implements Tool.
-func (t *WebSearch) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *WebSearch) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Query string `json:"query"`
 		Count int    `json:"count"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Query) == "" {
-		return ErrorResult(`pass {"query": "...", "count"?: N}`)
+		return tools.ErrorResult(`pass {"query": "...", "count"?: N}`)
 	}
 	if a.Count <= 0 {
 		a.Count = defaultSearchCount
@@ -105,10 +107,10 @@ func (t *WebSearch) Execute(ctx context.Context, raw json.RawMessage) Result {
 		results, err = t.duckduckgo(ctx, a.Query)
 	}
 	if err != nil {
-		return ErrorResult(fmt.Sprintf("web search (%s) failed: %v; try again later or ask an admin to check tools.web.search", t.opts.Provider, err))
+		return tools.ErrorResult(fmt.Sprintf("web search (%s) failed: %v; try again later or ask an admin to check tools.web.search", t.opts.Provider, err))
 	}
 	if len(results) == 0 {
-		return Result{ForLLM: "no results for " + a.Query}
+		return tools.Result{ForLLM: "no results for " + a.Query}
 	}
 	var b strings.Builder
 	for i, r := range results[:min(len(results), a.Count)] {
@@ -117,7 +119,7 @@ func (t *WebSearch) Execute(ctx context.Context, raw json.RawMessage) Result {
 			fmt.Fprintf(&b, "   %s\n", s)
 		}
 	}
-	return Result{ForLLM: b.String()}
+	return tools.Result{ForLLM: b.String()}
 }
 
 // get fetches endpoint and returns the body, refusing error statuses.
