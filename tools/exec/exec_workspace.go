@@ -1,4 +1,4 @@
-package tools
+package exec
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // maxWorkspaceNameLen bounds the readable part of a workspace directory name.
@@ -54,7 +56,7 @@ type Workspaces struct {
 
 // For returns the workspace of a call: its person's for an agent with
 // per-user workspaces, else its session's.
-func (w Workspaces) For(c Call) (string, error) {
+func (w Workspaces) For(c tools.Call) (string, error) {
 	if w.PerUser != nil && c.Agent != "" && c.UserID != "" && w.PerUser(c.Agent) {
 		return w.Dir(c.Agent + "/user:" + c.UserID)
 	}
@@ -98,7 +100,7 @@ func (w Workspaces) Dir(session string) (string, error) {
 }
 
 // workspace returns the call's workspace for exec.
-func (e *Exec) workspace(c Call) (string, error) {
+func (e *Exec) workspace(c tools.Call) (string, error) {
 	if c.Session == "" {
 		return "", errors.New("this call has no session; exec runs only inside a conversation")
 	}

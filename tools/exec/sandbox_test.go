@@ -1,4 +1,4 @@
-package tools_test
+package exec_test
 
 import (
 	"encoding/json"
@@ -10,13 +10,15 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 // sandboxOrSkip returns a working bubblewrap sandbox; without one the test
 // is skipped with the reason, except in CI, which installs bubblewrap.
-func sandboxOrSkip(t *testing.T) *tools.Sandbox {
+func sandboxOrSkip(t *testing.T) *exec.Sandbox {
 	t.Helper()
-	sb, why, err := tools.FindSandbox(tools.SandboxAuto, false, nil)
+	sb, why, err := exec.FindSandbox(exec.SandboxAuto, false, nil)
 	if err != nil || sb == nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI must run the sandbox tests: %s %v (.ci/run installs bubblewrap)", why, err)
@@ -58,9 +60,9 @@ func TestSandboxConfinesCommands(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	dial := "curl -s -m 3 -o /dev/null http://127.0.0.1:" + itoa(port) + "/ && echo connected"
 
-	boxed := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow, Sandbox: sb})
-	run := func(e *tools.Exec, command string) tools.Result {
-		return e.Execute(callCtx(), execArgs(t, command, nil))
+	boxed := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow, Sandbox: sb})
+	run := func(e *exec.Exec, command string) tools.Result {
+		return e.Execute(toolstest.Context(), execArgs(t, command, nil))
 	}
 	if r := run(boxed, "echo inside > made.txt && cat made.txt"); r.IsError || !strings.Contains(r.ForLLM, "inside") {
 		t.Fatalf("writing the workspace failed: %+v", r)
@@ -93,21 +95,21 @@ func TestSandboxConfinesCommands(t *testing.T) {
 	}
 	// Control: the same dial without the sandbox connects, so the check
 	// above can fail.
-	open := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow})
+	open := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
 	run(open, dial) // the listener hangs up at once: curl itself reports an empty reply
 	if hits.Load() == 0 {
 		t.Fatal("without the sandbox the dial did not connect either (is curl installed?); the test proves nothing")
 	}
 	// Background processes run in it too.
-	procs := tools.NewProcesses(boxed)
+	procs := exec.NewProcesses(boxed)
 	defer procs.Close()
-	res := procs.Execute(callCtx(), json.RawMessage(`{"action":"start","command":"touch `+filepath.Join(outside, "bg")+` || echo refused"}`))
+	res := procs.Execute(toolstest.Context(), json.RawMessage(`{"action":"start","command":"touch `+filepath.Join(outside, "bg")+` || echo refused"}`))
 	id := procID.FindStringSubmatch(res.ForLLM)
 	if id == nil {
 		t.Fatalf("start = %+v", res)
 	}
 	waitUntilTrue(t, "the background command to finish", func() bool {
-		out := procs.Execute(callCtx(), json.RawMessage(`{"action":"output","id":"`+id[1]+`"}`)).ForLLM
+		out := procs.Execute(toolstest.Context(), json.RawMessage(`{"action":"output","id":"`+id[1]+`"}`)).ForLLM
 		return strings.Contains(out, "refused")
 	})
 	if _, err := os.Stat(filepath.Join(outside, "bg")); err == nil {

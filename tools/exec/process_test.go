@@ -1,4 +1,4 @@
-package tools_test
+package exec_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 var procID = regexp.MustCompile(`started (p[0-9a-f]+)`)
@@ -29,10 +31,10 @@ func waitUntilTrue(t *testing.T, what string, cond func() bool) {
 // read back (the newest 64 KiB), stop kills it and its children, a session
 // runs at most four, and Close kills what is left.
 func TestProcesses(t *testing.T) {
-	run := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow})
-	p := tools.NewProcesses(run)
+	run := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
+	p := exec.NewProcesses(run)
 	defer p.Close()
-	do := func(args string) tools.Result { return p.Execute(callCtx(), json.RawMessage(args)) }
+	do := func(args string) tools.Result { return p.Execute(toolstest.Context(), json.RawMessage(args)) }
 	start := func(command string) string {
 		t.Helper()
 		args, _ := json.Marshal(map[string]string{"action": "start", "command": command})
@@ -79,7 +81,7 @@ func TestProcesses(t *testing.T) {
 	if r := do(`{"action":"start","command":"rm -rf /"}`); !r.IsError || !strings.Contains(r.ForLLM, "blocked") {
 		t.Fatalf("a blocked command started: %+v", r)
 	}
-	other := tools.WithCall(callCtx(), tools.Call{Session: "telegram:99", Agent: "main"})
+	other := tools.WithCall(toolstest.Context(), tools.Call{Session: "telegram:99", Agent: "main"})
 	if r := p.Execute(other, json.RawMessage(`{"action":"output","id":"`+server+`"}`)); !r.IsError {
 		t.Fatalf("another conversation read the process: %+v", r)
 	}

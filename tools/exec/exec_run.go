@@ -1,4 +1,4 @@
-package tools
+package exec
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // outputGrace is how long exec waits for the output pipe to close after the
@@ -40,7 +42,7 @@ func (e *Exec) env(home string) []string {
 // /dev/null and stdout+stderr captured together up to MaxOutput. On
 // timeout or cancellation the whole group is killed; it is also killed
 // when the shell exits, so background jobs do not outlive the call.
-func (e *Exec) run(ctx context.Context, log *slog.Logger, command, dir, home string, timeout time.Duration, extraEnv ...string) Result {
+func (e *Exec) run(ctx context.Context, log *slog.Logger, command, dir, home string, timeout time.Duration, extraEnv ...string) tools.Result {
 	return e.runArgv(ctx, log, []string{e.opts.Shell, "-c", command}, dir, home, timeout, true, extraEnv...)
 }
 
@@ -62,11 +64,11 @@ func (e *Exec) command(argv []string, dir, home string, sandboxed bool, extraEnv
 }
 
 // runArgv is run for a program and its arguments, no shell involved.
-func (e *Exec) runArgv(ctx context.Context, log *slog.Logger, argv []string, dir, home string, timeout time.Duration, sandboxed bool, extraEnv ...string) Result {
+func (e *Exec) runArgv(ctx context.Context, log *slog.Logger, argv []string, dir, home string, timeout time.Duration, sandboxed bool, extraEnv ...string) tools.Result {
 	cmd := e.command(argv, dir, home, sandboxed, extraEnv)
 	r, w, err := os.Pipe()
 	if err != nil {
-		return ErrorResult("could not start the command: out of resources; try again later")
+		return tools.ErrorResult("could not start the command: out of resources; try again later")
 	}
 	defer r.Close()
 	cmd.Stdout, cmd.Stderr = w, w
@@ -74,7 +76,7 @@ func (e *Exec) runArgv(ctx context.Context, log *slog.Logger, argv []string, dir
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		log.Error("exec start", "error", err)
-		return ErrorResult(fmt.Sprintf("could not start %s; ask an admin to check exec settings", argv[0]))
+		return tools.ErrorResult(fmt.Sprintf("could not start %s; ask an admin to check exec settings", argv[0]))
 	}
 	w.Close()
 	pgid := cmd.Process.Pid
@@ -124,7 +126,7 @@ func (e *Exec) runArgv(ctx context.Context, log *slog.Logger, argv []string, dir
 		b.WriteByte('\n')
 	}
 	b.WriteString(status)
-	return Result{ForLLM: b.String(), IsError: failed}
+	return tools.Result{ForLLM: b.String(), IsError: failed}
 }
 
 // killGroup kills every process in the group.

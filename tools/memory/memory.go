@@ -1,4 +1,4 @@
-package tools
+package memory
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/fs"
 )
 
 // maxMemoryHits bounds one memory_search.
@@ -15,29 +18,29 @@ const maxMemoryHits = 10
 
 // MemoryOptions configures memory_search and memory_get.
 type MemoryOptions struct {
-	Docs DocStore
+	Docs tools.DocStore
 	// AgentKind returns an agent's kind; nil means predefined.
 	AgentKind func(agent string) string
 	// Embedder, when set (and Docs is a VectorStore), adds search by
 	// meaning: results of both searches are merged by reciprocal rank.
-	Embedder Embedder
+	Embedder tools.Embedder
 }
 
 // NewMemoryTools returns memory_search and memory_get. Memory documents
 // are written with write_file under memory/ (or MEMORY.md): per chat for a
 // predefined agent, per person for an open one, with the agent's own as a
 // shared fallback.
-func NewMemoryTools(o MemoryOptions) []Tool {
-	return []Tool{&MemorySearch{o}, &MemoryGet{o}}
+func NewMemoryTools(o MemoryOptions) []tools.Tool {
+	return []tools.Tool{&MemorySearch{o}, &MemoryGet{o}}
 }
 
 // memoryScopes are the scopes a call's memory is read from, best first.
-func (o MemoryOptions) memoryScopes(c Call) []string {
-	kind := KindPredefined
+func (o MemoryOptions) memoryScopes(c tools.Call) []string {
+	kind := tools.KindPredefined
 	if o.AgentKind != nil {
 		kind = o.AgentKind(c.Agent)
 	}
-	_, read := docScopes(kind, c, "MEMORY.md")
+	_, read := tools.DocScopes(kind, c, "MEMORY.md")
 	return read
 }
 
@@ -60,26 +63,26 @@ func (*MemorySearch) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*MemorySearch) SideEffect() SideEffect { return SideEffectNone }
+func (*MemorySearch) SideEffect() tools.SideEffect { return tools.SideEffectNone }
 
 // Execute implements Tool.
-func (t *MemorySearch) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *MemorySearch) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Query string `json:"query"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Query) == "" {
-		return ErrorResult(`pass {"query": "words to look for"}`)
+		return tools.ErrorResult(`pass {"query": "words to look for"}`)
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	if call.Agent == "" || call.Session == "" {
-		return ErrorResult("memory works only inside a conversation")
+		return tools.ErrorResult("memory works only inside a conversation")
 	}
 	scopes := t.o.memoryScopes(call)
 	hits, err := t.o.Docs.SearchMemory(ctx, call.Agent, scopes, a.Query, maxMemoryHits)
 	if err != nil {
-		return ErrorResult("could not search memory right now (storage unavailable); try again later")
+		return tools.ErrorResult("could not search memory right now (storage unavailable); try again later")
 	}
-	if vs, ok := t.o.Docs.(VectorStore); ok && t.o.Embedder != nil {
+	if vs, ok := t.o.Docs.(tools.VectorStore); ok && t.o.Embedder != nil {
 		if vecs, err := t.o.Embedder.Embed(ctx, []string{a.Query}); err == nil {
 			if near, err := vs.NearestMemory(ctx, call.Agent, scopes, vecs[0], maxMemoryHits); err == nil {
 				hits = fuseRanks(hits, near, maxMemoryHits)
@@ -87,13 +90,13 @@ func (t *MemorySearch) Execute(ctx context.Context, raw json.RawMessage) Result 
 		}
 	}
 	if len(hits) == 0 {
-		return Result{ForLLM: "nothing in memory matches " + a.Query}
+		return tools.Result{ForLLM: "nothing in memory matches " + a.Query}
 	}
 	var b strings.Builder
 	for i, h := range hits {
 		fmt.Fprintf(&b, "%d. %s\n   %s\n", i+1, h.Path, strings.Join(strings.Fields(h.Snippet), " "))
 	}
-	return Result{ForLLM: b.String()}
+	return tools.Result{ForLLM: b.String()}
 }
 
 // MemoryGet is the memory_get tool: one memory document.
@@ -113,35 +116,35 @@ func (*MemoryGet) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*MemoryGet) SideEffect() SideEffect { return SideEffectNone }
+func (*MemoryGet) SideEffect() tools.SideEffect { return tools.SideEffectNone }
 
 // Execute implements Tool.
-func (t *MemoryGet) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *MemoryGet) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Path string `json:"path"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil || a.Path == "" {
-		return ErrorResult(`pass {"path": "memory/NAME.md"}`)
+		return tools.ErrorResult(`pass {"path": "memory/NAME.md"}`)
 	}
 	p := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(a.Path)), "./")
-	if !isMemoryPath(p) {
-		return ErrorResult(fmt.Sprintf("%s is not a memory document; memory documents are MEMORY.md and memory/*.md", a.Path))
+	if !tools.IsMemoryPath(p) {
+		return tools.ErrorResult(fmt.Sprintf("%s is not a memory document; memory documents are MEMORY.md and memory/*.md", a.Path))
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	if call.Agent == "" || call.Session == "" {
-		return ErrorResult("memory works only inside a conversation")
+		return tools.ErrorResult("memory works only inside a conversation")
 	}
 	for _, scope := range t.o.memoryScopes(call) {
-		text, err := t.o.Docs.GetDoc(ctx, DocKey{Agent: call.Agent, Scope: scope, Path: p})
-		if errors.Is(err, ErrNoDoc) {
+		text, err := t.o.Docs.GetDoc(ctx, tools.DocKey{Agent: call.Agent, Scope: scope, Path: p})
+		if errors.Is(err, tools.ErrNoDoc) {
 			continue
 		}
 		if err != nil {
-			return ErrorResult("could not read memory right now (storage unavailable); try again later")
+			return tools.ErrorResult("could not read memory right now (storage unavailable); try again later")
 		}
-		return lineRange(p, text, 0, 0)
+		return fs.LineRange(p, text, 0, 0)
 	}
-	return ErrorResult(fmt.Sprintf("%s is not in memory; memory_search finds documents by words", p))
+	return tools.ErrorResult(fmt.Sprintf("%s is not in memory; memory_search finds documents by words", p))
 }
 
 // minSimilarity is the cosine similarity below which a vector hit is noise.
@@ -150,14 +153,14 @@ const minSimilarity = 0.3
 // fuseRanks merges word-search and meaning-search hits by reciprocal rank
 // fusion (each list adds 1/(60+rank)); a document keeps the word search's
 // highlighted snippet when it has one.
-func fuseRanks(words, meaning []MemoryHit, limit int) []MemoryHit {
+func fuseRanks(words, meaning []tools.MemoryHit, limit int) []tools.MemoryHit {
 	type entry struct {
-		hit   MemoryHit
+		hit   tools.MemoryHit
 		score float64
 	}
 	byKey := map[string]*entry{}
 	var order []string
-	add := func(list []MemoryHit, vector bool) {
+	add := func(list []tools.MemoryHit, vector bool) {
 		for i, h := range list {
 			if vector && h.Rank < minSimilarity {
 				continue
@@ -175,7 +178,7 @@ func fuseRanks(words, meaning []MemoryHit, limit int) []MemoryHit {
 	add(words, false)
 	add(meaning, true)
 	sort.SliceStable(order, func(i, j int) bool { return byKey[order[i]].score > byKey[order[j]].score })
-	out := make([]MemoryHit, 0, min(len(order), limit))
+	out := make([]tools.MemoryHit, 0, min(len(order), limit))
 	for _, k := range order[:min(len(order), limit)] {
 		h := byKey[k].hit
 		h.Rank = byKey[k].score

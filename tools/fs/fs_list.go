@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // ListFiles is the list_files tool: the entries of one workspace folder.
@@ -32,20 +34,20 @@ func (*ListFiles) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*ListFiles) SideEffect() SideEffect { return SideEffectReadOnly }
+func (*ListFiles) SideEffect() tools.SideEffect { return tools.SideEffectReadOnly }
 
 // Execute implements Tool.
-func (t *ListFiles) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *ListFiles) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Path string `json:"path"`
 	}
 	if err := fsArgs(raw, &a, `{"path"?: "folder"}`); err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
 	defer root.Close()
 	shown := a.Path
@@ -55,9 +57,9 @@ func (t *ListFiles) Execute(ctx context.Context, raw json.RawMessage) Result {
 	entries, err := fs.ReadDir(root.FS(), rel)
 	if err != nil {
 		if info, serr := root.Stat(rel); serr == nil && !info.IsDir() {
-			return ErrorResult(fmt.Sprintf("%s is a file, not a folder; use read_file", shown))
+			return tools.ErrorResult(fmt.Sprintf("%s is a file, not a folder; use read_file", shown))
 		}
-		return ErrorResult(friendly(shown, err))
+		return tools.ErrorResult(friendly(shown, err))
 	}
 	var b strings.Builder
 	n := 0
@@ -84,9 +86,9 @@ func (t *ListFiles) Execute(ctx context.Context, raw json.RawMessage) Result {
 		}
 	}
 	if n == 0 {
-		return Result{ForLLM: shown + " is empty"}
+		return tools.Result{ForLLM: shown + " is empty"}
 	}
-	return Result{ForLLM: b.String()}
+	return tools.Result{ForLLM: b.String()}
 }
 
 // Glob is the glob tool: workspace paths matching a pattern (** crosses
@@ -108,27 +110,27 @@ func (*Glob) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*Glob) SideEffect() SideEffect { return SideEffectReadOnly }
+func (*Glob) SideEffect() tools.SideEffect { return tools.SideEffectReadOnly }
 
 // errEnough stops a walk that found enough.
 var errEnough = errors.New("enough")
 
 // Execute implements Tool.
-func (t *Glob) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *Glob) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Pattern string `json:"pattern"`
 	}
 	if err := fsArgs(raw, &a, `{"pattern": "**/*.go"}`); err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
 	pattern := strings.TrimPrefix(a.Pattern, "./")
 	if pattern == "" || strings.HasPrefix(pattern, "/") || strings.Contains("/"+pattern+"/", "/../") || !doublestar.ValidatePattern(pattern) {
-		return ErrorResult(fmt.Sprintf("%q is not a usable pattern; use a relative glob like **/*.go", a.Pattern))
+		return tools.ErrorResult(fmt.Sprintf("%q is not a usable pattern; use a relative glob like **/*.go", a.Pattern))
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	root, err := t.j.open(call)
 	if err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
 	defer root.Close()
 	var matches []string
@@ -151,15 +153,15 @@ func (t *Glob) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return nil
 	}, doublestar.WithNoFollow(), doublestar.WithFilesOnly())
 	if err != nil && !errors.Is(err, errEnough) {
-		return ErrorResult(fmt.Sprintf("glob %q: %v", a.Pattern, err))
+		return tools.ErrorResult(fmt.Sprintf("glob %q: %v", a.Pattern, err))
 	}
 	if len(matches) == 0 {
-		return Result{ForLLM: "no files match " + a.Pattern}
+		return tools.Result{ForLLM: "no files match " + a.Pattern}
 	}
 	sort.Strings(matches)
 	out := strings.Join(matches, "\n")
 	if more {
 		out += fmt.Sprintf("\n[more than %d matches; narrow the pattern]", maxListEntries)
 	}
-	return Result{ForLLM: out}
+	return tools.Result{ForLLM: out}
 }

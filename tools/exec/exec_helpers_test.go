@@ -1,66 +1,19 @@
-package tools_test
+package exec_test
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
-
-// recordingApprover records what exec asks and answers with a fixed
-// decision.
-type recordingApprover struct {
-	mu         sync.Mutex
-	decision   tools.Decision
-	always     map[string]bool
-	alwaysErr  error
-	approveErr error
-	block      bool // Approve waits for ctx to end
-	asked      []string
-	requests   []tools.ApprovalRequest
-}
-
-func (a *recordingApprover) AlwaysAllowed(_ context.Context, tool, pattern string) (bool, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.asked = append(a.asked, tool+"\x00"+pattern)
-	return a.always[pattern], a.alwaysErr
-}
-
-func (a *recordingApprover) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
-	a.mu.Lock()
-	a.requests = append(a.requests, req)
-	block := a.block
-	a.mu.Unlock()
-	if block {
-		<-ctx.Done()
-		return tools.Denied, ctx.Err()
-	}
-	return a.decision, a.approveErr
-}
-
-func (a *recordingApprover) calls() (asked int, requests []tools.ApprovalRequest) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return len(a.asked), append([]tools.ApprovalRequest(nil), a.requests...)
-}
 
 // discard silences the exec tool's logs in tests.
 var discard = slog.New(slog.DiscardHandler)
-
-// testCall is the conversation exec calls run in.
-var testCall = tools.Call{
-	Channel: "telegram", ChatID: "42", PeerKind: "group", UserID: "telegram:7",
-	Session: "telegram:42", Agent: "main", ToolCallID: "call-1",
-}
-
-func callCtx() context.Context { return tools.WithCall(context.Background(), testCall) }
 
 // execArgs encodes exec arguments.
 func execArgs(t *testing.T, command string, extra map[string]any) json.RawMessage {
@@ -77,10 +30,10 @@ func execArgs(t *testing.T, command string, extra map[string]any) json.RawMessag
 }
 
 // workspaceOf returns the (symlink-free) workspace the exec tool uses for
-// testCall under root.
+// toolstest.Call under root.
 func workspaceOf(t *testing.T, root string) string {
 	t.Helper()
-	ws := tools.WorkspaceDir(root, testCall.Session)
+	ws := exec.WorkspaceDir(root, toolstest.Call.Session)
 	if err := os.MkdirAll(ws, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // search limits.
@@ -40,28 +42,28 @@ func (*Search) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*Search) SideEffect() SideEffect { return SideEffectReadOnly }
+func (*Search) SideEffect() tools.SideEffect { return tools.SideEffectReadOnly }
 
 // Execute implements Tool.
-func (t *Search) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *Search) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Pattern string `json:"pattern"`
 		Path    string `json:"path"`
 	}
 	if err := fsArgs(raw, &a, `{"pattern": "regexp", "path"?: "folder"}`); err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
 	if a.Pattern == "" {
-		return ErrorResult(`missing "pattern"`)
+		return tools.ErrorResult(`missing "pattern"`)
 	}
 	re, err := regexp.Compile(a.Pattern)
 	if err != nil {
-		return ErrorResult(fmt.Sprintf("pattern is not a valid regular expression (RE2): %v", err))
+		return tools.ErrorResult(fmt.Sprintf("pattern is not a valid regular expression (RE2): %v", err))
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
 	defer root.Close()
 	var b strings.Builder
@@ -112,10 +114,10 @@ func (t *Search) Execute(ctx context.Context, raw json.RawMessage) Result {
 		return nil
 	})
 	if err != nil && !errors.Is(err, errEnough) {
-		return ErrorResult(friendly(a.Path, err))
+		return tools.ErrorResult(friendly(a.Path, err))
 	}
 	if matches == 0 && stopped == "" {
-		return Result{ForLLM: "no matches for " + a.Pattern}
+		return tools.Result{ForLLM: "no matches for " + a.Pattern}
 	}
-	return Result{ForLLM: b.String() + stopped}
+	return tools.Result{ForLLM: b.String() + stopped}
 }

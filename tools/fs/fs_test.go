@@ -1,4 +1,4 @@
-package tools_test
+package fs_test
 
 import (
 	"context"
@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/fs"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 // Markers of content the fs tools must never show or change.
@@ -34,19 +37,19 @@ func newFSWorld(t *testing.T) *fsWorld {
 	t.Helper()
 	base := t.TempDir()
 	outside := filepath.Join(base, "outside")
-	must(t, os.MkdirAll(outside, 0o755))
-	must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte(outsideMark+"\n"), 0o644))
-	wsp := tools.Workspaces{Root: filepath.Join(base, "workspaces")}
-	ws, err := wsp.Dir(testCall.Session)
-	must(t, err)
+	toolstest.Must(t, os.MkdirAll(outside, 0o755))
+	toolstest.Must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte(outsideMark+"\n"), 0o644))
+	wsp := exec.Workspaces{Root: filepath.Join(base, "workspaces")}
+	ws, err := wsp.Dir(toolstest.Call.Session)
+	toolstest.Must(t, err)
 	files := map[string]string{
 		"notes.txt": "line one\nline two\nline three\n", "sub/a.txt": "alpha\nbeta\n",
 		".git/config": gitMark + "\n", ".env": envMark + "\n", "sub/.env": envMark + "\n",
 		"bin.dat": "\x00\x01\x02binary",
 	}
 	for name, content := range files {
-		must(t, os.MkdirAll(filepath.Join(ws, filepath.Dir(name)), 0o755))
-		must(t, os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644))
+		toolstest.Must(t, os.MkdirAll(filepath.Join(ws, filepath.Dir(name)), 0o755))
+		toolstest.Must(t, os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644))
 	}
 	links := map[string]string{
 		"link-out": filepath.Join(outside, "secret.txt"), "link-out-rel": "../../outside/secret.txt",
@@ -54,26 +57,19 @@ func newFSWorld(t *testing.T) *fsWorld {
 		"dir-git": ".git", "loop": "loop", "sub/up": "..", "sub/up2": "../..", "chain1": "chain2", "chain2": "link-out",
 	}
 	for name, target := range links {
-		must(t, os.Symlink(target, filepath.Join(ws, name)))
+		toolstest.Must(t, os.Symlink(target, filepath.Join(ws, name)))
 	}
 	w := &fsWorld{tools: map[string]tools.Tool{}, ws: ws, outside: outside}
-	for _, tool := range tools.NewFSTools(tools.FSOptions{Workspaces: wsp}) {
+	for _, tool := range fs.NewFSTools(fs.FSOptions{Workspaces: wsp}) {
 		w.tools[tool.Name()] = tool
 	}
 	return w
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // run calls tool with args given as a Go value.
 func (w *fsWorld) run(tool string, args any) tools.Result {
 	raw, _ := json.Marshal(args)
-	return w.tools[tool].Execute(callCtx(), raw)
+	return w.tools[tool].Execute(toolstest.Context(), raw)
 }
 
 // leaked reports whether a result shows protected content.
@@ -169,7 +165,7 @@ func TestFSTraversalCorpus(t *testing.T) {
 func TestFSSymlinkSwappedMidCall(t *testing.T) {
 	w := newFSWorld(t)
 	link := filepath.Join(w.ws, "swap")
-	must(t, os.Symlink("notes.txt", link))
+	toolstest.Must(t, os.Symlink("notes.txt", link))
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var swaps atomic.Int64
@@ -260,7 +256,7 @@ func TestFSToolsDoTheirJobs(t *testing.T) {
 }
 
 func TestFSNeedsASession(t *testing.T) {
-	fsTools := tools.NewFSTools(tools.FSOptions{Workspaces: tools.Workspaces{Root: t.TempDir()}})
+	fsTools := fs.NewFSTools(fs.FSOptions{Workspaces: exec.Workspaces{Root: t.TempDir()}})
 	for _, tool := range fsTools {
 		r := tool.Execute(context.Background(), json.RawMessage(`{"path":"x","pattern":"x","content":"x","old_text":"a","new_text":"b"}`))
 		if !r.IsError || !strings.Contains(r.ForLLM, "no session") {
@@ -285,9 +281,9 @@ func TestFSNeedsASession(t *testing.T) {
 // TestWorkspacesPerUserForOpenAgents: an open agent gives each person one
 // workspace across chats; a predefined agent one per chat.
 func TestWorkspacesPerUserForOpenAgents(t *testing.T) {
-	wsp := tools.Workspaces{Root: t.TempDir(), PerUser: func(agent string) bool { return agent == "pal" }}
+	wsp := exec.Workspaces{Root: t.TempDir(), PerUser: func(agent string) bool { return agent == "pal" }}
 	set := map[string]tools.Tool{}
-	for _, tool := range tools.NewFSTools(tools.FSOptions{Workspaces: wsp}) {
+	for _, tool := range fs.NewFSTools(fs.FSOptions{Workspaces: wsp}) {
 		set[tool.Name()] = tool
 	}
 	run := func(agent, user, chat, tool string, args string) tools.Result {

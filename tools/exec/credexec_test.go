@@ -1,4 +1,4 @@
-package tools_test
+package exec_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 	"github.com/switchboard-chat/switchboard/tools/scrub"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 // fakeCLI writes an executable that prints its arguments and environment.
@@ -38,12 +40,12 @@ func TestCredentialedExec(t *testing.T) {
 		t.Fatal(err)
 	}
 	gh := fakeCLI(t, t.TempDir(), "gh")
-	deny, err := tools.CompileDeny("gh", []string{`\bdeploy-key\b`})
+	deny, err := exec.CompileDeny("gh", []string{`\bdeploy-key\b`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow})
-	tool, err := tools.NewCredentialedExec([]tools.CredentialedBinary{{Name: "gh", Path: gh,
+	run := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	tool, err := exec.NewCredentialedExec([]exec.CredentialedBinary{{Name: "gh", Path: gh,
 		Env: map[string]string{"GH_TOKEN": token}, DenyArgs: deny}}, run)
 	if err != nil {
 		t.Fatal(err)
@@ -52,11 +54,11 @@ func TestCredentialedExec(t *testing.T) {
 	if err := reg.Register(tool); err != nil {
 		t.Fatal(err)
 	}
-	exec := func(args string) tools.Result {
-		return reg.Execute(callCtx(), testCall, "credentialed_exec", json.RawMessage(args))
+	credexec := func(args string) tools.Result {
+		return reg.Execute(toolstest.Context(), toolstest.Call, "credentialed_exec", json.RawMessage(args))
 	}
 
-	res := exec(`{"binary": "gh", "args": ["issue", "list", "--label", "bug fix"]}`)
+	res := credexec(`{"binary": "gh", "args": ["issue", "list", "--label", "bug fix"]}`)
 	if res.IsError || !strings.Contains(res.ForLLM, "ran "+gh+" args=issue list --label bug fix") {
 		t.Fatalf("gh issue list = %+v", res)
 	}
@@ -81,7 +83,7 @@ func TestCredentialedExec(t *testing.T) {
 		`{"binary": "gh", "args": ["ssh-key", "add", "k.pub"]}`:      "matches the deny rule",
 		`{"binary": "gh", "args": ["repo", "deploy-key", "add"]}`:    "matches the deny rule",
 	} {
-		if got := exec(args); !got.IsError || !strings.Contains(got.ForLLM, want) {
+		if got := credexec(args); !got.IsError || !strings.Contains(got.ForLLM, want) {
 			t.Errorf("%s → %+v; want refused with %q", args, got, want)
 		}
 	}
@@ -89,10 +91,10 @@ func TestCredentialedExec(t *testing.T) {
 		t.Fatal("the workspace's spoofed gh ran")
 	}
 
-	if _, err := tools.NewCredentialedExec([]tools.CredentialedBinary{{Name: "gh", Path: "gh"}}, run); err == nil {
+	if _, err := exec.NewCredentialedExec([]exec.CredentialedBinary{{Name: "gh", Path: "gh"}}, run); err == nil {
 		t.Error("a relative path was accepted")
 	}
-	if _, err := tools.NewCredentialedExec([]tools.CredentialedBinary{{Name: "gh", Path: filepath.Join(t.TempDir(), "nope")}}, run); err == nil {
+	if _, err := exec.NewCredentialedExec([]exec.CredentialedBinary{{Name: "gh", Path: filepath.Join(t.TempDir(), "nope")}}, run); err == nil {
 		t.Error("a missing binary was accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package tools
+package exec
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // CredentialedBinary is one CLI credentialed_exec may run: the program at
@@ -109,7 +111,7 @@ func (*CredentialedExec) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool: it reaches outside services with credentials.
-func (*CredentialedExec) SideEffect() SideEffect { return SideEffectNetwork }
+func (*CredentialedExec) SideEffect() tools.SideEffect { return tools.SideEffectNetwork }
 
 // ApprovalKey implements ApprovalKeyed: Always allow covers the exact
 // command line.
@@ -129,10 +131,10 @@ type credArgs struct {
 var shellOperators = []string{";", "|", "&&", "||", ">", "<", "$(", "`", "\n"}
 
 // Execute implements Tool.
-func (c *CredentialedExec) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (c *CredentialedExec) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a credArgs
 	if err := json.Unmarshal(raw, &a); err != nil || a.Binary == "" {
-		return ErrorResult(`pass {"binary": "gh", "args": ["issue", "list"]}`)
+		return tools.ErrorResult(`pass {"binary": "gh", "args": ["issue", "list"]}`)
 	}
 	b, ok := c.bins[a.Binary]
 	if !ok {
@@ -141,26 +143,26 @@ func (c *CredentialedExec) Execute(ctx context.Context, raw json.RawMessage) Res
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return ErrorResult(fmt.Sprintf("%q is not a configured binary (by its bare name); configured: %s", a.Binary, strings.Join(names, ", ")))
+		return tools.ErrorResult(fmt.Sprintf("%q is not a configured binary (by its bare name); configured: %s", a.Binary, strings.Join(names, ", ")))
 	}
 	for _, arg := range a.Args {
 		for _, op := range shellOperators {
 			if strings.Contains(arg, op) {
-				return ErrorResult(fmt.Sprintf("argument %q holds the shell operator %q; credentialed_exec runs no shell: pass plain arguments", arg, op))
+				return tools.ErrorResult(fmt.Sprintf("argument %q holds the shell operator %q; credentialed_exec runs no shell: pass plain arguments", arg, op))
 			}
 		}
 	}
 	line := strings.Join(a.Args, " ")
 	for _, re := range b.DenyArgs {
 		if re.MatchString(line) {
-			return ErrorResult(fmt.Sprintf("refused: %s %s matches the deny rule %q for %s", a.Binary, line, re.String(), a.Binary))
+			return tools.ErrorResult(fmt.Sprintf("refused: %s %s matches the deny rule %q for %s", a.Binary, line, re.String(), a.Binary))
 		}
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	log := c.exec.opts.Logger.With("tool", "credentialed_exec", "binary", a.Binary, "session", call.Session)
 	ws, err := c.exec.workspace(call)
 	if err != nil {
-		return ErrorResult("the workspace is not available: " + err.Error())
+		return tools.ErrorResult("the workspace is not available: " + err.Error())
 	}
 	env := make([]string, 0, len(b.Env))
 	for k, v := range b.Env {

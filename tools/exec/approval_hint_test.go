@@ -1,4 +1,4 @@
-package tools_test
+package exec_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 // TestNoApproverHintNamesThePersonsPlatform: the hint that says how to
@@ -24,8 +26,8 @@ func TestNoApproverHintNamesThePersonsPlatform(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			call := tools.Call{Channel: tt.channel, ChatID: "c", UserID: tt.user, Session: "s", Agent: "main", ToolCallID: "call-1"}
-			approver := &recordingApprover{approveErr: tools.ErrNoApprover}
-			res := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Approver: approver}).
+			approver := &toolstest.Approver{ApproveErr: tools.ErrNoApprover}
+			res := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Approver: approver}).
 				Execute(tools.WithCall(context.Background(), call), execArgs(t, "touch x", nil))
 			if !res.IsError || !strings.Contains(res.ForLLM, tt.want) {
 				t.Errorf("result = %q, want it to name %s", res.ForLLM, tt.want)

@@ -1,6 +1,7 @@
-package tools
+package exec
 
 import (
+	"github.com/switchboard-chat/switchboard/tools"
 	"github.com/switchboard-chat/switchboard/tools/shellguard"
 
 	"context"
@@ -36,7 +37,7 @@ type ExecOptions struct {
 	// Mode is ExecModeAsk (default), ExecModeAllow or ExecModeDeny.
 	Mode string
 	// Approver decides commands in ask mode.
-	Approver Approver
+	Approver tools.Approver
 	// Timeout is the default run time limit (default 60s, at most 10m);
 	// a call may ask for another one up to 10m.
 	Timeout time.Duration
@@ -116,7 +117,7 @@ func (e *Exec) Parameters() json.RawMessage {
 func (*Exec) ApprovesItself() {}
 
 // SideEffect implements Tool: exec runs arbitrary programs.
-func (*Exec) SideEffect() SideEffect { return SideEffectNetwork }
+func (*Exec) SideEffect() tools.SideEffect { return tools.SideEffectNetwork }
 
 // execArgs are the tool's arguments.
 type execArgs struct {
@@ -126,47 +127,47 @@ type execArgs struct {
 }
 
 // Execute implements Tool.
-func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a execArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return ErrorResult(`invalid arguments: pass {"command": "...", "cwd"?: "...", "timeout"?: seconds}`)
+		return tools.ErrorResult(`invalid arguments: pass {"command": "...", "cwd"?: "...", "timeout"?: seconds}`)
 	}
 	if a.Command == nil || strings.TrimSpace(*a.Command) == "" {
-		return ErrorResult(`missing "command": pass the shell command to run`)
+		return tools.ErrorResult(`missing "command": pass the shell command to run`)
 	}
 	command := *a.Command
 	timeout := e.opts.Timeout
 	if a.Timeout != nil {
 		t := *a.Timeout
 		if math.IsNaN(t) || t < 1 {
-			return ErrorResult(fmt.Sprintf(`"timeout" must be a number of seconds between 1 and %d`, int(MaxExecTimeout/time.Second)))
+			return tools.ErrorResult(fmt.Sprintf(`"timeout" must be a number of seconds between 1 and %d`, int(MaxExecTimeout/time.Second)))
 		}
 		timeout = min(time.Duration(math.Ceil(min(t, MaxExecTimeout.Seconds())))*time.Second, MaxExecTimeout)
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	log := e.opts.Logger.With("tool", "exec", "session", call.Session)
 
 	verdict, _ := shellguard.CheckCommand(command)
 	if verdict.Blocked {
 		log.Warn("exec blocked", "category", verdict.Category, "reason", verdict.Reason)
-		return ErrorResult("blocked by safety policy: " + verdict.Category)
+		return tools.ErrorResult("blocked by safety policy: " + verdict.Category)
 	}
 	switch e.opts.Mode {
 	case ExecModeDeny:
-		return ErrorResult("exec is disabled (exec.approval=deny)")
+		return tools.ErrorResult("exec is disabled (exec.approval=deny)")
 	case ExecModeAsk, ExecModeAllow:
 	default:
-		return ErrorResult("exec is misconfigured: exec.approval must be ask, allow or deny; ask an admin to fix it")
+		return tools.ErrorResult("exec is misconfigured: exec.approval must be ask, allow or deny; ask an admin to fix it")
 	}
 
 	ws, err := e.workspace(call)
 	if err != nil {
 		log.Error("exec workspace", "error", err)
-		return ErrorResult("the workspace is not available: " + err.Error())
+		return tools.ErrorResult("the workspace is not available: " + err.Error())
 	}
 	dir, rel, err := resolveCwd(ws, a.Cwd)
 	if err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
 
 	// A dangerous command is asked even in allow mode: the guard found a
@@ -184,20 +185,20 @@ func (e *Exec) Execute(ctx context.Context, raw json.RawMessage) Result {
 
 // approve asks the approvers unless the command is always-allowed. ok is
 // false when the command must not run (now); res then says why or parks.
-func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command, cwd string, warnings []string) (res Result, ok bool) {
+func (e *Exec) approve(ctx context.Context, log *slog.Logger, call tools.Call, command, cwd string, warnings []string) (res tools.Result, ok bool) {
 	if e.opts.Approver == nil {
 		if len(warnings) > 0 {
-			return ErrorResult("this command needs an approver (" + strings.Join(warnings, "; ") +
+			return tools.ErrorResult("this command needs an approver (" + strings.Join(warnings, "; ") +
 				") and none is configured; ask an admin to set approvers"), false
 		}
-		return ErrorResult(ErrNoApprover.Error() + "; ask an admin to configure approvers or change exec.approval"), false
+		return tools.ErrorResult(tools.ErrNoApprover.Error() + "; ask an admin to configure approvers or change exec.approval"), false
 	}
 	pattern, err := shellguard.NormalizeCommand(command)
 	if err != nil {
 		// CheckCommand already parsed it; this is not expected.
-		return ErrorResult("blocked by safety policy: " + shellguard.CategoryUnparseable), false
+		return tools.ErrorResult("blocked by safety policy: " + shellguard.CategoryUnparseable), false
 	}
-	return askApproval(ctx, log, e.opts.Approver, ApprovalRequest{
+	return tools.AskApproval(ctx, log, e.opts.Approver, tools.ApprovalRequest{
 		Tool: "exec", Command: command, Cwd: cwd, Pattern: pattern, Call: call, Warnings: warnings,
 	}, "command")
 }
@@ -206,25 +207,25 @@ func (e *Exec) approve(ctx context.Context, log *slog.Logger, call Call, command
 // session's workspace, as exec would, with env added to its environment.
 // The exec guard applies to the rendered command: one it blocks or flags
 // dangerous is refused (its values came from the model).
-func (e *Exec) RunRendered(ctx context.Context, tool, command string, env []string, timeout time.Duration) Result {
-	call, _ := CallFrom(ctx)
+func (e *Exec) RunRendered(ctx context.Context, tool, command string, env []string, timeout time.Duration) tools.Result {
+	call, _ := tools.CallFrom(ctx)
 	log := e.opts.Logger.With("tool", tool, "session", call.Session)
 	verdict, _ := shellguard.CheckCommand(command)
 	if verdict.Blocked {
 		log.Warn("custom tool command blocked", "category", verdict.Category, "reason", verdict.Reason)
-		return ErrorResult("blocked by safety policy: " + verdict.Category)
+		return tools.ErrorResult("blocked by safety policy: " + verdict.Category)
 	}
 	if verdict.Dangerous() {
 		log.Warn("custom tool command flagged dangerous", "warnings", len(verdict.Warnings))
-		return ErrorResult("refused: the rendered command looks dangerous (" + strings.Join(verdict.Warnings, "; ") + ")")
+		return tools.ErrorResult("refused: the rendered command looks dangerous (" + strings.Join(verdict.Warnings, "; ") + ")")
 	}
 	if e.opts.Mode == ExecModeDeny {
-		return ErrorResult("commands are disabled here (exec.approval=deny)")
+		return tools.ErrorResult("commands are disabled here (exec.approval=deny)")
 	}
 	ws, err := e.workspace(call)
 	if err != nil {
 		log.Error("custom tool workspace", "error", err)
-		return ErrorResult("the workspace is not available: " + err.Error())
+		return tools.ErrorResult("the workspace is not available: " + err.Error())
 	}
 	return e.run(ctx, log, command, ws, ws, min(timeout, MaxExecTimeout), env...)
 }

@@ -1,10 +1,12 @@
-package tools_test
+package exec_test
 
 import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 	"github.com/switchboard-chat/switchboard/tools/shellguard/shellguardtest"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 // TestExecNeverRunsBypassesUnasked sends every bypass attempt through the
@@ -15,10 +17,10 @@ func TestExecNeverRunsBypassesUnasked(t *testing.T) {
 	shell, canary := fakeShell(t)
 	root := t.TempDir()
 	for _, tc := range shellguardtest.BypassCases {
-		approver := &recordingApprover{decision: tools.Denied}
-		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
-		res := e.Execute(callCtx(), execArgs(t, tc.Cmd, nil))
-		asked, requests := approver.calls()
+		approver := &toolstest.Approver{Decision: tools.Denied}
+		e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
+		res := e.Execute(toolstest.Context(), execArgs(t, tc.Cmd, nil))
+		asked, requests := approver.Calls()
 		if !res.IsError {
 			t.Errorf("%q: result is not an error: %q", tc.Cmd, res.ForLLM)
 		}
@@ -53,13 +55,13 @@ func TestExecRunsBenignAfterApproval(t *testing.T) {
 		if containsNewline(cmd) {
 			continue // the fake shell's log is line-based
 		}
-		approver := &recordingApprover{decision: tools.AllowedOnce}
-		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
-		res := e.Execute(callCtx(), execArgs(t, cmd, nil))
+		approver := &toolstest.Approver{Decision: tools.AllowedOnce}
+		e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
+		res := e.Execute(toolstest.Context(), execArgs(t, cmd, nil))
 		if res.IsError {
 			t.Errorf("%q: %q", cmd, res.ForLLM)
 		}
-		if _, requests := approver.calls(); len(requests) != 1 {
+		if _, requests := approver.Calls(); len(requests) != 1 {
 			t.Errorf("%q: %d approval requests, want 1", cmd, len(requests))
 		}
 		want = append(want, cmd)

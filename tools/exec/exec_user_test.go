@@ -1,4 +1,4 @@
-package tools_test
+package exec_test
 
 import (
 	"os"
@@ -7,7 +7,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 // TestExecRunsAsTheUnprivilegedUser: with RunAs, a command runs as that
@@ -17,13 +18,13 @@ func TestExecRunsAsTheUnprivilegedUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("switching users needs root; this test runs as root in CI")
 	}
-	u, err := tools.LookupExecUser("nobody")
+	u, err := exec.LookupExecUser("nobody")
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := filepath.Join(reachableTempDir(t), "workspaces")
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow, RunAs: u})
-	res := e.Execute(callCtx(), execArgs(t, `id -u; id -G; touch mine && echo wrote; touch ../escape 2>/dev/null || echo refused`, nil))
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow, RunAs: u})
+	res := e.Execute(toolstest.Context(), execArgs(t, `id -u; id -G; touch mine && echo wrote; touch ../escape 2>/dev/null || echo refused`, nil))
 	if res.IsError {
 		t.Fatalf("exec failed: %s", res.ForLLM)
 	}
@@ -48,19 +49,19 @@ func TestExecRunsAsTheUnprivilegedUser(t *testing.T) {
 }
 
 func TestLookupExecUser(t *testing.T) {
-	if _, err := tools.LookupExecUser("root"); err == nil || !strings.Contains(err.Error(), "unprivileged") {
+	if _, err := exec.LookupExecUser("root"); err == nil || !strings.Contains(err.Error(), "unprivileged") {
 		t.Fatalf("root accepted as exec user: %v", err)
 	}
-	if _, err := tools.LookupExecUser("no-such-user-x1"); err == nil || !strings.Contains(err.Error(), "exec.user") {
+	if _, err := exec.LookupExecUser("no-such-user-x1"); err == nil || !strings.Contains(err.Error(), "exec.user") {
 		t.Fatalf("unknown user: %v", err)
 	}
-	if u, err := tools.LookupExecUser("65534"); err != nil || u.UID != 65534 {
+	if u, err := exec.LookupExecUser("65534"); err != nil || u.UID != 65534 {
 		t.Fatalf("numeric uid: %+v, %v", u, err)
 	}
 }
 
 func TestCanReach(t *testing.T) {
-	u := &tools.ExecUser{Name: "nobody", UID: 65534, GID: 65534}
+	u := &exec.ExecUser{Name: "nobody", UID: 65534, GID: 65534}
 	base := reachableTempDir(t)
 	open := filepath.Join(base, "open")
 	closed := filepath.Join(base, "closed", "inner")
@@ -101,9 +102,9 @@ func reachableTempDir(t *testing.T) string {
 // TestExecRefusesAnUnreachableWorkspace: when the exec user cannot reach
 // the workspace root, the call says so instead of failing obscurely.
 func TestExecRefusesAnUnreachableWorkspace(t *testing.T) {
-	u := &tools.ExecUser{Name: "nobody", UID: 65534, GID: 65534}
-	e := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: filepath.Join(t.TempDir(), "ws"), Mode: tools.ExecModeAllow, RunAs: u})
-	res := e.Execute(callCtx(), execArgs(t, "id", nil))
+	u := &exec.ExecUser{Name: "nobody", UID: 65534, GID: 65534}
+	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: filepath.Join(t.TempDir(), "ws"), Mode: exec.ExecModeAllow, RunAs: u})
+	res := e.Execute(toolstest.Context(), execArgs(t, "id", nil))
 	if !res.IsError || !strings.Contains(res.ForLLM, "cannot reach") {
 		t.Fatalf("result = %q", res.ForLLM)
 	}

@@ -1,4 +1,4 @@
-package tools_test
+package exec_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 // hostileValues must each reach the program as one literal argument.
@@ -39,8 +40,8 @@ var hostileValues = []string{
 func TestCustomToolHostileArguments(t *testing.T) {
 	root := t.TempDir()
 	ws := workspaceOf(t, root)
-	run := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: tools.ExecModeAllow})
-	tool, err := tools.NewCustom(tools.CustomSpec{
+	run := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	tool, err := exec.NewCustom(exec.CustomSpec{
 		Name: "show", Description: "prints its argument",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"]}`),
 		Command:    `set -- {{.value}}; printf '[%s]#%s' "$1" "$#"`,
@@ -54,7 +55,7 @@ func TestCustomToolHostileArguments(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Render(%q): %v", v, err)
 		}
-		res := tool.Execute(callCtx(), args)
+		res := tool.Execute(toolstest.Context(), args)
 		want := "[" + v + "]#1"
 		if res.IsError || !strings.HasPrefix(res.ForLLM, want) {
 			t.Errorf("value %q rendered %q gave %q; want it literally, as one argument (%q)", v, rendered, res.ForLLM, want)
@@ -66,20 +67,20 @@ func TestCustomToolHostileArguments(t *testing.T) {
 }
 
 func TestCustomToolChecks(t *testing.T) {
-	run := tools.NewExec(tools.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: tools.ExecModeAllow})
+	run := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
 	params := json.RawMessage(`{"type":"object","properties":{"domain":{"type":"string","maxLength":20},"n":{"type":"integer"}},"required":["domain"]}`)
-	for _, bad := range []tools.CustomSpec{
+	for _, bad := range []exec.CustomSpec{
 		{Name: "Bad-Name", Command: "true"},
 		{Name: "x", Command: "dig {{.missing}}", Parameters: params},
 		{Name: "x", Command: `dig {{printf "%s" .domain}}`, Parameters: params},
 		{Name: "x", Command: "dig {{if .domain}}x{{end}}", Parameters: params},
 		{Name: "x", Command: "true", Parameters: json.RawMessage(`{"type":"array"}`)},
 	} {
-		if _, err := tools.NewCustom(bad, run); err == nil {
+		if _, err := exec.NewCustom(bad, run); err == nil {
 			t.Errorf("NewCustom accepted %+v", bad)
 		}
 	}
-	tool, err := tools.NewCustom(tools.CustomSpec{Name: "lookup", Command: "printf '%s|%s' {{.domain}} {{ .n }}", Parameters: params,
+	tool, err := exec.NewCustom(exec.CustomSpec{Name: "lookup", Command: "printf '%s|%s' {{.domain}} {{ .n }}", Parameters: params,
 		Env: map[string]string{"Lookup_Token": "tok-xyz"}}, run)
 	if err != nil {
 		t.Fatal(err)
@@ -90,19 +91,19 @@ func TestCustomToolChecks(t *testing.T) {
 		`{"domain": "example.com", "n": 3}`:       "example.com|3",
 		`{"domain": "example.com"}`:               "example.com|\n",
 	} {
-		if got := tool.Execute(callCtx(), json.RawMessage(args)); !strings.Contains(got.ForLLM, want) {
+		if got := tool.Execute(toolstest.Context(), json.RawMessage(args)); !strings.Contains(got.ForLLM, want) {
 			t.Errorf("%s → %q; want %q", args, got.ForLLM, want)
 		}
 	}
 	// The exec guard judges the rendered command.
-	rm, _ := tools.NewCustom(tools.CustomSpec{Name: "wipe", Command: "rm -rf / {{.domain}}", Parameters: params}, run)
-	if got := rm.Execute(callCtx(), json.RawMessage(`{"domain":"x"}`)); !got.IsError || !strings.Contains(got.ForLLM, "blocked by safety policy") {
+	rm, _ := exec.NewCustom(exec.CustomSpec{Name: "wipe", Command: "rm -rf / {{.domain}}", Parameters: params}, run)
+	if got := rm.Execute(toolstest.Context(), json.RawMessage(`{"domain":"x"}`)); !got.IsError || !strings.Contains(got.ForLLM, "blocked by safety policy") {
 		t.Errorf("a blocked rendered command ran: %q", got.ForLLM)
 	}
 	// Its env reaches the command.
-	env, _ := tools.NewCustom(tools.CustomSpec{Name: "envy", Command: `printf '%s' "$Lookup_Token" {{.domain}}`, Parameters: params,
+	env, _ := exec.NewCustom(exec.CustomSpec{Name: "envy", Command: `printf '%s' "$Lookup_Token" {{.domain}}`, Parameters: params,
 		Env: map[string]string{"Lookup_Token": "tok-xyz"}}, run)
-	if got := env.Execute(callCtx(), json.RawMessage(`{"domain":""}`)); !strings.HasPrefix(got.ForLLM, "tok-xyz") {
+	if got := env.Execute(toolstest.Context(), json.RawMessage(`{"domain":""}`)); !strings.HasPrefix(got.ForLLM, "tok-xyz") {
 		t.Errorf("env not passed: %q", got.ForLLM)
 	}
 }

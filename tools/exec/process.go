@@ -1,4 +1,4 @@
-package tools
+package exec
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/tools"
 	"github.com/switchboard-chat/switchboard/tools/shellguard"
 )
 
@@ -63,7 +64,7 @@ func (*Processes) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*Processes) SideEffect() SideEffect { return SideEffectSpawns }
+func (*Processes) SideEffect() tools.SideEffect { return tools.SideEffectSpawns }
 
 // ApprovalKey implements ApprovalKeyed: Always allow covers one command.
 func (*Processes) ApprovalKey(raw json.RawMessage) string {
@@ -79,12 +80,12 @@ func (*Processes) ApprovalKey(raw json.RawMessage) string {
 }
 
 // Execute implements Tool.
-func (p *Processes) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (p *Processes) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct{ Action, Command, ID string }
 	if err := json.Unmarshal(raw, &a); err != nil || a.Action == "" {
-		return ErrorResult(`pass {"action": "start", "command": "..."}, {"action": "output"|"stop", "id": "..."} or {"action": "list"}`)
+		return tools.ErrorResult(`pass {"action": "start", "command": "..."}, {"action": "output"|"stop", "id": "..."} or {"action": "list"}`)
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	switch a.Action {
 	case "start":
 		return p.start(call, a.Command)
@@ -93,7 +94,7 @@ func (p *Processes) Execute(ctx context.Context, raw json.RawMessage) Result {
 	case "output", "stop":
 		pr := p.get(call, a.ID)
 		if pr == nil {
-			return ErrorResult(fmt.Sprintf("no process %q in this conversation on this replica (list shows yours)", a.ID))
+			return tools.ErrorResult(fmt.Sprintf("no process %q in this conversation on this replica (list shows yours)", a.ID))
 		}
 		if a.Action == "stop" {
 			killGroup(pr.pgid)
@@ -102,32 +103,32 @@ func (p *Processes) Execute(ctx context.Context, raw json.RawMessage) Result {
 			case <-time.After(5 * time.Second):
 			}
 		}
-		return Result{ForLLM: pr.describe() + "\n" + pr.out.String()}
+		return tools.Result{ForLLM: pr.describe() + "\n" + pr.out.String()}
 	}
-	return ErrorResult("unknown action " + a.Action)
+	return tools.ErrorResult("unknown action " + a.Action)
 }
 
-func (p *Processes) start(call Call, command string) Result {
+func (p *Processes) start(call tools.Call, command string) tools.Result {
 	if strings.TrimSpace(command) == "" {
-		return ErrorResult(`pass "command"`)
+		return tools.ErrorResult(`pass "command"`)
 	}
 	verdict, _ := shellguard.CheckCommand(command)
 	switch {
 	case verdict.Blocked:
-		return ErrorResult("blocked by safety policy: " + verdict.Category)
+		return tools.ErrorResult("blocked by safety policy: " + verdict.Category)
 	case verdict.Dangerous():
-		return ErrorResult("refused in the background: " + strings.Join(verdict.Warnings, "; ") + ". Run it with exec, where an admin sees the warning.")
+		return tools.ErrorResult("refused in the background: " + strings.Join(verdict.Warnings, "; ") + ". Run it with exec, where an admin sees the warning.")
 	case p.exec.opts.Mode == ExecModeDeny:
-		return ErrorResult("commands are disabled here (exec.approval=deny)")
+		return tools.ErrorResult("commands are disabled here (exec.approval=deny)")
 	}
 	ws, err := p.exec.workspace(call)
 	if err != nil {
-		return ErrorResult("the workspace is not available: " + err.Error())
+		return tools.ErrorResult("the workspace is not available: " + err.Error())
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return ErrorResult("shutting down; start it again in a moment")
+		return tools.ErrorResult("shutting down; start it again in a moment")
 	}
 	running := 0
 	for _, pr := range p.procs {
@@ -136,13 +137,13 @@ func (p *Processes) start(call Call, command string) Result {
 		}
 	}
 	if running >= maxProcsPerSession {
-		return ErrorResult(fmt.Sprintf("this conversation already runs %d background processes (the most allowed); stop one first", running))
+		return tools.ErrorResult(fmt.Sprintf("this conversation already runs %d background processes (the most allowed); stop one first", running))
 	}
 	cmd := p.exec.command([]string{p.exec.opts.Shell, "-c", command}, ws, ws, true, nil)
 	out := &ring{max: processRing}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
-		return ErrorResult("could not start the command: " + err.Error())
+		return tools.ErrorResult("could not start the command: " + err.Error())
 	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -161,10 +162,10 @@ func (p *Processes) start(call Call, command string) Result {
 		close(pr.done)
 	}()
 	p.exec.opts.Logger.Info("background process started", "session", call.Session, "process", pr.id)
-	return Result{ForLLM: fmt.Sprintf("started %s; read its output with {\"action\": \"output\", \"id\": %q}", pr.id, pr.id)}
+	return tools.Result{ForLLM: fmt.Sprintf("started %s; read its output with {\"action\": \"output\", \"id\": %q}", pr.id, pr.id)}
 }
 
-func (p *Processes) get(call Call, id string) *process {
+func (p *Processes) get(call tools.Call, id string) *process {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pr := p.procs[id]
@@ -174,7 +175,7 @@ func (p *Processes) get(call Call, id string) *process {
 	return pr
 }
 
-func (p *Processes) list(call Call) Result {
+func (p *Processes) list(call tools.Call) tools.Result {
 	p.mu.Lock()
 	var mine []*process
 	for _, pr := range p.procs {
@@ -184,14 +185,14 @@ func (p *Processes) list(call Call) Result {
 	}
 	p.mu.Unlock()
 	if len(mine) == 0 {
-		return Result{ForLLM: "no background processes"}
+		return tools.Result{ForLLM: "no background processes"}
 	}
 	sort.Slice(mine, func(i, j int) bool { return mine[i].started.Before(mine[j].started) })
 	var b strings.Builder
 	for _, pr := range mine {
 		b.WriteString(pr.describe() + "\n")
 	}
-	return Result{ForLLM: b.String()}
+	return tools.Result{ForLLM: b.String()}
 }
 
 // Close kills every background process (the daemon is stopping).

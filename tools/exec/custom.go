@@ -1,4 +1,4 @@
-package tools
+package exec
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // CustomSpec defines a custom tool: a shell command template whose
@@ -30,7 +32,7 @@ type CustomSpec struct {
 
 // CommandRunner runs a rendered command for a session (Exec implements it).
 type CommandRunner interface {
-	RunRendered(ctx context.Context, tool, command string, env []string, timeout time.Duration) Result
+	RunRendered(ctx context.Context, tool, command string, env []string, timeout time.Duration) tools.Result
 }
 
 // Custom is a custom tool.
@@ -94,7 +96,7 @@ func (c *Custom) Description() string { return c.spec.Description }
 func (c *Custom) Parameters() json.RawMessage { return c.spec.Parameters }
 
 // SideEffect implements Tool: it runs a program, like exec.
-func (c *Custom) SideEffect() SideEffect { return SideEffectNetwork }
+func (c *Custom) SideEffect() tools.SideEffect { return tools.SideEffectNetwork }
 
 // Groups implements Grouped.
 func (c *Custom) Groups() []string { return []string{"custom"} }
@@ -155,10 +157,10 @@ func scalar(v any) string {
 }
 
 // Execute implements Tool.
-func (c *Custom) Execute(ctx context.Context, args json.RawMessage) Result {
+func (c *Custom) Execute(ctx context.Context, args json.RawMessage) tools.Result {
 	cmd, err := c.Render(args)
 	if err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
 	env := make([]string, 0, len(c.spec.Env))
 	for k, v := range c.spec.Env {

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"bytes"
@@ -12,6 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 // DefaultDenyPaths are the workspace paths the fs tools hide unless
@@ -31,29 +34,29 @@ const (
 // list_files, search, glob): they work in the session's workspace, the
 // same directory exec runs in.
 type FSOptions struct {
-	Workspaces Workspaces
+	Workspaces exec.Workspaces
 	// DenyPaths are hidden and refused: names (".git" anywhere) or
 	// workspace-relative paths ("secrets/prod"). Nil means DefaultDenyPaths.
 	DenyPaths []string
 	// Docs, when set, keeps the context files (ContextFiles) and memory
 	// documents (MEMORY.md, memory/*.md): read_file, write_file and edit
 	// route those paths there instead of the disk.
-	Docs DocStore
+	Docs tools.DocStore
 	// AgentKind returns an agent's kind (KindPredefined or KindOpen); nil
 	// means predefined for every agent.
 	AgentKind func(agent string) string
 	// Embedder, when set (and Docs is a VectorStore), embeds every memory
 	// document written, for memory_search by meaning.
-	Embedder Embedder
+	Embedder tools.Embedder
 }
 
 // NewFSTools returns the six fs tools.
-func NewFSTools(o FSOptions) []Tool {
+func NewFSTools(o FSOptions) []tools.Tool {
 	if o.DenyPaths == nil {
 		o.DenyPaths = DefaultDenyPaths
 	}
 	j := &jail{opts: o}
-	return []Tool{&ReadFile{j}, &WriteFile{j}, &Edit{j}, &ListFiles{j}, &Search{j}, &Glob{j}}
+	return []tools.Tool{&ReadFile{j}, &WriteFile{j}, &Edit{j}, &ListFiles{j}, &Search{j}, &Glob{j}}
 }
 
 // jail resolves tool paths inside a session's workspace. Every file access
@@ -64,7 +67,7 @@ func NewFSTools(o FSOptions) []Tool {
 type jail struct{ opts FSOptions }
 
 // open returns the workspace of the call's session as an os.Root.
-func (j *jail) open(call Call) (*os.Root, error) {
+func (j *jail) open(call tools.Call) (*os.Root, error) {
 	if call.Session == "" {
 		return nil, errors.New("this call has no session; workspace tools run only inside a conversation")
 	}
@@ -78,34 +81,34 @@ func (j *jail) open(call Call) (*os.Root, error) {
 // docRoute reports whether the path argument p names a document the
 // database keeps for the call's agent, and where: the key to write and
 // the scopes to read, in order.
-func (j *jail) docRoute(call Call, p string) (key DocKey, read []string, ok bool) {
+func (j *jail) docRoute(call tools.Call, p string) (key tools.DocKey, read []string, ok bool) {
 	if j.opts.Docs == nil || filepath.IsAbs(p) {
-		return DocKey{}, nil, false
+		return tools.DocKey{}, nil, false
 	}
 	c := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./")
-	if !isContextFile(c) && !isMemoryPath(c) {
-		return DocKey{}, nil, false
+	if !tools.IsContextFile(c) && !tools.IsMemoryPath(c) {
+		return tools.DocKey{}, nil, false
 	}
-	kind := KindPredefined
+	kind := tools.KindPredefined
 	if j.opts.AgentKind != nil {
 		kind = j.opts.AgentKind(call.Agent)
 	}
-	write, read := docScopes(kind, call, c)
-	return DocKey{Agent: call.Agent, Scope: write, Path: c}, read, true
+	write, read := tools.DocScopes(kind, call, c)
+	return tools.DocKey{Agent: call.Agent, Scope: write, Path: c}, read, true
 }
 
 // getDoc reads the routed document from the first scope that has it.
-func (j *jail) getDoc(ctx context.Context, key DocKey, read []string) (string, error) {
+func (j *jail) getDoc(ctx context.Context, key tools.DocKey, read []string) (string, error) {
 	for _, scope := range read {
 		k := key
 		k.Scope = scope
 		text, err := j.opts.Docs.GetDoc(ctx, k)
-		if errors.Is(err, ErrNoDoc) {
+		if errors.Is(err, tools.ErrNoDoc) {
 			continue
 		}
 		return text, err
 	}
-	return "", ErrNoDoc
+	return "", tools.ErrNoDoc
 }
 
 // maxEmbedText bounds the text of one document sent to the embedder.
@@ -114,12 +117,12 @@ const maxEmbedText = 8000
 // putDoc stores a routed document and, for a memory document with an
 // embedder configured, its vector. An embedding failure keeps the
 // document (full-text search still finds it) and says so.
-func (j *jail) putDoc(ctx context.Context, key DocKey, content string) (note string, err error) {
+func (j *jail) putDoc(ctx context.Context, key tools.DocKey, content string) (note string, err error) {
 	if err := j.opts.Docs.PutDoc(ctx, key, content); err != nil {
 		return "", fmt.Errorf("could not save %s right now (storage unavailable); try again later", key.Path)
 	}
-	vs, ok := j.opts.Docs.(VectorStore)
-	if !ok || j.opts.Embedder == nil || content == "" || !isMemoryPath(key.Path) {
+	vs, ok := j.opts.Docs.(tools.VectorStore)
+	if !ok || j.opts.Embedder == nil || content == "" || !tools.IsMemoryPath(key.Path) {
 		return "", nil
 	}
 	text := content
@@ -138,10 +141,10 @@ func (j *jail) putDoc(ctx context.Context, key DocKey, content string) (note str
 
 // docText reads a routed document for a tool; the error is the message
 // for the model.
-func (j *jail) docText(ctx context.Context, key DocKey, read []string) (string, error) {
+func (j *jail) docText(ctx context.Context, key tools.DocKey, read []string) (string, error) {
 	text, err := j.getDoc(ctx, key, read)
 	switch {
-	case errors.Is(err, ErrNoDoc):
+	case errors.Is(err, tools.ErrNoDoc):
 		return "", fmt.Errorf("%s does not exist yet; write_file creates it", key.Path)
 	case err != nil:
 		return "", fmt.Errorf("could not read %s right now (storage unavailable); try again later", key.Path)
@@ -151,7 +154,7 @@ func (j *jail) docText(ctx context.Context, key DocKey, read []string) (string, 
 
 // openPath opens the call's workspace and resolves the path argument p in
 // it; the caller closes the root. The error is the message for the model.
-func (j *jail) openPath(call Call, p string) (*os.Root, string, error) {
+func (j *jail) openPath(call tools.Call, p string) (*os.Root, string, error) {
 	root, err := j.open(call)
 	if err != nil {
 		return nil, "", err

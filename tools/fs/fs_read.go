@@ -1,10 +1,12 @@
-package tools
+package fs
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // ReadFile is the read_file tool: a text file of the workspace, whole or a
@@ -29,47 +31,48 @@ func (*ReadFile) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*ReadFile) SideEffect() SideEffect { return SideEffectReadOnly }
+func (*ReadFile) SideEffect() tools.SideEffect { return tools.SideEffectReadOnly }
 
 // Execute implements Tool.
-func (t *ReadFile) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *ReadFile) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Path      string `json:"path"`
 		StartLine int    `json:"start_line"`
 		EndLine   int    `json:"end_line"`
 	}
 	if err := fsArgs(raw, &a, `{"path": "...", "start_line"?: N, "end_line"?: N}`); err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
 	if a.Path == "" {
-		return ErrorResult(`missing "path": pass the file to read`)
+		return tools.ErrorResult(`missing "path": pass the file to read`)
 	}
 	if a.StartLine < 0 || a.EndLine < 0 || (a.EndLine > 0 && a.EndLine < a.StartLine) {
-		return ErrorResult("start_line and end_line must be positive, and end_line not before start_line")
+		return tools.ErrorResult("start_line and end_line must be positive, and end_line not before start_line")
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	if key, read, ok := t.j.docRoute(call, a.Path); ok {
 		text, err := t.j.docText(ctx, key, read)
 		if err != nil {
-			return ErrorResult(err.Error())
+			return tools.ErrorResult(err.Error())
 		}
-		return lineRange(a.Path, text, a.StartLine, a.EndLine)
+		return LineRange(a.Path, text, a.StartLine, a.EndLine)
 	}
 	root, rel, err := t.j.openPath(call, a.Path)
 	if err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
 	defer root.Close()
 	text, _, err := readText(root, rel, a.Path, maxReadBytes)
 	if err != nil {
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
-	return lineRange(a.Path, text, a.StartLine, a.EndLine)
+	return LineRange(a.Path, text, a.StartLine, a.EndLine)
 }
 
-// lineRange returns lines start..end (1-based, inclusive; 0 means the
-// whole text) of the text of file name, cut to maxShownBytes.
-func lineRange(name, text string, start, end int) Result {
+// LineRange returns lines start..end (1-based, inclusive; 0 means the
+// whole text) of the text of file name, cut to maxShownBytes: read_file
+// and memory_get show text the same way.
+func LineRange(name, text string, start, end int) tools.Result {
 	if start > 0 || end > 0 {
 		lines := strings.SplitAfter(text, "\n")
 		if len(lines) > 0 && lines[len(lines)-1] == "" {
@@ -80,7 +83,7 @@ func lineRange(name, text string, start, end int) Result {
 			end = len(lines)
 		}
 		if start > len(lines) {
-			return ErrorResult(fmt.Sprintf("%s has %d lines; start_line %d is past the end", name, len(lines), start))
+			return tools.ErrorResult(fmt.Sprintf("%s has %d lines; start_line %d is past the end", name, len(lines), start))
 		}
 		text = strings.Join(lines[start-1:end], "")
 	}
@@ -91,7 +94,7 @@ func lineRange(name, text string, start, end int) Result {
 		}
 		text = text[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown; read the rest with start_line/end_line]", cut, len(text))
 	}
-	return Result{ForLLM: text}
+	return tools.Result{ForLLM: text}
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
