@@ -79,6 +79,10 @@ type Result struct {
 // ErrorResult builds an error Result for the LLM.
 func ErrorResult(msg string) Result { return Result{ForLLM: msg, IsError: true} }
 
+// MaxMessageText bounds the text of one message a tool posts: to a chat
+// (message), a session (sessions_send) or a teammate (team_message).
+const MaxMessageText = 8000
+
 // Spec is the description of a tool as sent to an LLM provider.
 type Spec struct {
 	Name        string

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-chat/switchboard/tools/fs"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
 	"github.com/switchboard-chat/switchboard/tools/memory"
+	"github.com/switchboard-chat/switchboard/tools/sessions"
 	toolweb "github.com/switchboard-chat/switchboard/tools/web"
 )
 
@@ -43,13 +44,13 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Docs: d.st.docs, AgentKind: kinds, Embedder: embedder,
 	})
 	all = append(all, memory.NewMemoryTools(memory.MemoryOptions{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
-	all = append(all, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
+	all = append(all, sessions.NewSessionsTools(sessions.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
 	all = append(all, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
 		// The router exists by the time a tool runs.
 		Events: func(ctx context.Context, ev tools.TaskEvent) { d.router.TaskEvent(ctx, ev) }}),
 		tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg),
 			Activate: func(ctx context.Context, team, agent string) { d.router.MailArrived(ctx, team, agent) }}))
-	all = append(all, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
+	all = append(all, sessions.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	}))...)
@@ -72,7 +73,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		}
 		all = append(all, c)
 	}
-	for _, t := range append([]tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron, fetch, search}, all...) {
+	for _, t := range append([]tools.Tool{tools.Datetime{}, sessions.SessionStatus{Source: d.st.db}, exec, cron, fetch, search}, all...) {
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package tools
+package sessions
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // SessionStats describes a stored session.
@@ -40,13 +42,13 @@ func (SessionStatus) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (SessionStatus) SideEffect() SideEffect { return SideEffectNone }
+func (SessionStatus) SideEffect() tools.SideEffect { return tools.SideEffectNone }
 
 // Execute implements Tool.
-func (s SessionStatus) Execute(ctx context.Context, _ json.RawMessage) Result {
-	c, ok := CallFrom(ctx)
+func (s SessionStatus) Execute(ctx context.Context, _ json.RawMessage) tools.Result {
+	c, ok := tools.CallFrom(ctx)
 	if !ok {
-		return ErrorResult("no session in this context")
+		return tools.ErrorResult("no session in this context")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "agent: %s\nplatform: %s\nchat: %s\n", c.Agent, c.Channel, c.ChatID)
@@ -57,10 +59,10 @@ func (s SessionStatus) Execute(ctx context.Context, _ json.RawMessage) Result {
 	if s.Source != nil {
 		st, err := s.Source.SessionStats(ctx, c.Session)
 		if err != nil {
-			return ErrorResult("session statistics are unavailable right now")
+			return tools.ErrorResult("session statistics are unavailable right now")
 		}
 		fmt.Fprintf(&b, "messages: %d\nstarted: %s\nlast activity: %s\n",
 			st.Messages, st.Started.UTC().Format(time.RFC3339), st.LastEvent.UTC().Format(time.RFC3339))
 	}
-	return Result{ForLLM: b.String()}
+	return tools.Result{ForLLM: b.String()}
 }

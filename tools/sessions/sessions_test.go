@@ -1,4 +1,4 @@
-package tools_test
+package sessions_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/sessions"
 )
 
 // TestSessionsToolsShowOnlyWhatTheCallerMaySee: a person sees the
@@ -22,7 +23,7 @@ func TestSessionsToolsShowOnlyWhatTheCallerMaySee(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set := tools.NewSessionsTools(tools.SessionsOptions{Store: db, IsAdmin: func(id string) bool { return id == "telegram:99" }})
+	set := sessions.NewSessionsTools(sessions.SessionsOptions{Store: db, IsAdmin: func(id string) bool { return id == "telegram:99" }})
 	run := func(tool int, user, chat string, args string) tools.Result {
 		c := tools.Call{Channel: "telegram", ChatID: chat, UserID: user, Agent: "ops", Session: "ops/telegram:" + chat}
 		return set[tool].Execute(tools.WithCall(ctx, c), json.RawMessage(args))

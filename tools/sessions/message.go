@@ -1,4 +1,4 @@
-package tools
+package sessions
 
 import (
 	"context"
@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-)
 
-// maxMessageText bounds one message.
-const maxMessageText = 8000
+	"github.com/switchboard-chat/switchboard/tools"
+)
 
 // ErrUnreachable is returned by a Messenger for a chat the agent may not
 // post to; ErrUnsupported for a platform that cannot do what was asked.
@@ -23,16 +22,16 @@ var (
 type Messenger interface {
 	// Send queues text to the chat to (platform:chat[:thread]) on behalf of
 	// the call's agent, or fails with ErrUnreachable.
-	Send(ctx context.Context, from Call, to, text string) error
+	Send(ctx context.Context, from tools.Call, to, text string) error
 	// CreateTopic creates a forum topic called name in the chat (platform:
 	// chat) and returns the topic's address, or fails with ErrUnreachable
 	// or ErrUnsupported.
-	CreateTopic(ctx context.Context, from Call, chat, name string) (string, error)
+	CreateTopic(ctx context.Context, from tools.Call, chat, name string) (string, error)
 }
 
 // NewMessagingTools returns message and create_forum_topic.
-func NewMessagingTools(m Messenger) []Tool {
-	return []Tool{&Message{m}, &CreateForumTopic{m}}
+func NewMessagingTools(m Messenger) []tools.Tool {
+	return []tools.Tool{&Message{m}, &CreateForumTopic{m}}
 }
 
 // Message is the message tool: post to another chat.
@@ -54,7 +53,7 @@ func (*Message) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*Message) SideEffect() SideEffect { return SideEffectMutating }
+func (*Message) SideEffect() tools.SideEffect { return tools.SideEffectMutating }
 
 // ApprovalKey implements ApprovalKeyed: "Always allow" covers one chat.
 func (*Message) ApprovalKey(args json.RawMessage) string {
@@ -64,26 +63,26 @@ func (*Message) ApprovalKey(args json.RawMessage) string {
 }
 
 // Execute implements Tool.
-func (t *Message) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *Message) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		To   string `json:"to"`
 		Text string `json:"text"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.To) == "" || strings.TrimSpace(a.Text) == "" {
-		return ErrorResult(`pass {"to": "platform:chat_id", "text": "..."}`)
+		return tools.ErrorResult(`pass {"to": "platform:chat_id", "text": "..."}`)
 	}
-	if len(a.Text) > maxMessageText {
-		return ErrorResult(fmt.Sprintf("text is %d bytes; a message takes at most %d", len(a.Text), maxMessageText))
+	if len(a.Text) > tools.MaxMessageText {
+		return tools.ErrorResult(fmt.Sprintf("text is %d bytes; a message takes at most %d", len(a.Text), tools.MaxMessageText))
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	err := t.m.Send(ctx, call, strings.TrimSpace(a.To), a.Text)
 	switch {
 	case errors.Is(err, ErrUnreachable):
-		return ErrorResult(fmt.Sprintf("%s: %v (a chat you have talked in, or one bound to you)", a.To, err))
+		return tools.ErrorResult(fmt.Sprintf("%s: %v (a chat you have talked in, or one bound to you)", a.To, err))
 	case err != nil:
-		return ErrorResult(fmt.Sprintf("could not send to %s: %v", a.To, err))
+		return tools.ErrorResult(fmt.Sprintf("could not send to %s: %v", a.To, err))
 	}
-	return Result{ForLLM: "queued for " + a.To}
+	return tools.Result{ForLLM: "queued for " + a.To}
 }
 
 // CreateForumTopic is the create_forum_topic tool (Telegram forum groups).
@@ -104,21 +103,21 @@ func (*CreateForumTopic) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*CreateForumTopic) SideEffect() SideEffect { return SideEffectMutating }
+func (*CreateForumTopic) SideEffect() tools.SideEffect { return tools.SideEffectMutating }
 
 // Execute implements Tool.
-func (t *CreateForumTopic) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *CreateForumTopic) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Name string `json:"name"`
 		Chat string `json:"chat"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Name) == "" {
-		return ErrorResult(`pass {"name": "topic name", "chat"?: "telegram:-100…"}`)
+		return tools.ErrorResult(`pass {"name": "topic name", "chat"?: "telegram:-100…"}`)
 	}
 	if len([]rune(a.Name)) > 128 {
-		return ErrorResult("a topic name has at most 128 characters")
+		return tools.ErrorResult("a topic name has at most 128 characters")
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	chat := strings.TrimSpace(a.Chat)
 	if chat == "" {
 		chat = call.Channel + ":" + call.ChatID
@@ -126,9 +125,9 @@ func (t *CreateForumTopic) Execute(ctx context.Context, raw json.RawMessage) Res
 	addr, err := t.m.CreateTopic(ctx, call, chat, strings.TrimSpace(a.Name))
 	switch {
 	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrUnsupported):
-		return ErrorResult(fmt.Sprintf("%s: %v", chat, err))
+		return tools.ErrorResult(fmt.Sprintf("%s: %v", chat, err))
 	case err != nil:
-		return ErrorResult(fmt.Sprintf("could not create the topic in %s: %v", chat, err))
+		return tools.ErrorResult(fmt.Sprintf("could not create the topic in %s: %v", chat, err))
 	}
-	return Result{ForLLM: fmt.Sprintf("created topic %q: %s", a.Name, addr)}
+	return tools.Result{ForLLM: fmt.Sprintf("created topic %q: %s", a.Name, addr)}
 }

@@ -1,4 +1,4 @@
-package tools
+package sessions
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // SessionInfo describes one stored session.
@@ -49,8 +51,8 @@ type SessionsOptions struct {
 
 // NewSessionsTools returns sessions_list, sessions_history and, with a
 // Writer, sessions_send.
-func NewSessionsTools(o SessionsOptions) []Tool {
-	out := []Tool{&SessionsList{o}, &SessionsHistory{o}}
+func NewSessionsTools(o SessionsOptions) []tools.Tool {
+	out := []tools.Tool{&SessionsList{o}, &SessionsHistory{o}}
 	if o.Writer != nil {
 		out = append(out, &SessionsSend{o})
 	}
@@ -61,7 +63,7 @@ func NewSessionsTools(o SessionsOptions) []Tool {
 // of the caller's agent in its chat (or a thread of it), any of that
 // agent's for an admin; posting also reaches other agents' sessions in the
 // same chat.
-func (o SessionsOptions) mayReach(c Call, session string, anyAgent bool) bool {
+func (o SessionsOptions) mayReach(c tools.Call, session string, anyAgent bool) bool {
 	agent, scope, ok := strings.Cut(session, "/")
 	if !ok || agent == "" || scope == "" || (!anyAgent && agent != c.Agent) {
 		return false
@@ -72,7 +74,7 @@ func (o SessionsOptions) mayReach(c Call, session string, anyAgent bool) bool {
 
 // visibleScope is the scope a caller may list: the call's chat, or
 // everything for an admin.
-func (o SessionsOptions) visibleScope(c Call) string {
+func (o SessionsOptions) visibleScope(c tools.Call) string {
 	if o.IsAdmin != nil && o.IsAdmin(c.UserID) {
 		return ""
 	}
@@ -96,26 +98,26 @@ func (*SessionsList) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*SessionsList) SideEffect() SideEffect { return SideEffectNone }
+func (*SessionsList) SideEffect() tools.SideEffect { return tools.SideEffectNone }
 
 // Execute implements Tool.
-func (t *SessionsList) Execute(ctx context.Context, _ json.RawMessage) Result {
-	call, _ := CallFrom(ctx)
+func (t *SessionsList) Execute(ctx context.Context, _ json.RawMessage) tools.Result {
+	call, _ := tools.CallFrom(ctx)
 	if call.Agent == "" {
-		return ErrorResult("sessions work only inside a conversation")
+		return tools.ErrorResult("sessions work only inside a conversation")
 	}
 	list, err := t.o.Store.ListSessions(ctx, call.Agent, t.o.visibleScope(call), 50)
 	if err != nil {
-		return ErrorResult("could not list sessions right now (storage unavailable); try again later")
+		return tools.ErrorResult("could not list sessions right now (storage unavailable); try again later")
 	}
 	if len(list) == 0 {
-		return Result{ForLLM: "no sessions"}
+		return tools.Result{ForLLM: "no sessions"}
 	}
 	var b strings.Builder
 	for _, s := range list {
 		fmt.Fprintf(&b, "%s — %d messages, last %s\n", s.Key, s.Messages, s.Updated.UTC().Format(time.RFC3339))
 	}
-	return Result{ForLLM: b.String()}
+	return tools.Result{ForLLM: b.String()}
 }
 
 // SessionsHistory is the sessions_history tool.
@@ -136,30 +138,30 @@ func (*SessionsHistory) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*SessionsHistory) SideEffect() SideEffect { return SideEffectNone }
+func (*SessionsHistory) SideEffect() tools.SideEffect { return tools.SideEffectNone }
 
 // Execute implements Tool.
-func (t *SessionsHistory) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *SessionsHistory) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Session string `json:"session"`
 		Limit   int    `json:"limit"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil || a.Session == "" {
-		return ErrorResult(`pass {"session": "agent/platform:chat", "limit"?: N}`)
+		return tools.ErrorResult(`pass {"session": "agent/platform:chat", "limit"?: N}`)
 	}
 	if a.Limit <= 0 || a.Limit > 100 {
 		a.Limit = 20
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	if !t.o.mayReach(call, a.Session, false) {
-		return ErrorResult("you may not read that session; sessions_list shows the ones you may")
+		return tools.ErrorResult("you may not read that session; sessions_list shows the ones you may")
 	}
 	lines, err := t.o.Store.SessionLines(ctx, a.Session, a.Limit)
 	if err != nil {
-		return ErrorResult("could not read the session right now (storage unavailable); try again later")
+		return tools.ErrorResult("could not read the session right now (storage unavailable); try again later")
 	}
 	if len(lines) == 0 {
-		return Result{ForLLM: "no messages in " + a.Session}
+		return tools.Result{ForLLM: "no messages in " + a.Session}
 	}
 	var b strings.Builder
 	for _, l := range lines {
@@ -173,7 +175,7 @@ func (t *SessionsHistory) Execute(ctx context.Context, raw json.RawMessage) Resu
 		}
 		fmt.Fprintf(&b, "[%s] %s: %s\n", l.At.UTC().Format("2006-01-02 15:04"), who, strings.TrimSpace(text))
 	}
-	return Result{ForLLM: b.String()}
+	return tools.Result{ForLLM: b.String()}
 }
 
 // SessionsSend is the sessions_send tool: post into another session, whose
@@ -196,7 +198,7 @@ func (*SessionsSend) Parameters() json.RawMessage {
 }
 
 // SideEffect implements Tool.
-func (*SessionsSend) SideEffect() SideEffect { return SideEffectMutating }
+func (*SessionsSend) SideEffect() tools.SideEffect { return tools.SideEffectMutating }
 
 // ApprovalKey implements ApprovalKeyed: "Always allow" covers one session.
 func (*SessionsSend) ApprovalKey(args json.RawMessage) string {
@@ -206,34 +208,34 @@ func (*SessionsSend) ApprovalKey(args json.RawMessage) string {
 }
 
 // Execute implements Tool.
-func (t *SessionsSend) Execute(ctx context.Context, raw json.RawMessage) Result {
+func (t *SessionsSend) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Session string `json:"session"`
 		Text    string `json:"text"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil || a.Session == "" || strings.TrimSpace(a.Text) == "" {
-		return ErrorResult(`pass {"session": "agent/platform:chat", "text": "..."}`)
+		return tools.ErrorResult(`pass {"session": "agent/platform:chat", "text": "..."}`)
 	}
-	if len(a.Text) > maxMessageText {
-		return ErrorResult(fmt.Sprintf("text is %d bytes; at most %d", len(a.Text), maxMessageText))
+	if len(a.Text) > tools.MaxMessageText {
+		return tools.ErrorResult(fmt.Sprintf("text is %d bytes; at most %d", len(a.Text), tools.MaxMessageText))
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	if a.Session == call.Session {
-		return ErrorResult("that is this conversation; just answer here")
+		return tools.ErrorResult("that is this conversation; just answer here")
 	}
 	if !t.o.mayReach(call, a.Session, true) {
-		return ErrorResult("you may not post to that session; sessions_list shows the ones you may")
+		return tools.ErrorResult("you may not post to that session; sessions_list shows the ones you may")
 	}
 	lines, err := t.o.Store.SessionLines(ctx, a.Session, 1)
 	if err != nil {
-		return ErrorResult("could not reach the session right now (storage unavailable); try again later")
+		return tools.ErrorResult("could not reach the session right now (storage unavailable); try again later")
 	}
 	if len(lines) == 0 {
-		return ErrorResult("there is no session " + a.Session + "; sessions_list shows the ones there are")
+		return tools.ErrorResult("there is no session " + a.Session + "; sessions_list shows the ones there are")
 	}
 	text := fmt.Sprintf("[Message from %s in %s:%s] %s", call.Agent, call.Channel, call.ChatID, a.Text)
 	if err := t.o.Writer.PostToSession(ctx, a.Session, text); err != nil {
-		return ErrorResult("could not post to the session right now (storage unavailable); try again later")
+		return tools.ErrorResult("could not post to the session right now (storage unavailable); try again later")
 	}
-	return Result{ForLLM: "posted to " + a.Session + "; its agent answers there shortly"}
+	return tools.Result{ForLLM: "posted to " + a.Session + "; its agent answers there shortly"}
 }
