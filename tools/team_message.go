@@ -100,8 +100,8 @@ func (t *TeamMessage) Execute(ctx context.Context, raw json.RawMessage) Result {
 		if strings.TrimSpace(a.Text) == "" {
 			return ErrorResult(`pass "text"`)
 		}
-		if len(a.Text) > maxMessageText {
-			return ErrorResult(fmt.Sprintf("text is %d bytes; at most %d", len(a.Text), maxMessageText))
+		if len(a.Text) > MaxMessageText {
+			return ErrorResult(fmt.Sprintf("text is %d bytes; at most %d", len(a.Text), MaxMessageText))
 		}
 		var to []string
 		if a.Action == "send" {
