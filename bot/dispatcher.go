@@ -26,12 +26,8 @@ type DispatcherOptions struct {
 	// its own from Outbox and runs it while Run runs; one given here is
 	// run by whoever made it.
 	Liveness *Liveness
-	// Turns, when set, makes Run's claims (the safety poll, nudges, room
-	// freed) take turns with the other background passes sharing it (see
-	// Turns); Drain's do not.
-	Turns *Turns
-	Batch int           // rows claimed at once (default 64)
-	Lease time.Duration // claim lease (default 60s)
+	Batch    int           // rows claimed at once (default 64)
+	Lease    time.Duration // claim lease (default 60s)
 	// Poll is the safety poll (default 2s): rows are handed over in memory
 	// as they are written (see reserve) or announced with Nudge, and rows
 	// released for a retry wake the dispatcher when due; the poll finds
@@ -157,11 +153,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	}()
 	failing := false
 	for ctx.Err() == nil {
-		var n, limit int
-		err := d.o.Turns.Run(ctx, func(ctx context.Context) (err error) {
-			n, limit, err = d.claim(ctx)
-			return err
-		})
+		n, limit, err := d.claim(ctx)
 		if err != nil && ctx.Err() == nil {
 			if !failing {
 				d.o.Logger.Error("outbox unavailable; will keep trying", "err", err)

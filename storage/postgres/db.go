@@ -30,10 +30,9 @@ const openTimeout = 10 * time.Second
 
 // idleConnTimeout is how long a pooled connection may sit unused before
 // the pool closes it, when the URL's pool_max_conn_idle_time sets nothing.
-// pgx keeps them 30 minutes. An idle daemon keeps one busy (the loops on
-// the shared beat take turns: bot.Turns); the rest of a burst's
-// connections then go, each with its client memory and a backend process
-// on the server.
+// pgx keeps them 30 minutes; after a burst its extra connections go
+// within a minute, each with its client memory and a backend process on
+// the server.
 const idleConnTimeout = time.Minute
 
 // pingIdleAfter is how long a pooled connection may sit unused before the
