@@ -348,10 +348,10 @@ func (d *daemon) webhooks() map[string]http.Handler {
 }
 
 // writeMetrics writes the daemon's metrics, and the Go runtime's and the
-// process's (go_*, process_*), in the Prometheus text format.
+// process's (go_*, process_*), in the Prometheus text format. The samples
+// carry no replica label: the scraper's target labels (instance, and pod
+// under the Prometheus Operator) keep the replicas apart.
 func (d *daemon) writeMetrics(w io.Writer) {
-	bot.WriteLabeled(w, "replica", d.replica, func(w io.Writer) {
-		d.metricSet.WritePrometheus(w)
-		metrics.WriteProcessMetrics(w)
-	})
+	d.metricSet.WritePrometheus(w)
+	metrics.WriteProcessMetrics(w)
 }
