@@ -70,7 +70,6 @@ type Dispatcher struct {
 	slot     chan struct{}              // signalled when inflight drops while starved
 	starved  bool                       // the last claim asked for less than a batch: no room
 	workers  sync.WaitGroup
-	pool     *channels.Workers        // runs chat workers; a goroutine outlives its chat's
 	runCtx   context.Context          // Run's, while it accepts rows handed over
 	wakeAt   time.Time                // earliest retry this dispatcher released
 	marks    []Sent                   // sent rows not yet marked
@@ -118,7 +117,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.Liveness = NewLiveness(LivenessOptions{Store: o.Outbox, Owner: o.Owner, Logger: o.Logger})
 	}
 	return &Dispatcher{o: o, ownLiveness: ownLiveness, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
-		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}, pool: channels.NewWorkers(0),
+		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{},
 		unmarked:   map[string]chan struct{}{},
 		pruneEvery: PruneEvery}
 }
@@ -181,10 +180,6 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	d.runCtx = nil // hand-overs from now on are released for Drain or a restart
 	d.mu.Unlock()
 	d.workers.Wait()
-	d.mu.Lock()
-	d.pool.Stop() // none waits on after Run; a later Run or Drain gets new ones
-	d.pool = channels.NewWorkers(0)
-	d.mu.Unlock()
 }
 
 // nextPoll is how long Run may sleep: until the safety poll or the
@@ -275,7 +270,7 @@ func (d *Dispatcher) queueLocked(ctx context.Context, m OutboxMessage) bool {
 	d.chats[k] = append(q, m)
 	if !running {
 		d.workers.Add(1)
-		d.pool.Go(func() { d.work(ctx, k) })
+		go d.work(ctx, k)
 	}
 	return true
 }
