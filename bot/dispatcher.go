@@ -33,7 +33,7 @@ type DispatcherOptions struct {
 	// released for a retry wake the dispatcher when due; the poll finds
 	// the rest, such as a dead replica's.
 	Poll time.Duration
-	// MaxInFlight bounds the rows claimed and not yet settled (default 256).
+	// MaxInFlight bounds the rows claimed and not yet done (default 256).
 	MaxInFlight int
 	// SendTimeout bounds one Send, waits for short rate limits included
 	// (default half the lease, so a row is never sent after its lease).
@@ -65,7 +65,7 @@ type Dispatcher struct {
 	mu       sync.Mutex
 	chats    map[string][]OutboxMessage // queued rows per chat whose worker runs
 	held     map[string]time.Time       // chats whose earlier row waits for a retry, until when
-	inflight int                        // rows claimed and not settled
+	inflight int                        // rows claimed and not done (rowDone)
 	idle     chan struct{}              // closed when inflight drops to 0; a Liveness hold while not nil
 	slot     chan struct{}              // signalled when inflight drops while starved
 	starved  bool                       // the last claim asked for less than a batch: no room
@@ -283,7 +283,7 @@ func (d *Dispatcher) releaseHeld(ctx context.Context, rows []OutboxMessage) {
 		until := d.held[m.To.String()]
 		d.mu.Unlock()
 		d.release(ctx, m, until, "waiting for an earlier message")
-		d.settled()
+		d.rowDone()
 	}
 }
 
@@ -308,7 +308,7 @@ func (d *Dispatcher) work(ctx context.Context, chat string) {
 		if failed {
 			// Due with the earlier one; claims go by id, so it stays first.
 			d.release(ctx, m, next, "waiting for an earlier message")
-			d.settled()
+			d.rowDone()
 			continue
 		}
 		d.waitMarked(ctx, chat)
@@ -322,14 +322,14 @@ func (d *Dispatcher) work(ctx context.Context, chat string) {
 			d.mu.Unlock()
 		}
 		if ok {
-			continue // settled once its mark is written
+			continue // done once its mark is written
 		}
-		d.settled()
+		d.rowDone()
 	}
 }
 
 // addInflightLocked counts one more claimed row; the first holds the
-// heartbeat until the last is settled. d.mu is held.
+// heartbeat until the last is done. d.mu is held.
 func (d *Dispatcher) addInflightLocked() {
 	if d.inflight == 0 {
 		d.idle = make(chan struct{})
@@ -338,8 +338,9 @@ func (d *Dispatcher) addInflightLocked() {
 	d.inflight++
 }
 
-// settled counts one row as done.
-func (d *Dispatcher) settled() {
+// rowDone counts one claimed row as done: sent, released for a retry or
+// failed for good.
+func (d *Dispatcher) rowDone() {
 	d.mu.Lock()
 	d.inflight--
 	if d.inflight == 0 && d.idle != nil {
@@ -358,7 +359,7 @@ func (d *Dispatcher) settled() {
 	}
 }
 
-// waitIdle waits until every claimed row is settled or ctx ends.
+// waitIdle waits until every claimed row is done or ctx ends.
 func (d *Dispatcher) waitIdle(ctx context.Context) {
 	d.mu.Lock()
 	idle := d.idle
