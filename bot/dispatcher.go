@@ -26,18 +26,14 @@ type DispatcherOptions struct {
 	// its own from Outbox and runs it while Run runs; one given here is
 	// run by whoever made it.
 	Liveness *Liveness
-	// Turns, when set, makes Run's claims (the safety poll, nudges, room
-	// freed) take turns with the other background passes sharing it (see
-	// Turns); Drain's do not.
-	Turns *Turns
-	Batch int           // rows claimed at once (default 64)
-	Lease time.Duration // claim lease (default 60s)
+	Batch    int           // rows claimed at once (default 64)
+	Lease    time.Duration // claim lease (default 60s)
 	// Poll is the safety poll (default 2s): rows are handed over in memory
 	// as they are written (see reserve) or announced with Nudge, and rows
 	// released for a retry wake the dispatcher when due; the poll finds
 	// the rest, such as a dead replica's.
 	Poll time.Duration
-	// MaxInFlight bounds the rows claimed and not yet settled (default 256).
+	// MaxInFlight bounds the rows claimed and not yet done (default 256).
 	MaxInFlight int
 	// SendTimeout bounds one Send, waits for short rate limits included
 	// (default half the lease, so a row is never sent after its lease).
@@ -69,12 +65,11 @@ type Dispatcher struct {
 	mu       sync.Mutex
 	chats    map[string][]OutboxMessage // queued rows per chat whose worker runs
 	held     map[string]time.Time       // chats whose earlier row waits for a retry, until when
-	inflight int                        // rows claimed and not settled
+	inflight int                        // rows claimed and not done (rowDone)
 	idle     chan struct{}              // closed when inflight drops to 0; a Liveness hold while not nil
 	slot     chan struct{}              // signalled when inflight drops while starved
 	starved  bool                       // the last claim asked for less than a batch: no room
 	workers  sync.WaitGroup
-	pool     *channels.Workers        // runs chat workers; a goroutine outlives its chat's
 	runCtx   context.Context          // Run's, while it accepts rows handed over
 	wakeAt   time.Time                // earliest retry this dispatcher released
 	marks    []Sent                   // sent rows not yet marked
@@ -122,7 +117,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.Liveness = NewLiveness(LivenessOptions{Store: o.Outbox, Owner: o.Owner, Logger: o.Logger})
 	}
 	return &Dispatcher{o: o, ownLiveness: ownLiveness, nudge: make(chan struct{}, 1), slot: make(chan struct{}, 1),
-		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{}, pool: channels.NewWorkers(0),
+		chats: map[string][]OutboxMessage{}, held: map[string]time.Time{},
 		unmarked:   map[string]chan struct{}{},
 		pruneEvery: PruneEvery}
 }
@@ -157,11 +152,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	}()
 	failing := false
 	for ctx.Err() == nil {
-		var n, limit int
-		err := d.o.Turns.Run(ctx, func(ctx context.Context) (err error) {
-			n, limit, err = d.claim(ctx)
-			return err
-		})
+		n, limit, err := d.claim(ctx)
 		if err != nil && ctx.Err() == nil {
 			if !failing {
 				d.o.Logger.Error("outbox unavailable; will keep trying", "err", err)
@@ -189,10 +180,6 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	d.runCtx = nil // hand-overs from now on are released for Drain or a restart
 	d.mu.Unlock()
 	d.workers.Wait()
-	d.mu.Lock()
-	d.pool.Stop() // none waits on after Run; a later Run or Drain gets new ones
-	d.pool = channels.NewWorkers(0)
-	d.mu.Unlock()
 }
 
 // nextPoll is how long Run may sleep: until the safety poll or the
@@ -200,7 +187,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 func (d *Dispatcher) nextPoll() time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	wait := UntilBeat(d.o.Poll)
+	wait := UntilAligned(d.o.Poll)
 	if !d.wakeAt.IsZero() {
 		if until := max(time.Until(d.wakeAt), time.Millisecond); until < wait {
 			d.wakeAt = time.Time{}
@@ -283,7 +270,7 @@ func (d *Dispatcher) queueLocked(ctx context.Context, m OutboxMessage) bool {
 	d.chats[k] = append(q, m)
 	if !running {
 		d.workers.Add(1)
-		d.pool.Go(func() { d.work(ctx, k) })
+		go d.work(ctx, k)
 	}
 	return true
 }
@@ -296,7 +283,7 @@ func (d *Dispatcher) releaseHeld(ctx context.Context, rows []OutboxMessage) {
 		until := d.held[m.To.String()]
 		d.mu.Unlock()
 		d.release(ctx, m, until, "waiting for an earlier message")
-		d.settled()
+		d.rowDone()
 	}
 }
 
@@ -321,7 +308,7 @@ func (d *Dispatcher) work(ctx context.Context, chat string) {
 		if failed {
 			// Due with the earlier one; claims go by id, so it stays first.
 			d.release(ctx, m, next, "waiting for an earlier message")
-			d.settled()
+			d.rowDone()
 			continue
 		}
 		d.waitMarked(ctx, chat)
@@ -335,14 +322,14 @@ func (d *Dispatcher) work(ctx context.Context, chat string) {
 			d.mu.Unlock()
 		}
 		if ok {
-			continue // settled once its mark is written
+			continue // done once its mark is written
 		}
-		d.settled()
+		d.rowDone()
 	}
 }
 
 // addInflightLocked counts one more claimed row; the first holds the
-// heartbeat until the last is settled. d.mu is held.
+// heartbeat until the last is done. d.mu is held.
 func (d *Dispatcher) addInflightLocked() {
 	if d.inflight == 0 {
 		d.idle = make(chan struct{})
@@ -351,8 +338,9 @@ func (d *Dispatcher) addInflightLocked() {
 	d.inflight++
 }
 
-// settled counts one row as done.
-func (d *Dispatcher) settled() {
+// rowDone counts one claimed row as done: sent, released for a retry or
+// failed for good.
+func (d *Dispatcher) rowDone() {
 	d.mu.Lock()
 	d.inflight--
 	if d.inflight == 0 && d.idle != nil {
@@ -371,7 +359,7 @@ func (d *Dispatcher) settled() {
 	}
 }
 
-// waitIdle waits until every claimed row is settled or ctx ends.
+// waitIdle waits until every claimed row is done or ctx ends.
 func (d *Dispatcher) waitIdle(ctx context.Context) {
 	d.mu.Lock()
 	idle := d.idle

@@ -27,7 +27,7 @@ func (d *Dispatcher) reserve(ctx context.Context) (Claim, bool) {
 // given back and the dispatcher nudged to claim it in order.
 func (d *Dispatcher) handOver(m OutboxMessage, claimed bool) {
 	if !claimed {
-		d.settled()
+		d.rowDone()
 		d.Nudge()
 		return
 	}

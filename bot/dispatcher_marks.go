@@ -5,7 +5,7 @@ import "context"
 // markSent queues the record of a delivery to chat. One goroutine at a time
 // writes the queued marks in one statement, so under load a mark costs a
 // fraction of a round trip and never delays another chat's send; each row
-// counts as settled (Drain waits for it) once its mark is written. A mark
+// counts as done (Drain waits for it) once its mark is written. A mark
 // is written even when shutdown began meanwhile: a sent row left pending
 // would be sent again.
 func (d *Dispatcher) markSent(chat string, s Sent) {
@@ -55,7 +55,7 @@ func (d *Dispatcher) writeMarks() {
 		}
 		d.mu.Unlock()
 		for range batch {
-			d.settled()
+			d.rowDone()
 		}
 	}
 }

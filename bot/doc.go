@@ -22,7 +22,7 @@
 //     get), and stores the prompt and queues the reply through the
 //     agentcore.History and Outbox the Router uses; a reply queued with its
 //     session seq is delivered once.
-//   - Background loops and metrics: RepeatPaced, Turns, Pruning, RetryDelay,
+//   - Background loops and metrics: RepeatPaced, Pruning, RetryDelay,
 //     Liveness, NewCounterVec and NewObserver are the pipeline's own
 //     building blocks, exported for features so they behave alike.
 //

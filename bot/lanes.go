@@ -50,8 +50,6 @@ type lanes struct {
 	wg     sync.WaitGroup
 	ctx    context.Context
 	cancel context.CancelFunc
-	// workers run drains; a goroutine outlives its lane for the next one.
-	workers *channels.Workers
 }
 
 func newLanes(o LaneOptions, run func(context.Context, laneJob), log *slog.Logger) *lanes {
@@ -63,7 +61,7 @@ func newLanes(o LaneOptions, run func(context.Context, laneJob), log *slog.Logge
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &lanes{run: run, log: log, depth: o.QueueDepth, sem: make(chan struct{}, o.Workers),
-		queues: map[string]*lane{}, ctx: ctx, cancel: cancel, workers: channels.NewWorkers(0)}
+		queues: map[string]*lane{}, ctx: ctx, cancel: cancel}
 }
 
 // lane is one session's queue. It lives while its jobs wait or run.
@@ -108,8 +106,7 @@ func (l *lanes) enqueue(j laneJob) bool {
 	if !ln.running {
 		ln.running = true
 		l.wg.Add(1)
-		session := j.Session
-		l.workers.Go(func() { l.drain(session, ln) })
+		go l.drain(j.Session, ln)
 	}
 	return true
 }
@@ -146,7 +143,6 @@ func (l *lanes) close(ctx context.Context) error {
 	l.mu.Unlock()
 	done := make(chan struct{})
 	go func() { l.wg.Wait(); close(done) }()
-	defer l.workers.Stop()
 	select {
 	case <-done:
 		l.cancel()

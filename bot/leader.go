@@ -97,7 +97,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 				log.Info("another replica leads; standing by")
 				standby = true
 			}
-			if !sleep(ctx, UntilBeat(interval)) {
+			if !sleep(ctx, UntilAligned(interval)) {
 				return
 			}
 			continue
@@ -124,10 +124,10 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		// On the shared beat (UntilBeat), with the daemon's other idle
+		// At aligned moments (UntilAligned), with the daemon's other idle
 		// work: an idle daemon then wakes once a second instead of also
 		// at its own moments for this.
-		for sleep(runCtx, UntilBeat(interval)) {
+		for sleep(runCtx, UntilAligned(interval)) {
 			cctx, stop := context.WithTimeout(runCtx, interval)
 			err := lease.Check(cctx)
 			stop()

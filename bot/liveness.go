@@ -253,7 +253,7 @@ func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
 			l.beatLocked(ctx) // not when a Cover has just beaten
 		}
 		l.store.Unlock()
-		t := time.NewTimer(UntilBeat(l.o.Interval))
+		t := time.NewTimer(UntilAligned(l.o.Interval))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -261,7 +261,7 @@ func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
 		case <-t.C:
 		}
 		if ended, err := l.end(ctx); err != nil {
-			// Still there: keep it fresh and try again at the next beat.
+			// Still there: keep it fresh and try again at the next heartbeat.
 			if ctx.Err() == nil {
 				l.o.Logger.Debug("ending the heartbeat failed", "err", err)
 			}

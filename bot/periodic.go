@@ -6,12 +6,13 @@ import (
 	"time"
 )
 
-// repeat calls pass now and then on every beat of interval (UntilBeat)
+// repeat calls pass now and then at every aligned moment of interval
+// (UntilAligned)
 // until ctx ends. A run of failures is logged twice: when it starts
 // ("<what> failed; will keep trying") and when a pass works again, so an
 // outage does not flood the log.
 func repeat(ctx context.Context, interval time.Duration, log *slog.Logger, what string, pass func(context.Context) error) {
-	RepeatPaced(ctx, log, what, pass, func() time.Duration { return UntilBeat(interval) }, nil)
+	RepeatPaced(ctx, log, what, pass, func() time.Duration { return UntilAligned(interval) }, nil)
 }
 
 // RepeatPaced calls pass until ctx ends, logging a run of failures as repeat

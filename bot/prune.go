@@ -21,7 +21,7 @@ type Pruning struct {
 	What  string        // names the rows in logs: "outbox", "job runs"
 	Lock  string        // the leadership one replica takes to prune
 	Keep  time.Duration // rows older than this go
-	Every time.Duration // how often a pass runs, on that beat
+	Every time.Duration // how often a pass runs, at aligned moments (UntilAligned)
 	// Store is the store that prunes; when it is also a LeaderLock, only
 	// the replica holding Lock prunes.
 	Store any
@@ -29,10 +29,10 @@ type Pruning struct {
 	Log   *slog.Logger
 }
 
-// Loop prunes on every beat of p.Every until ctx ends; the first pass
-// waits for the first beat, so start-up does no pruning work.
+// Loop prunes at every aligned moment of p.Every until ctx ends; the first
+// pass waits for the first one, so start-up does no pruning work.
 func (p Pruning) Loop(ctx context.Context) {
-	if !sleep(ctx, UntilBeat(p.Every)) {
+	if !sleep(ctx, UntilAligned(p.Every)) {
 		return
 	}
 	repeat(ctx, p.Every, p.Log, p.What+" pruning", func(ctx context.Context) error {

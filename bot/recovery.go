@@ -111,7 +111,7 @@ func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 		interval = DefaultRecoveryInterval
 	}
 	passes := recoveryPasses{fullEvery: FullRecoveryEvery, recentEvery: RecentRecoveryEvery}
-	repeat(ctx, interval, r.log, "recovery pass", r.opts.Turns.pass(func(ctx context.Context) error {
+	repeat(ctx, interval, r.log, "recovery pass", func(ctx context.Context) error {
 		began := time.Now()
 		q := passes.next(began)
 		_, err := r.recoverSessions(ctx, q)
@@ -120,7 +120,7 @@ func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 			_, err = r.opts.Approvals.ExpireDue(ctx)
 		}
 		return err
-	}))
+	})
 }
 
 // recoveryPasses decides what each RunRecovery pass looks at: the first,

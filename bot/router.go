@@ -79,9 +79,6 @@ type Options struct {
 	// written already claimed for it and handed over in memory. Nudge
 	// defaults to its Nudge.
 	Dispatcher *Dispatcher
-	// Turns, when set, makes the recovery and team-inbox passes take turns
-	// with the other background passes sharing it (see Turns).
-	Turns *Turns
 	// Status returns the lines /status shows (readiness of dependencies).
 	Status func(ctx context.Context) []string
 	// Scrub removes configured secrets from outgoing text; nil: identity.

@@ -241,7 +241,7 @@ func (r *Router) RunTeamMail(ctx context.Context, teams []string, interval time.
 	if r.opts.Team.Mail == nil || r.opts.Team.Members == nil || len(teams) == 0 {
 		return
 	}
-	repeat(ctx, interval, r.log, "reading the team inboxes", r.opts.Turns.pass(func(ctx context.Context) error {
+	repeat(ctx, interval, r.log, "reading the team inboxes", func(ctx context.Context) error {
 		var err error
 		for _, team := range teams {
 			for _, m := range r.opts.Team.Members(team) {
@@ -254,7 +254,7 @@ func (r *Router) RunTeamMail(ctx context.Context, teams []string, interval time.
 			}
 		}
 		return err
-	}))
+	})
 }
 
 // handOver stores text as a user message in session (idempotent by

@@ -10,7 +10,7 @@ import "time"
 // secret:"true" are credentials: Secrets returns them and Redacted hides them.
 type Config struct {
 	// Replica names this process among several sharing one database: in
-	// /readyz and the replica label of every metric, and, when set, in
+	// /readyz, in the service.instance.id of its traces and, when set, in
 	// every log line. Default: the host name (a Kubernetes pod's name).
 	Replica string `mapstructure:"replica"`
 	// DataDir holds the embedded Postgres data and workspaces.

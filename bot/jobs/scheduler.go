@@ -26,9 +26,6 @@ type SchedulerOptions struct {
 	// so a replica that dies mid-run has its run taken over at once; nil:
 	// only when the lease expires. The dispatcher's, shared.
 	Liveness *bot.Liveness
-	// Turns, when set, makes each check take turns with the other
-	// background passes sharing it (see bot.Turns).
-	Turns *bot.Turns
 	// Tick is how often jobs are checked at the least (default 5s): in
 	// between the scheduler sleeps until the next slot of a job it knows,
 	// a retry it scheduled, or a Wake (a job was added or changed here).
@@ -144,7 +141,7 @@ func (s *Scheduler) checkBy(t time.Time) {
 func (s *Scheduler) untilCheck() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	wait := bot.UntilBeat(s.o.Tick)
+	wait := bot.UntilAligned(s.o.Tick)
 	for _, t := range []time.Time{s.nextAt, s.retryAt} {
 		if !t.IsZero() {
 			wait = min(wait, max(time.Until(t), time.Millisecond))
@@ -172,7 +169,7 @@ func (s *Scheduler) Run(ctx context.Context) {
 	if p, ok := s.o.Jobs.(JobRunPruner); ok && s.o.KeepRuns > 0 {
 		s.wg.Go(func() { s.runsPruning(p).Loop(ctx) })
 	}
-	bot.RepeatPaced(ctx, s.log, "scheduler check", func(ctx context.Context) error { return s.o.Turns.Run(ctx, s.Tick) }, s.untilCheck, s.wake)
+	bot.RepeatPaced(ctx, s.log, "scheduler check", s.Tick, s.untilCheck, s.wake)
 }
 
 // Tick runs one check: it takes over runs whose lease expired or whose

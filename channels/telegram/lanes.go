@@ -4,8 +4,6 @@ import (
 	"sync"
 
 	"github.com/go-telegram/bot/models"
-
-	"github.com/switchboard-chat/switchboard/channels"
 )
 
 // chatLanes runs the handling of updates concurrently across chats and one
@@ -20,14 +18,10 @@ type chatLanes struct {
 	// while its lane goroutine runs, even with nothing left queued.
 	queued map[int64][]func()
 	wg     sync.WaitGroup
-	// workers run lanes; a goroutine outlives its lane for the next one.
-	// Guarded by mu: wait replaces them.
-	workers *channels.Workers
 }
 
 func newChatLanes(limit int) *chatLanes {
-	return &chatLanes{slots: make(chan struct{}, max(limit, 1)), queued: map[int64][]func(){},
-		workers: channels.NewWorkers(0)}
+	return &chatLanes{slots: make(chan struct{}, max(limit, 1)), queued: map[int64][]func(){}}
 }
 
 // submit queues work behind the earlier work of chat, starting the chat's
@@ -39,10 +33,9 @@ func (l *chatLanes) submit(chat int64, work func()) {
 	if !running {
 		l.wg.Add(1)
 	}
-	workers := l.workers
 	l.mu.Unlock()
 	if !running {
-		workers.Go(func() { l.run(chat) })
+		go l.run(chat)
 	}
 }
 
@@ -67,15 +60,9 @@ func (l *chatLanes) run(chat int64) {
 	}
 }
 
-// wait blocks until every submitted work has returned and lets the lanes'
-// goroutines go. Nothing may be submitted while it waits.
-func (l *chatLanes) wait() {
-	l.wg.Wait()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.workers.Stop() // none waits on after polling stops; the next Start gets new ones
-	l.workers = channels.NewWorkers(0)
-}
+// wait blocks until every submitted work has returned. Nothing may be
+// submitted while it waits.
+func (l *chatLanes) wait() { l.wg.Wait() }
 
 // chatOf returns the chat an update belongs to, 0 when it has none (such
 // updates share one lane).

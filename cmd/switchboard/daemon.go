@@ -142,7 +142,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	// owner names this process in leases and heartbeats: unique even when a
 	// restarted container gets the same hostname and pid.
 	owner := processOwner()
-	turns := d.wireDelivery(owner)
+	d.wireDelivery(owner)
 	reg, err := d.newTools(d.approvals)
 	if err != nil {
 		st.close(ctx)
@@ -153,8 +153,8 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		st.close(ctx)
 		return nil, err
 	}
-	d.router = d.newRouter(agents, turns, o.allow)
-	if err := d.wireJobs(owner, turns); err != nil {
+	d.router = d.newRouter(agents, o.allow)
+	if err := d.wireJobs(owner); err != nil {
 		st.close(ctx)
 		return nil, err
 	}
@@ -190,16 +190,12 @@ func newDaemonLogged(cfg *config.Config, logOut io.Writer) *daemon {
 
 // wireDelivery makes what delivers and decides on the stores and channels:
 // the liveness heartbeat, the outbox dispatcher, approvals and handoffs.
-// It returns the turns the background passes share.
-func (d *daemon) wireDelivery(owner string) *bot.Turns {
+func (d *daemon) wireDelivery(owner string) {
 	st, cfg := d.st, d.cfg
 	// One heartbeat for the outbox rows and job runs this process holds.
 	d.live = bot.NewLiveness(bot.LivenessOptions{Store: st.db, Owner: owner, Logger: d.log})
-	// The background passes take turns: idle, they then need one pooled
-	// connection between them.
-	turns := bot.NewTurns()
 	d.disp = bot.NewDispatcher(bot.DispatcherOptions{
-		Outbox: st.db, Channels: d.channels, Owner: owner, Liveness: d.live, Turns: turns,
+		Outbox: st.db, Channels: d.channels, Owner: owner, Liveness: d.live,
 		Metrics: d.metrics, Logger: d.log, Tracer: d.tracing.tracer(),
 	})
 	d.approvals = bot.NewApprovals(bot.ApprovalOptions{
@@ -214,12 +210,11 @@ func (d *daemon) wireDelivery(owner string) *bot.Turns {
 		Directory: bot.Directory{Default: cfg.Agent.Name, Names: cfg.AgentNames(), Bindings: bindingsOf(cfg)},
 		History:   st.db, Outbox: st.db, Nudge: d.disp.Nudge, Logger: d.log,
 	}
-	return turns
 }
 
 // newRouter makes the router every inbound message goes through; allow
 // adds identities allowed regardless of access mode.
-func (d *daemon) newRouter(agents builtAgents, turns *bot.Turns, allow []string) *bot.Router {
+func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 	st, cfg, scrubber := d.st, d.cfg, d.scrubber
 	userRate, _ := rateOf(cfg.RateLimit.User)
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
@@ -239,7 +234,7 @@ func (d *daemon) newRouter(agents builtAgents, turns *bot.Turns, allow []string)
 		Channels: d.channels,
 		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, allow...)},
 		Limits:   bot.Limits{User: userRate, Chat: chatRate},
-		Metrics:  d.metrics, Logger: d.log, Dispatcher: d.disp, Turns: turns,
+		Metrics:  d.metrics, Logger: d.log, Dispatcher: d.disp,
 		Status: func(ctx context.Context) []string {
 			return append(append(bot.StatusLines(ctx, d.checks()), d.execInfo), d.mcpStatusLines(ctx)...)
 		},
@@ -355,10 +350,10 @@ func (d *daemon) webhooks() map[string]http.Handler {
 }
 
 // writeMetrics writes the daemon's metrics, and the Go runtime's and the
-// process's (go_*, process_*), in the Prometheus text format.
+// process's (go_*, process_*), in the Prometheus text format. The samples
+// carry no replica label: the scraper's target labels (instance, and pod
+// under the Prometheus Operator) keep the replicas apart.
 func (d *daemon) writeMetrics(w io.Writer) {
-	bot.WriteLabeled(w, "replica", d.replica, func(w io.Writer) {
-		d.metricSet.WritePrometheus(w)
-		metrics.WriteProcessMetrics(w)
-	})
+	d.metricSet.WritePrometheus(w)
+	metrics.WriteProcessMetrics(w)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-chat/switchboard/channels/slack"
 	"github.com/switchboard-chat/switchboard/config"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/embedded"
 	"github.com/switchboard-chat/switchboard/storage/redis"
 	"github.com/switchboard-chat/switchboard/tools"
 	"github.com/switchboard-chat/switchboard/tools/exec"
@@ -189,7 +190,7 @@ func checkPostgres(ctx context.Context, cfg *config.Config, cluster *string) (st
 		if err != nil {
 			return "", err
 		}
-		emb, err := postgres.StartEmbedded(ctx, postgres.EmbeddedOptions{DataDir: dir})
+		emb, err := embedded.Start(ctx, embedded.Options{DataDir: dir})
 		if err != nil {
 			return "", err
 		}

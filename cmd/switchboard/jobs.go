@@ -79,10 +79,10 @@ func (d *daemon) syncJobs(ctx context.Context) error {
 // agents, and registers the jobs feature's chat commands (/jobs) with the
 // router. Their store wakes the scheduler when a job is added, paused or
 // resumed, so a change made in chat runs on time.
-func (d *daemon) wireJobs(owner string, turns *bot.Turns) error {
+func (d *daemon) wireJobs(owner string) error {
 	d.sched = jobs.NewScheduler(jobs.SchedulerOptions{
 		Jobs: d.st.db, History: d.st.db, Outbox: d.st.db, Agents: d.router,
-		Owner: owner, Liveness: d.live, Turns: turns, Nudge: d.disp.Nudge, Scrub: d.scrubber.Scrub,
+		Owner: owner, Liveness: d.live, Nudge: d.disp.Nudge, Scrub: d.scrubber.Scrub,
 		Metrics: jobs.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
 	})
 	if err := d.router.Register(jobs.Commands(d.sched.WatchJobs(d.st.db), d.log)...); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/config"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/embedded"
 	"github.com/switchboard-chat/switchboard/storage/redis"
 )
 
@@ -19,7 +20,7 @@ type stores struct {
 	db          *postgres.DB
 	docs        *postgres.DocsCache // db's documents; reads from memory while it listens
 	rdb         *redis.Store
-	embeddedPG  *postgres.Embedded
+	embeddedPG  *embedded.Server
 	embeddedRDB *redis.Embedded
 	log         *slog.Logger
 	tracing     trace.TracerProvider // nil: queries and commands untraced
@@ -86,7 +87,7 @@ func (s *stores) openDB(ctx context.Context, cfg *config.Config) error {
 			return err
 		}
 		s.log.Info("no database.url set: starting embedded PostgreSQL", "data_dir", dir)
-		emb, err := postgres.StartEmbedded(ctx, postgres.EmbeddedOptions{DataDir: dir, Logger: s.log})
+		emb, err := embedded.Start(ctx, embedded.Options{DataDir: dir, Logger: s.log})
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,7 @@
 // Package postgres keeps everything switchboard must not lose in PostgreSQL:
 // identities, sessions and messages, the outbox, and the schema migrations
-// that create them. It can also run a private embedded server (StartEmbedded)
-// when no database URL is configured.
+// that create them. The private server used when no database URL is
+// configured is run by package embedded.
 package postgres
 
 import (
@@ -19,6 +19,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/switchboard-chat/switchboard/storage/postgres/redact"
 )
 
 // connectTimeout bounds one connection attempt when the URL sets none.
@@ -30,10 +32,9 @@ const openTimeout = 10 * time.Second
 
 // idleConnTimeout is how long a pooled connection may sit unused before
 // the pool closes it, when the URL's pool_max_conn_idle_time sets nothing.
-// pgx keeps them 30 minutes. An idle daemon keeps one busy (the loops on
-// the shared beat take turns: bot.Turns); the rest of a burst's
-// connections then go, each with its client memory and a backend process
-// on the server.
+// pgx keeps them 30 minutes; after a burst its extra connections go
+// within a minute, each with its client memory and a backend process on
+// the server.
 const idleConnTimeout = time.Minute
 
 // pingIdleAfter is how long a pooled connection may sit unused before the
@@ -100,7 +101,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, redact(fmt.Errorf("open postgres: database.url is not a valid PostgreSQL URL (%s): %w", redactURL(url), err), urlPassword(url))
+		return nil, redact.Error(fmt.Errorf("open postgres: database.url is not a valid PostgreSQL URL (%s): %w", redact.URL(url), err), redact.URLPassword(url))
 	}
 	secret := cfg.ConnConfig.Password
 	if cfg.ConnConfig.ConnectTimeout == 0 {
@@ -130,7 +131,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	target := connTarget{host: cfg.ConnConfig.Host, port: cfg.ConnConfig.Port, user: cfg.ConnConfig.User, database: cfg.ConnConfig.Database}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, redact(fmt.Errorf("connect to postgres at %s: %w%s", where, err, target.hint(err)), secret)
+		return nil, redact.Error(fmt.Errorf("connect to postgres at %s: %w%s", where, err, target.hint(err)), secret)
 	}
 	db := &DB{pool: pool, logger: logger, where: where, target: target, secret: secret,
 		prepares: cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
@@ -139,7 +140,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	defer cancel()
 	if err := db.pool.Ping(pingCtx); err != nil {
 		logger.Warn("postgres not reachable yet; will keep trying",
-			"err", redact(fmt.Errorf("connect to postgres at %s: %w%s", where, err, target.hint(err)), secret))
+			"err", redact.Error(fmt.Errorf("connect to postgres at %s: %w%s", where, err, target.hint(err)), secret))
 		return db, nil
 	}
 	logger.Debug("postgres connected", "server", where, "database", cfg.ConnConfig.Database)
@@ -156,7 +157,7 @@ func (db *DB) Close() {
 // Ping checks that the server answers.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.pool.Ping(ctx); err != nil {
-		return redact(fmt.Errorf("postgres at %s: %w%s", db.where, err, db.target.hint(err)), db.secret)
+		return redact.Error(fmt.Errorf("postgres at %s: %w%s", db.where, err, db.target.hint(err)), db.secret)
 	}
 	return nil
 }
@@ -167,7 +168,7 @@ func (db *DB) Ping(ctx context.Context) error {
 func (db *DB) Autovacuum(ctx context.Context) (bool, error) {
 	var on bool
 	if err := db.pool.QueryRow(ctx, `SELECT current_setting('autovacuum')::bool`).Scan(&on); err != nil {
-		return false, redact(fmt.Errorf("postgres at %s: read the autovacuum setting: %w", db.where, err), db.secret)
+		return false, redact.Error(fmt.Errorf("postgres at %s: read the autovacuum setting: %w", db.where, err), db.secret)
 	}
 	return on, nil
 }
@@ -225,7 +226,7 @@ func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/@%+=-") == "" {
 		return s
 	}
-	return shellQuote(s)
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // serverAddr renders host and port for messages; a socket directory is shown

@@ -8,15 +8,6 @@ import (
 	"github.com/pressly/goose/v3"
 )
 
-// What the external tests share with the internal ones.
-var (
-	// ReachableTempDir is authTestDir: a data directory the embedded
-	// server's user can reach.
-	ReachableTempDir = authTestDir
-	// StartForTest is startForTest.
-	StartForTest = startForTest
-)
-
 // SchemaUpToDate exposes the migration fast path's check.
 func (db *DB) SchemaUpToDate(ctx context.Context) (bool, error) {
 	files, err := fs.Sub(migrationFiles, "migrations")

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/storage/batcher"
+	"github.com/switchboard-chat/switchboard/storage/postgres/redact"
 )
 
 const (
@@ -170,6 +171,6 @@ func (g *groupCommit) exec(ctx context.Context, to batchSender, group []*groupMe
 func (db *DB) groupFailed(name string) func(calls int, err error) {
 	return func(calls int, err error) {
 		db.logger.Debug("group commit failed; its calls store alone", "group", name, "calls", calls,
-			"err", redact(err, db.secret))
+			"err", redact.Error(err, db.secret))
 	}
 }

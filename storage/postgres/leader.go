@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/storage/postgres/redact"
 )
 
 var _ bot.LeaderLock = (*DB)(nil)
@@ -70,7 +71,7 @@ func (db *DB) TryLead(ctx context.Context, key string) (bot.Lease, bool, error) 
 		if err := db.onSession(ctx, func(ctx context.Context) error {
 			return s.conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", id).Scan(&ok)
 		}); err != nil {
-			return nil, false, redact(fmt.Errorf("leader lock %q: %w", key, err), db.secret)
+			return nil, false, redact.Error(fmt.Errorf("leader lock %q: %w", key, err), db.secret)
 		}
 		if !ok {
 			return nil, false, nil
@@ -79,14 +80,14 @@ func (db *DB) TryLead(ctx context.Context, key string) (bot.Lease, bool, error) 
 	}
 	c, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return nil, false, redact(fmt.Errorf("leader lock %q: connect to postgres at %s: %w", key, db.where, err), db.secret)
+		return nil, false, redact.Error(fmt.Errorf("leader lock %q: connect to postgres at %s: %w", key, db.where, err), db.secret)
 	}
 	var ok bool
 	if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", id).Scan(&ok); err != nil {
 		// The lock may have been taken before the error: never hand this
 		// connection back to the pool.
 		closeConn(ctx, c.Hijack())
-		return nil, false, redact(fmt.Errorf("leader lock %q: %w", key, err), db.secret)
+		return nil, false, redact.Error(fmt.Errorf("leader lock %q: %w", key, err), db.secret)
 	}
 	if !ok {
 		c.Release() // a standby's ask: the pool's connection goes back
@@ -200,7 +201,7 @@ func (l *leaderLease) Check(ctx context.Context) error {
 		granted, err = grantedLocks(ctx, s.conn)
 		return err
 	}); err != nil {
-		return redact(fmt.Errorf("leader lock %q: check: %w", l.key, err), l.db.secret)
+		return redact.Error(fmt.Errorf("leader lock %q: check: %w", l.key, err), l.db.secret)
 	}
 	s.granted, s.verifiedAt = granted, now
 	if !granted[l.id] {
@@ -248,7 +249,7 @@ func (l *leaderLease) Release(ctx context.Context) error {
 		_, err := s.conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", l.id)
 		return err
 	}); err != nil {
-		return redact(fmt.Errorf("leader lock %q: unlock: %w", l.key, err), l.db.secret)
+		return redact.Error(fmt.Errorf("leader lock %q: unlock: %w", l.key, err), l.db.secret)
 	}
 	if len(s.held) == 0 {
 		l.db.endSession(ctx, s)

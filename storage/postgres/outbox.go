@@ -177,21 +177,22 @@ func rowArgs(r bot.OutboxRow) []any {
 // Retry releases pending row r to be tried again at `at`, recording
 // reason.
 func (db *DB) Retry(ctx context.Context, r bot.OutboxRow, at time.Time, reason string) error {
-	return db.settle(ctx, "retry", r, `UPDATE outbox SET next_attempt_at = $4, last_error = $5,
+	return db.updatePending(ctx, "retry", r, `UPDATE outbox SET next_attempt_at = $4, last_error = $5,
 			claimed_by = NULL, claimed_until = NULL
 		WHERE `+isRow+` AND status = 'pending'`, at, truncate(storable(reason), maxErrorLen))
 }
 
 // Fail gives up on pending row r for good, recording reason.
 func (db *DB) Fail(ctx context.Context, r bot.OutboxRow, reason string) error {
-	return db.settle(ctx, "fail", r, `UPDATE outbox SET status = 'failed', last_error = $4,
+	return db.updatePending(ctx, "fail", r, `UPDATE outbox SET status = 'failed', last_error = $4,
 			claimed_by = NULL, claimed_until = NULL
 		WHERE `+isRow+` AND status = 'pending'`, truncate(storable(reason), maxErrorLen))
 }
 
-// settle runs an update of row r (isRow, then args from $4) that applies
-// only to a pending message and explains why when it applied to none.
-func (db *DB) settle(ctx context.Context, what string, r bot.OutboxRow, sql string, args ...any) error {
+// updatePending runs an update of row r (isRow, then args from $4) that
+// applies only to a pending message and explains why when it applied to
+// none.
+func (db *DB) updatePending(ctx context.Context, what string, r bot.OutboxRow, sql string, args ...any) error {
 	ctx = context.WithoutCancel(ctx)
 	id := r.ID
 	var tag pgconn.CommandTag

@@ -154,7 +154,7 @@ func (s *Store) waitForBeat(ctx context.Context) bool {
 		every = s.inst.ttl / 3
 	}
 	s.inst.setBeating(needed)
-	t := time.NewTimer(bot.UntilBeat(every)) // with the daemon's other idle work
+	t := time.NewTimer(bot.UntilAligned(every)) // with the daemon's other idle work
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

@@ -19,7 +19,7 @@ func RowExists(t *testing.T, db *postgres.DB, table string, id int64) bool {
 }
 
 // RunUntilPruned runs a component that prunes table (its Run, pruning on a
-// short beat) until the row old is gone, failing the test after 10 s, and
+// short interval) until the row old is gone, failing the test after 10 s, and
 // checks that the row kept stays (why says why it must).
 func RunUntilPruned(t *testing.T, db *postgres.DB, table string, run func(context.Context), old, kept int64, why string) {
 	t.Helper()

@@ -1,4 +1,4 @@
-package postgres
+package embedded
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func parsePostmasterPid(data []byte) (postmasterPid, error) {
 // pid file is stale when its pid is dead, belongs to a process that is not a
 // postgres serving pgData, or pg_ctl says no server runs; a stale file is
 // removed so the next start does not trip over it.
-func (e *Embedded) inspectPidFile(ctx context.Context) (pidFileState, postmasterPid, error) {
+func (e *Server) inspectPidFile(ctx context.Context) (pidFileState, postmasterPid, error) {
 	path := filepath.Join(e.pgData, "postmaster.pid")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -82,7 +82,7 @@ func processAlive(pid int) bool {
 // servesDataDir reports whether pid is a postgres whose working directory is
 // pgData (the postmaster changes into its data directory). Where /proc is
 // not available it asks pg_ctl status instead.
-func (e *Embedded) servesDataDir(ctx context.Context, pid int) bool {
+func (e *Server) servesDataDir(ctx context.Context, pid int) bool {
 	proc := "/proc/" + strconv.Itoa(pid)
 	comm, err := os.ReadFile(proc + "/comm")
 	if err != nil {
@@ -137,7 +137,7 @@ func removeStaleSockets(sockDir string) {
 // runningServer reports the server of pgData when one runs, reading
 // postmaster.pid without ever removing it: only the owner may clear a stale
 // pid file (inspectPidFile), or it could delete a newly started server's.
-func (e *Embedded) runningServer(ctx context.Context) (postmasterPid, bool) {
+func (e *Server) runningServer(ctx context.Context) (postmasterPid, bool) {
 	data, err := os.ReadFile(filepath.Join(e.pgData, "postmaster.pid"))
 	if err != nil {
 		return postmasterPid{}, false
@@ -156,7 +156,7 @@ const ownerLockName = "postgres.lock"
 // tryOwnerLock takes the owner lock without waiting: it returns a nil lock
 // and the holder's pid (0 when not known) when another handle runs the
 // server.
-func (e *Embedded) tryOwnerLock() (*pidlock.Lock, int, error) {
+func (e *Server) tryOwnerLock() (*pidlock.Lock, int, error) {
 	lock, holder, err := pidlock.TryLock(filepath.Join(e.dataDir, ownerLockName))
 	if err != nil {
 		return nil, 0, fmt.Errorf("embedded postgres: %w", err)

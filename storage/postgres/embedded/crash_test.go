@@ -1,4 +1,4 @@
-package postgres_test
+package embedded_test
 
 import (
 	"context"
@@ -8,7 +8,8 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
-	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/storage/postgres/embedded"
 )
 
 // A real PostgreSQL crash (kill -9 of a private server's postmaster) right
@@ -47,7 +48,7 @@ func TestCrashKeepsAStoredReply(t *testing.T) {
 	}
 	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
 	stored, err := db.InsertReply(ctx, session, 1, agentcore.Message{Role: agentcore.RoleAssistant, Content: "hello"},
-		reply("", 0, "hello"), claim)
+		bot.OutboxMessage{To: channels.Address{Platform: "telegram", ChatID: "42", ThreadID: "7"}, Text: "hello"}, claim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestCrashKeepsAStoredReply(t *testing.T) {
 }
 
 // killServer kills e's postmaster with SIGKILL, as a crash would.
-func killServer(t *testing.T, e *postgres.Embedded) {
+func killServer(t *testing.T, e *embedded.Server) {
 	t.Helper()
 	pid := postmasterPID(e)
 	if pid == 0 {

@@ -1,4 +1,4 @@
-package postgres_test
+package embedded_test
 
 import (
 	"context"

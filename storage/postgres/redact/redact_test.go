@@ -1,4 +1,4 @@
-package postgres
+package redact
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 )
 
 func TestRedactURL(t *testing.T) {
-	got := redactURL("postgres://u:hunter2@db:5432/x?sslmode=require&password=hunter3")
+	got := URL("postgres://u:hunter2@db:5432/x?sslmode=require&password=hunter3")
 	if strings.Contains(got, "hunter2") || strings.Contains(got, "hunter3") || !strings.Contains(got, "u:xxxxx@db:5432") {
-		t.Errorf("redactURL = %q", got)
+		t.Errorf("URL = %q", got)
 	}
-	err := redact(errors.New("bad hunter2\n\tline two"), "hunter2")
+	err := Error(errors.New("bad hunter2\n\tline two"), "hunter2")
 	if err.Error() != "bad xxxxx; line two" {
-		t.Errorf("redact = %q", err)
+		t.Errorf("Error = %q", err)
 	}
 }

@@ -1,4 +1,4 @@
-package postgres
+package embedded
 
 import (
 	"os"
@@ -12,7 +12,7 @@ func TestSocketDirFallsBackWhenPathTooLong(t *testing.T) {
 	if err := os.MkdirAll(long, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	e := &Embedded{dataDir: long}
+	e := &Server{dataDir: long}
 	e.setHome(long)
 	if err := e.prepareRuntime(); err != nil {
 		t.Fatal(err)
@@ -23,7 +23,7 @@ func TestSocketDirFallsBackWhenPathTooLong(t *testing.T) {
 	}
 
 	short := t.TempDir()
-	e = &Embedded{dataDir: short}
+	e = &Server{dataDir: short}
 	e.setHome(short)
 	if err := e.prepareRuntime(); err != nil {
 		t.Fatal(err)

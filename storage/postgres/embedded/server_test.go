@@ -1,4 +1,4 @@
-package postgres_test
+package embedded_test
 
 import (
 	"context"
@@ -13,19 +13,20 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/embedded"
 )
 
 // reachableTempDir is the package's authTestDir (see export_test.go).
-var reachableTempDir = postgres.ReachableTempDir
+var reachableTempDir = embedded.ReachableTempDir
 
 // startEmbedded starts the server of dir and stops it when the test ends.
-func startEmbedded(t *testing.T, dir string) *postgres.Embedded {
+func startEmbedded(t *testing.T, dir string) *embedded.Server {
 	t.Helper()
-	return postgres.StartForTest(t, dir, nil)
+	return embedded.StartForTest(t, dir, nil)
 }
 
 // openEmbedded opens and migrates the database of e.
-func openEmbedded(t *testing.T, e *postgres.Embedded) *postgres.DB {
+func openEmbedded(t *testing.T, e *embedded.Server) *postgres.DB {
 	t.Helper()
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, e.URL(), postgres.Options{})
@@ -144,12 +145,12 @@ func TestEmbeddedLifecycle(t *testing.T) {
 }
 
 func TestEmbeddedMissingBinaries(t *testing.T) {
-	_, err := postgres.StartEmbedded(context.Background(), postgres.EmbeddedOptions{
+	_, err := embedded.Start(context.Background(), embedded.Options{
 		DataDir: t.TempDir(),
 		BinDir:  t.TempDir(), // holds no initdb or pg_ctl
 	})
-	if !errors.Is(err, postgres.ErrNoServerBinaries) {
-		t.Fatalf("StartEmbedded without binaries = %v, want ErrNoServerBinaries", err)
+	if !errors.Is(err, embedded.ErrNoServerBinaries) {
+		t.Fatalf("Start without binaries = %v, want ErrNoServerBinaries", err)
 	}
 	for _, want := range []string{"initdb", "apt-get install postgresql", "database.url", "SWITCHBOARD_DATABASE_URL"} {
 		if !strings.Contains(err.Error(), want) {
@@ -159,8 +160,8 @@ func TestEmbeddedMissingBinaries(t *testing.T) {
 }
 
 func TestEmbeddedNeedsDataDir(t *testing.T) {
-	_, err := postgres.StartEmbedded(context.Background(), postgres.EmbeddedOptions{})
+	_, err := embedded.Start(context.Background(), embedded.Options{})
 	if err == nil || !strings.Contains(err.Error(), "data_dir") {
-		t.Fatalf("StartEmbedded without DataDir = %v, want an error naming data_dir", err)
+		t.Fatalf("Start without DataDir = %v, want an error naming data_dir", err)
 	}
 }

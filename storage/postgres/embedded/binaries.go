@@ -1,4 +1,4 @@
-package postgres
+package embedded
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 // server binaries.
 const defaultLibGlob = "/usr/lib/postgresql/*/bin"
 
-// ErrNoServerBinaries is returned by StartEmbedded when no PostgreSQL server
+// ErrNoServerBinaries is returned by Start when no PostgreSQL server
 // installation (initdb and pg_ctl) can be found.
 var ErrNoServerBinaries = errors.New("embedded PostgreSQL needs the server binaries (initdb, pg_ctl) but none were found; " +
 	"install them (Debian/Ubuntu: apt-get install postgresql) or set database.url (SWITCHBOARD_DATABASE_URL) to an existing server")

@@ -1,4 +1,4 @@
-package postgres
+package embedded
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package postgres
+package embedded
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard-chat/switchboard/storage/pidlock"
+	"github.com/switchboard-chat/switchboard/storage/postgres/redact"
 )
 
 // The embedded server's fixed names.
@@ -31,8 +32,8 @@ const (
 	maxSocketPath = 107
 )
 
-// EmbeddedOptions configure StartEmbedded.
-type EmbeddedOptions struct {
+// Options configure Start.
+type Options struct {
 	// DataDir is switchboard's data directory. The server keeps its files
 	// in DataDir/postgres and logs to DataDir/postgres.log, unless the
 	// unprivileged user it runs as (when switchboard is root) cannot reach
@@ -51,7 +52,7 @@ type EmbeddedOptions struct {
 	BinDir string
 }
 
-// Embedded is a private PostgreSQL server started from the machine's
+// Server is a private PostgreSQL server started from the machine's
 // PostgreSQL binaries, for a single switchboard replica. Every connection
 // must give a random password kept in the data directory.
 //
@@ -59,7 +60,7 @@ type EmbeddedOptions struct {
 // one runs the server: it holds the owner lock, restarts the server if it
 // dies and stops it in Stop. The others reuse it, leave it running in
 // Stop, and take over if the owner goes away.
-type Embedded struct {
+type Server struct {
 	bins    serverBinaries
 	user    *serverUser // nil: runs as the current user
 	dataDir string
@@ -85,28 +86,28 @@ type Embedded struct {
 	stopped bool
 }
 
-// StartEmbedded starts (initialising on first use) the server of
+// Start starts (initialising on first use) the server of
 // opts.DataDir and makes sure database "switchboard" exists. A server
 // already running on the same data directory is reused: one another live
 // switchboard process runs is left to it, one a dead process left behind
 // is adopted. A cluster made by an older version that let everyone in
 // without a password gets one on the way.
-func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
-	e, err := newEmbedded(opts)
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	e, err := newServer(opts)
 	if err != nil {
 		return nil, err
 	}
 	if err := e.bringUp(ctx, opts.Port); err != nil {
 		e.lock.Release()
 		e.removeTempSock()
-		return nil, redact(err, e.password)
+		return nil, redact.Error(err, e.password)
 	}
 	e.startWatchdog(ctx)
 	return e, nil
 }
 
-// newEmbedded finds the binaries, the server's user and the cluster's home.
-func newEmbedded(opts EmbeddedOptions) (*Embedded, error) {
+// newServer finds the binaries, the server's user and the cluster's home.
+func newServer(opts Options) (*Server, error) {
 	if opts.DataDir == "" {
 		return nil, errors.New("embedded postgres: data_dir is empty; set data_dir (SWITCHBOARD_DATA_DIR)")
 	}
@@ -122,7 +123,7 @@ func newEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedded{bins: bins, dataDir: dataDir, logger: logger}
+	e := &Server{bins: bins, dataDir: dataDir, logger: logger}
 	if e.user, err = pickServerUser(filepath.Join(dataDir, "postgres")); err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func newEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 }
 
 // setHome places the cluster and its log under home.
-func (e *Embedded) setHome(home string) {
+func (e *Server) setHome(home string) {
 	e.home = home
 	e.pgData = filepath.Join(home, "postgres")
 	e.logFile = filepath.Join(home, "postgres.log")
@@ -158,9 +159,9 @@ func (e *Embedded) setHome(home string) {
 
 // URL returns the connection URL of database "switchboard". It holds the
 // password: pass it on, never log it.
-func (e *Embedded) URL() string { return e.url(embeddedDatabase) }
+func (e *Server) URL() string { return e.url(embeddedDatabase) }
 
-func (e *Embedded) url(database string) string {
+func (e *Server) url(database string) string {
 	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.UserPassword(embeddedUser, e.password),
@@ -172,22 +173,22 @@ func (e *Embedded) url(database string) string {
 }
 
 // String names the server without its password, so printing or logging an
-// Embedded never shows it.
-func (e *Embedded) String() string {
+// Server never shows it.
+func (e *Server) String() string {
 	return "embedded postgres on 127.0.0.1:" + strconv.Itoa(e.port) + " (" + e.pgData + ")"
 }
 
 // ClusterDir returns the directory holding the cluster's files: the
 // postgres folder of the data directory, or where it moved (see
-// EmbeddedOptions.DataDir).
-func (e *Embedded) ClusterDir() string { return e.pgData }
+// Options.DataDir).
+func (e *Server) ClusterDir() string { return e.pgData }
 
 // Stop ends this handle. When it runs the server, it shuts it down (pg_ctl
 // stop -m fast, waiting up to a minute); a server another process runs is
 // left running. A cancelled ctx does not cut a shutdown short, so Stop can
 // be called with the context whose cancellation triggered it. Calling it
 // again does nothing.
-func (e *Embedded) Stop(ctx context.Context) error {
+func (e *Server) Stop(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
 	e.mu.Lock()
 	if e.stopped {
@@ -212,7 +213,7 @@ func (e *Embedded) Stop(ctx context.Context) error {
 }
 
 // stopServer shuts the server of pgData down, if it runs.
-func (e *Embedded) stopServer(ctx context.Context) error {
+func (e *Server) stopServer(ctx context.Context) error {
 	defer e.removeTempSock()
 	if _, err := os.Stat(filepath.Join(e.pgData, "postmaster.pid")); errors.Is(err, os.ErrNotExist) {
 		return nil // already down (stopped through another handle, or it died)
@@ -229,7 +230,7 @@ func (e *Embedded) stopServer(ctx context.Context) error {
 // leaves a half-made data directory behind. initdb reads the password's
 // SCRAM verifier, never the password, from a file in the scratch
 // directory, which only the server's user can enter.
-func (e *Embedded) initdb(ctx context.Context) (fresh bool, err error) {
+func (e *Server) initdb(ctx context.Context) (fresh bool, err error) {
 	if _, err := os.Stat(filepath.Join(e.pgData, "PG_VERSION")); err == nil {
 		return false, nil
 	}
@@ -266,7 +267,7 @@ func (e *Embedded) initdb(ctx context.Context) (fresh bool, err error) {
 	cluster := filepath.Join(scratch, "postgres")
 	if err := e.run(ctx, e.bins.initdb, "-D", cluster, "-U", embeddedUser, "--pwfile="+pwFile,
 		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C"); err != nil {
-		return false, redact(fmt.Errorf("embedded postgres: initdb: %w", err), verifier)
+		return false, redact.Error(fmt.Errorf("embedded postgres: initdb: %w", err), verifier)
 	}
 	if err := os.Rename(cluster, e.pgData); err != nil {
 		return false, fmt.Errorf("embedded postgres: %w", err)
@@ -276,7 +277,7 @@ func (e *Embedded) initdb(ctx context.Context) (fresh bool, err error) {
 
 // prepareRuntime creates the socket directory and the log file, owned by the
 // server's user.
-func (e *Embedded) prepareRuntime() error {
+func (e *Server) prepareRuntime() error {
 	e.sockDir = filepath.Join(e.home, "postgres-socket")
 	if len(e.sockDir)+len("/.s.PGSQL.65535") > maxSocketPath {
 		dir, err := os.MkdirTemp("", "sbpg-")
@@ -304,7 +305,7 @@ func (e *Embedded) prepareRuntime() error {
 // start runs pg_ctl start and waits until the server accepts connections.
 // With no fixed port it picks a free one, and picks again if another program
 // took it in the meantime.
-func (e *Embedded) start(ctx context.Context, port int) error {
+func (e *Server) start(ctx context.Context, port int) error {
 	for attempt := 1; ; attempt++ {
 		if port == 0 {
 			p, err := freePort()
@@ -334,7 +335,7 @@ var errServerGone = errors.New("server exited")
 
 // waitReady polls until the server with pid accepts a connection, exits
 // (errServerGone), or timeout passes.
-func (e *Embedded) waitReady(ctx context.Context, pid int, timeout time.Duration) error {
+func (e *Server) waitReady(ctx context.Context, pid int, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
@@ -358,7 +359,7 @@ func (e *Embedded) waitReady(ctx context.Context, pid int, timeout time.Duration
 }
 
 // createDatabase creates database "switchboard" unless it exists.
-func (e *Embedded) createDatabase(ctx context.Context) error {
+func (e *Server) createDatabase(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, e.url("postgres"))
@@ -383,7 +384,7 @@ func (e *Embedded) createDatabase(ctx context.Context) error {
 
 // run runs a PostgreSQL program as the server's user; a failure carries the
 // program's output.
-func (e *Embedded) run(ctx context.Context, prog string, args ...string) error {
+func (e *Server) run(ctx context.Context, prog string, args ...string) error {
 	cmd := e.user.command(ctx, e.home, prog, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -396,7 +397,7 @@ func (e *Embedded) run(ctx context.Context, prog string, args ...string) error {
 	return nil
 }
 
-func (e *Embedded) removeTempSock() {
+func (e *Server) removeTempSock() {
 	if e.tempSock {
 		_ = os.RemoveAll(e.sockDir)
 	}

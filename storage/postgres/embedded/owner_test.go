@@ -1,4 +1,4 @@
-package postgres_test
+package embedded_test
 
 import (
 	"context"
@@ -13,18 +13,18 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/channels/channeltest"
-	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/embedded"
 )
 
 // startLogged is startEmbedded with the logs kept.
-func startLogged(t *testing.T, dir string) (*postgres.Embedded, *channeltest.Log) {
+func startLogged(t *testing.T, dir string) (*embedded.Server, *channeltest.Log) {
 	t.Helper()
 	logs := &channeltest.Log{}
-	return postgres.StartForTest(t, dir, logs), logs
+	return embedded.StartForTest(t, dir, logs), logs
 }
 
 // postmasterPID returns the pid in e's postmaster.pid, 0 if none.
-func postmasterPID(e *postgres.Embedded) int {
+func postmasterPID(e *embedded.Server) int {
 	raw, err := os.ReadFile(filepath.Join(e.ClusterDir(), "postmaster.pid"))
 	if err != nil {
 		return 0

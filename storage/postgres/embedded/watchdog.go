@@ -1,22 +1,24 @@
-package postgres
+package embedded
 
 import (
 	"context"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/storage/postgres/redact"
 )
 
 // watchdogInterval is how often the watchdog looks at the server.
 var watchdogInterval = time.Second
 
 // startWatchdog runs watch until Stop.
-func (e *Embedded) startWatchdog(ctx context.Context) {
+func (e *Server) startWatchdog(ctx context.Context) {
 	e.watchStop = make(chan struct{})
 	e.watchDone = make(chan struct{})
 	go e.watch(context.WithoutCancel(ctx))
 }
 
 // stopWatchdog ends the watchdog, waiting for a restart in progress to end.
-func (e *Embedded) stopWatchdog() {
+func (e *Server) stopWatchdog() {
 	if e.watchStop == nil {
 		return
 	}
@@ -24,13 +26,13 @@ func (e *Embedded) stopWatchdog() {
 	<-e.watchDone
 }
 
-// watch keeps the server up while this Embedded runs it: when its
+// watch keeps the server up while this Server runs it: when its
 // postmaster is gone it starts it again on the same port (the URL handed
 // out stays valid). A handle that reuses another process's server takes
 // over once that process lets go of the owner lock (it stopped or died),
 // so the server outlives whichever process started it while any needs it.
 // An outage is logged once, however many attempts it takes.
-func (e *Embedded) watch(ctx context.Context) {
+func (e *Server) watch(ctx context.Context) {
 	defer close(e.watchDone)
 	tick := time.NewTicker(watchdogInterval)
 	defer tick.Stop()
@@ -61,7 +63,7 @@ func (e *Embedded) watch(ctx context.Context) {
 		}
 		if err := e.restart(ctx); err != nil {
 			if !failed {
-				e.logger.Error("embedded postgres: restart failed; retrying every second", "err", redact(err, e.password))
+				e.logger.Error("embedded postgres: restart failed; retrying every second", "err", redact.Error(err, e.password))
 				failed = true
 			}
 			continue
@@ -72,7 +74,7 @@ func (e *Embedded) watch(ctx context.Context) {
 }
 
 // restart starts the server again on its port after it died.
-func (e *Embedded) restart(ctx context.Context) error {
+func (e *Server) restart(ctx context.Context) error {
 	if _, _, err := e.inspectPidFile(ctx); err != nil {
 		return err
 	}
@@ -84,7 +86,7 @@ func (e *Embedded) restart(ctx context.Context) error {
 }
 
 // owns reports whether this handle runs the server (and so stops it).
-func (e *Embedded) owns() bool {
+func (e *Server) owns() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.owned

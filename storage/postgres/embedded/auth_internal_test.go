@@ -1,4 +1,4 @@
-package postgres
+package embedded
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func authTestDir(t *testing.T) string {
 
 // startForTest starts the server of dir (logging to logs, if not nil) and
 // stops it when the test ends; it skips without server binaries outside CI.
-func startForTest(t *testing.T, dir string, logs *channeltest.Log) *Embedded {
+func startForTest(t *testing.T, dir string, logs *channeltest.Log) *Server {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -42,12 +42,12 @@ func startForTest(t *testing.T, dir string, logs *channeltest.Log) *Embedded {
 	if logs != nil {
 		logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
-	e, err := StartEmbedded(ctx, EmbeddedOptions{DataDir: dir, Logger: logger})
+	e, err := Start(ctx, Options{DataDir: dir, Logger: logger})
 	if errors.Is(err, ErrNoServerBinaries) && os.Getenv("CI") != "true" {
 		t.Skipf("no PostgreSQL server binaries on this machine: %v", err)
 	}
 	if err != nil {
-		t.Fatalf("StartEmbedded: %v", err)
+		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := e.Stop(context.Background()); err != nil {
@@ -59,7 +59,7 @@ func startForTest(t *testing.T, dir string, logs *channeltest.Log) *Embedded {
 
 // connectAs connects to database postgres of e with password (none when
 // empty), over TCP or, with socket, over the unix socket.
-func connectAs(ctx context.Context, e *Embedded, password string, socket bool) error {
+func connectAs(ctx context.Context, e *Server, password string, socket bool) error {
 	u := url.URL{Scheme: "postgres", User: url.User(embeddedUser), Host: "127.0.0.1:" + strconv.Itoa(e.port), Path: "/postgres", RawQuery: "sslmode=disable"}
 	if password != "" {
 		u.User = url.UserPassword(embeddedUser, password)
@@ -83,7 +83,7 @@ func connectAs(ctx context.Context, e *Embedded, password string, socket bool) e
 
 // checkPasswordOnly fails unless e answers its password and refuses no
 // password and a wrong one, on TCP and on the socket.
-func checkPasswordOnly(t *testing.T, e *Embedded) {
+func checkPasswordOnly(t *testing.T, e *Server) {
 	t.Helper()
 	ctx := context.Background()
 	if err := connectAs(ctx, e, e.password, false); err != nil {
@@ -111,7 +111,7 @@ func checkPasswordOnly(t *testing.T, e *Embedded) {
 
 // checkPasswordFile fails unless the password file is private to this
 // process's user and holds e's password.
-func checkPasswordFile(t *testing.T, e *Embedded) {
+func checkPasswordFile(t *testing.T, e *Server) {
 	t.Helper()
 	path := filepath.Join(e.dataDir, passwordFileName)
 	fi, err := os.Stat(path)
@@ -128,7 +128,7 @@ func checkPasswordFile(t *testing.T, e *Embedded) {
 }
 
 // checkNoLeak fails if the password shows in the logs or the server log.
-func checkNoLeak(t *testing.T, e *Embedded, logs *channeltest.Log) {
+func checkNoLeak(t *testing.T, e *Server, logs *channeltest.Log) {
 	t.Helper()
 	serverLog, _ := os.ReadFile(e.logFile)
 	for name, text := range map[string]string{"switchboard log": logs.String(), "server log": string(serverLog)} {
@@ -157,10 +157,10 @@ func TestEmbeddedPasswordOnFreshInit(t *testing.T) {
 
 // legacyTrustCluster makes a cluster the way versions before passwords did
 // (initdb --auth=trust) in dir, with a table holding one row.
-func legacyTrustCluster(t *testing.T, dir string, keepRunning bool) *Embedded {
+func legacyTrustCluster(t *testing.T, dir string, keepRunning bool) *Server {
 	t.Helper()
 	ctx := context.Background()
-	e, err := newEmbedded(EmbeddedOptions{DataDir: dir})
+	e, err := newServer(Options{DataDir: dir})
 	if errors.Is(err, ErrNoServerBinaries) && os.Getenv("CI") != "true" {
 		t.Skipf("no PostgreSQL server binaries on this machine: %v", err)
 	}
@@ -206,7 +206,7 @@ func legacyTrustCluster(t *testing.T, dir string, keepRunning bool) *Embedded {
 }
 
 // checkKept fails unless the legacy cluster's row is still there.
-func checkKept(t *testing.T, e *Embedded) {
+func checkKept(t *testing.T, e *Server) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, e.URL())

@@ -1,4 +1,8 @@
-package postgres
+// Package redact keeps a PostgreSQL password out of what the daemon shows:
+// errors that may quote a connection string or a server's complaint, and
+// database URLs in messages. Both the SQL store and the embedded server's
+// supervisor wrap their errors with it.
+package redact
 
 import (
 	"net/url"
@@ -24,17 +28,17 @@ func (e *redactedError) Error() string {
 
 func (e *redactedError) Unwrap() error { return e.err }
 
-// redact wraps err so that secret never shows in its message.
-func redact(err error, secret string) error {
+// Error wraps err so that secret never shows in its message.
+func Error(err error, secret string) error {
 	if err == nil {
 		return nil
 	}
 	return &redactedError{err: err, secret: secret}
 }
 
-// urlPassword returns the password of a postgres:// URL, or "" when it has
+// URLPassword returns the password of a postgres:// URL, or "" when it has
 // none or the URL does not parse.
-func urlPassword(raw string) string {
+func URLPassword(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil {
 		return ""
@@ -43,9 +47,9 @@ func urlPassword(raw string) string {
 	return p
 }
 
-// redactURL renders raw with its password and any password query parameter
+// URL renders raw with its password and any password query parameter
 // masked; a string that does not parse as a URL is hidden entirely.
-func redactURL(raw string) string {
+func URL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		return "value hidden"

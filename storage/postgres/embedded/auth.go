@@ -1,4 +1,4 @@
-package postgres
+package embedded
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/switchboard-chat/switchboard/storage/postgres/redact"
 )
 
 // passwordFileName is the file under the data directory (never in the
@@ -35,7 +37,7 @@ host    all       all   ::1/128       scram-sha-256
 
 // loadPassword reads the password from the data directory. With create it
 // makes a new random one when there is none, and says so with created.
-func (e *Embedded) loadPassword(create bool) (created bool, err error) {
+func (e *Server) loadPassword(create bool) (created bool, err error) {
 	path := filepath.Join(e.dataDir, passwordFileName)
 	b, err := os.ReadFile(path)
 	if err == nil {
@@ -110,7 +112,7 @@ func alterRoleSQL(verifier string) string {
 // hbaTrusts reports whether the cluster's pg_hba.conf lets anyone in
 // without a password (method trust), as clusters made before passwords
 // were introduced do.
-func (e *Embedded) hbaTrusts() (bool, error) {
+func (e *Server) hbaTrusts() (bool, error) {
 	b, err := os.ReadFile(filepath.Join(e.pgData, "pg_hba.conf"))
 	if err != nil {
 		return false, fmt.Errorf("embedded postgres: read pg_hba.conf: %w", err)
@@ -128,7 +130,7 @@ func (e *Embedded) hbaTrusts() (bool, error) {
 
 // writeHBA replaces the cluster's pg_hba.conf with hbaConf, atomically and
 // owned by the server's user.
-func (e *Embedded) writeHBA() error {
+func (e *Server) writeHBA() error {
 	path := filepath.Join(e.pgData, "pg_hba.conf")
 	tmp := path + ".switchboard"
 	if err := os.WriteFile(tmp, []byte(hbaConf), 0o600); err != nil {
@@ -149,7 +151,7 @@ func (e *Embedded) writeHBA() error {
 // server runs on, through a single-user backend (which needs no
 // authentication). It upgrades a trust cluster before its first start and
 // gives a cluster whose password file was lost a new password.
-func (e *Embedded) secureOffline(ctx context.Context) error {
+func (e *Server) secureOffline(ctx context.Context) error {
 	verifier, err := scramVerifier(e.password)
 	if err != nil {
 		return fmt.Errorf("embedded postgres: hash the password: %w", err)
@@ -162,7 +164,7 @@ func (e *Embedded) secureOffline(ctx context.Context) error {
 		err = errors.New("the statement failed")
 	}
 	if err != nil {
-		return redact(fmt.Errorf("embedded postgres: set the password in single-user mode: %w: %s; is another server running on %s? stop it and start again",
+		return redact.Error(fmt.Errorf("embedded postgres: set the password in single-user mode: %w: %s; is another server running on %s? stop it and start again",
 			err, lastLines(string(out), 6), e.pgData), verifier)
 	}
 	return e.writeHBA()
@@ -171,7 +173,7 @@ func (e *Embedded) secureOffline(ctx context.Context) error {
 // secureOnline upgrades a running server that still trusts everyone: it
 // sets the password over a (trusted) connection, rewrites pg_hba.conf and
 // has the server reload it.
-func (e *Embedded) secureOnline(ctx context.Context) error {
+func (e *Server) secureOnline(ctx context.Context) error {
 	verifier, err := scramVerifier(e.password)
 	if err != nil {
 		return fmt.Errorf("embedded postgres: hash the password: %w", err)
@@ -182,7 +184,7 @@ func (e *Embedded) secureOnline(ctx context.Context) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if _, err := conn.Exec(ctx, alterRoleSQL(verifier)); err != nil {
-		return redact(fmt.Errorf("embedded postgres: set the password: %w", err), verifier)
+		return redact.Error(fmt.Errorf("embedded postgres: set the password: %w", err), verifier)
 	}
 	if err := e.writeHBA(); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package postgres
+package embedded
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 // bringUp becomes the owner and starts (or adopts) the server, or, when
 // another handle owns it, joins the server that one runs.
-func (e *Embedded) bringUp(ctx context.Context, port int) error {
+func (e *Server) bringUp(ctx context.Context, port int) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		lock, holder, err := e.tryOwnerLock()
@@ -41,7 +41,7 @@ func (e *Embedded) bringUp(ctx context.Context, port int) error {
 }
 
 // join reuses the server the owner (pid holder) runs, when it is up.
-func (e *Embedded) join(ctx context.Context, holder int) (bool, error) {
+func (e *Server) join(ctx context.Context, holder int) (bool, error) {
 	p, ok := e.runningServer(ctx)
 	if !ok {
 		return false, nil // not up yet, or being restarted
@@ -68,7 +68,7 @@ func (e *Embedded) join(ctx context.Context, holder int) (bool, error) {
 // own brings the server up as its owner: it adopts one a dead process left
 // running, or initialises and starts it, setting a password first where
 // the cluster has none.
-func (e *Embedded) own(ctx context.Context, port int) error {
+func (e *Server) own(ctx context.Context, port int) error {
 	created, err := e.loadPassword(true)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func (e *Embedded) own(ctx context.Context, port int) error {
 // false when that server turned out to be going away, or had to be stopped
 // because its password is unknown (created: the password file was just
 // made), so the caller starts it anew.
-func (e *Embedded) adopt(ctx context.Context, pid postmasterPid, created bool) (bool, error) {
+func (e *Server) adopt(ctx context.Context, pid postmasterPid, created bool) (bool, error) {
 	trusts, err := e.hbaTrusts()
 	if err != nil {
 		return false, err
@@ -151,7 +151,7 @@ func (e *Embedded) adopt(ctx context.Context, pid postmasterPid, created bool) (
 }
 
 // logSecured says a cluster was given a password (never which).
-func (e *Embedded) logSecured(wasTrust bool) {
+func (e *Server) logSecured(wasTrust bool) {
 	pwFile := filepath.Join(e.dataDir, passwordFileName)
 	if wasTrust {
 		e.logger.Info("embedded postgres: the cluster let every local user in without a password; it now requires the password in the password file",
