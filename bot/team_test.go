@@ -83,7 +83,7 @@ func TestTeamRepeatsAnAnnouncementLostToACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := p.router.ReannounceForTest(ctx, "crew"); err != nil || n != 1 {
+	if n, err := p.teams.Reannounce(ctx, "crew"); err != nil || n != 1 {
 		t.Fatalf("first pass announced %d (%v), want 1", n, err)
 	}
 	want := fmt.Sprintf("[Task #%d for you, from default] rotate the keys", task.ID)
@@ -92,7 +92,7 @@ func TestTeamRepeatsAnAnnouncementLostToACrash(t *testing.T) {
 		return err == nil && len(msgs) > 0 && strings.HasPrefix(msgs[0].Content, want)
 	})
 	// Still pending (ops did not claim it), but announced again only once.
-	if n, err := p.router.ReannounceForTest(ctx, "crew"); err != nil || n != 0 {
+	if n, err := p.teams.Reannounce(ctx, "crew"); err != nil || n != 0 {
 		t.Fatalf("second pass announced %d (%v), want 0", n, err)
 	}
 }

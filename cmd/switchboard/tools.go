@@ -41,10 +41,10 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	all = append(all, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
 	all = append(all, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
 	all = append(all, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
-		// The router exists by the time a tool runs.
-		Events: func(ctx context.Context, ev tools.TaskEvent) { d.router.TaskEvent(ctx, ev) }}),
+		// The team runtime exists by the time a tool runs.
+		Events: func(ctx context.Context, ev tools.TaskEvent) { d.teams.TaskEvent(ctx, ev) }}),
 		tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg),
-			Activate: func(ctx context.Context, team, agent string) { d.router.MailArrived(ctx, team, agent) }}))
+			Activate: func(ctx context.Context, team, agent string) { d.teams.MailArrived(ctx, team, agent) }}))
 	all = append(all, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
