@@ -236,9 +236,9 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	var tm *teams.Service
 	if o.Team {
 		toolset = append(toolset,
-			tools.NewTeamTasks(tools.TeamTasksOptions{Board: db, TeamOf: teamOf,
-				Events: func(ctx context.Context, ev tools.TaskEvent) { tm.TaskEvent(ctx, ev) }}),
-			tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: rdb, TeamOf: teamOf, Members: members,
+			teams.NewTaskTool(teams.TaskToolOptions{Board: db, TeamOf: teamOf,
+				Events: func(ctx context.Context, ev teams.TaskEvent) { tm.TaskEvent(ctx, ev) }}),
+			teams.NewMessageTool(teams.MessageToolOptions{Mailbox: rdb, TeamOf: teamOf, Members: members,
 				Activate: func(ctx context.Context, team, agent string) { tm.MailArrived(ctx, team, agent) }}))
 	}
 	var subs *subagents.Service

@@ -10,7 +10,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/bot/teams"
 )
 
 var taskNumber = regexp.MustCompile(`#(\d+)`)
@@ -78,7 +78,7 @@ func TestTeamRepeatsAnAnnouncementLostToACrash(t *testing.T) {
 	p := startPipeline(t, pipelineOptions{Team: true, Agents: []string{"ops"}})
 	p.llm.Handle(func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "will do, later"} })
 	ctx := context.Background()
-	task, err := p.db.CreateTask(ctx, tools.Task{Team: "crew", Subject: "rotate the keys", Assignee: "ops",
+	task, err := p.db.CreateTask(ctx, teams.Task{Team: "crew", Subject: "rotate the keys", Assignee: "ops",
 		CreatedBy: "default", Origin: "test:c9"})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
-	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // Commands returns the chat commands of the teams feature, to register
@@ -32,7 +31,7 @@ func (s *Service) tasksCommand(ctx context.Context, in channels.Inbound) string 
 	if !ok {
 		return agent + " is not in a team, so there is no task board here (teams: in the config)."
 	}
-	tasks, err := s.o.Board.ListTasks(ctx, team, tools.TaskFilter{})
+	tasks, err := s.o.Board.ListTasks(ctx, team, TaskFilter{})
 	if err != nil {
 		return "Could not read the task board right now (storage unavailable); try again later."
 	}

@@ -1,7 +1,7 @@
 // Package teams runs agents as teams: the task board's events and the
 // mailbox wake teammates in their team sessions, and the lead hears the
 // outcomes. The Service owns the team sessions' runs (bot.SessionOwner)
-// and serves /tasks; the team tools (tools.TeamTasks, tools.TeamMessage)
+// and serves /tasks; the team tools (TaskTool, MessageTool)
 // report to it.
 //
 // A lead splits a conversation's request into tasks and

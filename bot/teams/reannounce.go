@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // reannounceAfter is by default how long a task may stay pending and unchanged before
@@ -25,20 +23,20 @@ func (s *Service) Reannounce(ctx context.Context, team string) (int, error) {
 	if s.o.Board == nil {
 		return 0, nil
 	}
-	tasks, err := s.o.Board.ListTasks(ctx, team, tools.TaskFilter{Status: "active", Limit: 200})
+	tasks, err := s.o.Board.ListTasks(ctx, team, TaskFilter{Status: "active", Limit: 200})
 	if err != nil {
 		return 0, fmt.Errorf("list the pending tasks of team %s: %w", team, err)
 	}
 	n := 0
 	for _, t := range tasks {
-		if t.Status != tools.TaskPending || time.Since(t.UpdatedAt) < s.o.ReannounceAfter {
+		if t.Status != TaskPending || time.Since(t.UpdatedAt) < s.o.ReannounceAfter {
 			continue
 		}
 		if _, done := s.reannounced.LoadOrStore(fmt.Sprintf("%s#%d", team, t.ID), true); done {
 			continue
 		}
 		s.log.Info("task pending and unclaimed; announcing it again", "team", team, "task", t.ID, "pending_since", t.UpdatedAt)
-		s.TaskEvent(ctx, tools.TaskEvent{Kind: tools.TaskEventReady, Team: team, Task: t, By: t.CreatedBy})
+		s.TaskEvent(ctx, TaskEvent{Kind: TaskEventReady, Team: team, Task: t, By: t.CreatedBy})
 		n++
 	}
 	return n, nil

@@ -17,10 +17,10 @@ import (
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// Mailbox is the part of the team mailbox the runtime uses: messages are
+// Inbox is the part of the team mailbox the runtime uses: messages are
 // fetched, stored in the recipient's session, then confirmed.
-type Mailbox interface {
-	Fetch(ctx context.Context, team, member string, max int) ([]tools.MailMessage, error)
+type Inbox interface {
+	Fetch(ctx context.Context, team, member string, max int) ([]MailMessage, error)
 	Ack(ctx context.Context, team, member string, ids ...string) error
 }
 
@@ -28,13 +28,13 @@ type Mailbox interface {
 type TaskOutcomes interface {
 	// UnreportedOutcomes returns the unreported closed tasks of origin, or
 	// none while any task of origin is open.
-	UnreportedOutcomes(ctx context.Context, team, origin string) ([]tools.Task, error)
+	UnreportedOutcomes(ctx context.Context, team, origin string) ([]Task, error)
 	MarkReported(ctx context.Context, team string, ids []int64) error
 }
 
-// TaskLister lists a team's tasks (tools.TaskBoard's ListTasks).
+// TaskLister lists a team's tasks (TaskBoard's ListTasks).
 type TaskLister interface {
-	ListTasks(ctx context.Context, team string, f tools.TaskFilter) ([]tools.Task, error)
+	ListTasks(ctx context.Context, team string, f TaskFilter) ([]Task, error)
 }
 
 // Pipeline is what teams need of the pipeline (the Router): handing work
@@ -49,7 +49,7 @@ type Pipeline interface {
 // have their tools, but nobody is woken. With TeamOf nil there are no
 // teams.
 type Options struct {
-	Mail     Mailbox
+	Mail     Inbox
 	Outcomes TaskOutcomes
 	// Board serves /tasks and lets the team pump repeat the announcement
 	// of tasks left pending too long (a crash can lose one).
@@ -105,7 +105,7 @@ func (s *Service) teamSession(team, agent, origin string) string {
 }
 
 // TaskEvent wakes whoever must act on a change of a team's board.
-func (s *Service) TaskEvent(ctx context.Context, ev tools.TaskEvent) {
+func (s *Service) TaskEvent(ctx context.Context, ev TaskEvent) {
 	if s.o.TeamOf == nil || ev.Task.Origin == "" {
 		return
 	}
@@ -116,7 +116,7 @@ func (s *Service) TaskEvent(ctx context.Context, ev tools.TaskEvent) {
 	}
 	t := ev.Task
 	switch ev.Kind {
-	case tools.TaskEventReady:
+	case TaskEventReady:
 		for _, agent := range s.readyTargets(ev.Team, lead, ev) {
 			text := fmt.Sprintf("[Task #%d on the board, from %s] %s", t.ID, t.CreatedBy, t.Subject)
 			if t.Assignee != "" {
@@ -129,21 +129,21 @@ func (s *Service) TaskEvent(ctx context.Context, ev tools.TaskEvent) {
 				"The lead sees task results and team messages, not your replies here."
 			s.p.HandOver(ctx, s.teamSession(ev.Team, agent, t.Origin), text, fmt.Sprintf("task:%d:ready:%s", t.ID, agent), true)
 		}
-	case tools.TaskEventBlocker:
+	case TaskEventBlocker:
 		text := fmt.Sprintf("teammate: %s reported a blocker on task #%d (%s): %s\nThe task failed: give it to someone else, "+
 			"create another task, or tell the person what is in the way.", ev.By, t.ID, t.Subject, ev.Text)
 		if s.p.HandOver(ctx, s.teamSession(ev.Team, lead, t.Origin), text, fmt.Sprintf("task:%d:blocker", t.ID), true) {
 			s.markReported(ctx, ev.Team, []int64{t.ID})
 		}
 		s.reportOutcomes(ctx, ev.Team, lead, t.Origin)
-	case tools.TaskEventClosed:
+	case TaskEventClosed:
 		s.reportOutcomes(ctx, ev.Team, lead, t.Origin)
 	}
 }
 
 // readyTargets are the agents a ready task wakes: its assignee, or every
 // teammate but the lead and the agent that made it ready.
-func (s *Service) readyTargets(team, lead string, ev tools.TaskEvent) []string {
+func (s *Service) readyTargets(team, lead string, ev TaskEvent) []string {
 	if ev.Task.Assignee != "" {
 		return []string{ev.Task.Assignee}
 	}
@@ -178,9 +178,9 @@ func (s *Service) reportOutcomes(ctx context.Context, team, lead, origin string)
 	for _, t := range done {
 		who := cmp.Or(t.Owner, t.CreatedBy)
 		switch t.Status {
-		case tools.TaskCompleted:
+		case TaskCompleted:
 			fmt.Fprintf(&b, "teammate: %s completed task #%d (%s): %s\n", who, t.ID, t.Subject, cmp.Or(t.Result, "(no result given)"))
-		case tools.TaskCancelled:
+		case TaskCancelled:
 			fmt.Fprintf(&b, "teammate: task #%d (%s) was cancelled\n", t.ID, t.Subject)
 		default:
 			fmt.Fprintf(&b, "teammate: task #%d (%s) failed (%s)\n", t.ID, t.Subject, who)
