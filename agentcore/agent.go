@@ -78,11 +78,6 @@ type RunInput struct {
 	// MaxIterations, when positive, bounds this run's loop instead of the
 	// agent's MaxIterations.
 	MaxIterations int
-	// Window, when set, is the session's newest HistoryWindow messages as
-	// just read (by the append of the message that asked for the run); the
-	// first step uses it instead of loading them. A stale window cannot
-	// store anything out of place: the reply's Insert checks the session.
-	Window []Message
 }
 
 // Reply is one final answer of a run, stored at Seq in the session.
@@ -127,9 +122,8 @@ func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
 	}
 	r := &runLoop{
 		a: a, in: in, log: log, maxIter: a.maxIterations(in),
-		specs:     a.Tools.Specs(func(t tools.Tool) bool { return a.allows(in, t) }),
-		system:    a.systemPrompt(ctx, log, in),
-		preloaded: in.Window,
+		specs:  a.Tools.Specs(func(t tools.Tool) bool { return a.allows(in, t) }),
+		system: a.systemPrompt(ctx, log, in),
 	}
 	for {
 		if done, err := r.step(ctx); done {
@@ -150,22 +144,13 @@ func (a *Agent) maxIterations(in RunInput) int {
 	return maxIter
 }
 
-// HistoryWindow is how many of a session's newest messages a model call is
-// shown (HistoryLimit; 0: all).
-func (a *Agent) HistoryWindow() int { return a.HistoryLimit }
-
 // window loads the session's newest messages (HistoryLimit), starting at a
-// user message so no window begins with orphaned tool results. preloaded,
-// when set, is that load done already.
-func (a *Agent) window(ctx context.Context, session string, preloaded []Message) ([]Message, error) {
-	msgs := preloaded
-	if msgs == nil {
-		var err error
-		if msgs, err = a.History.Load(ctx, session, a.HistoryLimit); err != nil {
-			return nil, fmt.Errorf("load history: %w", err)
-		}
+// user message so no window begins with orphaned tool results.
+func (a *Agent) window(ctx context.Context, session string) ([]Message, error) {
+	msgs, err := a.History.Load(ctx, session, a.HistoryLimit)
+	if err != nil {
+		return nil, fmt.Errorf("load history: %w", err)
 	}
-	var err error
 	if w := trimToUserTurn(msgs); len(w) == 0 && len(msgs) > 0 && a.HistoryLimit > 0 {
 		// The window holds only one long tool sequence: widen it.
 		if msgs, err = a.History.Load(ctx, session, 0); err != nil {

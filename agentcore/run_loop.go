@@ -21,25 +21,13 @@ type runLoop struct {
 	specs   []tools.Spec
 	system  string
 	turn    int // model calls in the current turn
-
-	// preloaded is the window the first step uses instead of loading one.
-	preloaded []Message
-	// fromPreload is set while the step works from a preloaded window,
-	// which can be stale: another replica may have run the session since
-	// it was read. A conflict on the first store then means "read again",
-	// not "another run is answering".
-	fromPreload bool
-	// reread is set once the session was read again after a stale window.
-	reread bool
 }
 
 // step reads the session and takes the next step of the run: it finishes
 // a step stopped mid-way, answers, or calls the model. done is true when
 // the run is over, with err its error.
 func (r *runLoop) step(ctx context.Context) (done bool, err error) {
-	r.fromPreload = r.preloaded != nil
-	msgs, err := r.a.window(ctx, r.in.Session, r.preloaded)
-	r.preloaded = nil
+	msgs, err := r.a.window(ctx, r.in.Session)
 	if err != nil {
 		return true, err
 	}
@@ -61,12 +49,6 @@ func (r *runLoop) step(ctx context.Context) (done bool, err error) {
 // resumeStep runs the tool calls of a step that stopped mid-way (crash,
 // restart, a parked approval).
 func (r *runLoop) resumeStep(ctx context.Context, step Message, missing map[string]bool, after int64) (done bool, err error) {
-	if r.reread {
-		// The step that changed the session is another run's, which may be
-		// executing it now (two replicas without Redis locks): leave it to
-		// that run.
-		return r.end(fmt.Errorf("%w: a step of another run is unfinished", ErrConflict))
-	}
 	w, err := r.a.runTools(ctx, r.in, step.ToolCalls, missing, after)
 	if err != nil || w != nil {
 		r.res.Waiting = w
@@ -98,9 +80,6 @@ func (r *runLoop) callModel(ctx context.Context, v []Message) (done bool, err er
 	}
 	seq, _, err := r.a.History.Insert(ctx, r.in.Session, lastSeq(v), reply)
 	if err != nil {
-		if r.staleWindow(err) {
-			return false, nil
-		}
 		return r.end(fmt.Errorf("record reply: %w", err))
 	}
 	r.log.Debug("tool calls", "count", len(reply.ToolCalls), "iteration", r.res.Iterations)
@@ -118,9 +97,6 @@ func (r *runLoop) callModel(ctx context.Context, v []Message) (done bool, err er
 func (r *runLoop) finalReply(ctx context.Context, v []Message, reply Message) (done bool, err error) {
 	seq, moved, err := r.a.storeReply(ctx, r.in, lastSeq(v), reply)
 	if err != nil {
-		if r.staleWindow(err) {
-			return false, nil
-		}
 		return r.end(fmt.Errorf("record reply: %w", err))
 	}
 	r.a.reply(ctx, r.in, &r.res, reply.Content, seq)
@@ -129,18 +105,6 @@ func (r *runLoop) finalReply(ctx context.Context, v []Message, reply Message) (d
 	}
 	r.turn = 0
 	return false, nil
-}
-
-// staleWindow reports whether err, from the first store of a step that
-// worked from a preloaded window, means the window was stale; the next
-// step then reads the session again.
-func (r *runLoop) staleWindow(err error) bool {
-	if !r.fromPreload || !errors.Is(err, ErrConflict) {
-		return false
-	}
-	r.log.Debug("session changed since its window was read; reading it again", "err", err)
-	r.reread = true
-	return true
 }
 
 // end ends the run on err. ErrConflict means another run wrote to the

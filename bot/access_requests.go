@@ -65,7 +65,7 @@ func (r *Router) requestAccess(ctx context.Context, in channels.Inbound) {
 		{Label: "Deny", Data: buttonAccess + ":" + req.ID + ":" + choiceReject},
 	}}
 	for _, to := range approverAddresses(r.opts.AdminChat, admins) {
-		r.post.askDecision(ctx, r.opts.DecisionMessages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindAccessRequest, req.ID, "approver")
+		r.out.askDecision(ctx, r.opts.DecisionMessages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindAccessRequest, req.ID, "approver")
 	}
 	r.notify(ctx, in, "I don't know you yet, so I've asked an admin to let you in. I'll tell you here when they decide.")
 }
@@ -86,26 +86,26 @@ func (r *Router) pressDecision(ctx context.Context, in channels.Inbound, what, i
 	presser := in.Identity()
 	if !r.opts.Access.IsAdmin(presser) {
 		r.log.Warn(what+" press by a non-admin", "request_id", id, "presser", presser)
-		r.post.answer(ctx, in, "You may not decide this.")
+		r.out.answer(ctx, in, "You may not decide this.")
 		return
 	}
 	status, ok := map[string]string{choiceApprove: StatusApproved, choiceReject: StatusDenied}[choice]
 	if !ok || !on {
-		r.post.answer(ctx, in, "This button is no longer active.")
+		r.out.answer(ctx, in, "This button is no longer active.")
 		return
 	}
 	now, by, changed, err := decide(status)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		r.post.answer(ctx, in, "This request no longer exists.")
+		r.out.answer(ctx, in, "This request no longer exists.")
 	case err != nil:
-		r.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
+		r.out.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
 	case !changed:
-		r.post.answer(ctx, in, fmt.Sprintf("Already decided: %s by %s.", now, by))
+		r.out.answer(ctx, in, fmt.Sprintf("Already decided: %s by %s.", now, by))
 	case now == StatusDenied:
-		r.post.answer(ctx, in, "Denied.")
+		r.out.answer(ctx, in, "Denied.")
 	default:
-		r.post.answer(ctx, in, "Approved.")
+		r.out.answer(ctx, in, "Approved.")
 	}
 }
 
@@ -131,7 +131,7 @@ func (r *Router) DecideAccessAs(ctx context.Context, id, status, by string) (Acc
 		tell = "Sorry, an admin declined your access request."
 	}
 	if r.opts.DecisionMessages != nil {
-		r.post.editDecisions(ctx, r.opts.DecisionMessages, KindAccessRequest, req.ID, func(DecisionMessage) string {
+		r.out.editDecisions(ctx, r.opts.DecisionMessages, KindAccessRequest, req.ID, func(DecisionMessage) string {
 			return fmt.Sprintf("%s %s access for %s (`%s`) — %s", statusIcon(req.Status), verb, escapeName(req.DisplayName), req.Identity, by)
 		})
 	}

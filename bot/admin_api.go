@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/sessions"
 )
 
 // The admin API: JSON under /api/v1, for operators and scripts. Every
@@ -53,7 +53,7 @@ type AdminAPIOptions struct {
 	// jobs feature's AdminList).
 	Jobs     func(ctx context.Context) (any, error)
 	Sessions interface {
-		ListSessions(ctx context.Context, agent, scope string, limit int) ([]tools.SessionInfo, error)
+		ListSessions(ctx context.Context, agent, scope string, limit int) ([]sessions.SessionInfo, error)
 	}
 	Audit  func(ctx context.Context, limit int) ([]AuditRecord, error)
 	Grants GrantAdmin

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 const apiToken = "s3cret-admin-token-for-tests"
@@ -102,8 +103,8 @@ func TestAdminAPIEndpoints(t *testing.T) {
 	reg := tools.NewRegistry(tools.RegistryOptions{})
 	customs := postgres.CustomTools{DB: p.db}
 	// The custom-tool store and installer a daemon wires.
-	p.router.SetCustomToolsForTest(bot.CustomToolOptions{Store: customs, Install: func(s tools.CustomSpec) error {
-		c, err := tools.NewCustom(s, nil)
+	p.router.SetCustomToolsForTest(bot.CustomToolOptions{Store: customs, Install: func(s exec.CustomSpec) error {
+		c, err := exec.NewCustom(s, nil)
 		if err == nil {
 			err = reg.Register(c)
 		}

@@ -46,7 +46,7 @@ type ApprovalOptions struct {
 // State lives in the store, so a request survives restarts.
 type Approvals struct {
 	o        ApprovalOptions
-	post     *poster
+	out      *outboxWriter
 	expiries expiryWatch
 }
 
@@ -63,7 +63,7 @@ func NewApprovals(o ApprovalOptions) *Approvals {
 	if o.Scrub == nil {
 		o.Scrub = func(s string) string { return s }
 	}
-	return &Approvals{o: o, post: &poster{outbox: o.Outbox, channels: o.Channels, nudge: o.Nudge, scrub: o.Scrub, log: o.Logger}}
+	return &Approvals{o: o, out: &outboxWriter{outbox: o.Outbox, channels: o.Channels, nudge: o.Nudge, scrub: o.Scrub, log: o.Logger}}
 }
 
 // Button choices in callback data "ap:<id>:<choice>".
@@ -138,14 +138,14 @@ func (s *Approvals) announce(ctx context.Context, a Approval) {
 	}
 	buttons := [][]channels.Button{append(row, channels.Button{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny})}
 	for _, to := range approverAddresses(s.o.Chat, s.o.Approvers) {
-		s.post.askDecision(ctx, s.o.Messages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindApproval, a.ID, "approver")
+		s.out.askDecision(ctx, s.o.Messages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindApproval, a.ID, "approver")
 	}
 	if a.Chat.Platform != "" && !s.isApproverChat(a.Chat) {
 		what := "action"
 		if a.Tool == "exec" {
 			what = "command"
 		}
-		s.post.askDecision(ctx, s.o.Messages, OutboxMessage{To: a.Chat,
+		s.out.askDecision(ctx, s.o.Messages, OutboxMessage{To: a.Chat,
 			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + commandBlock(a.Command) +
 				"\nI'll go on when they decide; /cancel withdraws it."}, KindApproval, a.ID, "requester")
 	}
@@ -241,27 +241,27 @@ func (s *Approvals) Decide(ctx context.Context, in channels.Inbound, id, choice 
 	presser := in.Identity()
 	if !slices.Contains(s.o.Approvers, presser) {
 		s.o.Logger.Warn("approval press by a non-approver", "approval_id", id, "presser", presser)
-		s.post.answer(ctx, in, "You may not decide this.")
+		s.out.answer(ctx, in, "You may not decide this.")
 		return
 	}
 	status, ok := map[string]string{choiceOnce: StatusAllowedOnce, choiceAlways: StatusAllowedAlways, choiceDeny: StatusDenied}[choice]
 	if !ok {
-		s.post.answer(ctx, in, "This button is no longer active.")
+		s.out.answer(ctx, in, "This button is no longer active.")
 		return
 	}
 	a, changed, err := s.DecideAs(ctx, id, status, presser)
 	switch {
 	case errors.Is(err, ErrDangerousAlways):
 		s.o.Logger.Warn("always-allow press on a command flagged dangerous", "approval_id", id, "presser", presser)
-		s.post.answer(ctx, in, "\"Always allow\" is not offered for a command flagged dangerous; press Allow once or Deny.")
+		s.out.answer(ctx, in, "\"Always allow\" is not offered for a command flagged dangerous; press Allow once or Deny.")
 	case errors.Is(err, ErrNotFound):
-		s.post.answer(ctx, in, "This request no longer exists.")
+		s.out.answer(ctx, in, "This request no longer exists.")
 	case err != nil:
-		s.post.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
+		s.out.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
 	case !changed:
-		s.post.answer(ctx, in, "Already decided: "+statusText(a))
+		s.out.answer(ctx, in, "Already decided: "+statusText(a))
 	default:
-		s.post.answer(ctx, in, "Done: "+decisionOf(a.Status).String()+".")
+		s.out.answer(ctx, in, "Done: "+decisionOf(a.Status).String()+".")
 	}
 }
 
@@ -379,7 +379,7 @@ func (s *Approvals) finish(ctx context.Context, a Approval) {
 	if s.o.Messages == nil {
 		return
 	}
-	s.post.editDecisions(ctx, s.o.Messages, KindApproval, a.ID, func(m DecisionMessage) string {
+	s.out.editDecisions(ctx, s.o.Messages, KindApproval, a.ID, func(m DecisionMessage) string {
 		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + commandBlock(a.Command) + warningLines(a)
 		if m.Role == "requester" && a.Status == StatusExpired {
 			text += "\nAsk again if it is still needed."

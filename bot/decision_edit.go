@@ -15,7 +15,7 @@ const (
 // askDecision queues m, a message asking for a decision on subject, and
 // records it in store (with role) before this replica can deliver it, so
 // that a press answering it always finds the message to edit.
-func (p *poster) askDecision(ctx context.Context, store DecisionMessages, m OutboxMessage, kind, subject, role string) {
+func (p *outboxWriter) askDecision(ctx context.Context, store DecisionMessages, m OutboxMessage, kind, subject, role string) {
 	p.sendStored(ctx, m, func(outboxID int64) {
 		if store == nil {
 			return
@@ -31,7 +31,7 @@ func (p *poster) askDecision(ctx context.Context, store DecisionMessages, m Outb
 // outbox has not delivered yet has no platform id to edit (a press can
 // come in between the send and its being recorded): it is edited as soon
 // as its delivery is recorded, for up to 30 s, in the background.
-func (p *poster) editDecisions(ctx context.Context, store DecisionMessages, kind, subject string, text func(DecisionMessage) string) {
+func (p *outboxWriter) editDecisions(ctx context.Context, store DecisionMessages, kind, subject string, text func(DecisionMessage) string) {
 	if store == nil {
 		return
 	}

@@ -147,7 +147,7 @@ func (r *Router) requestGrant(ctx context.Context, call tools.Call, server, tool
 		{Label: "Deny", Data: buttonGrant + ":" + req.ID + ":" + choiceReject},
 	}}
 	for _, to := range approverAddresses(r.opts.AdminChat, admins) {
-		r.post.askDecision(ctx, r.opts.DecisionMessages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindGrantRequest, req.ID, "approver")
+		r.out.askDecision(ctx, r.opts.DecisionMessages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindGrantRequest, req.ID, "approver")
 	}
 	return fmt.Sprintf("%s of mcp:%s is not granted to %s yet; I asked the admins (request %s). Tell the person, and call the "+
 		"tool again once an admin approves", tool, server, subject, req.ID)
@@ -176,7 +176,7 @@ func (r *Router) grantDecided(ctx context.Context, req GrantRequest, by string) 
 		verb, tell = "Denied", fmt.Sprintf("❌ An admin declined %s of mcp:%s for %s.", req.Tool, req.Server, req.Subject)
 	}
 	if r.opts.DecisionMessages != nil {
-		r.post.editDecisions(ctx, r.opts.DecisionMessages, KindGrantRequest, req.ID, func(DecisionMessage) string {
+		r.out.editDecisions(ctx, r.opts.DecisionMessages, KindGrantRequest, req.ID, func(DecisionMessage) string {
 			return fmt.Sprintf("%s %s `mcp:%s` (%s) for %s — %s", statusIcon(req.Status), verb, req.Server, req.Tool, req.Subject, by)
 		})
 	}

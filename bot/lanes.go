@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -32,20 +31,10 @@ type laneJob struct {
 	// message is set when a new message asked for the run (not a resume
 	// or recovery): it is answered even when the run stays parked.
 	message bool
-	// window is the session as its message's append read it; the run uses
-	// it instead of loading the session when no run of the session started
-	// in between (see lanes.begin). Nil: the run loads it.
-	window []agentcore.Message
-	ticket *ticket
 	// trace is the span of the message that asked for the run; the run's
 	// span continues its trace.
 	trace trace.SpanContext
 }
-
-// ticket is taken before a message is appended (lanes.begin) and given
-// back with its job: it tells whether a run of the session started in
-// between, which would make the append's window stale.
-type ticket struct{ runs uint64 }
 
 // lanes runs jobs one at a time per session, different sessions in
 // parallel on a bounded pool.
@@ -77,13 +66,10 @@ func newLanes(o LaneOptions, run func(context.Context, laneJob), log *slog.Logge
 		queues: map[string]*lane{}, ctx: ctx, cancel: cancel, workers: channels.NewWorkers(0)}
 }
 
-// lane is one session's queue. It lives while its jobs run or while a
-// ticket for it is out.
+// lane is one session's queue. It lives while its jobs wait or run.
 type lane struct {
 	q       []laneJob // waiting jobs, oldest first, at most lanes.depth
 	running bool      // a goroutine drains q
-	runs    uint64    // runs started
-	tickets int       // tickets out
 }
 
 // laneLocked returns session's lane, creating it. l.mu is held.
@@ -96,46 +82,10 @@ func (l *lanes) laneLocked(session string) *lane {
 	return ln
 }
 
-// begin is called before a message of session is appended; its ticket
-// goes with the job (or to end, when no job follows).
-func (l *lanes) begin(session string) *ticket {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ln := l.laneLocked(session)
-	ln.tickets++
-	return &ticket{runs: ln.runs}
-}
-
-// end gives back a ticket whose message queued no job.
-func (l *lanes) end(session string, t *ticket) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.returnLocked(session, t)
-}
-
-// returnLocked gives t back and retires an idle lane. It reports whether
-// the session was idle since t was taken: no run started and none runs.
-func (l *lanes) returnLocked(session string, t *ticket) bool {
-	idle := l.giveBackLocked(session, t)
-	l.retireLocked(session)
-	return idle
-}
-
-// giveBackLocked gives t back, leaving the lane in place; it reports what
-// returnLocked does.
-func (l *lanes) giveBackLocked(session string, t *ticket) bool {
-	ln := l.queues[session]
-	if ln == nil || t == nil {
-		return false
-	}
-	ln.tickets--
-	return ln.runs == t.runs && !ln.running
-}
-
 // retireLocked drops session's lane when nothing uses it: no job waits or
-// runs and no ticket is out.
+// runs.
 func (l *lanes) retireLocked(session string) {
-	if ln := l.queues[session]; ln != nil && !ln.running && ln.tickets == 0 && len(ln.q) == 0 {
+	if ln := l.queues[session]; ln != nil && !ln.running && len(ln.q) == 0 {
 		delete(l.queues, session)
 	}
 }
@@ -146,14 +96,7 @@ func (l *lanes) retireLocked(session string) {
 func (l *lanes) enqueue(j laneJob) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	// The ticket goes back without retiring the lane: the job is about
-	// to use it.
-	if j.ticket != nil && !l.giveBackLocked(j.Session, j.ticket) {
-		j.window = nil // a run came in between: the window may be stale
-	}
-	j.ticket = nil
 	if l.closed {
-		l.retireLocked(j.Session)
 		return false
 	}
 	ln := l.laneLocked(j.Session)
@@ -183,9 +126,7 @@ func (l *lanes) drain(session string, ln *lane) {
 			return
 		}
 		j := ln.q[0]
-		ln.q[0] = laneJob{} // let its window go
 		ln.q = ln.q[1:]
-		ln.runs++
 		l.mu.Unlock()
 		select {
 		case l.sem <- struct{}{}:

@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/sessions"
 )
 
 // MessengerOptions wires a Messenger.
@@ -28,7 +29,7 @@ type MessengerOptions struct {
 // and only through the durable outbox.
 type Messenger struct{ o MessengerOptions }
 
-var _ tools.Messenger = (*Messenger)(nil)
+var _ sessions.Messenger = (*Messenger)(nil)
 
 // NewMessenger returns a Messenger.
 func NewMessenger(o MessengerOptions) *Messenger {
@@ -71,14 +72,14 @@ func (m *Messenger) reachable(ctx context.Context, from tools.Call, to channels.
 func (m *Messenger) Send(ctx context.Context, from tools.Call, to, text string) error {
 	addr, err := channels.ParseAddress(to)
 	if err != nil {
-		return fmt.Errorf("%w (%v)", tools.ErrUnreachable, err)
+		return fmt.Errorf("%w (%v)", sessions.ErrUnreachable, err)
 	}
 	ok, err := m.reachable(ctx, from, addr)
 	if err != nil {
 		return fmt.Errorf("storage unavailable, try again later: %w", err)
 	}
 	if !ok {
-		return tools.ErrUnreachable
+		return sessions.ErrUnreachable
 	}
 	if _, err := m.o.Outbox.Enqueue(ctx, OutboxMessage{To: addr, Text: m.o.Scrub(text)}); err != nil {
 		return fmt.Errorf("queue the message: %w", err)
@@ -94,7 +95,7 @@ func (m *Messenger) Send(ctx context.Context, from tools.Call, to, text string) 
 func (m *Messenger) CreateTopic(ctx context.Context, from tools.Call, chat, name string) (string, error) {
 	addr, err := channels.ParseAddress(chat)
 	if err != nil {
-		return "", fmt.Errorf("%w (%v)", tools.ErrUnreachable, err)
+		return "", fmt.Errorf("%w (%v)", sessions.ErrUnreachable, err)
 	}
 	addr.ThreadID = ""
 	ok, err := m.reachable(ctx, from, addr)
@@ -102,11 +103,11 @@ func (m *Messenger) CreateTopic(ctx context.Context, from tools.Call, chat, name
 		return "", fmt.Errorf("storage unavailable, try again later: %w", err)
 	}
 	if !ok {
-		return "", tools.ErrUnreachable
+		return "", sessions.ErrUnreachable
 	}
 	tc, isTC := m.o.Channels[addr.Platform].(channels.TopicCreator)
 	if !isTC {
-		return "", tools.ErrUnsupported
+		return "", sessions.ErrUnsupported
 	}
 	topic, err := tc.CreateTopic(ctx, addr, name)
 	if err != nil {

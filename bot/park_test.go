@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 // execPipeline is a pipeline whose agent has the exec tool in ask mode,
@@ -29,7 +30,7 @@ func newExecPipeline(t *testing.T, lanes bot.LaneOptions) *execPipeline {
 	p := startPipeline(t, pipelineOptions{
 		Access: bot.AccessOptions{Mode: bot.AccessModeOpen, Admins: []string{"test:boss"}}, Lanes: lanes,
 		Tools: func(approvals *bot.Approvals) []tools.Tool {
-			return []tools.Tool{tools.NewExec(tools.ExecOptions{WorkspaceRoot: root, Mode: tools.ExecModeAsk, Approver: approvals})}
+			return []tools.Tool{exec.NewExec(exec.ExecOptions{WorkspaceRoot: root, Mode: exec.ExecModeAsk, Approver: approvals})}
 		},
 	})
 	return &execPipeline{pipeline: p, workspace: root}
@@ -82,7 +83,7 @@ func TestParkedApprovalAnswersAndCancels(t *testing.T) {
 	if !strings.Contains(toolResult, "cancelled by the user") {
 		t.Fatalf("the model was told %q, want the cancellation", toolResult)
 	}
-	if _, err := os.Stat(filepath.Join(tools.WorkspaceDir(p.workspace, "default/test:work"), "canary")); err == nil {
+	if _, err := os.Stat(filepath.Join(exec.WorkspaceDir(p.workspace, "default/test:work"), "canary")); err == nil {
 		t.Fatal("the withdrawn command ran")
 	}
 	// A press after the withdrawal changes nothing.
@@ -145,7 +146,7 @@ func TestAllowOnceWithReplayedToolCallIDs(t *testing.T) {
 	if !strings.Contains(second.Text, "echo run >> log.txt") {
 		t.Fatalf("second approval request = %q", second.Text)
 	}
-	log, err := os.ReadFile(filepath.Join(tools.WorkspaceDir(p.workspace, "default/test:work"), "log.txt"))
+	log, err := os.ReadFile(filepath.Join(exec.WorkspaceDir(p.workspace, "default/test:work"), "log.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -539,11 +539,6 @@ func (t timedDB) Append(ctx context.Context, session string, msgs ...agentcore.M
 	return t.DB.Append(ctx, session, msgs...)
 }
 
-func (t timedDB) AppendWindow(ctx context.Context, session string, limit int, m agentcore.Message) (int64, []agentcore.Message, error) {
-	defer t.ops.since("postgres AppendWindow ("+t.who+")", time.Now())
-	return t.DB.AppendWindow(ctx, session, limit, m)
-}
-
 func (t timedDB) Insert(ctx context.Context, session string, after int64, msgs ...agentcore.Message) (int64, int, error) {
 	defer t.ops.since("postgres Insert ("+t.who+")", time.Now())
 	return t.DB.Insert(ctx, session, after, msgs...)
@@ -598,8 +593,6 @@ type timedLock struct {
 	bot.Lock
 	ops *opTimer
 }
-
-func (t timedLock) ReleaseSoon() { t.Lock.(bot.SoonReleaser).ReleaseSoon() }
 
 func (t timedLock) Release(ctx context.Context) error {
 	defer t.ops.since("redis lock Release", time.Now())

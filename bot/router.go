@@ -97,7 +97,7 @@ type Router struct {
 	opts  Options
 	log   *slog.Logger
 	lanes *lanes
-	post  *poster
+	out   *outboxWriter
 	// registered are the features' chat commands (Register).
 	registered []Command
 	// owners are the features that own background sessions
@@ -126,7 +126,7 @@ func NewRouter(opts Options) *Router {
 	if opts.Nudge == nil && opts.Dispatcher != nil {
 		opts.Nudge = opts.Dispatcher.Nudge
 	}
-	r := &Router{opts: opts, log: opts.Logger, post: &poster{
+	r := &Router{opts: opts, log: opts.Logger, out: &outboxWriter{
 		outbox: opts.Outbox, channels: opts.Channels, nudge: opts.Nudge, dispatch: opts.Dispatcher, scrub: opts.Scrub, log: opts.Logger,
 	}}
 	if r.opts.Route == nil {
@@ -256,10 +256,7 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 	text, cut := capInbound(text, limit)
 	msg := agentcore.Message{Role: agentcore.RoleUser, Content: text, ExternalID: in.ExternalID}
 	fresh := true
-	t := r.lanes.begin(key)
-	window, err := r.appendMessage(ctx, key, msg)
-	if err != nil {
-		r.lanes.end(key, t)
+	if _, err := r.opts.History.Append(ctx, key, msg); err != nil {
 		if !errors.Is(err, agentcore.ErrDuplicate) {
 			log.Debug("record message failed; the message is left for redelivery", "external_id", in.ExternalID, "err", err)
 			return fmt.Errorf("record message: %w", err)
@@ -276,9 +273,6 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 	}
 	job := laneJob{Session: key, To: in.Address(), UserID: in.Identity(), Direct: in.Direct, ReplyTo: in.MessageID, message: fresh,
 		trace: trace.SpanContextFromContext(ctx)}
-	if fresh {
-		job.window, job.ticket = window, t
-	}
 	if !r.lanes.enqueue(job) {
 		// Shutting down: the message is stored; recovery runs it after the restart.
 		r.log.Info("not running now (shutting down); recovery will", "session", key)
@@ -286,31 +280,12 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 	return nil
 }
 
-// windowed is a Runner that reads its window of history as
-// agentcore.Agent does (HistoryWindow messages; 0: all).
-type windowed interface{ HistoryWindow() int }
-
-// appendMessage stores a user message and, when the store and the agent
-// allow, returns the session's window as read by the same statement (the
-// agent's first model call needs no query of its own).
-func (r *Router) appendMessage(ctx context.Context, session string, msg agentcore.Message) ([]agentcore.Message, error) {
-	wa, ok := r.opts.History.(WindowAppender)
-	agent, known := r.runner(r.agentOfSession(session))
-	w, sized := agent.(windowed)
-	if !ok || !known || !sized {
-		_, err := r.opts.History.Append(ctx, session, msg)
-		return nil, err
-	}
-	_, window, err := wa.AppendWindow(ctx, session, w.HistoryWindow(), msg)
-	return window, err
-}
-
 // notify queues a short system message to the chat in.
 func (r *Router) notify(ctx context.Context, in channels.Inbound, text string) {
 	r.send(ctx, OutboxMessage{To: in.Address(), Text: text, ReplyTo: in.MessageID})
 }
 
-func (r *Router) send(ctx context.Context, m OutboxMessage) { r.post.send(ctx, m) }
+func (r *Router) send(ctx context.Context, m OutboxMessage) { r.out.send(ctx, m) }
 
 // handlePress routes a button press to the service that owns the button.
 // Every press is answered, so the client stops spinning; malformed or
@@ -331,5 +306,5 @@ func (r *Router) handlePress(ctx context.Context, in channels.Inbound) {
 }
 
 func (r *Router) answerPress(ctx context.Context, in channels.Inbound, text string) {
-	r.post.answer(ctx, in, text)
+	r.out.answer(ctx, in, text)
 }

@@ -58,15 +58,12 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 		return
 	}
 	defer func() {
+		if lock == nil {
+			return
+		}
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		switch l := lock.(type) {
-		case nil:
-		case SoonReleaser:
-			l.ReleaseSoon() // with the next run's Obtain: one Redis round trip per run
-		default:
-			_ = l.Release(rctx)
-		}
+		_ = lock.Release(rctx)
 	}()
 	ctx, cancel := context.WithTimeout(ctx, MaxRunDuration)
 	defer cancel()
@@ -75,7 +72,6 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	progress := r.startProgress(ctx, j, lock)
 	defer progress.Stop(ctx)
 
-	r.deliverOrphans(ctx, j)
 	r.runAgent(ctx, &j, progress)
 }
 
@@ -115,7 +111,7 @@ func (r *Router) runInput(j *laneJob, agentName string, progress *progress, last
 	}
 	call := tools.Call{Channel: j.To.Platform, ChatID: j.To.ChatID, ThreadID: j.To.ThreadID,
 		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: agentName}
-	return agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step, Window: j.window,
+	return agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
 		// A reply to the chat is stored with its outbox row, in one
 		// transaction.
 		StoreReply: func(ctx context.Context, after int64, reply agentcore.Message) (int64, int, error) {
@@ -130,7 +126,7 @@ func (r *Router) runInput(j *laneJob, agentName string, progress *progress, last
 			// run; later ones answer messages that arrived meanwhile.
 			replyTo := j.ReplyTo
 			j.ReplyTo = ""
-			return r.post.storeReply(ctx, r.opts.History, j.Session, after, reply, OutboxMessage{To: j.To, Text: text, ReplyTo: replyTo})
+			return r.out.storeReply(ctx, j.Session, after, reply, OutboxMessage{To: j.To, Text: text, ReplyTo: replyTo})
 		},
 		OnReply: func(ctx context.Context, rep agentcore.Reply) {
 			if undelivered(j.Session, rep.Text) {
@@ -177,28 +173,6 @@ func (r *Router) recordRun(ctx context.Context, j laneJob, res agentcore.RunResu
 	}
 }
 
-// deliverOrphans queues the session's replies that were stored but never
-// queued (a crash came in between) before the run adds new ones, so they
-// reach the chat in order.
-func (r *Router) deliverOrphans(ctx context.Context, j laneJob) {
-	if _, atomic := r.opts.Outbox.(ReplyWriter); atomic || r.opts.Recovery == nil || background(j.Session) {
-		// Replies written with their outbox rows are never left unqueued.
-		return
-	}
-	orphans, err := r.opts.Recovery.Undelivered(ctx, j.Session)
-	if err != nil {
-		r.log.Warn("could not look for undelivered replies; the next run looks again", "session", j.Session, "err", err)
-		return
-	}
-	for _, o := range orphans {
-		if isSilent(o.Content) {
-			continue
-		}
-		r.log.Info("delivering a reply a crash left unqueued", "session", j.Session, "seq", o.LastSeq)
-		r.send(context.WithoutCancel(ctx), OutboxMessage{Session: j.Session, SourceSeq: o.LastSeq, To: j.To, Text: o.Content})
-	}
-}
-
 // waitingText answers a message that arrives while the chat's run waits
 // for an approval.
 func waitingText(w tools.Waiting, now time.Time) string {
@@ -217,7 +191,7 @@ func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
 	text := fmt.Sprintf("Sorry, I couldn't answer that: %s (error id %s). %s", userReason(err), id, nextStep(err))
 	msg := agentcore.Notice("run-failed:"+id, text)
 	if !background(j.Session) {
-		if _, aerr := r.post.appendReply(ctx, r.opts.History, j.Session, msg, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo}); aerr != nil {
+		if _, aerr := r.out.appendReply(ctx, j.Session, msg, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo}); aerr != nil {
 			r.log.Error("record failure failed; telling the chat anyway", "session", j.Session, "err", aerr)
 			r.send(ctx, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo})
 		}

@@ -57,13 +57,6 @@ type Lock interface {
 	Release(ctx context.Context) error
 }
 
-// SoonReleaser is an optional Lock capability: ReleaseSoon gives the lock
-// back without waiting, within a few milliseconds or together with the
-// Locker's next Obtain (one round trip for both).
-type SoonReleaser interface {
-	ReleaseSoon()
-}
-
 // ErrLocked is returned by Locker.Obtain when the lock is held elsewhere.
 var ErrLocked = errors.New("lock held elsewhere")
 
@@ -123,17 +116,19 @@ type Outbox interface {
 	Retry(ctx context.Context, row OutboxRow, at time.Time, reason string) error
 	// Fail gives up on the row for good.
 	Fail(ctx context.Context, row OutboxRow, reason string) error
+	// InsertReply stores a final reply as History.Insert does and its
+	// outbox row m (Session and SourceSeq set to the reply's) as
+	// EnqueueClaimed does, in one transaction, so no crash leaves a reply
+	// stored but not queued. The commit is durable before it returns, so
+	// before the reply is sent: a PostgreSQL crash never makes the chat
+	// see an answer twice.
+	InsertReply(ctx context.Context, session string, after int64, reply agentcore.Message, m OutboxMessage, claim Claim) (StoredReply, error)
+	// AppendReply stores reply at the end of the session as History.Append
+	// does, and m with it, as InsertReply does.
+	AppendReply(ctx context.Context, session string, reply agentcore.Message, m OutboxMessage, claim Claim) (StoredReply, error)
 	// Heartbeats: rows claimed by an owner whose heartbeat went stale are
 	// claimed again at once (see Liveness).
 	Heartbeats
-}
-
-// WindowAppender is an optional History capability: Append of one message
-// that also returns the session's newest limit messages (0: all), ending
-// with it, in the same round trip — the window the agent's first model
-// call needs. window is nil when it could not be read consistently.
-type WindowAppender interface {
-	AppendWindow(ctx context.Context, session string, limit int, m agentcore.Message) (seq int64, window []agentcore.Message, err error)
 }
 
 // Claim asks for an outbox row to be claimed as it is written: by Owner
@@ -149,23 +144,7 @@ type Sent struct {
 	PlatformMessageID string
 }
 
-// ReplyWriter stores a final reply in its session and its outbox row in one
-// transaction: one statement and one commit in the common case, and no
-// crash can leave a reply stored but not queued. The commit is durable
-// before the reply is handed to the dispatcher, so a PostgreSQL crash never
-// makes the chat see an answer twice. Postgres implements it;
-// without one, the reply and its row are two writes (and each run first
-// queues replies a crash left behind).
-type ReplyWriter interface {
-	// InsertReply stores reply as History.Insert does and m (its Session and
-	// SourceSeq are set to the reply's) as Outbox.EnqueueClaimed does.
-	InsertReply(ctx context.Context, session string, after int64, reply agentcore.Message, m OutboxMessage, claim Claim) (StoredReply, error)
-	// AppendReply stores reply at the end of the session as History.Append
-	// does, and m with it.
-	AppendReply(ctx context.Context, session string, reply agentcore.Message, m OutboxMessage, claim Claim) (StoredReply, error)
-}
-
-// StoredReply is what InsertReply stored.
+// StoredReply is what Outbox.InsertReply or AppendReply stored.
 type StoredReply struct {
 	Seq     int64         // the reply's seq
 	Moved   int           // user messages that moved behind it
@@ -200,9 +179,4 @@ type UnfinishedQuery struct {
 type Recovery interface {
 	// Unfinished lists the sessions q covers that were left unfinished.
 	Unfinished(ctx context.Context, q UnfinishedQuery) ([]Unfinished, error)
-	// Undelivered lists, oldest first, the final replies among session's
-	// newest messages that have no outbox row (LastSeq is the reply's
-	// seq): a crash came between storing a reply and queueing it, and later
-	// messages followed, so Unfinished no longer sees it.
-	Undelivered(ctx context.Context, session string) ([]Unfinished, error)
 }

@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 // CustomToolStore keeps custom tools defined at run time (Postgres
 // implements it; env values sealed).
 type CustomToolStore interface {
-	List(ctx context.Context) ([]tools.CustomSpec, error)
-	Put(ctx context.Context, spec tools.CustomSpec, by string) error
+	List(ctx context.Context) ([]exec.CustomSpec, error)
+	Put(ctx context.Context, spec exec.CustomSpec, by string) error
 	Delete(ctx context.Context, name, by string) (bool, error)
 }
 
@@ -25,7 +25,7 @@ type CustomToolStore interface {
 // into (or taken out of) the agents' registry without a restart.
 type CustomToolOptions struct {
 	Store     CustomToolStore
-	Install   func(tools.CustomSpec) error
+	Install   func(exec.CustomSpec) error
 	Uninstall func(name string)
 }
 
@@ -107,7 +107,7 @@ func (r *Router) addCustomTool(ctx context.Context, j customToolJSON, by string)
 	for _, v := range j.Env {
 		r.opts.AddSecret(v) // scrubbed from here on, whatever happens next
 	}
-	spec := tools.CustomSpec{Name: j.Name, Description: j.Description, Parameters: j.Parameters, Command: j.Command, Env: j.Env}
+	spec := exec.CustomSpec{Name: j.Name, Description: j.Description, Parameters: j.Parameters, Command: j.Command, Env: j.Env}
 	if j.Timeout != "" {
 		d, err := time.ParseDuration(j.Timeout)
 		if err != nil || d <= 0 || d > 10*time.Minute {
@@ -115,7 +115,7 @@ func (r *Router) addCustomTool(ctx context.Context, j customToolJSON, by string)
 		}
 		spec.Timeout = d
 	}
-	if _, err := tools.NewCustom(spec, nil); err != nil {
+	if _, err := exec.NewCustom(spec, nil); err != nil {
 		return "Not added: " + err.Error(), err
 	}
 	if err := o.Store.Put(ctx, spec, by); err != nil {

@@ -119,11 +119,11 @@ type Waiting struct {
 	New bool
 }
 
-// askApproval asks approver about req unless pattern was always-allowed.
+// AskApproval asks approver about req unless pattern was always-allowed.
 // ok is true when the call may run; otherwise res is the Result to return:
 // a refusal the model reads, or a parked Result while the request waits.
 // what names the action in refusals ("command", "change").
-func askApproval(ctx context.Context, log *slog.Logger, approver Approver, req ApprovalRequest, what string) (res Result, ok bool) {
+func AskApproval(ctx context.Context, log *slog.Logger, approver Approver, req ApprovalRequest, what string) (res Result, ok bool) {
 	if approver == nil {
 		return ErrorResult(noApproverHint(req.Call)), false
 	}

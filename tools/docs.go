@@ -50,9 +50,9 @@ type DocStore interface {
 	SearchMemory(ctx context.Context, agent string, scopes []string, query string, limit int) ([]MemoryHit, error)
 }
 
-// isContextFile reports whether the clean workspace path p is a context
+// IsContextFile reports whether the clean workspace path p is a context
 // file (at the workspace root).
-func isContextFile(p string) bool {
+func IsContextFile(p string) bool {
 	for _, f := range ContextFiles {
 		if p == f {
 			return true
@@ -61,9 +61,9 @@ func isContextFile(p string) bool {
 	return false
 }
 
-// isMemoryPath reports whether p is a memory document: MEMORY.md,
+// IsMemoryPath reports whether p is a memory document: MEMORY.md,
 // memory.md or a Markdown file under memory/.
-func isMemoryPath(p string) bool {
+func IsMemoryPath(p string) bool {
 	return p == "MEMORY.md" || p == "memory.md" || strings.HasPrefix(p, "memory/") && path.Ext(p) == ".md"
 }
 
@@ -79,9 +79,9 @@ func ChatScope(c Call) string {
 	return s
 }
 
-// docScopes returns where a document of path lives for the call: the
+// DocScopes returns where a document of path lives for the call: the
 // scope written to, then the scopes read from in order.
-func docScopes(kind string, c Call, p string) (write string, read []string) {
+func DocScopes(kind string, c Call, p string) (write string, read []string) {
 	write = scopesOf(c).own(kind, p)
 	if write == "" {
 		return "", []string{""}
@@ -100,9 +100,9 @@ func scopesOf(c Call) callScopes { return callScopes{user: UserScope(c.UserID), 
 // else.
 func (s callScopes) own(kind, p string) string {
 	switch {
-	case isMemoryPath(p) && kind == KindOpen:
+	case IsMemoryPath(p) && kind == KindOpen:
 		return s.user
-	case isMemoryPath(p):
+	case IsMemoryPath(p):
 		return s.chat
 	case kind == KindOpen, p == "USER.md":
 		return s.user

@@ -12,6 +12,10 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/fs"
+	"github.com/switchboard-chat/switchboard/tools/memory"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 // docWorld is the fs and memory tools on a real PostgreSQL document store.
@@ -23,11 +27,11 @@ type docWorld struct {
 func newDocWorld(t *testing.T, kinds map[string]string) *docWorld {
 	t.Helper()
 	db := pgtest.Open(t, context.Background())
-	wsp := tools.Workspaces{Root: t.TempDir()}
+	wsp := exec.Workspaces{Root: t.TempDir()}
 	kind := func(agent string) string { return kinds[agent] }
 	w := &docWorld{tools: map[string]tools.Tool{}}
-	all := append(tools.NewFSTools(tools.FSOptions{Workspaces: wsp, Docs: db, AgentKind: kind}),
-		tools.NewMemoryTools(tools.MemoryOptions{Docs: db, AgentKind: kind})...)
+	all := append(fs.NewFSTools(fs.FSOptions{Workspaces: wsp, Docs: db, AgentKind: kind}),
+		memory.NewMemoryTools(memory.MemoryOptions{Docs: db, AgentKind: kind})...)
 	for _, tool := range all {
 		w.tools[tool.Name()] = tool
 	}
@@ -94,8 +98,8 @@ func TestContextFilesAreRoutedToTheStore(t *testing.T) {
 	if r := w.as("ops", "telegram:1", "10", "write_file", map[string]any{"path": "soul.md", "content": "x"}); r.IsError {
 		t.Errorf("an ordinary file: %+v", r)
 	}
-	ws, err := tools.Workspaces{Root: w.root}.Dir("ops/telegram:10")
-	must(t, err)
+	ws, err := exec.Workspaces{Root: w.root}.Dir("ops/telegram:10")
+	toolstest.Must(t, err)
 	if _, err := os.Stat(filepath.Join(ws, "soul.md")); err != nil {
 		t.Errorf("an ordinary file did not reach the disk: %v", err)
 	}
@@ -111,7 +115,7 @@ func TestContextPromptPicksEachFilesScope(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	put := func(agent, scope, path, content string) {
 		t.Helper()
-		must(t, db.PutDoc(ctx, tools.DocKey{Agent: agent, Scope: scope, Path: path}, content))
+		toolstest.Must(t, db.PutDoc(ctx, tools.DocKey{Agent: agent, Scope: scope, Path: path}, content))
 	}
 	put("ops", "", "USER.md", "Someone.")
 	put("ops", "", "SOUL.md", "Calm.")
@@ -126,7 +130,7 @@ func TestContextPromptPicksEachFilesScope(t *testing.T) {
 		t.Helper()
 		c := tools.Call{Channel: "telegram", ChatID: "10", UserID: user, Agent: agent}
 		text, err := tools.ContextPrompt(ctx, db, kind, c)
-		must(t, err)
+		toolstest.Must(t, err)
 		return text
 	}
 	for _, tc := range []struct{ agent, kind, user, want string }{
@@ -187,10 +191,10 @@ func TestMemorySearchByMeaning(t *testing.T) {
 	llm.Synonym("automobile", "car")
 	llm.Synonym("parked", "where")
 	emb := agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: llm.URL(), Model: "embed-test"})
-	wsp := tools.Workspaces{Root: t.TempDir()}
+	wsp := exec.Workspaces{Root: t.TempDir()}
 	set := map[string]tools.Tool{}
-	for _, tool := range append(tools.NewFSTools(tools.FSOptions{Workspaces: wsp, Docs: db, Embedder: emb}),
-		tools.NewMemoryTools(tools.MemoryOptions{Docs: db, Embedder: emb})...) {
+	for _, tool := range append(fs.NewFSTools(fs.FSOptions{Workspaces: wsp, Docs: db, Embedder: emb}),
+		memory.NewMemoryTools(memory.MemoryOptions{Docs: db, Embedder: emb})...) {
 		set[tool.Name()] = tool
 	}
 	c := tools.Call{Channel: "telegram", ChatID: "5", UserID: "telegram:5", Agent: "ops", Session: "ops/telegram:5"}
@@ -213,7 +217,7 @@ func TestMemorySearchByMeaning(t *testing.T) {
 		t.Errorf("search by meaning = %+v", r)
 	}
 	// Without the embedder the same query finds nothing: the words differ.
-	plain := tools.NewMemoryTools(tools.MemoryOptions{Docs: db})[0]
+	plain := memory.NewMemoryTools(memory.MemoryOptions{Docs: db})[0]
 	if r := plain.Execute(tools.WithCall(ctx, c), json.RawMessage(`{"query":"where is my car"}`)); !strings.HasPrefix(r.ForLLM, "nothing in memory") {
 		t.Errorf("word search alone = %+v", r)
 	}

@@ -83,7 +83,7 @@ func (g Gate) Check(ctx context.Context, call Call, t Tool, args json.RawMessage
 	if k, keyed := t.(ApprovalKeyed); keyed {
 		pattern += "\x00" + k.ApprovalKey(args)
 	}
-	return askApproval(ctx, log.With("tool", t.Name()), g.Approver, ApprovalRequest{
+	return AskApproval(ctx, log.With("tool", t.Name()), g.Approver, ApprovalRequest{
 		Tool: t.Name(), Command: t.Name() + " " + shown, Pattern: pattern, Call: call,
 	}, "action")
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/toolstest"
 )
 
 // classed is a stand-in tool of one side-effect class.
@@ -42,13 +44,13 @@ func TestGateDecisionsByClass(t *testing.T) {
 		{tool: classed{named{name: "write_file"}, tools.SideEffectMutating}, decision: tools.Denied, wantAsk: true, wantText: "denied"},
 		{tool: classed{named{name: "web_fetch"}, tools.SideEffectNetwork}, wantText: "side-effect class (network) is denied"},
 		{tool: classed{named{name: "spawn"}, tools.SideEffectSpawns}, decision: tools.AllowedOnce, wantRun: true, wantAsk: true}, // unset class: ask
-		{tool: tools.NewExec(tools.ExecOptions{WorkspaceRoot: t.TempDir()}), wantRun: true},                                      // exec asks itself
+		{tool: exec.NewExec(exec.ExecOptions{WorkspaceRoot: t.TempDir()}), wantRun: true},                                        // exec asks itself
 	}
 	for _, tc := range cases {
-		approver := &recordingApprover{decision: tc.decision}
+		approver := &toolstest.Approver{Decision: tc.decision}
 		g := tools.Gate{Classes: classes, Approver: approver}
 		res, ok := g.Check(context.Background(), call, tc.tool, args)
-		_, reqs := approver.calls()
+		_, reqs := approver.Calls()
 		if ok != tc.wantRun || (len(reqs) > 0) != tc.wantAsk || !strings.Contains(res.ForLLM, tc.wantText) {
 			t.Errorf("%s (%s): ran %v asked %d result %+v", tc.tool.Name(), tc.tool.SideEffect(), ok, len(reqs), res)
 			continue
@@ -65,7 +67,7 @@ func TestGateDecisionsByClass(t *testing.T) {
 
 func TestGateAlwaysAllowIsPerAgentToolAndKey(t *testing.T) {
 	tool := keyedTool{classed{named{name: "web_fetch"}, tools.SideEffectNetwork}}
-	approver := &recordingApprover{decision: tools.Denied, always: map[string]bool{"ops\x00web_fetch\x00example.com": true}}
+	approver := &toolstest.Approver{Decision: tools.Denied, Always: map[string]bool{"ops\x00web_fetch\x00example.com": true}}
 	g := tools.Gate{Classes: map[string]string{"network": "ask"}, Approver: approver}
 	run := func(agent, url string) bool {
 		_, ok := g.Check(context.Background(), tools.Call{Agent: agent, ToolCallID: "x"}, tool, json.RawMessage(`{"url":"`+url+`"}`))

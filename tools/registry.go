@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/tools/scrub"
 )
 
 // RateLimiter decides whether another tool call is allowed for a key (the
@@ -21,7 +23,7 @@ type RateLimiter interface {
 type RegistryOptions struct {
 	// Scrubber removes credentials from every result. Nil means a scrubber
 	// with only the static patterns.
-	Scrubber *Scrubber
+	Scrubber *scrub.Scrubber
 	// RateLimiter limits tool calls per session. Nil means no limit.
 	RateLimiter RateLimiter
 	// Logger receives one line per call. Nil discards them.
@@ -51,7 +53,7 @@ type describedTools struct {
 // NewRegistry returns an empty registry.
 func NewRegistry(opts RegistryOptions) *Registry {
 	if opts.Scrubber == nil {
-		opts.Scrubber = NewScrubber()
+		opts.Scrubber = scrub.NewScrubber()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -145,7 +147,7 @@ func (r *Registry) describe() *describedTools {
 }
 
 // Scrubber returns the registry's scrubber.
-func (r *Registry) Scrubber() *Scrubber { return r.opts.Scrubber }
+func (r *Registry) Scrubber() *scrub.Scrubber { return r.opts.Scrubber }
 
 // Execute runs one tool call: it puts call into the context, checks the
 // session's rate limit, runs the tool and scrubs credentials from the

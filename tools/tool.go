@@ -1,7 +1,9 @@
-// Package tools defines what an agent can do besides talking: the Tool
-// interface with its side-effect class, the Registry that runs tool calls with
-// per-call context, rate limiting and credential scrubbing, and the built-in
-// tools.
+// Package tools is the tool framework, what an agent can do besides
+// talking: the Tool interface with its side-effect class, the per-call
+// context (Call), the Registry that runs tool calls with rate limiting and
+// credential scrubbing, policy, and the approval gate. The tool families
+// are packages of their own below it (fs, web, exec, memory, sessions,
+// mcp); they import this one, never the other way.
 package tools
 
 import (
@@ -78,6 +80,10 @@ type Result struct {
 
 // ErrorResult builds an error Result for the LLM.
 func ErrorResult(msg string) Result { return Result{ForLLM: msg, IsError: true} }
+
+// MaxMessageText bounds the text of one message a tool posts: to a chat
+// (message), a session (sessions_send) or a teammate (team_message).
+const MaxMessageText = 8000
 
 // Spec is the description of a tool as sent to an LLM provider.
 type Spec struct {

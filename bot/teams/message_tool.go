@@ -33,10 +33,6 @@ type Mailbox interface {
 	Read(ctx context.Context, team, member, readKey string, max int) ([]MailMessage, error)
 }
 
-// maxMailText bounds one team message, as the messaging tools bound a
-// message to a chat.
-const maxMailText = 8000
-
 // MessageToolOptions configures team_message.
 type MessageToolOptions struct {
 	Mailbox Mailbox
@@ -106,8 +102,8 @@ func (t *MessageTool) Execute(ctx context.Context, raw json.RawMessage) tools.Re
 		if strings.TrimSpace(a.Text) == "" {
 			return tools.ErrorResult(`pass "text"`)
 		}
-		if len(a.Text) > maxMailText {
-			return tools.ErrorResult(fmt.Sprintf("text is %d bytes; at most %d", len(a.Text), maxMailText))
+		if len(a.Text) > tools.MaxMessageText {
+			return tools.ErrorResult(fmt.Sprintf("text is %d bytes; at most %d", len(a.Text), tools.MaxMessageText))
 		}
 		var to []string
 		if a.Action == "send" {

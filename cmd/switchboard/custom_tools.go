@@ -5,14 +5,14 @@ import (
 	"fmt"
 
 	"github.com/switchboard-chat/switchboard/config"
-	"github.com/switchboard-chat/switchboard/tools"
+	toolexec "github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 // customSpecs converts the config's custom tools.
-func customSpecs(cfg *config.Config) []tools.CustomSpec {
-	out := make([]tools.CustomSpec, 0, len(cfg.CustomTools))
+func customSpecs(cfg *config.Config) []toolexec.CustomSpec {
+	out := make([]toolexec.CustomSpec, 0, len(cfg.CustomTools))
 	for _, t := range cfg.CustomTools {
-		out = append(out, tools.CustomSpec{Name: t.Name, Description: t.Description, Parameters: t.ParametersJSON(),
+		out = append(out, toolexec.CustomSpec{Name: t.Name, Description: t.Description, Parameters: t.ParametersJSON(),
 			Command: t.Command, Timeout: t.Timeout, Env: t.Env})
 	}
 	return out
@@ -20,13 +20,13 @@ func customSpecs(cfg *config.Config) []tools.CustomSpec {
 
 // installCustom puts a custom tool into the registry, replacing an older
 // custom tool of that name; a built-in tool's name is refused.
-func (d *daemon) installCustom(spec tools.CustomSpec) error {
-	c, err := tools.NewCustom(spec, d.exec)
+func (d *daemon) installCustom(spec toolexec.CustomSpec) error {
+	c, err := toolexec.NewCustom(spec, d.exec)
 	if err != nil {
 		return err
 	}
 	if old, ok := d.tools.Get(spec.Name); ok {
-		if _, custom := old.(*tools.Custom); !custom {
+		if _, custom := old.(*toolexec.Custom); !custom {
 			return fmt.Errorf("%q is the name of a built-in tool; choose another", spec.Name)
 		}
 		d.tools.Unregister(spec.Name)
@@ -57,14 +57,14 @@ func (d *daemon) loadCustomTools(ctx context.Context) error {
 }
 
 // credentialedExec builds the credentialed_exec tool from the config.
-func credentialedExec(cfg *config.Config, exec *tools.Exec) (*tools.CredentialedExec, error) {
-	bins := make([]tools.CredentialedBinary, 0, len(cfg.CredentialedExec))
+func credentialedExec(cfg *config.Config, exec *toolexec.Exec) (*toolexec.CredentialedExec, error) {
+	bins := make([]toolexec.CredentialedBinary, 0, len(cfg.CredentialedExec))
 	for _, b := range cfg.CredentialedExec {
-		deny, err := tools.CompileDeny(b.Binary, b.DenyArgs)
+		deny, err := toolexec.CompileDeny(b.Binary, b.DenyArgs)
 		if err != nil {
 			return nil, fmt.Errorf("credentialed_exec %s: %w", b.Binary, err)
 		}
-		bins = append(bins, tools.CredentialedBinary{Name: b.Binary, Path: b.Path, Env: b.Env, DenyArgs: deny, Timeout: b.Timeout})
+		bins = append(bins, toolexec.CredentialedBinary{Name: b.Binary, Path: b.Path, Env: b.Env, DenyArgs: deny, Timeout: b.Timeout})
 	}
-	return tools.NewCredentialedExec(bins, exec)
+	return toolexec.NewCredentialedExec(bins, exec)
 }

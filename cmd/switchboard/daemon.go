@@ -31,7 +31,9 @@ import (
 	"github.com/switchboard-chat/switchboard/storage/redis"
 	"github.com/switchboard-chat/switchboard/storage/secretbox"
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
+	"github.com/switchboard-chat/switchboard/tools/scrub"
 )
 
 // errConfig marks an invalid configuration (exit 2).
@@ -67,7 +69,7 @@ func loadConfig(file string) (*config.Config, error) {
 type daemon struct {
 	cfg       *config.Config
 	log       *slog.Logger
-	scrubber  *tools.Scrubber
+	scrubber  *scrub.Scrubber
 	st        *stores
 	metricSet *metrics.Set
 	metrics   *bot.Metrics
@@ -94,8 +96,8 @@ type daemon struct {
 	// tools is the registry every agent shares; exec runs custom tools;
 	// customs keeps the custom tools added at run time.
 	tools   *tools.Registry
-	exec    *tools.Exec
-	procs   *tools.Processes // background processes, killed on exit
+	exec    *exec.Exec
+	procs   *exec.Processes // background processes, killed on exit
 	customs postgres.CustomTools
 	mcpDB   postgres.MCPServers
 	// approvals decides risky tool calls (buttons, admin API).

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	toolexec "github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 // Running the sandbox under the systemd unit's restrictions, emulated on
@@ -146,8 +146,8 @@ func sandboxUnderUnit(t *testing.T, svc map[string][]string) (string, error) {
 	var out []byte
 	var ws string
 	confineErr := underUnit(svc, allowed, func() {
-		var sb *tools.Sandbox
-		if sb, _, err = tools.FindSandbox(tools.SandboxBwrap, false, nil); err != nil {
+		var sb *toolexec.Sandbox
+		if sb, _, err = toolexec.FindSandbox(toolexec.SandboxBwrap, false, nil); err != nil {
 			return
 		}
 		if ws, err = os.MkdirTemp("", "switchboard-unit-sandbox-"); err != nil {
@@ -210,7 +210,7 @@ func TestSandboxRunsUnderUnit(t *testing.T) {
 
 	// The probe names the fix for each way a unit breaks it.
 	for add, want := range map[string]string{
-		"RestrictNamespaces=yes":    "set RestrictNamespaces=" + strings.Join((&tools.Sandbox{}).Namespaces(), " "),
+		"RestrictNamespaces=yes":    "set RestrictNamespaces=" + strings.Join((&toolexec.Sandbox{}).Namespaces(), " "),
 		"ProtectKernelTunables=yes": "remove ProtectKernelTunables=",
 		"ProtectKernelLogs=yes":     "remove ProtectKernelTunables=, ProtectKernelLogs=",
 	} {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	toolexec "github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 // The shipped deployments must let bubblewrap build the exec sandbox. The
@@ -24,7 +24,7 @@ var systemdNamespaces = []string{"cgroup", "ipc", "mnt", "net", "pid", "user", "
 func sandboxNamespaces() []string {
 	var all []string
 	for _, network := range []bool{false, true} {
-		for _, n := range (&tools.Sandbox{Bwrap: "bwrap", Network: network}).Namespaces() {
+		for _, n := range (&toolexec.Sandbox{Bwrap: "bwrap", Network: network}).Namespaces() {
 			if !slices.Contains(all, n) {
 				all = append(all, n)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/redis"
 	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
 )
 
@@ -81,19 +82,19 @@ func (w doctorWarning) Error() string { return string(w) }
 
 // checkSandbox says which exec sandbox serve would use.
 func checkSandbox(cfg *config.Config) (string, error) {
-	var runAs *tools.ExecUser
+	var runAs *exec.ExecUser
 	if os.Geteuid() == 0 {
-		u, err := tools.LookupExecUser(cmp.Or(cfg.Exec.User, defaultExecUser))
+		u, err := exec.LookupExecUser(cmp.Or(cfg.Exec.User, defaultExecUser))
 		if err != nil {
 			return "", err
 		}
 		runAs = u
 	}
-	sb, why, err := tools.FindSandbox(cfg.Exec.Sandbox, cfg.Exec.Network, runAs)
+	sb, why, err := exec.FindSandbox(cfg.Exec.Sandbox, cfg.Exec.Network, runAs)
 	switch {
 	case err != nil:
 		return "", err
-	case sb == nil && cfg.Exec.Sandbox == tools.SandboxNone:
+	case sb == nil && cfg.Exec.Sandbox == exec.SandboxNone:
 		return "none (exec.sandbox: none): commands can read and write whatever their user can", nil
 	case sb == nil:
 		return "", doctorWarning("exec would run WITHOUT a sandbox: " + why + "; or set exec.sandbox: none to say this is intended")

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 // defaultExecUser is the account exec commands run as when the daemon runs
@@ -18,7 +18,7 @@ const defaultExecUser = "nobody"
 // execPlacement is who exec commands run as and where their workspaces
 // live.
 type execPlacement struct {
-	user       *tools.ExecUser // nil: the daemon's own user
+	user       *exec.ExecUser // nil: the daemon's own user
 	workspaces string
 }
 
@@ -47,7 +47,7 @@ func placeExec(dataDir, name string, log *slog.Logger) (execPlacement, error) {
 	if name == "" {
 		name = defaultExecUser
 	}
-	u, err := tools.LookupExecUser(name)
+	u, err := exec.LookupExecUser(name)
 	if err != nil {
 		return execPlacement{}, err
 	}

@@ -10,12 +10,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-chat/switchboard/config"
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/scrub"
 )
 
 // newLogger builds the process logger. Every line goes through the
 // scrubber: configured secrets never reach the log, whatever logged them.
-func newLogger(w io.Writer, level, format string, s *tools.Scrubber) *slog.Logger {
+func newLogger(w io.Writer, level, format string, s *scrub.Scrubber) *slog.Logger {
 	var lvl slog.Level
 	switch strings.ToLower(level) {
 	case "debug":
@@ -46,7 +46,7 @@ func newLogger(w io.Writer, level, format string, s *tools.Scrubber) *slog.Logge
 // logger that logs nothing costs no scrubbing.
 type scrubHandler struct {
 	next slog.Handler
-	s    *tools.Scrubber
+	s    *scrub.Scrubber
 	// pending are With's attributes not yet given to next, and bound is
 	// next with them, made once (nil when there are none).
 	pending []slog.Attr
@@ -131,6 +131,6 @@ func (h *scrubHandler) WithGroup(name string) slog.Handler {
 }
 
 // newScrubber returns a scrubber that knows every configured secret.
-func newScrubber(cfg *config.Config) *tools.Scrubber {
-	return tools.NewScrubber(cfg.Secrets()...)
+func newScrubber(cfg *config.Config) *scrub.Scrubber {
+	return scrub.NewScrubber(cfg.Secrets()...)
 }

@@ -10,7 +10,12 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/tools"
+	toolexec "github.com/switchboard-chat/switchboard/tools/exec"
+	"github.com/switchboard-chat/switchboard/tools/fs"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
+	"github.com/switchboard-chat/switchboard/tools/memory"
+	"github.com/switchboard-chat/switchboard/tools/sessions"
+	toolweb "github.com/switchboard-chat/switchboard/tools/web"
 )
 
 // newTools builds the tool registry every agent shares.
@@ -31,29 +36,29 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		}})
 	kinds := agentKinds(d.cfg)
 	perUser := func(agent string) bool { return kinds(agent) == tools.KindOpen }
-	exec := tools.NewExec(tools.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver, Sandbox: sandbox,
+	exec := toolexec.NewExec(toolexec.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver, Sandbox: sandbox,
 		RunAs: place.user, PerUser: perUser, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: jobs.NewCronStore(d.st.db), Approver: approver, Logger: d.log})
 	embedder := d.embedder()
-	all := tools.NewFSTools(tools.FSOptions{
-		Workspaces: tools.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
+	all := fs.NewFSTools(fs.FSOptions{
+		Workspaces: toolexec.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
 		Docs: d.st.docs, AgentKind: kinds, Embedder: embedder,
 	})
-	all = append(all, tools.NewMemoryTools(tools.MemoryOptions{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
-	all = append(all, tools.NewSessionsTools(tools.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
+	all = append(all, memory.NewMemoryTools(memory.MemoryOptions{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
+	all = append(all, sessions.NewSessionsTools(sessions.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
 	all = append(all, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, teams.NewTaskTool(teams.TaskToolOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
 		// The team runtime exists by the time a tool runs.
 		Events: func(ctx context.Context, ev teams.TaskEvent) { d.teams.TaskEvent(ctx, ev) }}),
 		teams.NewMessageTool(teams.MessageToolOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg),
 			Activate: func(ctx context.Context, team, agent string) { d.teams.MailArrived(ctx, team, agent) }}))
-	all = append(all, tools.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
+	all = append(all, sessions.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	}))...)
 	web := d.cfg.Tools.Web
-	fetch := tools.NewWebFetch(tools.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
-	search := tools.NewWebSearch(tools.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
-	d.tools, d.exec, d.procs = reg, exec, tools.NewProcesses(exec)
+	fetch := toolweb.NewWebFetch(toolweb.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
+	search := toolweb.NewWebSearch(toolweb.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
+	d.tools, d.exec, d.procs = reg, exec, toolexec.NewProcesses(exec)
 	all = append(all, d.procs)
 	if len(d.cfg.CredentialedExec) > 0 {
 		ce, err := credentialedExec(d.cfg, exec)
@@ -63,13 +68,13 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		all = append(all, ce)
 	}
 	for _, spec := range customSpecs(d.cfg) {
-		c, err := tools.NewCustom(spec, exec)
+		c, err := toolexec.NewCustom(spec, exec)
 		if err != nil {
 			return nil, fmt.Errorf("custom_tools: %w", err)
 		}
 		all = append(all, c)
 	}
-	for _, t := range append([]tools.Tool{tools.Datetime{}, tools.SessionStatus{Source: d.st.db}, exec, cron, fetch, search}, all...) {
+	for _, t := range append([]tools.Tool{tools.Datetime{}, sessions.SessionStatus{Source: d.st.db}, exec, cron, fetch, search}, all...) {
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}
@@ -98,16 +103,16 @@ func (d *daemon) isAdmin(identity string) bool { return slices.Contains(d.cfg.Ad
 
 // placeCommands decides who commands run as, where, and in which
 // sandbox, and says so in the log and /status.
-func (d *daemon) placeCommands() (execPlacement, *tools.Sandbox, error) {
+func (d *daemon) placeCommands() (execPlacement, *toolexec.Sandbox, error) {
 	place, err := placeExec(d.cfg.DataDir, d.cfg.Exec.User, d.log)
 	if err != nil {
 		return place, nil, err
 	}
-	sandbox, why, err := tools.FindSandbox(d.cfg.Exec.Sandbox, d.cfg.Exec.Network, place.user)
+	sandbox, why, err := toolexec.FindSandbox(d.cfg.Exec.Sandbox, d.cfg.Exec.Network, place.user)
 	if err != nil {
 		return place, nil, err
 	}
-	if sandbox == nil && d.cfg.Exec.Sandbox != tools.SandboxNone {
+	if sandbox == nil && d.cfg.Exec.Sandbox != toolexec.SandboxNone {
 		d.log.Warn("EXEC RUNS WITHOUT A SANDBOX: commands can read and write whatever their user can; "+
 			"the reason says what to install or allow, or set exec.sandbox: none to say this is intended", "reason", why)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/storage/secretbox"
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 // ErrNoSecretsKey: stored secrets exist (or are to be stored) and no key
@@ -28,14 +28,14 @@ type CustomTools struct {
 // List returns every stored custom tool, env opened. It fails with
 // ErrNoSecretsKey when a tool has env and no key is configured, and with
 // secretbox.ErrWrongKey when the key is not the one they were sealed with.
-func (c CustomTools) List(ctx context.Context) ([]tools.CustomSpec, error) {
+func (c CustomTools) List(ctx context.Context) ([]exec.CustomSpec, error) {
 	rows, err := c.DB.pool.Query(ctx, `SELECT name, description, parameters, command, timeout_ms, env FROM custom_tools ORDER BY name`,
 		c.DB.once()...) // read at start only
 	if err != nil {
 		return nil, fmt.Errorf("custom tools: %w", err)
 	}
 	type row struct {
-		spec tools.CustomSpec
+		spec exec.CustomSpec
 		env  map[string]string
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
@@ -48,7 +48,7 @@ func (c CustomTools) List(ctx context.Context) ([]tools.CustomSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("custom tools: %w", err)
 	}
-	out := make([]tools.CustomSpec, 0, len(list))
+	out := make([]exec.CustomSpec, 0, len(list))
 	for _, x := range list {
 		env, err := openMap(c.Box, x.env, "custom tool "+x.spec.Name+" env")
 		if err != nil {
@@ -61,7 +61,7 @@ func (c CustomTools) List(ctx context.Context) ([]tools.CustomSpec, error) {
 }
 
 // Put stores spec (replacing one of the same name), env sealed, audited.
-func (c CustomTools) Put(ctx context.Context, spec tools.CustomSpec, by string) error {
+func (c CustomTools) Put(ctx context.Context, spec exec.CustomSpec, by string) error {
 	env, err := c.seal(spec.Env)
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/storage/secretbox"
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 func newBox(t *testing.T) *secretbox.Box {
@@ -34,7 +34,7 @@ func TestCustomToolSecretsAtRest(t *testing.T) {
 	box := newBox(t)
 	store := postgres.CustomTools{DB: db, Box: box}
 	const secret = "dns-api-key-5f0c1d2e3a4b"
-	spec := tools.CustomSpec{Name: "dns_lookup", Description: "dig", Command: "dig +short {{.domain}}",
+	spec := exec.CustomSpec{Name: "dns_lookup", Description: "dig", Command: "dig +short {{.domain}}",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"domain":{"type":"string"}}}`),
 		Timeout:    10 * time.Second, Env: map[string]string{"DNS_API_KEY": secret}}
 	if err := store.Put(ctx, spec, "telegram:1"); err != nil {

@@ -82,8 +82,8 @@ type DB struct {
 	secret string
 	// locks is the connection holding this replica's leader locks.
 	locks lockState
-	// appends groups concurrent AppendWindow and Insert calls into one
-	// commit, replies concurrent InsertReply calls.
+	// appends groups concurrent Append and Insert calls into one commit,
+	// replies concurrent InsertReply calls.
 	appends, replies *groupCommit
 	// prepares says queries run as cached prepared statements (pgx's
 	// default mode; see once).

@@ -62,7 +62,7 @@ func TestRepliesAreDurableBeforeTheyAreSent(t *testing.T) {
 	}
 	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
 
-	if _, _, err := db.AppendWindow(ctx, session, 10, user("u1")); err != nil {
+	if _, err := db.Append(ctx, session, user("u1")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.InsertReply(ctx, session, 1, answer("r1"), reply("", 0, "o1"), claim); err != nil {

@@ -69,7 +69,7 @@ func (c *DocsCache) Listening() bool {
 	return c.listening
 }
 
-// GroupsWaiting reports how many AppendWindow and InsertReply calls wait
+// GroupsWaiting reports how many Append, Insert and InsertReply calls wait
 // for the group in flight.
 func (db *DB) GroupsWaiting() (appends, replies int) {
 	return db.appends.group.Waiting(), db.replies.group.Waiting()

@@ -142,9 +142,8 @@ func TestAppendsMadeTogetherShareOneCommit(t *testing.T) {
 	seed(t, ctx, db, "first", "s/dup")
 
 	type result struct {
-		seq    int64
-		window []agentcore.Message
-		err    error
+		seq int64
+		err error
 	}
 	// round appends firstID to "first", then ids[i] to sessions[i], all
 	// of them in one group behind the first, and returns what each got.
@@ -155,8 +154,8 @@ func TestAppendsMadeTogetherShareOneCommit(t *testing.T) {
 			if i > 0 {
 				session, id = sessions[i-1], ids[i-1]
 			}
-			seq, w, err := db.AppendWindow(ctx, session, 10, userMessage(id))
-			got[i] = result{seq, w, err}
+			seq, err := db.Append(ctx, session, userMessage(id))
+			got[i] = result{seq, err}
 		})
 		return got[0], got[1:]
 	}
@@ -165,11 +164,11 @@ func TestAppendsMadeTogetherShareOneCommit(t *testing.T) {
 	sessions := []string{"s/4", "s/2", "s/5", "s/1", "s/3"}
 	ids := []string{"m4", "m2", "m5", "m1", "m3"}
 	first, got := round("f2", sessions, ids)
-	if first.err != nil || first.seq != 2 || len(first.window) != 2 {
+	if first.err != nil || first.seq != 2 {
 		t.Fatalf("the held append = %+v", first)
 	}
 	for i, r := range got {
-		if r.err != nil || r.seq != 1 || len(r.window) != 1 || r.window[0].ExternalID != ids[i] {
+		if r.err != nil || r.seq != 1 {
 			t.Errorf("append to %s = %+v", sessions[i], r)
 		}
 	}
@@ -192,7 +191,7 @@ func TestAppendsMadeTogetherShareOneCommit(t *testing.T) {
 			}
 			continue
 		}
-		if r.err != nil || r.seq != 2 || len(r.window) != 2 || r.window[1].ExternalID != ids[i] {
+		if r.err != nil || r.seq != 2 {
 			t.Errorf("append to %s = %+v", sessions[i], r)
 		}
 	}
@@ -271,7 +270,7 @@ func TestAHeldSessionHoldsUpOthersOnlyForAMoment(t *testing.T) {
 	release := holdSession(t, ctx, db, "held")
 	held := make(chan error, 1)
 	go func() {
-		_, _, err := db.AppendWindow(ctx, "held", 10, userMessage("h2"))
+		_, err := db.Append(ctx, "held", userMessage("h2"))
 		held <- err
 	}()
 	waitFor(t, "the append to wait for its session", blockedOnLock(t, ctx, db))
@@ -280,7 +279,7 @@ func TestAHeldSessionHoldsUpOthersOnlyForAMoment(t *testing.T) {
 	done := make(chan error, 3)
 	for _, s := range []string{"o/1", "o/2", "o/3"} {
 		go func() {
-			_, _, err := db.AppendWindow(ctx, s, 10, userMessage(s))
+			_, err := db.Append(ctx, s, userMessage(s))
 			done <- err
 		}()
 	}
@@ -424,7 +423,7 @@ func TestAGroupWhoseConnectionBreaksLosesNothing(t *testing.T) {
 	appendTo := func(session string) chan error {
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := db.AppendWindow(ctx, session, 10, userMessage(session+"-2"))
+			_, err := db.Append(ctx, session, userMessage(session+"-2"))
 			done <- err
 		}()
 		return done

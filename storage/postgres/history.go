@@ -27,21 +27,23 @@ type storedToolCall struct {
 	Arguments string `json:"arguments"`
 }
 
+// messageCols are the columns collectMessages reads.
+const messageCols = `role, content, tool_calls, tool_call_id, tool_name, is_error, coalesce(external_id, ''), seq`
+
 // Load returns the messages of session in order: the newest limit of them
 // when limit > 0, else all. An unknown session has no messages.
 func (db *DB) Load(ctx context.Context, session string, limit int) ([]agentcore.Message, error) {
-	const cols = `role, content, tool_calls, tool_call_id, tool_name, is_error, coalesce(external_id, ''), seq`
 	msgs, err := retryValue(ctx, func(ctx context.Context) ([]agentcore.Message, error) {
 		var (
 			rows pgx.Rows
 			err  error
 		)
 		if limit > 0 {
-			rows, err = db.pool.Query(ctx, `SELECT `+cols+` FROM (
+			rows, err = db.pool.Query(ctx, `SELECT `+messageCols+` FROM (
 					SELECT * FROM messages WHERE session_key = $1 ORDER BY seq DESC LIMIT $2
 				) newest ORDER BY seq`, session, limit)
 		} else {
-			rows, err = db.pool.Query(ctx, `SELECT `+cols+` FROM messages WHERE session_key = $1 ORDER BY seq`, session)
+			rows, err = db.pool.Query(ctx, `SELECT `+messageCols+` FROM messages WHERE session_key = $1 ORDER BY seq`, session)
 		}
 		if err != nil {
 			return nil, err
@@ -54,7 +56,7 @@ func (db *DB) Load(ctx context.Context, session string, limit int) ([]agentcore.
 	return msgs, nil
 }
 
-// collectMessages reads rows of messages (windowCols), at most limit of
+// collectMessages reads rows of messages (messageCols), at most limit of
 // them (0: no limit), into a slice made that large up front: a history
 // window is read for every message, and growing its slice by doubling
 // allocated twice the window again. One messageScan serves every row, so
@@ -73,7 +75,7 @@ func collectMessages(rows pgx.Rows, limit int) ([]agentcore.Message, error) {
 	return out, rows.Err()
 }
 
-// messageScan is the destination of one row of windowCols. Scanning into
+// messageScan is the destination of one row of messageCols. Scanning into
 // the same fields row after row allocates them, and the argument list,
 // once per query rather than once per row.
 type messageScan struct {
@@ -144,15 +146,11 @@ func (s *messageScan) scan(rows pgx.Rows) (agentcore.Message, error) {
 // ExternalID the session already has) aborts the whole statement, so neither
 // the messages nor the new last_seq are stored. (PostgreSQL runs a
 // data-modifying WITH clause to completion even when nothing reads it.)
-var appendSQL = appendCTE + `
+const appendSQL = appendCTE + `
 	SELECT last_seq FROM s`
 
 // appendCTE is appendSQL's WITH clause.
-var appendCTE = appendWith(``)
-
-// appendWith is appendSQL's WITH clause whose insert ends with returning.
-func appendWith(returning string) string {
-	return `WITH s AS (
+const appendCTE = `WITH s AS (
 		INSERT INTO sessions AS s (key, agent, scope, last_seq) VALUES ($1, $2, $3, $4::bigint)
 		ON CONFLICT (key) DO UPDATE SET last_seq = s.last_seq + excluded.last_seq, updated_at = now()
 		RETURNING s.last_seq
@@ -163,15 +161,14 @@ func appendWith(returning string) string {
 			m.tool_call_id, m.tool_name, m.is_error, m.external_id
 		FROM s, unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[], $11::text[])
 			WITH ORDINALITY AS m (role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, ord)
-		` + returning + `
 	)`
-}
 
 // Append adds msgs to the end of session atomically, creating the session if
 // needed, and returns the seq of the last one. A message whose ExternalID the
 // session already has fails the whole call with agentcore.ErrDuplicate and
 // stores nothing. Text PostgreSQL cannot hold (NUL bytes, invalid UTF-8) is
-// stored with U+FFFD in its place. It takes one round trip and one commit;
+// stored with U+FFFD in its place. It is one statement, whose commit is
+// shared with the appends and inserts made at the same time (groupCommit);
 // transient errors (a dropped connection) are retried, which is safe for a
 // user message (its ExternalID makes a repeat fail with ErrDuplicate).
 func (db *DB) Append(ctx context.Context, session string, msgs ...agentcore.Message) (int64, error) {
@@ -193,9 +190,10 @@ func (db *DB) Append(ctx context.Context, session string, msgs ...agentcore.Mess
 	if err != nil {
 		return 0, err
 	}
+	row := db.appends.rowOnce(db.pool, session, appendSQL, b.args())
 	last, err := retryValue(ctx, func(ctx context.Context) (int64, error) {
 		var last int64
-		err := db.pool.QueryRow(ctx, appendSQL, b.args()...).Scan(&last)
+		err := row(ctx, &last)
 		return last, err
 	})
 	if err != nil {

@@ -54,7 +54,7 @@ func TestSessionBumpsWriteNoIndexEntries(t *testing.T) {
 	const rounds = 20
 	for i := range rounds {
 		session := fmt.Sprintf("a/telegram:%d", i%4)
-		seq, _, err := db.AppendWindow(ctx, session, 10, agentcore.Message{
+		seq, err := db.Append(ctx, session, agentcore.Message{
 			Role: agentcore.RoleUser, Content: "hi", ExternalID: fmt.Sprint(i)})
 		if err != nil {
 			t.Fatal(err)

@@ -11,8 +11,6 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 )
 
-var _ bot.ReplyWriter = (*DB)(nil)
-
 // outboxInsertSQL inserts one outbox row from the parameters starting at
 // $p: platform, chat_id, thread_id, text, buttons, reply_to, then the
 // claimer (” for none) and the lease in microseconds. session and seq are

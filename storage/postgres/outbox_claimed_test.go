@@ -133,8 +133,8 @@ func TestInsertReplyStoresReplyAndRowTogether(t *testing.T) {
 		t.Fatalf("AppendReply = %+v, %v; want seq 6 unclaimed", app, err)
 	}
 	// Nothing is left undelivered for recovery.
-	if orphans, err := db.Undelivered(ctx, session); err != nil || len(orphans) != 0 {
-		t.Errorf("Undelivered = %+v, %v; want none", orphans, err)
+	if un, err := db.Unfinished(ctx, bot.UnfinishedQuery{}); err != nil || len(un) != 0 {
+		t.Errorf("Unfinished = %+v, %v; want none", un, err)
 	}
 }
 
@@ -286,7 +286,7 @@ func TestReplyLooksForItsChatsPendingRowsInTheChatIndex(t *testing.T) {
 	claim := bot.Claim{Owner: "replica-1", Lease: time.Minute}
 	store := func(session string) {
 		t.Helper()
-		seq, _, err := db.AppendWindow(ctx, session, 10, agentcore.Message{Role: agentcore.RoleUser, Content: "hi"})
+		seq, err := db.Append(ctx, session, agentcore.Message{Role: agentcore.RoleUser, Content: "hi"})
 		if err != nil {
 			t.Fatal(err)
 		}

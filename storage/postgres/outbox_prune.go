@@ -13,6 +13,10 @@ import (
 
 var _ bot.OutboxPruner = (*DB)(nil)
 
+// recentMessages is how many of a session's newest messages keep their
+// outbox rows however old (see pruneOutboxSQL).
+const recentMessages = 50
+
 // decisionEditGrace is how long after an approval or access request was
 // decided the rows posted about it are kept anyway: its buttons are edited
 // away right after the decision, through their rows' platform message ids.
@@ -22,9 +26,9 @@ const decisionEditGrace = 24 * time.Hour
 // id, so a pass reads what it walks once and stops at the first row too
 // young), those sent or given up on before now() - $3 µs that nobody reads
 // any more. Kept:
-//   - a row delivering one of its session's newest undeliveredWindow
-//     messages: recovery (Unfinished, Undelivered) takes a reply there
-//     without a row for one never sent and would send it again;
+//   - a row delivering one of its session's newest recentMessages
+//     messages: recovery (Unfinished) takes a reply there without a row
+//     for one never sent and would send it again;
 //   - a row posted about an approval or access request that is pending or
 //     was decided within decisionEditGrace ($4 µs): the decision edits it.
 //
@@ -53,7 +57,7 @@ var pruneOutboxSQL = fmt.Sprintf(`WITH page AS (
 	SELECT (SELECT count(*) FROM gone), last.id, last.created_at < now() - $3::float8 * interval '1 microsecond',
 		(SELECT count(*) FROM page)
 	FROM (SELECT id, created_at FROM page ORDER BY id DESC LIMIT 1) last`,
-	undeliveredWindow, bot.KindApproval, bot.KindAccessRequest)
+	recentMessages, bot.KindApproval, bot.KindAccessRequest)
 
 // PruneOutbox deletes the outbox rows sent or given up on more than keep
 // ago that recovery and decisions no longer read (see pruneOutboxSQL),

@@ -74,37 +74,3 @@ func (db *DB) Unfinished(ctx context.Context, q bot.UnfinishedQuery) ([]bot.Unfi
 	}
 	return out, nil
 }
-
-// undeliveredWindow is how many of a session's newest messages Undelivered
-// looks at.
-const undeliveredWindow = 50
-
-// Undelivered lists, oldest first, the final assistant replies among the
-// newest 50 messages of session that have no outbox row (assistant
-// messages with an external id are notes for the agent, or notices
-// stored with their outbox rows, not replies).
-// Transient errors are retried.
-func (db *DB) Undelivered(ctx context.Context, session string) ([]bot.Unfinished, error) {
-	out, err := retryValue(ctx, func(ctx context.Context) ([]bot.Unfinished, error) {
-		rows, err := db.pool.Query(ctx, `SELECT m.seq, m.content
-			FROM sessions s JOIN messages m ON m.session_key = s.key
-			WHERE s.key = $1 AND m.seq > s.last_seq - $2
-			  AND m.role = 'assistant' AND coalesce(jsonb_array_length(m.tool_calls), 0) = 0
-			  AND m.external_id IS NULL -- notes for the agent and notices, not replies
-			  AND btrim(m.content, E' \t\r\n') <> $3 -- a reply meant for nobody
-			  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.session_key = s.key AND o.source_seq = m.seq)
-			ORDER BY m.seq`, session, undeliveredWindow, bot.SilentReply)
-		if err != nil {
-			return nil, err
-		}
-		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Unfinished, error) {
-			u := bot.Unfinished{Session: session}
-			err := row.Scan(&u.LastSeq, &u.Content)
-			return u, err
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("find undelivered replies of %s: %w", session, err)
-	}
-	return out, nil
-}

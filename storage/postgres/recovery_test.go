@@ -156,45 +156,6 @@ func TestUnfinishedReadsOnlyWhatItLooksAt(t *testing.T) {
 	}
 }
 
-// TestUndelivered: a final reply stored but never queued is found even
-// when later messages followed it; queued replies and tool-calling steps
-// are not.
-func TestUndelivered(t *testing.T) {
-	ctx := context.Background()
-	db := pgtest.Open(t, ctx)
-	const s = "a/telegram:1"
-	msg := func(role agentcore.Role, content string) agentcore.Message {
-		return agentcore.Message{Role: role, Content: content}
-	}
-	calling := agentcore.Message{Role: agentcore.RoleAssistant, ToolCalls: []agentcore.ToolCall{
-		{ID: "c1", Name: "exec", Arguments: json.RawMessage(`{}`)}}}
-	tool := agentcore.Message{Role: agentcore.RoleTool, Content: "ok", ToolCallID: "c1", ToolName: "exec"}
-	if _, err := db.Append(ctx, s,
-		msg(agentcore.RoleUser, "one"), msg(agentcore.RoleAssistant, "first reply"), // 1, 2: queued
-		msg(agentcore.RoleUser, "two"), calling, tool, msg(agentcore.RoleAssistant, "orphan"), // 3-6: 6 never queued
-		msg(agentcore.RoleUser, "three"), msg(agentcore.RoleAssistant, "last reply"), // 7, 8: queued
-		msg(agentcore.RoleUser, "four"), // 9: waits for a run
-	); err != nil {
-		t.Fatal(err)
-	}
-	for _, seq := range []int64{2, 8} {
-		if _, err := db.Enqueue(ctx, bot.OutboxMessage{Session: s, SourceSeq: seq, Text: "x"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := db.Undelivered(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []bot.Unfinished{{Session: s, LastSeq: 6, Content: "orphan"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Undelivered = %+v, want %+v", got, want)
-	}
-	if got, err := db.Undelivered(ctx, "a/none"); err != nil || len(got) != 0 {
-		t.Fatalf("Undelivered of an unknown session = %+v, %v", got, err)
-	}
-}
-
 // seedAnsweredSessions stores n sessions of msgs messages each (msgs even:
 // user and assistant in turn, every reply delivered), all last written to
 // an hour ago.

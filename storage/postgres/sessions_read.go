@@ -7,12 +7,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/sessions"
 )
 
 var (
-	_ tools.SessionReader = (*DB)(nil)
-	_ tools.SessionWriter = (*DB)(nil)
+	_ sessions.SessionReader = (*DB)(nil)
+	_ sessions.SessionWriter = (*DB)(nil)
 )
 
 // PostToSession implements tools.SessionWriter: the text becomes a user
@@ -26,7 +26,7 @@ func (db *DB) PostToSession(ctx context.Context, session, text string) error {
 }
 
 // ListSessions implements tools.SessionReader.
-func (db *DB) ListSessions(ctx context.Context, agent, scope string, limit int) ([]tools.SessionInfo, error) {
+func (db *DB) ListSessions(ctx context.Context, agent, scope string, limit int) ([]sessions.SessionInfo, error) {
 	rows, err := db.pool.Query(ctx, `
 		SELECT s.key, s.scope, (SELECT count(*) FROM messages m WHERE m.session_key = s.key), s.updated_at
 		FROM sessions s
@@ -35,8 +35,8 @@ func (db *DB) ListSessions(ctx context.Context, agent, scope string, limit int) 
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.SessionInfo, error) {
-		var s tools.SessionInfo
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sessions.SessionInfo, error) {
+		var s sessions.SessionInfo
 		return s, r.Scan(&s.Key, &s.Scope, &s.Messages, &s.Updated)
 	})
 	if err != nil {
@@ -46,7 +46,7 @@ func (db *DB) ListSessions(ctx context.Context, agent, scope string, limit int) 
 }
 
 // SessionLines implements tools.SessionReader.
-func (db *DB) SessionLines(ctx context.Context, session string, limit int) ([]tools.SessionLine, error) {
+func (db *DB) SessionLines(ctx context.Context, session string, limit int) ([]sessions.SessionLine, error) {
 	rows, err := db.pool.Query(ctx, `
 		SELECT role, content, tool_name, created_at FROM (
 			SELECT seq, role, content, tool_name, created_at FROM messages
@@ -55,8 +55,8 @@ func (db *DB) SessionLines(ctx context.Context, session string, limit int) ([]to
 	if err != nil {
 		return nil, fmt.Errorf("session lines: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.SessionLine, error) {
-		var l tools.SessionLine
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sessions.SessionLine, error) {
+		var l sessions.SessionLine
 		return l, r.Scan(&l.Role, &l.Content, &l.ToolName, &l.At)
 	})
 	if err != nil {

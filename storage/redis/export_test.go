@@ -21,16 +21,6 @@ func SetMailReclaim(d time.Duration) time.Duration {
 	return old
 }
 
-// StartFlushForTest takes the queued releases as a flush does, without
-// sending them yet, and returns what sends them: a flush caught mid-way.
-func (s *Store) StartFlushForTest() (send func()) {
-	ls := s.released.takeForFlush()
-	return func() {
-		defer s.released.sent(ls)
-		s.sendReleases(context.Background(), ls)
-	}
-}
-
 // ScriptCall is a script call a store made, as WatchScripts saw it.
 type ScriptCall struct {
 	Many bool     // for more than one lock

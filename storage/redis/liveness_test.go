@@ -143,8 +143,7 @@ func TestLockFreedWhenHolderCloses(t *testing.T) {
 
 // TestHeartbeatOnlyWhileLocksAreHeld: an instance that holds no lock lets
 // its heartbeat key expire (an idle daemon writes Redis no heartbeat); taking a
-// lock sets it, and it is kept for as long as any lock is held, given back
-// with Release or ReleaseSoon.
+// lock sets it, and it is kept for as long as any lock is held.
 func TestHeartbeatOnlyWhileLocksAreHeld(t *testing.T) {
 	for _, b := range sharedBackends {
 		t.Run(b.name, func(t *testing.T) {
@@ -190,7 +189,9 @@ func TestHeartbeatOnlyWhileLocksAreHeld(t *testing.T) {
 				}
 			}
 			held()
-			a.(*sbredis.Lock).ReleaseSoon()
+			if err := a.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
 			held() // b still is
 			if err := bl.Release(ctx); err != nil {
 				t.Fatal(err)

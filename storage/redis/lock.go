@@ -71,7 +71,9 @@ func (s *Store) Obtain(ctx context.Context, key string, ttl time.Duration) (bot.
 	l := &Lock{s: s, key: key, value: c.value}
 	if err := ctx.Err(); err != nil {
 		// Taken in a group after this caller gave up: given back.
-		l.ReleaseSoon()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), obtainGroupTimeout)
+		defer cancel()
+		_ = l.Release(rctx)
 		return nil, fmt.Errorf("obtain lock %q: %w", key, err)
 	}
 	return l, nil

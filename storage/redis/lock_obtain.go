@@ -27,9 +27,8 @@ type obtainCall struct {
 	grouped    bool // sent in a group of more than one
 }
 
-// obtainScript takes n locks (ARGV[1]; a lone Obtain is n = 1). It first
-// releases the locks given back with ReleaseSoon (KEYS[n+2…] when they
-// still hold ARGV[2n+5…]). Then for each lock i in 1…n it takes KEYS[i+1]
+// obtainScript takes n locks (ARGV[1]; a lone Obtain is n = 1). For each
+// lock i in 1…n it takes KEYS[i+1]
 // for ARGV[2i+4] ms with the value ARGV[2i+3] when it is free or its owner
 // instance's heartbeat (ARGV[2]..owner) is gone, renewing this instance's
 // heartbeat KEYS[1] (ARGV[4] for ARGV[3] ms) before the first lock it
@@ -41,11 +40,6 @@ type obtainCall struct {
 // must get the lock, not be refused by it and leave it held until its TTL.
 var obtainScript = goredis.NewScript(`
 local n = tonumber(ARGV[1])
-for i = n + 2, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[i + n + 3] then
-    redis.call('DEL', KEYS[i])
-  end
-end
 local out = {}
 local beating = false
 for i = 1, n do
@@ -89,25 +83,21 @@ func (s *Store) sendObtains(ctx context.Context, calls []*obtainCall) error {
 	return s.obtain(ctx, calls)
 }
 
-// obtain sends calls in one obtainScript call, with the releases waiting
-// to be sent, and sets each call's answer.
+// obtain sends calls in one obtainScript call and sets each call's answer.
 func (s *Store) obtain(ctx context.Context, calls []*obtainCall) error {
-	released, repeated := s.released.takeForObtain()
-	rkeys, rvalues := releaseArgs(append(repeated, released...))
-	keys := make([]string, 0, 1+len(calls)+len(rkeys))
-	args := make([]any, 0, 4+2*len(calls)+len(rvalues))
+	keys := make([]string, 0, 1+len(calls))
+	args := make([]any, 0, 4+2*len(calls))
 	keys = append(keys, instanceKey(s.inst.id))
 	args = append(args, len(calls), s.prefix+instanceKey(""), s.inst.ttl.Milliseconds(), s.inst.label)
 	for _, c := range calls {
 		keys = append(keys, "lock:"+c.key)
 		args = append(args, c.value, c.ttl.Milliseconds())
 	}
-	res, err := obtainScript.Run(ctx, s.scripts, append(keys, rkeys...), append(args, rvalues...)...).Int64Slice()
+	res, err := obtainScript.Run(ctx, s.scripts, keys, args...).Int64Slice()
 	if err == nil && len(res) != len(calls) {
 		err = fmt.Errorf("obtain %d locks: the script answered %d", len(calls), len(res))
 	}
 	if err != nil {
-		s.released.putBack(released, s)
 		return err
 	}
 	for i, c := range calls {

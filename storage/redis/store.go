@@ -55,8 +55,6 @@ type Store struct {
 	scripts prefixedScripter
 	health  *health
 	inst    *instance
-	// released holds locks given back with ReleaseSoon, not yet sent.
-	released releases
 	// obtains gathers the Obtain calls made while one is in flight.
 	obtains batcher.Group[*obtainCall]
 }
@@ -147,9 +145,6 @@ func (s *Store) Available() bool { return s.health.Available() }
 // Close stops the heartbeat, removes it (locks this instance still holds
 // become free for others at once) and closes the connection pool.
 func (s *Store) Close() error {
-	flushCtx, stop := context.WithTimeout(context.Background(), time.Second)
-	s.sendReleases(flushCtx, s.released.close())
-	stop()
 	s.stopBeating()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	_ = s.client.Del(asProbe(ctx), s.inst.key).Err()
