@@ -3,11 +3,11 @@ package bot
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
-	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // Binding chooses the agent that answers in a chat: Chat is
@@ -35,14 +35,47 @@ type AgentInfo struct {
 	Model       string
 }
 
-// agentFor returns the name of the agent that answers at addr: the live
-// handoff route's, else the first binding that matches, else the default
-// agent.
-func (r *Router) agentFor(ctx context.Context, addr channels.Address) string {
-	if r.opts.Handoff != nil {
-		return r.opts.Handoff.AgentAt(ctx, addr)
+// AgentRoute says which agent answers at a chat's address. The bindings
+// alone (Directory) are the default; a feature may send a chat elsewhere
+// for a while (bot/handoff).
+type AgentRoute interface {
+	// AgentAt returns the agent that answers at addr.
+	AgentAt(ctx context.Context, addr channels.Address) string
+	// Describe returns the line /status shows about how addr is routed, or
+	// "" when its binding decides.
+	Describe(ctx context.Context, addr channels.Address) string
+}
+
+// Directory says which agents exist and which one a chat's binding names.
+type Directory struct {
+	Default  string // answers where no binding matches
+	Names    []string
+	Bindings []Binding
+}
+
+var _ AgentRoute = Directory{}
+
+// Bound returns the agent the bindings give addr (first match), else the
+// default agent.
+func (d Directory) Bound(addr channels.Address) string {
+	for _, b := range d.Bindings {
+		if b.matches(addr) && slices.Contains(d.Names, b.Agent) {
+			return b.Agent
+		}
 	}
-	return r.directory().Bound(addr)
+	return d.Default
+}
+
+// AgentAt implements AgentRoute with the bindings alone.
+func (d Directory) AgentAt(_ context.Context, addr channels.Address) string { return d.Bound(addr) }
+
+// Describe implements AgentRoute: the binding decides, nothing to show.
+func (Directory) Describe(context.Context, channels.Address) string { return "" }
+
+// agentFor returns the name of the agent that answers at addr
+// (Options.Route).
+func (r *Router) agentFor(ctx context.Context, addr channels.Address) string {
+	return r.opts.Route.AgentAt(ctx, addr)
 }
 
 // directory describes the configured agents and bindings.
@@ -93,38 +126,6 @@ func (r *Router) cmdAgents(ctx context.Context, in channels.Inbound, _ string) s
 			desc = "no description"
 		}
 		fmt.Fprintf(&b, "- %s — %s (model %s)%s\n", a.Name, desc, a.Model, mark)
-	}
-	return b.String()
-}
-
-// cmdTasks lists the active tasks of the team of the chat's agent.
-func (r *Router) cmdTasks(ctx context.Context, in channels.Inbound, _ string) string {
-	if r.opts.Tasks == nil || r.opts.TeamOf == nil {
-		return "There is no task board here."
-	}
-	agent := r.agentFor(ctx, in.Address())
-	team, lead, ok := r.opts.TeamOf(agent)
-	if !ok {
-		return agent + " is not in a team, so there is no task board here (teams: in the config)."
-	}
-	tasks, err := r.opts.Tasks.ListTasks(ctx, team, tools.TaskFilter{})
-	if err != nil {
-		return "Could not read the task board right now (storage unavailable); try again later."
-	}
-	if len(tasks) == 0 {
-		return fmt.Sprintf("Team %s (lead %s) has no open tasks.", team, lead)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Team %s (lead %s), open tasks:\n", team, lead)
-	for _, t := range tasks {
-		who := t.Owner
-		if who == "" {
-			who = t.Assignee
-		}
-		if who == "" {
-			who = "unclaimed"
-		}
-		fmt.Fprintf(&b, "- #%d [%s] %s — %s, %d%%\n", t.ID, t.Status, t.Subject, who, t.Progress)
 	}
 	return b.String()
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/bot"
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/bot/teams"
 )
 
 // TestBindingsChooseTheAgent: bindings send each chat to its agent (with
@@ -119,7 +119,7 @@ func TestTasksCommand(t *testing.T) {
 	if got := p.ch.waitFor(t, "room", 1)[0].Text; !strings.Contains(got, "Team crew (lead default) has no open tasks") {
 		t.Fatalf("/tasks on an empty board = %q", got)
 	}
-	if _, err := p.db.CreateTask(ctx, tools.Task{Team: "crew", Subject: "check the backups", CreatedBy: "default"}); err != nil {
+	if _, err := p.db.CreateTask(ctx, teams.Task{Team: "crew", Subject: "check the backups", CreatedBy: "default"}); err != nil {
 		t.Fatal(err)
 	}
 	p.router.Handle(ctx, msg("room", "u1", "/tasks"))

@@ -24,8 +24,6 @@ func (r *Router) commands() []command {
 		{"whoami", "your identity as the bot sees it", (*Router).cmdWhoami},
 		{"status", "agent and service status", (*Router).cmdStatus},
 		{"agents", "the agents here: name, description, model", (*Router).cmdAgents},
-		{"tasks", "the task board of this chat's agent's team", (*Router).cmdTasks},
-		{"handoff", "who answers here: /handoff AGENT hands this chat over, /handoff back returns it, /handoff shows the route", (*Router).cmdHandoff},
 		{"context", "the agent's context files: /context, /context NAME, /context set NAME TEXT, /context clear NAME (admins only)", (*Router).cmdContext},
 		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},
 		{"cancel", "withdraw your request that waits for an approver", (*Router).cmdCancel},
@@ -94,11 +92,8 @@ func (r *Router) cmdWhoami(_ context.Context, in channels.Inbound, _ string) str
 func (r *Router) cmdStatus(ctx context.Context, in channels.Inbound, _ string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Agent: %s\nSession: %s\n", r.agentFor(ctx, in.Address()), in.Address().String())
-	if r.opts.Handoff != nil {
-		if rt, err := r.opts.Handoff.Route(ctx, in.Address()); err == nil && rt != nil {
-			fmt.Fprintf(&b, "Handed off to %s by %s at %s UTC (until %s UTC); /handoff back returns it\n",
-				rt.Agent, rt.From, rt.SetAt.UTC().Format("15:04"), rt.Expires.UTC().Format("2006-01-02 15:04"))
-		}
+	if line := r.opts.Route.Describe(ctx, in.Address()); line != "" {
+		b.WriteString(line + "\n")
 	}
 	if r.opts.Status != nil {
 		for _, line := range r.opts.Status(ctx) {

@@ -5,10 +5,10 @@
 //
 // # Features
 //
-// A feature (scheduled jobs in bot/jobs; the others follow) is a package
-// under bot/ that owns its types, its store interface, its chat commands
-// and its tools. It imports bot; bot never imports a feature. It hooks into
-// the pipeline in three ways:
+// A feature (bot/jobs, bot/handoff, bot/teams, bot/subagents; the others
+// follow) is a package under bot/ that owns its types, its store
+// interface, its chat commands and its tools. It imports bot; bot never
+// imports a feature. It hooks into the pipeline in these ways:
 //
 //   - Chat commands: the feature returns []Command (name, one line of help,
 //     a Run func) and the daemon passes them to Router.Register after
@@ -22,10 +22,16 @@
 //     get), and stores the prompt and queues the reply through the
 //     agentcore.History and Outbox the Router uses; a reply queued with its
 //     session seq is delivered once.
+//   - Background sessions: a feature whose agents work for a conversation
+//     in sessions of their own (a teammate, a subagent) hands work in with
+//     Router.HandOver and Wake, and owns those sessions through
+//     Router.RunInBackground: the run calls its SessionOwner to prepare
+//     each run and tells it how the run ended (see background.go).
 //   - Background loops and metrics: RepeatPaced, Pruning, RetryDelay,
 //     Liveness, NewCounterVec and NewObserver are the pipeline's own
 //     building blocks, exported for features so they behave alike.
 //
 // cmd/switchboard constructs each feature with its store and registers it:
-// the wiring of a feature is in one file there (cmd/switchboard/jobs.go).
+// the wiring of a feature is in one file there (cmd/switchboard/jobs.go,
+// teams.go, subagents.go).
 package bot

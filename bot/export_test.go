@@ -16,12 +16,6 @@ func (d *Dispatcher) ReserveForTest() (Claim, bool) { return d.reserve(context.B
 // HandOverForTest: see ReserveForTest.
 func (d *Dispatcher) HandOverForTest(m OutboxMessage, claimed bool) { d.handOver(m, claimed) }
 
-// ReannounceForTest runs one pass of the team pump's repeated
-// announcements with every pending task counting as overdue.
-func (r *Router) ReannounceForTest(ctx context.Context, team string) (int, error) {
-	return r.reannounceOlderThan(ctx, team, 0)
-}
-
 // SetPruneEveryForTest makes d prune its outbox every `every` instead of
 // hourly; call it before Run.
 func (d *Dispatcher) SetPruneEveryForTest(every time.Duration) { d.pruneEvery = every }

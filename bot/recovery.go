@@ -50,7 +50,9 @@ func (r *Router) recoverSessions(ctx context.Context, q UnfinishedQuery) (int, e
 					n++
 				}
 			default: // a subagent's result a crash kept from its parent
-				r.finishSub(ctx, u.Session, tools.SubCompleted, u.Content)
+				if owner := r.ownerOf(u.Session); owner != nil {
+					owner.Finished(ctx, u.Session, Outcome{End: RunCompleted, Text: u.Content})
+				}
 				n++
 			}
 			continue

@@ -7,7 +7,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
@@ -33,17 +32,9 @@ type Options struct {
 	AgentInfo []AgentInfo
 	// Docs keeps the agents' context files for /context; nil: off.
 	Docs tools.DocStore
-	// Handoff routes conversations between agents (/handoff); nil: the
-	// bindings alone decide.
-	Handoff *HandoffService
-	// Tasks and TeamOf serve /tasks: the board of the team of the chat's
-	// agent. Nil: off.
-	Tasks  tools.TaskBoard
-	TeamOf func(agent string) (team, lead string, ok bool)
-	// Team wakes teammates when work reaches them (see team.go).
-	Team TeamOptions
-	// Subagents bounds the subagents agents spawn (see subagents.go).
-	Subagents SubagentOptions
+	// Route says which agent answers in a chat; nil: the bindings alone
+	// decide (Directory).
+	Route AgentRoute
 	// Grants decide who may use MCP servers' tools (see grants.go).
 	Grants GrantOptions
 	// CustomTools serve /tools (see tools_cmd.go).
@@ -104,12 +95,11 @@ type Router struct {
 	log   *slog.Logger
 	lanes *lanes
 	out   *outboxWriter
-	subs  *subagents
 	// registered are the features' chat commands (Register).
 	registered []Command
-	// reannounced holds the tasks whose announcement this process has
-	// repeated (team_reannounce.go), "team#id".
-	reannounced sync.Map
+	// owners are the features that own background sessions
+	// (RunInBackground).
+	owners []SessionOwner
 }
 
 // NewRouter returns a Router; call Close to wait for running work.
@@ -130,14 +120,15 @@ func NewRouter(opts Options) *Router {
 		opts.AddSecret = func(string) {}
 	}
 	opts.Tracer = tracerOr(opts.Tracer)
-	opts.Subagents = opts.Subagents.withDefaults()
 	if opts.Nudge == nil && opts.Dispatcher != nil {
 		opts.Nudge = opts.Dispatcher.Nudge
 	}
-	r := &Router{opts: opts, log: opts.Logger, subs: &subagents{running: map[string]*subRun{},
-		waiters: map[string]chan struct{}{}, wakes: map[string]*time.Timer{}}, out: &outboxWriter{
+	r := &Router{opts: opts, log: opts.Logger, out: &outboxWriter{
 		outbox: opts.Outbox, channels: opts.Channels, nudge: opts.Nudge, dispatch: opts.Dispatcher, scrub: opts.Scrub, log: opts.Logger,
 	}}
+	if r.opts.Route == nil {
+		r.opts.Route = r.directory()
+	}
 	r.lanes = newLanes(opts.Lanes, r.runSession, opts.Logger)
 	return r
 }

@@ -13,6 +13,9 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/handoff"
+	"github.com/switchboard-chat/switchboard/bot/subagents"
+	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -163,7 +166,9 @@ type pipeline struct {
 	rdb       *redis.Store
 	nudge     func()
 	approvals *bot.Approvals
-	handoff   *bot.HandoffService
+	handoff   *handoff.Service
+	teams     *teams.Service
+	subagents *subagents.Service
 }
 
 func newPipeline(t testing.TB, limits bot.Limits, access bot.AccessOptions) *pipeline {
@@ -186,7 +191,7 @@ type pipelineOptions struct {
 	Handoff bool
 	// Subagents, when set, turns subagents on (in Redis) and offers the
 	// spawn tool.
-	Subagents *bot.SubagentOptions
+	Subagents *subagents.Options
 	// Team offers team_tasks and team_message: team crew is default (the
 	// lead) and ops.
 	Team bool
@@ -228,16 +233,18 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		return "crew", "default", agent == "default" || agent == "ops"
 	}
 	members := func(string) []string { return []string{"default", "ops"} }
+	var tm *teams.Service
 	if o.Team {
 		toolset = append(toolset,
-			tools.NewTeamTasks(tools.TeamTasksOptions{Board: db, TeamOf: teamOf,
-				Events: func(ctx context.Context, ev tools.TaskEvent) { r.TaskEvent(ctx, ev) }}),
-			tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: rdb, TeamOf: teamOf, Members: members,
-				Activate: func(ctx context.Context, team, agent string) { r.MailArrived(ctx, team, agent) }}))
+			teams.NewTaskTool(teams.TaskToolOptions{Board: db, TeamOf: teamOf,
+				Events: func(ctx context.Context, ev teams.TaskEvent) { tm.TaskEvent(ctx, ev) }}),
+			teams.NewMessageTool(teams.MessageToolOptions{Mailbox: rdb, TeamOf: teamOf, Members: members,
+				Activate: func(ctx context.Context, team, agent string) { tm.MailArrived(ctx, team, agent) }}))
 	}
+	var subs *subagents.Service
 	if o.Subagents != nil {
 		o.Subagents.Store = rdb
-		toolset = append(toolset, &tools.Spawn{S: routerSpawner{&r}})
+		toolset = append(toolset, &tools.Spawn{S: lazySpawner{&subs}})
 	}
 	reg := tools.NewRegistry(tools.RegistryOptions{})
 	for _, tool := range toolset {
@@ -261,29 +268,41 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	if len(o.Agents) == 0 {
 		info = nil
 	}
-	var handoff *bot.HandoffService
+	var handoffs *handoff.Service
+	var route bot.AgentRoute
 	if o.Handoff {
-		handoff = &bot.HandoffService{
-			Routes:    bot.NewHandoffs(bot.HandoffOptions{Cache: rdb, Store: db}),
+		handoffs = &handoff.Service{
+			Routes:    handoff.NewRoutes(handoff.RoutesOptions{Cache: rdb, Store: db}),
 			Directory: bot.Directory{Default: "default", Names: append([]string{"default"}, o.Agents...), Bindings: o.Bindings},
 			History:   db, Outbox: db, Nudge: disp.Nudge,
 		}
+		route = handoffs
 	}
 	var handOver *bot.Dispatcher // rows handed over in memory, as the daemon does
 	if o.Tracing != nil {
 		handOver = disp
 	}
 	r = bot.NewRouter(bot.Options{
-		Dispatcher: handOver,
-		Handoff:    handoff, Tasks: db, TeamOf: teamOf,
-		Team:   bot.TeamOptions{Mail: rdb, Outcomes: db, Board: db, Members: members},
+		Dispatcher: handOver, Route: route,
 		Agents: agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
 		Access: o.Access, Limits: o.Limits, Lanes: o.Lanes, Nudge: disp.Nudge,
-		Subagents: subagentOptions(o.Subagents), Tracer: tracer,
+		Tracer: tracer,
 	})
+	// The team pump is not run here; a test runs its repeated
+	// announcements (Reannounce) with every pending task overdue.
+	tm = teams.New(r, teams.Options{Mail: rdb, Outcomes: db, Board: db, TeamOf: teamOf, Members: members,
+		ReannounceAfter: time.Nanosecond})
+	so := subagentOptions(o.Subagents)
+	so.History = db
+	subs = subagents.New(r, so)
+	r.RunInBackground(tm)
+	r.RunInBackground(subs)
+	if err := r.Register(append(teams.Commands(tm), handoff.Commands(handoffs)...)...); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan struct{})
 	go func() { disp.Run(ctx); close(done) }()
 	t.Cleanup(func() {
@@ -293,7 +312,8 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		llm.Close()
 		_ = rdb.Close()
 	})
-	return &pipeline{router: r, ch: ch, llm: llm, db: db, rdb: rdb, nudge: disp.Nudge, approvals: approvals, handoff: handoff}
+	return &pipeline{router: r, ch: ch, llm: llm, db: db, rdb: rdb, nudge: disp.Nudge, approvals: approvals, handoff: handoffs,
+		teams: tm, subagents: subs}
 }
 
 var extID atomic.Int64 // tests send from several goroutines
@@ -438,24 +458,25 @@ func TestRecoveryFinishesInterruptedSession(t *testing.T) {
 	}
 }
 
-// routerSpawner hands the spawn tool to the router built after the tools.
-type routerSpawner struct{ r **bot.Router }
+// lazySpawner hands the spawn tool to the subagents service, built after
+// the router, which is built after the tools.
+type lazySpawner struct{ s **subagents.Service }
 
-func (s routerSpawner) Spawn(ctx context.Context, call tools.Call, task, label string, wait bool) (tools.Subagent, error) {
-	return (*s.r).Spawn(ctx, call, task, label, wait)
+func (l lazySpawner) Spawn(ctx context.Context, call tools.Call, task, label string, wait bool) (tools.Subagent, error) {
+	return (*l.s).Spawn(ctx, call, task, label, wait)
 }
 
-func (s routerSpawner) Subagents(ctx context.Context, call tools.Call) ([]tools.Subagent, error) {
-	return (*s.r).Subagents(ctx, call)
+func (l lazySpawner) Subagents(ctx context.Context, call tools.Call) ([]tools.Subagent, error) {
+	return (*l.s).Subagents(ctx, call)
 }
 
-func (s routerSpawner) CancelSubagents(ctx context.Context, call tools.Call, which string) ([]tools.Subagent, error) {
-	return (*s.r).CancelSubagents(ctx, call, which)
+func (l lazySpawner) CancelSubagents(ctx context.Context, call tools.Call, which string) ([]tools.Subagent, error) {
+	return (*l.s).CancelSubagents(ctx, call, which)
 }
 
-func subagentOptions(o *bot.SubagentOptions) bot.SubagentOptions {
+func subagentOptions(o *subagents.Options) subagents.Options {
 	if o == nil {
-		return bot.SubagentOptions{}
+		return subagents.Options{}
 	}
 	return *o
 }

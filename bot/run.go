@@ -20,9 +20,10 @@ import (
 // Session locks: a run holds its session's lock so replicas never run the
 // same session at once; the lock is refreshed while the run goes on.
 const (
-	sessionLockTTL  = 30 * time.Second
-	lockWait        = 2 * time.Minute
-	maxRunDuration  = 15 * time.Minute
+	sessionLockTTL = 30 * time.Second
+	lockWait       = 2 * time.Minute
+	// MaxRunDuration bounds one agent run.
+	MaxRunDuration  = 15 * time.Minute
 	noReplyFallback = "(I have nothing to add.)"
 )
 
@@ -64,28 +65,53 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 		defer cancel()
 		_ = lock.Release(rctx)
 	}()
-	ctx, cancel := context.WithTimeout(ctx, maxRunDuration)
+	ctx, cancel := context.WithTimeout(ctx, MaxRunDuration)
 	defer cancel()
 	// "typing…", then a "working…" note with the tool steps; the session
 	// lock is refreshed meanwhile.
 	progress := r.startProgress(ctx, j, lock)
 	defer progress.Stop(ctx)
 
-	peer := "group"
-	if j.Direct {
-		peer = "direct"
-	}
+	r.runAgent(ctx, &j, progress)
+}
+
+// runAgent runs the agent of j's session once, prepared by the session's
+// owner when it is a background session, and records how the run ended.
+func (r *Router) runAgent(ctx context.Context, j *laneJob, progress *progress) {
 	agentName := r.agentOfSession(j.Session)
 	agent, ok := r.runner(agentName)
 	if !ok {
 		// Answered (and stored) once, so recovery does not try again.
-		r.failRun(ctx, j, fmt.Errorf("%w: %s", errAgentGone, agentName))
+		r.failRun(ctx, *j, fmt.Errorf("%w: %s", errAgentGone, agentName))
 		return
+	}
+	var last *agentcore.Reply // a background session's final reply
+	in := r.runInput(j, agentName, progress, &last)
+	owner := r.ownerOf(j.Session)
+	if owner != nil {
+		var stop func()
+		ctx, stop = owner.Start(ctx, j.Session, &in)
+		defer stop()
+	}
+	start := time.Now()
+	res, err := agent.Run(ctx, in)
+	if owner != nil && !r.reportToOwner(ctx, owner, j.Session, res, err, last, start) {
+		return
+	}
+	r.recordRun(ctx, *j, res, err, start)
+}
+
+// runInput is what the agent of j's session runs with: its call, its
+// progress steps, and where each reply goes (the outbox, or last for one
+// that stays in its session). A stored reply clears j.ReplyTo.
+func (r *Router) runInput(j *laneJob, agentName string, progress *progress, last **agentcore.Reply) agentcore.RunInput {
+	peer := "group"
+	if j.Direct {
+		peer = "direct"
 	}
 	call := tools.Call{Channel: j.To.Platform, ChatID: j.To.ChatID, ThreadID: j.To.ThreadID,
 		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: agentName}
-	var last *agentcore.Reply // a subagent's result
-	in := agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
+	return agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
 		// A reply to the chat is stored with its outbox row, in one
 		// transaction.
 		StoreReply: func(ctx context.Context, after int64, reply agentcore.Message) (int64, int, error) {
@@ -104,29 +130,32 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 		},
 		OnReply: func(ctx context.Context, rep agentcore.Reply) {
 			if undelivered(j.Session, rep.Text) {
-				last = &rep
+				*last = &rep
 			}
 		}}
-	var sub *subRun
-	if _, _, ok := tools.ParseSubScope(tools.ScopeOf(j.Session)); ok {
-		var stop func()
-		ctx, sub, stop = r.startSub(ctx, j.Session, &in)
-		defer stop()
+}
+
+// reportToOwner tells the owner of a background session how its run
+// ended (a failure is told by failRun, which records it first). It reports
+// false when the owner cancelled the run: nothing else is recorded then.
+func (r *Router) reportToOwner(ctx context.Context, owner SessionOwner, session string, res agentcore.RunResult, err error,
+	last *agentcore.Reply, start time.Time) bool {
+	switch {
+	case errors.Is(context.Cause(ctx), ErrRunCancelled):
+		r.opts.Metrics.AgentRun.WithLabelValues("cancelled").Observe(time.Since(start).Seconds())
+		owner.Finished(ctx, session, Outcome{End: RunCancelled})
+		return false
+	case err == nil && res.Waiting == nil && last != nil:
+		owner.Finished(ctx, session, Outcome{End: RunCompleted, Text: last.Text})
+	case err == nil && res.Waiting != nil:
+		owner.Finished(ctx, session, Outcome{End: RunParked})
 	}
-	start := time.Now()
-	res, err := agent.Run(ctx, in)
-	if sub != nil {
-		switch {
-		case sub.wasCancelled():
-			r.opts.Metrics.AgentRun.WithLabelValues("cancelled").Observe(time.Since(start).Seconds())
-			r.finishSub(ctx, j.Session, tools.SubCancelled, "cancelled by the agent that spawned it")
-			return
-		case err == nil && res.Waiting == nil && last != nil:
-			r.finishSub(ctx, j.Session, tools.SubCompleted, last.Text)
-		case err == nil && res.Waiting != nil:
-			r.parkSub(ctx, j.Session) // waiting for a human is not running
-		}
-	}
+	return true
+}
+
+// recordRun counts how the run of j ended, records a failure, and answers
+// a message that reached a run parked on an approval.
+func (r *Router) recordRun(ctx context.Context, j laneJob, res agentcore.RunResult, err error, start time.Time) {
 	switch {
 	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
 		// Shutting down: the session stays unfinished and resumes later.
@@ -144,12 +173,6 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	}
 }
 
-// undelivered reports whether a reply stays in its session: a teammate's
-// or subagent's replies do, and a silent reply is meant for nobody.
-func undelivered(session, text string) bool {
-	return background(session) || isSilent(text)
-}
-
 // waitingText answers a message that arrives while the chat's run waits
 // for an approval.
 func waitingText(w tools.Waiting, now time.Time) string {
@@ -163,7 +186,7 @@ func waitingText(w tools.Waiting, now time.Time) string {
 // The record is a notice: the message counts as answered, but the model is
 // never shown the apology as words of its own.
 func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
-	id := errorID()
+	id := ShortID()
 	r.log.Error("agent run failed", "session", j.Session, "error_id", id, "err", r.opts.Scrub(err.Error()))
 	text := fmt.Sprintf("Sorry, I couldn't answer that: %s (error id %s). %s", userReason(err), id, nextStep(err))
 	msg := agentcore.Notice("run-failed:"+id, text)
@@ -177,11 +200,9 @@ func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
 	if _, aerr := r.opts.History.Append(ctx, j.Session, msg); aerr != nil {
 		r.log.Error("record failure failed", "session", j.Session, "err", aerr)
 	}
-	if _, _, ok := tools.ParseSubScope(tools.ScopeOf(j.Session)); ok {
-		r.finishSub(ctx, j.Session, tools.SubFailed, fmt.Sprintf("failed: %s (error id %s)", userReason(err), id))
-		return
+	if owner := r.ownerOf(j.Session); owner != nil {
+		owner.Finished(ctx, j.Session, Outcome{End: RunFailed, Reason: userReason(err), ErrorID: id})
 	}
-	r.teamFailed(ctx, j.Session, userReason(err), id)
 }
 
 // errAgentGone: a session's agent is no longer in the config.
@@ -222,7 +243,9 @@ func nextStep(err error) string {
 	return "Please try again in a moment."
 }
 
-func errorID() string {
+// ShortID returns eight random hex digits: an error id a person can quote,
+// or a subagent's id.
+func ShortID() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])

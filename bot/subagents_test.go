@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -58,7 +59,7 @@ func (b *blockTool) Execute(ctx context.Context, _ json.RawMessage) tools.Result
 	return tools.Result{ForLLM: "stopped"}
 }
 
-func subPipeline(t *testing.T, o bot.SubagentOptions, extra ...tools.Tool) *pipeline {
+func subPipeline(t *testing.T, o subagents.Options, extra ...tools.Tool) *pipeline {
 	p := startPipeline(t, pipelineOptions{Subagents: &o,
 		Tools: func(*bot.Approvals) []tools.Tool { return append([]tools.Tool{tools.Datetime{}}, extra...) }})
 	p.llm.Handle(subBrain)
@@ -70,7 +71,7 @@ func subPipeline(t *testing.T, o bot.SubagentOptions, extra ...tools.Tool) *pipe
 // spawn: depth 1 is the deepest), and its result reaches the parent as a
 // message, which the parent answers in the chat.
 func TestSubagentAnnouncesItsResult(t *testing.T) {
-	p := subPipeline(t, bot.SubagentOptions{})
+	p := subPipeline(t, subagents.Options{})
 	p.router.Handle(context.Background(), msg("c1", "u1", "spawn summarise the logs"))
 	// The parent answers the spawn ("tool said: spawned …") unless the
 	// result is in its session before its next model call (steer mode):
@@ -103,7 +104,7 @@ func TestSubagentAnnouncesItsResult(t *testing.T) {
 // TestSubagentRunWaitsForTheResult: spawn run returns the result to the
 // tool call; nothing is announced on top.
 func TestSubagentRunWaitsForTheResult(t *testing.T) {
-	p := subPipeline(t, bot.SubagentOptions{})
+	p := subPipeline(t, subagents.Options{})
 	p.router.Handle(context.Background(), msg("c1", "u1", "run count the files"))
 	got := p.ch.waitFor(t, "c1", 1)
 	if !strings.Contains(got[0].Text, "completed: sub result for: count the files") {
@@ -119,18 +120,18 @@ func TestSubagentRunWaitsForTheResult(t *testing.T) {
 // the daemon (counted in Redis, so another replica sees the same count),
 // no spawning from a subagent at the deepest level; cancelling frees slots.
 func TestSubagentLimits(t *testing.T) {
-	p := subPipeline(t, bot.SubagentOptions{MaxConcurrent: 8, MaxChildren: 5, MaxDepth: 1})
+	p := subPipeline(t, subagents.Options{MaxConcurrent: 8, MaxChildren: 5, MaxDepth: 1})
 	ctx := context.Background()
 	call := func(chat string) tools.Call {
 		return tools.Call{Channel: "test", ChatID: chat, Agent: "default", Session: "default/test:" + chat}
 	}
 	spawn := func(chat string) error {
-		_, err := p.router.Spawn(ctx, call(chat), "slow work", "", false)
+		_, err := p.subagents.Spawn(ctx, call(chat), "slow work", "", false)
 		return err
 	}
 	t.Cleanup(func() {
 		for _, c := range []string{"c1", "c2", "c3"} {
-			_, _ = p.router.CancelSubagents(ctx, call(c), "all")
+			_, _ = p.subagents.CancelSubagents(ctx, call(c), "all")
 		}
 	})
 	for range 5 {
@@ -158,16 +159,16 @@ func TestSubagentLimits(t *testing.T) {
 	// A subagent cannot spawn: depth 1 is the deepest.
 	sub := call("c1")
 	sub.Session = "default/" + tools.SubScope("abcd1234", "default/test:c1")
-	if _, err := p.router.Spawn(ctx, sub, "deeper", "", false); !errors.Is(err, tools.ErrSubagentLimit) || !strings.Contains(err.Error(), "depth 1") {
+	if _, err := p.subagents.Spawn(ctx, sub, "deeper", "", false); !errors.Is(err, tools.ErrSubagentLimit) || !strings.Contains(err.Error(), "depth 1") {
 		t.Fatalf("depth-2 spawn: %v", err)
 	}
 	// Cancelling c1's five frees their slots.
-	done, err := p.router.CancelSubagents(ctx, call("c1"), "all")
+	done, err := p.subagents.CancelSubagents(ctx, call("c1"), "all")
 	if err != nil || len(done) != 5 {
 		t.Fatalf("cancel all = %d, %v", len(done), err)
 	}
 	bot.WaitUntil(t, "the cancelled subagents to stop", func() bool {
-		subs, _ := p.router.Subagents(ctx, call("c1"))
+		subs, _ := p.subagents.Subagents(ctx, call("c1"))
 		return len(subs) == 5 && !slices.ContainsFunc(subs, func(s tools.Subagent) bool { return s.Status != tools.SubCancelled })
 	})
 	if err := spawn("c3"); err != nil {
@@ -180,10 +181,10 @@ func TestSubagentLimits(t *testing.T) {
 // parent is not told (it asked).
 func TestSubagentCancelStopsItsToolCall(t *testing.T) {
 	block := &blockTool{started: make(chan struct{}, 1), ended: make(chan error, 1)}
-	p := subPipeline(t, bot.SubagentOptions{}, block)
+	p := subPipeline(t, subagents.Options{}, block)
 	ctx := context.Background()
 	call := tools.Call{Channel: "test", ChatID: "c1", Agent: "default", Session: "default/test:c1"}
-	sub, err := p.router.Spawn(ctx, call, "block until told", "blocker", false)
+	sub, err := p.subagents.Spawn(ctx, call, "block until told", "blocker", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestSubagentCancelStopsItsToolCall(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the subagent's tool call never started")
 	}
-	done, err := p.router.CancelSubagents(ctx, call, "last")
+	done, err := p.subagents.CancelSubagents(ctx, call, "last")
 	if err != nil || len(done) != 1 || done[0].ID != sub.ID {
 		t.Fatalf("cancel last = %+v, %v", done, err)
 	}
@@ -205,7 +206,7 @@ func TestSubagentCancelStopsItsToolCall(t *testing.T) {
 		t.Fatal("the tool call was not stopped")
 	}
 	bot.WaitUntil(t, "the subagent to end cancelled", func() bool {
-		subs, _ := p.router.Subagents(ctx, call)
+		subs, _ := p.subagents.Subagents(ctx, call)
 		return len(subs) == 1 && subs[0].Status == tools.SubCancelled
 	})
 	if n, err := p.router.Recover(ctx, 0); err != nil || n != 0 {
@@ -220,11 +221,11 @@ func TestSubagentCancelStopsItsToolCall(t *testing.T) {
 // starts one on the new task, whose result is announced to the parent.
 func TestSubagentSteer(t *testing.T) {
 	block := &blockTool{started: make(chan struct{}, 1), ended: make(chan error, 1)}
-	p := subPipeline(t, bot.SubagentOptions{}, block)
+	p := subPipeline(t, subagents.Options{}, block)
 	call := tools.Call{Channel: "test", ChatID: "c1", Agent: "default", Session: "default/test:c1"}
 	ctx := tools.WithCall(context.Background(), call)
-	spawn := &tools.Spawn{S: p.router}
-	first, err := p.router.Spawn(ctx, call, "block until told", "digger", false)
+	spawn := &tools.Spawn{S: p.subagents}
+	first, err := p.subagents.Spawn(ctx, call, "block until told", "digger", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/bot/teams"
 )
 
 var taskNumber = regexp.MustCompile(`#(\d+)`)
@@ -78,12 +78,12 @@ func TestTeamRepeatsAnAnnouncementLostToACrash(t *testing.T) {
 	p := startPipeline(t, pipelineOptions{Team: true, Agents: []string{"ops"}})
 	p.llm.Handle(func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "will do, later"} })
 	ctx := context.Background()
-	task, err := p.db.CreateTask(ctx, tools.Task{Team: "crew", Subject: "rotate the keys", Assignee: "ops",
+	task, err := p.db.CreateTask(ctx, teams.Task{Team: "crew", Subject: "rotate the keys", Assignee: "ops",
 		CreatedBy: "default", Origin: "test:c9"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := p.router.ReannounceForTest(ctx, "crew"); err != nil || n != 1 {
+	if n, err := p.teams.Reannounce(ctx, "crew"); err != nil || n != 1 {
 		t.Fatalf("first pass announced %d (%v), want 1", n, err)
 	}
 	want := fmt.Sprintf("[Task #%d for you, from default] rotate the keys", task.ID)
@@ -92,7 +92,7 @@ func TestTeamRepeatsAnAnnouncementLostToACrash(t *testing.T) {
 		return err == nil && len(msgs) > 0 && strings.HasPrefix(msgs[0].Content, want)
 	})
 	// Still pending (ops did not claim it), but announced again only once.
-	if n, err := p.router.ReannounceForTest(ctx, "crew"); err != nil || n != 0 {
+	if n, err := p.teams.Reannounce(ctx, "crew"); err != nil || n != 0 {
 		t.Fatalf("second pass announced %d (%v), want 0", n, err)
 	}
 }

@@ -210,19 +210,3 @@ func bindingsOf(cfg *config.Config) []bot.Binding {
 	}
 	return out
 }
-
-// lazySpawner hands the spawn tool to the router, which is built after
-// the tools (it needs the agents, which need the tools).
-type lazySpawner struct{ d *daemon }
-
-func (l lazySpawner) Spawn(ctx context.Context, call tools.Call, task, label string, wait bool) (tools.Subagent, error) {
-	return l.d.router.Spawn(ctx, call, task, label, wait)
-}
-
-func (l lazySpawner) Subagents(ctx context.Context, call tools.Call) ([]tools.Subagent, error) {
-	return l.d.router.Subagents(ctx, call)
-}
-
-func (l lazySpawner) CancelSubagents(ctx context.Context, call tools.Call, which string) ([]tools.Subagent, error) {
-	return l.d.router.CancelSubagents(ctx, call, which)
-}

@@ -18,7 +18,10 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
+	"github.com/switchboard-chat/switchboard/bot/subagents"
+	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/channels/discord"
 	"github.com/switchboard-chat/switchboard/channels/slack"
@@ -72,7 +75,9 @@ type daemon struct {
 	metrics   *bot.Metrics
 	channels  map[string]channels.Channel
 	router    *bot.Router
-	handoff   *bot.HandoffService
+	handoff   *handoff.Service
+	teams     *teams.Service
+	subagents *subagents.Service
 	disp      *bot.Dispatcher
 	sched     *jobs.Scheduler
 	live      *bot.Liveness // the heartbeat of what disp and sched hold
@@ -154,6 +159,15 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		return nil, err
 	}
 	d.router = d.newRouter(agents, o.allow)
+	d.wireSubagents()
+	if err := d.wireTeams(); err != nil {
+		st.close(ctx)
+		return nil, err
+	}
+	if err := d.router.Register(handoff.Commands(d.handoff)...); err != nil {
+		st.close(ctx)
+		return nil, fmt.Errorf("handoff: %w", err)
+	}
 	if err := d.wireJobs(owner); err != nil {
 		st.close(ctx)
 		return nil, err
@@ -205,8 +219,8 @@ func (d *daemon) wireDelivery(owner string) {
 		Approvers: cfg.Approvals.Approvers, Chat: cfg.Approvals.Chat, Timeout: cfg.Approvals.Timeout,
 		Nudge: d.disp.Nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	})
-	d.handoff = &bot.HandoffService{
-		Routes:    bot.NewHandoffs(bot.HandoffOptions{Cache: st.rdb, Store: st.db, TTL: cfg.Handoff.TTL, Logger: d.log}),
+	d.handoff = &handoff.Service{
+		Routes:    handoff.NewRoutes(handoff.RoutesOptions{Cache: st.rdb, Store: st.db, TTL: cfg.Handoff.TTL, Logger: d.log}),
 		Directory: bot.Directory{Default: cfg.Agent.Name, Names: cfg.AgentNames(), Bindings: bindingsOf(cfg)},
 		History:   st.db, Outbox: st.db, Nudge: d.disp.Nudge, Logger: d.log,
 	}
@@ -220,11 +234,7 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
 	return bot.NewRouter(bot.Options{
 		Agent: agents.def, AgentName: cfg.Agent.Name,
-		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.docs, Handoff: d.handoff,
-		Tasks: st.db, TeamOf: teamOf(cfg),
-		Team: bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Board: st.db, Members: teamMembers(cfg)},
-		Subagents: bot.SubagentOptions{Store: st.rdb, MaxConcurrent: cfg.Subagents.MaxConcurrent, MaxDepth: cfg.Subagents.MaxDepth,
-			MaxChildren: cfg.Subagents.MaxChildren, ArchiveAfter: cfg.Subagents.ArchiveAfter},
+		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.docs, Route: d.handoff,
 		Grants:      bot.GrantOptions{Store: st.db, Config: d.mcpGrants},
 		CustomTools: bot.CustomToolOptions{Store: d.customs, Install: d.installCustom, Uninstall: d.tools.Unregister},
 		AddSecret:   func(v string) { scrubber.Add(v) },

@@ -170,7 +170,7 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	go func() { defer wg.Done(); <-up; d.disp.Run(bgCtx) }()
 	go func() { defer wg.Done(); <-up; d.sched.Run(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
-	go func() { defer wg.Done(); <-up; d.router.RunTeamMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
+	go func() { defer wg.Done(); <-up; d.teams.RunMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
 }
 
 // finishRuns gives the runs in flight a few seconds to finish (container

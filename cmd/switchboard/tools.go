@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
+	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/tools"
 	toolexec "github.com/switchboard-chat/switchboard/tools/exec"
 	"github.com/switchboard-chat/switchboard/tools/fs"
@@ -45,11 +46,11 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	})
 	all = append(all, memory.NewMemoryTools(memory.MemoryOptions{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
 	all = append(all, sessions.NewSessionsTools(sessions.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
-	all = append(all, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, tools.NewTeamTasks(tools.TeamTasksOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
-		// The router exists by the time a tool runs.
-		Events: func(ctx context.Context, ev tools.TaskEvent) { d.router.TaskEvent(ctx, ev) }}),
-		tools.NewTeamMessage(tools.TeamMessageOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg),
-			Activate: func(ctx context.Context, team, agent string) { d.router.MailArrived(ctx, team, agent) }}))
+	all = append(all, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, teams.NewTaskTool(teams.TaskToolOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
+		// The team runtime exists by the time a tool runs.
+		Events: func(ctx context.Context, ev teams.TaskEvent) { d.teams.TaskEvent(ctx, ev) }}),
+		teams.NewMessageTool(teams.MessageToolOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg),
+			Activate: func(ctx context.Context, team, agent string) { d.teams.MailArrived(ctx, team, agent) }}))
 	all = append(all, sessions.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,

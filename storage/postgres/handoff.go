@@ -7,14 +7,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/handoff"
 )
 
-var _ bot.RouteStore = (*DB)(nil)
+var _ handoff.RouteStore = (*DB)(nil)
 
-// GetRoute implements bot.RouteStore.
-func (db *DB) GetRoute(ctx context.Context, address string) (*bot.Route, error) {
-	var r bot.Route
+// GetRoute implements handoff.RouteStore.
+func (db *DB) GetRoute(ctx context.Context, address string) (*handoff.Route, error) {
+	var r handoff.Route
 	err := db.pool.QueryRow(ctx, `SELECT address, agent, from_agent, reason, set_by, set_at, expires_at
 		FROM handoff_routes WHERE address = $1`, storable(address)).
 		Scan(&r.Address, &r.Agent, &r.From, &r.Reason, &r.By, &r.SetAt, &r.Expires)
@@ -27,8 +27,8 @@ func (db *DB) GetRoute(ctx context.Context, address string) (*bot.Route, error) 
 	return &r, nil
 }
 
-// SetRoute implements bot.RouteStore.
-func (db *DB) SetRoute(ctx context.Context, r bot.Route) error {
+// SetRoute implements handoff.RouteStore.
+func (db *DB) SetRoute(ctx context.Context, r handoff.Route) error {
 	_, err := db.pool.Exec(ctx, `INSERT INTO handoff_routes (address, agent, from_agent, reason, set_by, set_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (address) DO UPDATE SET agent = EXCLUDED.agent, from_agent = EXCLUDED.from_agent,
@@ -40,7 +40,7 @@ func (db *DB) SetRoute(ctx context.Context, r bot.Route) error {
 	return nil
 }
 
-// DeleteRoute implements bot.RouteStore.
+// DeleteRoute implements handoff.RouteStore.
 func (db *DB) DeleteRoute(ctx context.Context, address string) error {
 	if _, err := db.pool.Exec(ctx, `DELETE FROM handoff_routes WHERE address = $1`, storable(address)); err != nil {
 		return fmt.Errorf("delete handoff route: %w", err)

@@ -6,14 +6,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/bot/teams"
 )
 
 // UnreportedOutcomes returns, when no task of team created for origin is
 // still open, the closed tasks (completed, cancelled, failed) whose outcome
 // the lead has not heard yet; while any is open it returns none.
-func (db *DB) UnreportedOutcomes(ctx context.Context, team, origin string) ([]tools.Task, error) {
-	out, err := retryValue(ctx, func(ctx context.Context) ([]tools.Task, error) {
+func (db *DB) UnreportedOutcomes(ctx context.Context, team, origin string) ([]teams.Task, error) {
+	out, err := retryValue(ctx, func(ctx context.Context) ([]teams.Task, error) {
 		rows, err := db.pool.Query(ctx, `SELECT `+taskCols+` FROM team_tasks t
 			WHERE team = $1 AND origin = $2 AND NOT reported
 			  AND status IN ('completed', 'cancelled', 'failed')
@@ -23,7 +23,7 @@ func (db *DB) UnreportedOutcomes(ctx context.Context, team, origin string) ([]to
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (tools.Task, error) { return scanTask(row) })
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (teams.Task, error) { return scanTask(row) })
 	})
 	if err != nil {
 		return nil, fmt.Errorf("task outcomes of %s: %w", origin, err)

@@ -8,26 +8,26 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/bot/teams"
 )
 
-var _ tools.TaskBoard = (*DB)(nil)
+var _ teams.TaskBoard = (*DB)(nil)
 
 const taskCols = `id, team, subject, description, priority, status, blocked_by, assignee, owner, created_by,
 	result, progress, progress_note, origin, created_at, updated_at`
 
-func scanTask(row pgx.Row) (tools.Task, error) {
-	var t tools.Task
+func scanTask(row pgx.Row) (teams.Task, error) {
+	var t teams.Task
 	err := row.Scan(&t.ID, &t.Team, &t.Subject, &t.Description, &t.Priority, &t.Status, &t.BlockedBy, &t.Assignee,
 		&t.Owner, &t.CreatedBy, &t.Result, &t.Progress, &t.ProgressNote, &t.Origin, &t.CreatedAt, &t.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return t, tools.ErrNoTask
+		return t, teams.ErrNoTask
 	}
 	return t, err
 }
 
 // auditTask records one task change in the audit log, in tx.
-func auditTask(ctx context.Context, tx pgx.Tx, actor, action string, t tools.Task, detail map[string]any) error {
+func auditTask(ctx context.Context, tx pgx.Tx, actor, action string, t teams.Task, detail map[string]any) error {
 	if detail == nil {
 		detail = map[string]any{}
 	}
@@ -36,13 +36,13 @@ func auditTask(ctx context.Context, tx pgx.Tx, actor, action string, t tools.Tas
 		SubjectID: strconv.FormatInt(t.ID, 10), Detail: detail})
 }
 
-// CreateTask implements tools.TaskBoard. A task blocked by tasks that are
+// CreateTask implements teams.TaskBoard. A task blocked by tasks that are
 // not all completed starts blocked; blockers must be tasks of the team.
-func (db *DB) CreateTask(ctx context.Context, t tools.Task) (tools.Task, error) {
+func (db *DB) CreateTask(ctx context.Context, t teams.Task) (teams.Task, error) {
 	if t.BlockedBy == nil {
 		t.BlockedBy = []int64{}
 	}
-	var out tools.Task
+	var out teams.Task
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var found, open int
 		if err := tx.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE status <> 'completed')
@@ -52,9 +52,9 @@ func (db *DB) CreateTask(ctx context.Context, t tools.Task) (tools.Task, error) 
 		if found != len(t.BlockedBy) {
 			return fmt.Errorf("blocked_by names a task that is not on this team's board")
 		}
-		status := tools.TaskPending
+		status := teams.TaskPending
 		if open > 0 {
-			status = tools.TaskBlocked
+			status = teams.TaskBlocked
 		}
 		var err error
 		out, err = scanTask(tx.QueryRow(ctx, `INSERT INTO team_tasks
@@ -68,13 +68,13 @@ func (db *DB) CreateTask(ctx context.Context, t tools.Task) (tools.Task, error) 
 		return auditTask(ctx, tx, t.CreatedBy, "created", out, map[string]any{"subject": out.Subject})
 	})
 	if err != nil {
-		return tools.Task{}, fmt.Errorf("create task: %w", err)
+		return teams.Task{}, fmt.Errorf("create task: %w", err)
 	}
 	return out, nil
 }
 
-// GetTask implements tools.TaskBoard.
-func (db *DB) GetTask(ctx context.Context, team string, id int64) (tools.Task, []tools.TaskComment, error) {
+// GetTask implements teams.TaskBoard.
+func (db *DB) GetTask(ctx context.Context, team string, id int64) (teams.Task, []teams.TaskComment, error) {
 	t, err := scanTask(db.pool.QueryRow(ctx, `SELECT `+taskCols+` FROM team_tasks WHERE team = $1 AND id = $2`, storable(team), id))
 	if err != nil {
 		return t, nil, err
@@ -84,15 +84,15 @@ func (db *DB) GetTask(ctx context.Context, team string, id int64) (tools.Task, [
 	if err != nil {
 		return t, nil, fmt.Errorf("task comments: %w", err)
 	}
-	comments, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.TaskComment, error) {
-		var c tools.TaskComment
+	comments, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (teams.TaskComment, error) {
+		var c teams.TaskComment
 		return c, r.Scan(&c.Author, &c.Kind, &c.Text, &c.At)
 	})
 	return t, comments, err
 }
 
-// ListTasks implements tools.TaskBoard.
-func (db *DB) ListTasks(ctx context.Context, team string, f tools.TaskFilter) ([]tools.Task, error) {
+// ListTasks implements teams.TaskBoard.
+func (db *DB) ListTasks(ctx context.Context, team string, f teams.TaskFilter) ([]teams.Task, error) {
 	where := `status NOT IN ('completed', 'cancelled', 'failed')`
 	switch f.Status {
 	case "completed":
@@ -112,20 +112,20 @@ func (db *DB) ListTasks(ctx context.Context, team string, f tools.TaskFilter) ([
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.Task, error) { return scanTask(r) })
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (teams.Task, error) { return scanTask(r) })
 }
 
 // change runs one conditional UPDATE of a task and audits it; a task that
 // exists but does not meet the condition gets errIfNot.
 func (db *DB) change(ctx context.Context, team string, id int64, actor, action, set, cond string, errIfNot error,
-	detail map[string]any, args ...any) (tools.Task, error) {
-	var out tools.Task
+	detail map[string]any, args ...any) (teams.Task, error) {
+	var out teams.Task
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		params := append([]any{storable(team), id}, args...)
 		var err error
 		out, err = scanTask(tx.QueryRow(ctx, `UPDATE team_tasks SET `+set+`, updated_at = now()
 			WHERE team = $1 AND id = $2 AND `+cond+` RETURNING `+taskCols, params...))
-		if errors.Is(err, tools.ErrNoTask) {
+		if errors.Is(err, teams.ErrNoTask) {
 			var exists bool
 			if qerr := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM team_tasks WHERE team = $1 AND id = $2)`,
 				storable(team), id).Scan(&exists); qerr != nil {
@@ -134,7 +134,7 @@ func (db *DB) change(ctx context.Context, team string, id int64, actor, action, 
 			if exists {
 				return errIfNot
 			}
-			return tools.ErrNoTask
+			return teams.ErrNoTask
 		}
 		if err != nil {
 			return err
@@ -142,32 +142,32 @@ func (db *DB) change(ctx context.Context, team string, id int64, actor, action, 
 		return auditTask(ctx, tx, actor, action, out, detail)
 	})
 	if err != nil {
-		if errors.Is(err, tools.ErrNoTask) || errors.Is(err, errIfNot) {
-			return tools.Task{}, err
+		if errors.Is(err, teams.ErrNoTask) || errors.Is(err, errIfNot) {
+			return teams.Task{}, err
 		}
-		return tools.Task{}, fmt.Errorf("%s task %d: %w", action, id, err)
+		return teams.Task{}, fmt.Errorf("%s task %d: %w", action, id, err)
 	}
 	return out, nil
 }
 
-// ClaimTask implements tools.TaskBoard: one conditional UPDATE, so
+// ClaimTask implements teams.TaskBoard: one conditional UPDATE, so
 // exactly one of concurrent claimers wins.
-func (db *DB) ClaimTask(ctx context.Context, team string, id int64, agent string) (tools.Task, error) {
+func (db *DB) ClaimTask(ctx context.Context, team string, id int64, agent string) (teams.Task, error) {
 	return db.change(ctx, team, id, agent, "claimed", `status = 'in_progress', owner = $3`,
-		`status = 'pending' AND (assignee = '' OR assignee = $3)`, tools.ErrTaskTaken, nil, storable(agent))
+		`status = 'pending' AND (assignee = '' OR assignee = $3)`, teams.ErrTaskTaken, nil, storable(agent))
 }
 
-// CompleteTask implements tools.TaskBoard.
-func (db *DB) CompleteTask(ctx context.Context, team string, id int64, agent, result string) (tools.Task, []tools.Task, error) {
-	var done tools.Task
-	var unblocked []tools.Task
+// CompleteTask implements teams.TaskBoard.
+func (db *DB) CompleteTask(ctx context.Context, team string, id int64, agent, result string) (teams.Task, []teams.Task, error) {
+	var done teams.Task
+	var unblocked []teams.Task
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var err error
 		done, err = scanTask(tx.QueryRow(ctx, `UPDATE team_tasks SET status = 'completed', result = $4, progress = 100,
 			updated_at = now() WHERE team = $1 AND id = $2 AND status = 'in_progress' AND owner = $3 RETURNING `+taskCols,
 			storable(team), id, storable(agent), storable(result)))
-		if errors.Is(err, tools.ErrNoTask) {
-			return tools.ErrNotOwner
+		if errors.Is(err, teams.ErrNoTask) {
+			return teams.ErrNotOwner
 		}
 		if err != nil {
 			return err
@@ -183,7 +183,7 @@ func (db *DB) CompleteTask(ctx context.Context, team string, id int64, agent, re
 		if err != nil {
 			return err
 		}
-		if unblocked, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.Task, error) { return scanTask(r) }); err != nil {
+		if unblocked, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (teams.Task, error) { return scanTask(r) }); err != nil {
 			return err
 		}
 		for _, u := range unblocked {
@@ -194,34 +194,34 @@ func (db *DB) CompleteTask(ctx context.Context, team string, id int64, agent, re
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, tools.ErrNotOwner) {
-			if _, _, gerr := db.GetTask(ctx, team, id); errors.Is(gerr, tools.ErrNoTask) {
-				return tools.Task{}, nil, tools.ErrNoTask
+		if errors.Is(err, teams.ErrNotOwner) {
+			if _, _, gerr := db.GetTask(ctx, team, id); errors.Is(gerr, teams.ErrNoTask) {
+				return teams.Task{}, nil, teams.ErrNoTask
 			}
-			return tools.Task{}, nil, err
+			return teams.Task{}, nil, err
 		}
-		return tools.Task{}, nil, fmt.Errorf("complete task %d: %w", id, err)
+		return teams.Task{}, nil, fmt.Errorf("complete task %d: %w", id, err)
 	}
 	return done, unblocked, nil
 }
 
-// CancelTask implements tools.TaskBoard.
-func (db *DB) CancelTask(ctx context.Context, team string, id int64, by string) (tools.Task, error) {
+// CancelTask implements teams.TaskBoard.
+func (db *DB) CancelTask(ctx context.Context, team string, id int64, by string) (teams.Task, error) {
 	return db.change(ctx, team, id, by, "cancelled", `status = 'cancelled'`,
-		`status NOT IN ('completed', 'cancelled', 'failed')`, tools.ErrTaskClosed, nil)
+		`status NOT IN ('completed', 'cancelled', 'failed')`, teams.ErrTaskClosed, nil)
 }
 
-// CommentTask implements tools.TaskBoard: a blocker fails the task.
-func (db *DB) CommentTask(ctx context.Context, team string, id int64, by, kind, text string) (tools.Task, error) {
-	var out tools.Task
+// CommentTask implements teams.TaskBoard: a blocker fails the task.
+func (db *DB) CommentTask(ctx context.Context, team string, id int64, by, kind, text string) (teams.Task, error) {
+	var out teams.Task
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var err error
 		if kind == "blocker" {
 			out, err = scanTask(tx.QueryRow(ctx, `UPDATE team_tasks SET status = 'failed', updated_at = now()
 				WHERE team = $1 AND id = $2 AND status NOT IN ('completed', 'cancelled', 'failed') RETURNING `+taskCols,
 				storable(team), id))
-			if errors.Is(err, tools.ErrNoTask) {
-				return tools.ErrTaskClosed
+			if errors.Is(err, teams.ErrNoTask) {
+				return teams.ErrTaskClosed
 			}
 		} else {
 			out, err = scanTask(tx.QueryRow(ctx, `SELECT `+taskCols+` FROM team_tasks WHERE team = $1 AND id = $2`, storable(team), id))
@@ -236,30 +236,30 @@ func (db *DB) CommentTask(ctx context.Context, team string, id int64, by, kind, 
 		return auditTask(ctx, tx, by, "comment."+kind, out, nil)
 	})
 	if err != nil {
-		if errors.Is(err, tools.ErrTaskClosed) {
-			if _, _, gerr := db.GetTask(ctx, team, id); errors.Is(gerr, tools.ErrNoTask) {
-				return tools.Task{}, tools.ErrNoTask
+		if errors.Is(err, teams.ErrTaskClosed) {
+			if _, _, gerr := db.GetTask(ctx, team, id); errors.Is(gerr, teams.ErrNoTask) {
+				return teams.Task{}, teams.ErrNoTask
 			}
-			return tools.Task{}, err
+			return teams.Task{}, err
 		}
-		if errors.Is(err, tools.ErrNoTask) {
-			return tools.Task{}, err
+		if errors.Is(err, teams.ErrNoTask) {
+			return teams.Task{}, err
 		}
-		return tools.Task{}, fmt.Errorf("comment on task %d: %w", id, err)
+		return teams.Task{}, fmt.Errorf("comment on task %d: %w", id, err)
 	}
 	return out, nil
 }
 
-// ProgressTask implements tools.TaskBoard.
-func (db *DB) ProgressTask(ctx context.Context, team string, id int64, agent string, percent int, note string) (tools.Task, error) {
+// ProgressTask implements teams.TaskBoard.
+func (db *DB) ProgressTask(ctx context.Context, team string, id int64, agent string, percent int, note string) (teams.Task, error) {
 	return db.change(ctx, team, id, agent, "progress", `progress = $4, progress_note = $5`,
-		`status = 'in_progress' AND owner = $3`, tools.ErrNotOwner, map[string]any{"percent": percent},
+		`status = 'in_progress' AND owner = $3`, teams.ErrNotOwner, map[string]any{"percent": percent},
 		storable(agent), min(max(percent, 0), 100), storable(note))
 }
 
-// SearchTasks implements tools.TaskBoard with full-text search over subject
+// SearchTasks implements teams.TaskBoard with full-text search over subject
 // and description.
-func (db *DB) SearchTasks(ctx context.Context, team, query string, limit int) ([]tools.Task, error) {
+func (db *DB) SearchTasks(ctx context.Context, team, query string, limit int) ([]teams.Task, error) {
 	if limit <= 0 || limit > 50 {
 		limit = 20
 	}
@@ -268,5 +268,5 @@ func (db *DB) SearchTasks(ctx context.Context, team, query string, limit int) ([
 	if err != nil {
 		return nil, fmt.Errorf("search tasks: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tools.Task, error) { return scanTask(r) })
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (teams.Task, error) { return scanTask(r) })
 }

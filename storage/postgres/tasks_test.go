@@ -7,15 +7,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
-	"github.com/switchboard-chat/switchboard/tools"
 )
 
 func TestTaskClaimHasExactlyOneWinner(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	task, err := db.CreateTask(ctx, tools.Task{Team: "incident", Subject: "restart the cache", CreatedBy: "lead"})
-	if err != nil || task.Status != tools.TaskPending {
+	task, err := db.CreateTask(ctx, teams.Task{Team: "incident", Subject: "restart the cache", CreatedBy: "lead"})
+	if err != nil || task.Status != teams.TaskPending {
 		t.Fatalf("create = %+v, %v", task, err)
 	}
 	var wg sync.WaitGroup
@@ -31,7 +31,7 @@ func TestTaskClaimHasExactlyOneWinner(t *testing.T) {
 			switch {
 			case err == nil:
 				winners++
-			case errors.Is(err, tools.ErrTaskTaken):
+			case errors.Is(err, teams.ErrTaskTaken):
 				taken++
 			default:
 				t.Errorf("claim %d: %v", i, err)
@@ -43,10 +43,10 @@ func TestTaskClaimHasExactlyOneWinner(t *testing.T) {
 		t.Fatalf("%d winners, %d told it was taken; want 1 and 19", winners, taken)
 	}
 	got, _, _ := db.GetTask(ctx, "incident", task.ID)
-	if got.Status != tools.TaskInProgress || got.Owner == "" {
+	if got.Status != teams.TaskInProgress || got.Owner == "" {
 		t.Fatalf("after the claims: %+v", got)
 	}
-	if _, err := db.ClaimTask(ctx, "other-team", task.ID, "x"); !errors.Is(err, tools.ErrNoTask) {
+	if _, err := db.ClaimTask(ctx, "other-team", task.ID, "x"); !errors.Is(err, teams.ErrNoTask) {
 		t.Fatalf("claim through another team: %v", err)
 	}
 }
@@ -54,22 +54,22 @@ func TestTaskClaimHasExactlyOneWinner(t *testing.T) {
 func TestTaskDependenciesUnblockInOrder(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	a, _ := db.CreateTask(ctx, tools.Task{Team: "t", Subject: "gather logs", CreatedBy: "lead"})
-	b, _ := db.CreateTask(ctx, tools.Task{Team: "t", Subject: "find the cause", BlockedBy: []int64{a.ID}, CreatedBy: "lead"})
-	c, _ := db.CreateTask(ctx, tools.Task{Team: "t", Subject: "write the report", BlockedBy: []int64{a.ID, b.ID}, Assignee: "writer", CreatedBy: "lead"})
-	if b.Status != tools.TaskBlocked || c.Status != tools.TaskBlocked {
+	a, _ := db.CreateTask(ctx, teams.Task{Team: "t", Subject: "gather logs", CreatedBy: "lead"})
+	b, _ := db.CreateTask(ctx, teams.Task{Team: "t", Subject: "find the cause", BlockedBy: []int64{a.ID}, CreatedBy: "lead"})
+	c, _ := db.CreateTask(ctx, teams.Task{Team: "t", Subject: "write the report", BlockedBy: []int64{a.ID, b.ID}, Assignee: "writer", CreatedBy: "lead"})
+	if b.Status != teams.TaskBlocked || c.Status != teams.TaskBlocked {
 		t.Fatalf("dependants should start blocked: %s %s", b.Status, c.Status)
 	}
-	if _, err := db.CreateTask(ctx, tools.Task{Team: "t", Subject: "x", BlockedBy: []int64{999999}, CreatedBy: "lead"}); err == nil {
+	if _, err := db.CreateTask(ctx, teams.Task{Team: "t", Subject: "x", BlockedBy: []int64{999999}, CreatedBy: "lead"}); err == nil {
 		t.Fatal("a task blocked by a task of no board was created")
 	}
-	if _, err := db.ClaimTask(ctx, "t", b.ID, "m1"); !errors.Is(err, tools.ErrTaskTaken) {
+	if _, err := db.ClaimTask(ctx, "t", b.ID, "m1"); !errors.Is(err, teams.ErrTaskTaken) {
 		t.Fatalf("claiming a blocked task: %v", err)
 	}
 	if _, err := db.ClaimTask(ctx, "t", a.ID, "m1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := db.CompleteTask(ctx, "t", a.ID, "m2", "done"); !errors.Is(err, tools.ErrNotOwner) {
+	if _, _, err := db.CompleteTask(ctx, "t", a.ID, "m2", "done"); !errors.Is(err, teams.ErrNotOwner) {
 		t.Fatalf("completing another's task: %v", err)
 	}
 	_, unblocked, err := db.CompleteTask(ctx, "t", a.ID, "m1", "logs in /tmp/logs")
@@ -86,7 +86,7 @@ func TestTaskDependenciesUnblockInOrder(t *testing.T) {
 	if err != nil || len(unblocked) != 1 || unblocked[0].ID != c.ID || unblocked[0].Assignee != "writer" {
 		t.Fatalf("completing b unblocked %+v, %v; want c for writer", unblocked, err)
 	}
-	if _, err := db.ClaimTask(ctx, "t", c.ID, "m1"); !errors.Is(err, tools.ErrTaskTaken) {
+	if _, err := db.ClaimTask(ctx, "t", c.ID, "m1"); !errors.Is(err, teams.ErrTaskTaken) {
 		t.Fatalf("a task assigned to writer was claimed by m1: %v", err)
 	}
 	if _, err := db.ClaimTask(ctx, "t", c.ID, "writer"); err != nil {
@@ -97,29 +97,29 @@ func TestTaskDependenciesUnblockInOrder(t *testing.T) {
 func TestTaskBlockerCommentsAndSearch(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	task, _ := db.CreateTask(ctx, tools.Task{Team: "t", Subject: "Rotate the database credentials",
+	task, _ := db.CreateTask(ctx, teams.Task{Team: "t", Subject: "Rotate the database credentials",
 		Description: "Postgres passwords for the billing service", Priority: 5, CreatedBy: "lead"})
-	other, _ := db.CreateTask(ctx, tools.Task{Team: "t", Subject: "Update the docs", CreatedBy: "lead"})
+	other, _ := db.CreateTask(ctx, teams.Task{Team: "t", Subject: "Update the docs", CreatedBy: "lead"})
 	if _, err := db.CommentTask(ctx, "t", task.ID, "m1", "note", "starting after lunch"); err != nil {
 		t.Fatal(err)
 	}
 	failed, err := db.CommentTask(ctx, "t", task.ID, "m1", "blocker", "no access to the vault")
-	if err != nil || failed.Status != tools.TaskFailed {
+	if err != nil || failed.Status != teams.TaskFailed {
 		t.Fatalf("blocker = %+v, %v", failed, err)
 	}
 	got, comments, err := db.GetTask(ctx, "t", task.ID)
-	if err != nil || got.Status != tools.TaskFailed || len(comments) != 2 || comments[1].Kind != "blocker" {
+	if err != nil || got.Status != teams.TaskFailed || len(comments) != 2 || comments[1].Kind != "blocker" {
 		t.Fatalf("task %+v comments %+v err %v", got, comments, err)
 	}
-	if _, err := db.CommentTask(ctx, "t", task.ID, "m1", "blocker", "again"); !errors.Is(err, tools.ErrTaskClosed) {
+	if _, err := db.CommentTask(ctx, "t", task.ID, "m1", "blocker", "again"); !errors.Is(err, teams.ErrTaskClosed) {
 		t.Fatalf("a second blocker on a failed task: %v", err)
 	}
 	hits, err := db.SearchTasks(ctx, "t", "billing passwords", 10)
 	if err != nil || len(hits) != 1 || hits[0].ID != task.ID {
 		t.Fatalf("search = %+v, %v", hits, err)
 	}
-	active, _ := db.ListTasks(ctx, "t", tools.TaskFilter{})
-	all, _ := db.ListTasks(ctx, "t", tools.TaskFilter{Status: "all"})
+	active, _ := db.ListTasks(ctx, "t", teams.TaskFilter{})
+	all, _ := db.ListTasks(ctx, "t", teams.TaskFilter{Status: "all"})
 	if len(active) != 1 || active[0].ID != other.ID || len(all) != 2 {
 		t.Fatalf("active %+v all %d", active, len(all))
 	}

@@ -9,17 +9,17 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/handoff"
 )
 
-var _ bot.RouteCache = (*Store)(nil)
+var _ handoff.RouteCache = (*Store)(nil)
 
 // noRoute is the cached value of "this chat has no route".
 const noRoute = "-"
 
-// GetRoute implements bot.RouteCache. Keys live under
+// GetRoute implements handoff.RouteCache. Keys live under
 // <prefix>handoff:<address>.
-func (s *Store) GetRoute(ctx context.Context, address string) (*bot.Route, bool, error) {
+func (s *Store) GetRoute(ctx context.Context, address string) (*handoff.Route, bool, error) {
 	raw, err := s.client.Get(ctx, s.prefix+"handoff:"+address).Result()
 	if errors.Is(err, goredis.Nil) {
 		return nil, false, nil
@@ -30,15 +30,15 @@ func (s *Store) GetRoute(ctx context.Context, address string) (*bot.Route, bool,
 	if raw == noRoute {
 		return nil, true, nil
 	}
-	var r bot.Route
+	var r handoff.Route
 	if err := json.Unmarshal([]byte(raw), &r); err != nil {
 		return nil, false, nil // unreadable: ask the durable copy
 	}
 	return &r, true, nil
 }
 
-// PutRoute implements bot.RouteCache.
-func (s *Store) PutRoute(ctx context.Context, address string, r *bot.Route, ttl time.Duration) error {
+// PutRoute implements handoff.RouteCache.
+func (s *Store) PutRoute(ctx context.Context, address string, r *handoff.Route, ttl time.Duration) error {
 	val := noRoute
 	if r != nil {
 		b, err := json.Marshal(r)

@@ -10,10 +10,10 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/bot/teams"
 )
 
-var _ tools.Mailbox = (*Store)(nil)
+var _ teams.Mailbox = (*Store)(nil)
 
 // mailReclaim: a message read but unconfirmed this long (its reader
 // crashed) is delivered again.
@@ -41,8 +41,8 @@ func (s *Store) ensureGroup(ctx context.Context, stream string) error {
 	return nil
 }
 
-// Send implements tools.Mailbox (XADD, trimmed to about 10 000 messages).
-func (s *Store) Send(ctx context.Context, team string, m tools.MailMessage) (string, error) {
+// Send implements teams.Mailbox (XADD, trimmed to about 10 000 messages).
+func (s *Store) Send(ctx context.Context, team string, m teams.MailMessage) (string, error) {
 	stream := s.inbox(team, m.To)
 	if err := s.ensureGroup(ctx, stream); err != nil {
 		return "", fmt.Errorf("mailbox of %s: %w", m.To, err)
@@ -60,7 +60,7 @@ func (s *Store) Send(ctx context.Context, team string, m tools.MailMessage) (str
 // crashed) first, then new ones. Confirm each with Ack once it is stored
 // elsewhere; until then no other reader gets it, and after 30 s without
 // an Ack any reader does.
-func (s *Store) Fetch(ctx context.Context, team, member string, max int) ([]tools.MailMessage, error) {
+func (s *Store) Fetch(ctx context.Context, team, member string, max int) ([]teams.MailMessage, error) {
 	stream := s.inbox(team, member)
 	if err := s.ensureGroup(ctx, stream); err != nil {
 		return nil, fmt.Errorf("mailbox of %s: %w", member, err)
@@ -107,10 +107,10 @@ func (s *Store) takeMail(ctx context.Context, stream string, max int) ([]goredis
 }
 
 // mailOf decodes stream entries of member's inbox.
-func mailOf(member string, entries []goredis.XMessage) []tools.MailMessage {
-	msgs := make([]tools.MailMessage, 0, len(entries))
+func mailOf(member string, entries []goredis.XMessage) []teams.MailMessage {
+	msgs := make([]teams.MailMessage, 0, len(entries))
 	for _, e := range entries {
-		m := tools.MailMessage{ID: e.ID, To: member}
+		m := teams.MailMessage{ID: e.ID, To: member}
 		m.From, _ = e.Values["from"].(string)
 		m.Text, _ = e.Values["text"].(string)
 		m.Origin, _ = e.Values["origin"].(string)
@@ -124,15 +124,15 @@ func mailOf(member string, entries []goredis.XMessage) []tools.MailMessage {
 	return msgs
 }
 
-// Read implements tools.Mailbox. Messages another reader took but never
+// Read implements teams.Mailbox. Messages another reader took but never
 // confirmed for 30 s (it crashed) are claimed first (XAUTOCLAIM), then new
 // ones are read (XREADGROUP). The batch is stored under readKey and
 // acknowledged in one transaction, so a repeat of the same read returns
 // the same batch and nothing is delivered twice or lost.
-func (s *Store) Read(ctx context.Context, team, member, readKey string, max int) ([]tools.MailMessage, error) {
+func (s *Store) Read(ctx context.Context, team, member, readKey string, max int) ([]teams.MailMessage, error) {
 	doneKey := s.prefix + "mailread:" + readKey
 	if raw, err := s.client.Get(ctx, doneKey).Result(); err == nil {
-		var msgs []tools.MailMessage
+		var msgs []teams.MailMessage
 		if json.Unmarshal([]byte(raw), &msgs) == nil {
 			return msgs, nil
 		}

@@ -10,9 +10,9 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/switchboard-chat/switchboard/bot/teams"
 	sbredis "github.com/switchboard-chat/switchboard/storage/redis"
 	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
-	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // TestMailboxEveryMessageReadExactlyOnce: 1 000 messages between three
@@ -35,7 +35,7 @@ func TestMailboxEveryMessageReadExactlyOnce(t *testing.T) {
 		if i%2 == 1 {
 			store = b
 		}
-		id, err := store.Send(ctx, "crew", tools.MailMessage{From: from, To: to, Text: fmt.Sprintf("msg %d", i)})
+		id, err := store.Send(ctx, "crew", teams.MailMessage{From: from, To: to, Text: fmt.Sprintf("msg %d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func TestMailboxFetchThenAck(t *testing.T) {
 	url, prefix := redistest.URL(t), redistest.Prefix(t)
 	a, b := openStore(t, url, prefix), openStore(t, url, prefix)
 	for i := range 3 {
-		if _, err := a.Send(ctx, "crew", tools.MailMessage{From: "lead", To: "m1", Text: fmt.Sprint("job ", i), Origin: "telegram:42"}); err != nil {
+		if _, err := a.Send(ctx, "crew", teams.MailMessage{From: "lead", To: "m1", Text: fmt.Sprint("job ", i), Origin: "telegram:42"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -158,7 +158,7 @@ func TestMailboxCarriesMessagesLargerThanTheBuffers(t *testing.T) {
 	defer cancel()
 	s := openStore(t, redistest.URL(t), redistest.Prefix(t))
 	text := strings.Repeat("0123456789abcdef", 16<<10) // 256 KiB
-	if _, err := s.Send(ctx, "crew", tools.MailMessage{From: "lead", To: "m1", Text: text}); err != nil {
+	if _, err := s.Send(ctx, "crew", teams.MailMessage{From: "lead", To: "m1", Text: text}); err != nil {
 		t.Fatal(err)
 	}
 	for _, attempt := range []string{"read", "repeated read"} {
@@ -172,7 +172,7 @@ func TestMailboxCarriesMessagesLargerThanTheBuffers(t *testing.T) {
 	}
 }
 
-func firstLen(msgs []tools.MailMessage) int {
+func firstLen(msgs []teams.MailMessage) int {
 	if len(msgs) == 0 {
 		return 0
 	}

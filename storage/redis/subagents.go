@@ -10,11 +10,11 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-var _ bot.SubagentStore = (*Store)(nil)
+var _ subagents.Store = (*Store)(nil)
 
 // Subagent keys: who runs (sorted sets scored by lease expiry, so a dead
 // replica's runs stop counting when their lease ends), each parent's
@@ -57,17 +57,17 @@ redis.call('ZADD', KEYS[2], 'XX', now + lease, ARGV[1])
 redis.call('PEXPIRE', KEYS[2], lease * 2)
 return redis.call('ZSCORE', KEYS[1], ARGV[1]) and 1 or 0`)
 
-// AcquireSubagent implements bot.SubagentStore.
-func (s *Store) AcquireSubagent(ctx context.Context, id, parent string, maxRunning, maxChildren int, lease time.Duration) (bot.SubagentSlot, error) {
+// AcquireSubagent implements subagents.Store.
+func (s *Store) AcquireSubagent(ctx context.Context, id, parent string, maxRunning, maxChildren int, lease time.Duration) (subagents.Slot, error) {
 	res, err := acquireSubagent.Run(ctx, s.client, []string{s.prefix + subRunningKey, s.prefix + subChildrenKey + parent},
 		id, maxRunning, maxChildren, lease.Milliseconds()).Int64Slice()
 	if err != nil || len(res) != 3 {
-		return bot.SubagentSlot{}, fmt.Errorf("count running subagents: %w", err)
+		return subagents.Slot{}, fmt.Errorf("count running subagents: %w", err)
 	}
-	return bot.SubagentSlot{Got: res[0] == 1, Running: int(res[1]), Children: int(res[2])}, nil
+	return subagents.Slot{Got: res[0] == 1, Running: int(res[1]), Children: int(res[2])}, nil
 }
 
-// RefreshSubagent implements bot.SubagentStore.
+// RefreshSubagent implements subagents.Store.
 func (s *Store) RefreshSubagent(ctx context.Context, id, parent string, lease time.Duration) error {
 	err := refreshSubagent.Run(ctx, s.client, []string{s.prefix + subRunningKey, s.prefix + subChildrenKey + parent},
 		id, lease.Milliseconds()).Err()
@@ -77,7 +77,7 @@ func (s *Store) RefreshSubagent(ctx context.Context, id, parent string, lease ti
 	return nil
 }
 
-// ReleaseSubagent implements bot.SubagentStore.
+// ReleaseSubagent implements subagents.Store.
 func (s *Store) ReleaseSubagent(ctx context.Context, id, parent string) error {
 	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		p.ZRem(ctx, s.prefix+subRunningKey, id)
@@ -90,7 +90,7 @@ func (s *Store) ReleaseSubagent(ctx context.Context, id, parent string) error {
 	return nil
 }
 
-// SaveSubagent implements bot.SubagentStore: the parent's records expire
+// SaveSubagent implements subagents.Store: the parent's records expire
 // together once none has changed for keep.
 func (s *Store) SaveSubagent(ctx context.Context, sub tools.Subagent, keep time.Duration) error {
 	raw, err := json.Marshal(sub)
@@ -109,7 +109,7 @@ func (s *Store) SaveSubagent(ctx context.Context, sub tools.Subagent, keep time.
 	return nil
 }
 
-// Subagents implements bot.SubagentStore, newest first.
+// Subagents implements subagents.Store, newest first.
 func (s *Store) Subagents(ctx context.Context, parent string) ([]tools.Subagent, error) {
 	all, err := s.client.HGetAll(ctx, s.prefix+subRecordsKey+parent).Result()
 	if err != nil {
@@ -126,7 +126,7 @@ func (s *Store) Subagents(ctx context.Context, parent string) ([]tools.Subagent,
 	return out, nil
 }
 
-// Subagent implements bot.SubagentStore.
+// Subagent implements subagents.Store.
 func (s *Store) Subagent(ctx context.Context, parent, id string) (tools.Subagent, bool, error) {
 	raw, err := s.client.HGet(ctx, s.prefix+subRecordsKey+parent, id).Result()
 	if errors.Is(err, goredis.Nil) {
@@ -142,7 +142,7 @@ func (s *Store) Subagent(ctx context.Context, parent, id string) (tools.Subagent
 	return sub, true, nil
 }
 
-// RequestCancel implements bot.SubagentStore: the replica running id sees
+// RequestCancel implements subagents.Store: the replica running id sees
 // the request within a second.
 func (s *Store) RequestCancel(ctx context.Context, id string) error {
 	if err := s.client.Set(ctx, s.prefix+subCancelKey+id, 1, time.Hour).Err(); err != nil {
@@ -151,7 +151,7 @@ func (s *Store) RequestCancel(ctx context.Context, id string) error {
 	return nil
 }
 
-// CancelRequested implements bot.SubagentStore.
+// CancelRequested implements subagents.Store.
 func (s *Store) CancelRequested(ctx context.Context, id string) (bool, error) {
 	n, err := s.client.Exists(ctx, s.prefix+subCancelKey+id).Result()
 	if err != nil {

@@ -1,4 +1,4 @@
-package bot
+package handoff
 
 import (
 	"context"
@@ -36,8 +36,8 @@ type RouteStore interface {
 	DeleteRoute(ctx context.Context, address string) error
 }
 
-// HandoffOptions wires Handoffs.
-type HandoffOptions struct {
+// RoutesOptions wires Routes.
+type RoutesOptions struct {
 	Cache RouteCache
 	Store RouteStore
 	// TTL is how long a route lasts without use (handoff.ttl, default 24h);
@@ -46,9 +46,9 @@ type HandoffOptions struct {
 	Logger *slog.Logger
 }
 
-// Handoffs keeps the handoff routes: Redis answers every message's "who
+// Routes keeps the handoff routes: Redis answers every message's "who
 // answers here?", Postgres keeps them through Redis restarts and flushes.
-type Handoffs struct{ o HandoffOptions }
+type Routes struct{ o RoutesOptions }
 
 // noRouteTTL is how long Redis remembers that a chat has no route, and
 // routeCacheTTL how long it keeps a route before asking Postgres again:
@@ -62,21 +62,21 @@ const (
 // within this time is refused as a loop.
 const loopWindow = time.Minute
 
-// NewHandoffs returns Handoffs.
-func NewHandoffs(o HandoffOptions) *Handoffs {
+// NewRoutes returns Routes.
+func NewRoutes(o RoutesOptions) *Routes {
 	if o.TTL <= 0 {
 		o.TTL = 24 * time.Hour
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handoffs{o: o}
+	return &Routes{o: o}
 }
 
 // Current returns the live route of address, or nil. Redis is asked
 // first; on a miss (never cached, expired, or flushed) Postgres answers
 // and Redis is refilled. A route in use is renewed.
-func (h *Handoffs) Current(ctx context.Context, address string) (*Route, error) {
+func (h *Routes) Current(ctx context.Context, address string) (*Route, error) {
 	now := time.Now()
 	r, ok, err := h.o.Cache.GetRoute(ctx, address)
 	if err != nil {
@@ -109,19 +109,19 @@ func (h *Handoffs) Current(ctx context.Context, address string) (*Route, error) 
 	return r, nil
 }
 
-// ErrHandoffLoop refuses handing a chat straight back within loopWindow.
-var ErrHandoffLoop = errors.New("that would hand the conversation straight back (a loop)")
+// ErrLoop refuses handing a chat straight back within loopWindow.
+var ErrLoop = errors.New("that would hand the conversation straight back (a loop)")
 
 // Set routes address to agent (from the agent answering now). A route
 // that undoes one made less than a minute ago is refused.
-func (h *Handoffs) Set(ctx context.Context, address, agent, from, reason, by string) (Route, error) {
+func (h *Routes) Set(ctx context.Context, address, agent, from, reason, by string) (Route, error) {
 	now := time.Now()
 	cur, err := h.Current(ctx, address)
 	if err != nil {
 		return Route{}, err
 	}
 	if cur != nil && cur.From == agent && cur.Agent == from && now.Sub(cur.SetAt) < loopWindow {
-		return Route{}, ErrHandoffLoop
+		return Route{}, ErrLoop
 	}
 	r := Route{Address: address, Agent: agent, From: from, Reason: reason, By: by, SetAt: now, Expires: now.Add(h.o.TTL)}
 	if err := h.o.Store.SetRoute(ctx, r); err != nil {
@@ -135,7 +135,7 @@ func (h *Handoffs) Set(ctx context.Context, address, agent, from, reason, by str
 }
 
 // Clear removes address's route (hand back to the binding's agent).
-func (h *Handoffs) Clear(ctx context.Context, address string) error {
+func (h *Routes) Clear(ctx context.Context, address string) error {
 	if err := h.o.Store.DeleteRoute(ctx, address); err != nil {
 		return fmt.Errorf("delete handoff route: %w", err)
 	}

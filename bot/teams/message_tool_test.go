@@ -1,4 +1,4 @@
-package tools_test
+package teams_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/storage/redis"
 	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
 	"github.com/switchboard-chat/switchboard/tools"
@@ -19,7 +20,7 @@ func TestTeamMessageTool(t *testing.T) {
 	}
 	defer rdb.Close()
 	var woken []string
-	tool := tools.NewTeamMessage(tools.TeamMessageOptions{
+	tool := teams.NewMessageTool(teams.MessageToolOptions{
 		Mailbox: rdb,
 		TeamOf: func(agent string) (string, string, bool) {
 			return "crew", "lead", agent == "lead" || agent == "m1" || agent == "m2"

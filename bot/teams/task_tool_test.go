@@ -1,4 +1,4 @@
-package tools_test
+package teams_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -18,7 +19,7 @@ func TestTeamTasksTool(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	var mu sync.Mutex
 	var told []string
-	tool := tools.NewTeamTasks(tools.TeamTasksOptions{
+	tool := teams.NewTaskTool(teams.TaskToolOptions{
 		Board: db,
 		TeamOf: func(agent string) (string, string, bool) {
 			switch agent {
@@ -27,7 +28,7 @@ func TestTeamTasksTool(t *testing.T) {
 			}
 			return "", "", false
 		},
-		Events: func(_ context.Context, ev tools.TaskEvent) {
+		Events: func(_ context.Context, ev teams.TaskEvent) {
 			mu.Lock()
 			defer mu.Unlock()
 			told = append(told, fmt.Sprintf("%s %s #%d origin=%s by %s %s", ev.Team, ev.Kind, ev.Task.ID, ev.Task.Origin, ev.By, ev.Text))
@@ -95,10 +96,10 @@ func TestTeamTasksAnnouncesAStepsTasksTogether(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	var told []string
-	tool := tools.NewTeamTasks(tools.TeamTasksOptions{
+	tool := teams.NewTaskTool(teams.TaskToolOptions{
 		Board:  db,
 		TeamOf: func(string) (string, string, bool) { return "release", "lead", true },
-		Events: func(_ context.Context, ev tools.TaskEvent) {
+		Events: func(_ context.Context, ev teams.TaskEvent) {
 			told = append(told, fmt.Sprintf("%s #%d", ev.Kind, ev.Task.ID))
 		},
 	})

@@ -1,8 +1,7 @@
-package bot
+package handoff
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -10,49 +9,36 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// Directory says which agents exist and which one a chat's binding names.
-type Directory struct {
-	Default  string // answers where no binding matches
-	Names    []string
-	Bindings []Binding
-}
-
-// Bound returns the agent the bindings give addr (first match), else the
-// default agent.
-func (d Directory) Bound(addr channels.Address) string {
-	for _, b := range d.Bindings {
-		if b.matches(addr) && slices.Contains(d.Names, b.Agent) {
-			return b.Agent
-		}
-	}
-	return d.Default
-}
-
 // handoffNoteMessages is how many recent messages the note quotes.
 const handoffNoteMessages = 6
 
-// HandoffService hands conversations between agents: the handoff tool and
-// /handoff use it. The route lives in Redis with a durable copy in
-// Postgres (Handoffs); the receiving agent gets a note with who, why and
+// Service hands conversations between agents: the handoff tool and
+// /handoff use it, and the Router asks it who answers in a chat
+// (bot.Options.Route). The route lives in Redis with a durable copy in
+// Postgres (Routes); the receiving agent gets a note with who, why and
 // the last messages; the chat is told.
-type HandoffService struct {
-	Routes    *Handoffs
-	Directory Directory
+type Service struct {
+	Routes    *Routes
+	Directory bot.Directory
 	History   agentcore.History
-	Outbox    Outbox
+	Outbox    bot.Outbox
 	Nudge     func()
 	Logger    *slog.Logger
 }
 
-var _ tools.Handoffer = (*HandoffService)(nil)
+var (
+	_ tools.Handoffer = (*Service)(nil)
+	_ bot.AgentRoute  = (*Service)(nil)
+)
 
 // AgentAt returns the agent answering at addr: its live route's, else its
 // binding's. A route storage failure falls back to the binding (logged).
-func (s *HandoffService) AgentAt(ctx context.Context, addr channels.Address) string {
+func (s *Service) AgentAt(ctx context.Context, addr channels.Address) string {
 	bound := s.Directory.Bound(addr)
 	if s.Routes == nil || len(s.Directory.Names) < 2 {
 		return bound // with one agent there is nowhere to hand off to: no lookup
@@ -69,12 +55,23 @@ func (s *HandoffService) AgentAt(ctx context.Context, addr channels.Address) str
 }
 
 // Route returns addr's live route, or nil.
-func (s *HandoffService) Route(ctx context.Context, addr channels.Address) (*Route, error) {
+func (s *Service) Route(ctx context.Context, addr channels.Address) (*Route, error) {
 	return s.Routes.Current(ctx, addr.String())
 }
 
+// Describe implements bot.AgentRoute: the line /status shows about a live
+// route of addr, or "" without one (or when storage cannot say).
+func (s *Service) Describe(ctx context.Context, addr channels.Address) string {
+	rt, err := s.Route(ctx, addr)
+	if err != nil || rt == nil {
+		return ""
+	}
+	return fmt.Sprintf("Handed off to %s by %s at %s UTC (until %s UTC); /handoff back returns it",
+		rt.Agent, rt.From, rt.SetAt.UTC().Format("15:04"), rt.Expires.UTC().Format("2006-01-02 15:04"))
+}
+
 // To hands the conversation at addr to agent to; by is who asked.
-func (s *HandoffService) To(ctx context.Context, addr channels.Address, to, reason, by string) (string, error) {
+func (s *Service) To(ctx context.Context, addr channels.Address, to, reason, by string) (string, error) {
 	from := s.AgentAt(ctx, addr)
 	switch {
 	case !slices.Contains(s.Directory.Names, to):
@@ -102,7 +99,7 @@ func (s *HandoffService) To(ctx context.Context, addr channels.Address, to, reas
 }
 
 // Back returns the conversation at addr to its binding's agent.
-func (s *HandoffService) Back(ctx context.Context, addr channels.Address, by string) (string, error) {
+func (s *Service) Back(ctx context.Context, addr channels.Address, by string) (string, error) {
 	r, err := s.Routes.Current(ctx, addr.String())
 	if err != nil {
 		return "", err
@@ -121,7 +118,7 @@ func (s *HandoffService) Back(ctx context.Context, addr channels.Address, by str
 }
 
 // Handoff implements tools.Handoffer for the handoff tool.
-func (s *HandoffService) Handoff(ctx context.Context, from tools.Call, to, reason string) (string, error) {
+func (s *Service) Handoff(ctx context.Context, from tools.Call, to, reason string) (string, error) {
 	addr := channels.Address{Platform: from.Channel, ChatID: from.ChatID, ThreadID: from.ThreadID}
 	if cur := s.AgentAt(ctx, addr); cur != from.Agent {
 		return "", fmt.Errorf("this conversation is with %s now, not you", cur)
@@ -130,14 +127,14 @@ func (s *HandoffService) Handoff(ctx context.Context, from tools.Call, to, reaso
 }
 
 // HandBack implements tools.Handoffer.
-func (s *HandoffService) HandBack(ctx context.Context, from tools.Call) (string, error) {
+func (s *Service) HandBack(ctx context.Context, from tools.Call) (string, error) {
 	addr := channels.Address{Platform: from.Channel, ChatID: from.ChatID, ThreadID: from.ThreadID}
 	return s.Back(ctx, addr, "agent:"+from.Agent)
 }
 
 // note gives the receiving agent a note in its session: who handed over,
 // why, and the last messages of the conversation so far.
-func (s *HandoffService) note(ctx context.Context, addr channels.Address, from, to, reason string) {
+func (s *Service) note(ctx context.Context, addr channels.Address, from, to, reason string) {
 	scope := addr.String()
 	msgs, err := s.History.Load(ctx, agentcore.SessionKey{Agent: from, Scope: scope}.String(), 30)
 	if err != nil {
@@ -177,8 +174,8 @@ func (s *HandoffService) note(ctx context.Context, addr channels.Address, from, 
 	}
 }
 
-func (s *HandoffService) tell(ctx context.Context, addr channels.Address, text string) {
-	if _, err := s.Outbox.Enqueue(ctx, OutboxMessage{To: addr, Text: text}); err != nil {
+func (s *Service) tell(ctx context.Context, addr channels.Address, text string) {
+	if _, err := s.Outbox.Enqueue(ctx, bot.OutboxMessage{To: addr, Text: text}); err != nil {
 		s.logger().Warn("could not tell the chat about the handoff", "err", err)
 		return
 	}
@@ -187,46 +184,9 @@ func (s *HandoffService) tell(ctx context.Context, addr channels.Address, text s
 	}
 }
 
-func (s *HandoffService) logger() *slog.Logger {
+func (s *Service) logger() *slog.Logger {
 	if s.Logger != nil {
 		return s.Logger
 	}
 	return slog.New(slog.DiscardHandler)
-}
-
-// errNoHandoff is returned when handoff is not configured.
-var errNoHandoff = errors.New("handoff is not available here")
-
-// cmdHandoff is /handoff [AGENT|back].
-func (r *Router) cmdHandoff(ctx context.Context, in channels.Inbound, args string) string {
-	h := r.opts.Handoff
-	if h == nil {
-		return errNoHandoff.Error() + "."
-	}
-	addr := in.Address()
-	arg := strings.TrimSpace(args)
-	switch arg {
-	case "":
-		rt, err := h.Route(ctx, addr)
-		if err != nil {
-			return "Could not read the route right now (storage unavailable); try again later."
-		}
-		if rt == nil {
-			return fmt.Sprintf("%s answers here (no handoff). /handoff AGENT hands this chat to another agent; /agents lists them.", r.agentFor(ctx, addr))
-		}
-		text := fmt.Sprintf("%s answers here, handed off by %s", rt.Agent, rt.From)
-		if rt.Reason != "" {
-			text += ": " + rt.Reason
-		}
-		return text + ". /handoff back returns the chat to " + h.Directory.Bound(addr) + "."
-	case "back":
-		if _, err := h.Back(ctx, addr, in.Identity()); err != nil {
-			return "Not handed back: " + err.Error() + "."
-		}
-		return "" // the chat was told
-	}
-	if _, err := h.To(ctx, addr, arg, "asked by "+in.Identity(), in.Identity()); err != nil {
-		return "Not handed off: " + err.Error() + "."
-	}
-	return ""
 }

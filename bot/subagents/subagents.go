@@ -1,35 +1,27 @@
-package bot
+package subagents
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// Subagents. A subagent is a copy of the spawning agent with fewer tools
-// (tools.SubagentDeny, and tools.LeafDeny at the deepest level allowed)
-// working on one task in its own session, scope sub:<id>:<parent session>.
-// It runs on the lanes like any session, so approvals park and resume it,
-// and recovery continues it after a crash on any replica. Its final reply
-// is announced to the parent session as a message (several finishing
-// together wake the parent once), or handed straight back to a parent that
-// waits (spawn run). The running count is kept in Redis with leases, so
-// the limit holds across replicas and a dead replica's runs stop counting.
-
 // Subagent defaults (subagents: in the config).
 const (
-	DefaultSubagentConcurrency = 8
-	DefaultSubagentDepth       = 1
-	DefaultSubagentChildren    = 5
-	DefaultSubagentArchive     = 60 * time.Minute
+	DefaultConcurrency = 8
+	DefaultDepth       = 1
+	DefaultChildren    = 5
+	DefaultArchive     = 60 * time.Minute
 	// subagentIterations bounds a subagent's LLM ⇄ tools loop.
 	subagentIterations = 20
 	// subagentLease is how long a running slot counts without a refresh.
@@ -41,18 +33,18 @@ const (
 	announceDebounce = time.Second
 )
 
-// SubagentSlot is what SubagentStore.AcquireSubagent saw: whether it took
-// a slot, and the counts (including the new one when it did).
-type SubagentSlot struct {
+// Slot is what Store.AcquireSubagent saw: whether it took a slot, and the
+// counts (including the new one when it did).
+type Slot struct {
 	Got               bool
 	Running, Children int
 }
 
-// SubagentStore keeps what every replica must see of subagents (Redis
-// implements it): running slots with leases, the records spawn list shows,
-// and cancel requests.
-type SubagentStore interface {
-	AcquireSubagent(ctx context.Context, id, parent string, maxRunning, maxChildren int, lease time.Duration) (SubagentSlot, error)
+// Store keeps what every replica must see of subagents (Redis implements
+// it): running slots with leases, the records spawn list shows, and cancel
+// requests.
+type Store interface {
+	AcquireSubagent(ctx context.Context, id, parent string, maxRunning, maxChildren int, lease time.Duration) (Slot, error)
 	RefreshSubagent(ctx context.Context, id, parent string, lease time.Duration) error
 	ReleaseSubagent(ctx context.Context, id, parent string) error
 	SaveSubagent(ctx context.Context, s tools.Subagent, keep time.Duration) error
@@ -62,65 +54,78 @@ type SubagentStore interface {
 	CancelRequested(ctx context.Context, id string) (bool, error)
 }
 
-// SubagentOptions bounds subagents; zero values take the defaults. A nil
-// Store turns subagents off.
-type SubagentOptions struct {
-	Store         SubagentStore
+// Sessions is what subagents need of the pipeline (the Router): handing
+// a task or a result into a session, waking a session, and whether a chat
+// is served here.
+type Sessions interface {
+	HandOver(ctx context.Context, session, text, externalID string, wake bool) bool
+	Wake(ctx context.Context, session string)
+	Serves(addr channels.Address) bool
+}
+
+// Options bounds subagents; zero values take the defaults. A nil Store
+// turns subagents off.
+type Options struct {
+	Store         Store
 	MaxConcurrent int // running at once across all replicas
 	MaxDepth      int // how deep subagents may nest
 	MaxChildren   int // running at once per parent session
 	ArchiveAfter  time.Duration
+	// History is where a subagent's end is noted in its session.
+	History agentcore.History
+	Logger  *slog.Logger
 }
 
-func (o SubagentOptions) withDefaults() SubagentOptions {
+func (o Options) withDefaults() Options {
 	if o.MaxConcurrent <= 0 {
-		o.MaxConcurrent = DefaultSubagentConcurrency
+		o.MaxConcurrent = DefaultConcurrency
 	}
 	if o.MaxDepth <= 0 {
-		o.MaxDepth = DefaultSubagentDepth
+		o.MaxDepth = DefaultDepth
 	}
 	if o.MaxChildren <= 0 {
-		o.MaxChildren = DefaultSubagentChildren
+		o.MaxChildren = DefaultChildren
 	}
 	if o.ArchiveAfter <= 0 {
-		o.ArchiveAfter = DefaultSubagentArchive
+		o.ArchiveAfter = DefaultArchive
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
 }
 
-// subagents is the router's local view: the runs on this replica (to
-// cancel them at once and to hand results to waiting parents) and the
-// pending parent wake-ups.
-type subagents struct {
+// Service spawns, lists and cancels subagents (tools.Spawner, for the
+// spawn tool) and owns their sessions' runs (bot.SessionOwner). It keeps
+// this replica's view: the runs here (to cancel them at once and to hand
+// results to waiting parents) and the pending parent wake-ups.
+type Service struct {
+	o        Options
+	sessions Sessions
+	log      *slog.Logger
+
 	mu      sync.Mutex
-	running map[string]*subRun       // by id
-	waiters map[string]chan struct{} // by id: a parent waits (spawn run)
-	wakes   map[string]*time.Timer   // by parent session
+	running map[string]context.CancelCauseFunc // by id
+	waiters map[string]chan struct{}           // by id: a parent waits (spawn run)
+	wakes   map[string]*time.Timer             // by parent session
 }
 
-// subRun is one subagent run on this replica.
-type subRun struct {
-	cancel    context.CancelFunc
-	mu        sync.Mutex
-	cancelled bool // the parent asked (not a shutdown)
-}
+var (
+	_ tools.Spawner    = (*Service)(nil)
+	_ bot.SessionOwner = (*Service)(nil)
+)
 
-func (s *subRun) markCancelled() {
-	s.mu.Lock()
-	s.cancelled = true
-	s.mu.Unlock()
-	s.cancel()
-}
-
-func (s *subRun) wasCancelled() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cancelled
+// New returns a Service that hands work to sessions through s (the
+// Router). Pass it to Router.RunInBackground.
+func New(s Sessions, o Options) *Service {
+	o = o.withDefaults()
+	return &Service{o: o, sessions: s, log: o.Logger, running: map[string]context.CancelCauseFunc{},
+		waiters: map[string]chan struct{}{}, wakes: map[string]*time.Timer{}}
 }
 
 // Spawn implements tools.Spawner.
-func (r *Router) Spawn(ctx context.Context, call tools.Call, task, label string, wait bool) (tools.Subagent, error) {
-	o := r.opts.Subagents
+func (s *Service) Spawn(ctx context.Context, call tools.Call, task, label string, wait bool) (tools.Subagent, error) {
+	o := s.o
 	if o.Store == nil {
 		return tools.Subagent{}, fmt.Errorf("%w: subagents are off here", tools.ErrSubagentLimit)
 	}
@@ -130,10 +135,10 @@ func (r *Router) Spawn(ctx context.Context, call tools.Call, task, label string,
 			"(subagents.max_depth); do this part yourself", tools.ErrSubagentLimit, depth, o.MaxDepth)
 	}
 	to, err := channels.ParseAddress(tools.OriginOf(parent))
-	if err != nil || r.opts.Channels[to.Platform] == nil {
+	if err != nil || !s.sessions.Serves(to) {
 		return tools.Subagent{}, fmt.Errorf("%w: subagents run only for a chat conversation served here", tools.ErrSubagentLimit)
 	}
-	id := errorID()
+	id := bot.ShortID()
 	slot, err := o.Store.AcquireSubagent(ctx, id, parent, o.MaxConcurrent, o.MaxChildren, subagentLease)
 	if err != nil {
 		return tools.Subagent{}, err
@@ -153,7 +158,7 @@ func (r *Router) Spawn(ctx context.Context, call tools.Call, task, label string,
 	ctx = context.WithoutCancel(ctx)
 	release := func() {
 		if err := o.Store.ReleaseSubagent(ctx, id, parent); err != nil {
-			r.log.Warn("subagent slot not released; its lease ends it", "subagent", id, "err", err)
+			s.log.Warn("subagent slot not released; its lease ends it", "subagent", id, "err", err)
 		}
 	}
 	if err := o.Store.SaveSubagent(ctx, sub, o.ArchiveAfter); err != nil {
@@ -166,43 +171,43 @@ func (r *Router) Spawn(ctx context.Context, call tools.Call, task, label string,
 	var done chan struct{}
 	if wait {
 		done = make(chan struct{})
-		r.subs.mu.Lock()
-		r.subs.waiters[id] = done
-		r.subs.mu.Unlock()
+		s.mu.Lock()
+		s.waiters[id] = done
+		s.mu.Unlock()
 		defer func() {
-			r.subs.mu.Lock()
-			delete(r.subs.waiters, id)
-			r.subs.mu.Unlock()
+			s.mu.Lock()
+			delete(s.waiters, id)
+			s.mu.Unlock()
 		}()
 	}
-	if !r.handOver(ctx, session, text, "sub-task:"+id, true) {
+	if !s.sessions.HandOver(ctx, session, text, "sub-task:"+id, true) {
 		release()
 		sub.Status, sub.Result, sub.Finished = tools.SubFailed, "could not be started (storage unavailable)", time.Now()
 		_ = o.Store.SaveSubagent(ctx, sub, o.ArchiveAfter)
 		return sub, fmt.Errorf("store the subagent's task: storage unavailable")
 	}
-	r.log.Info("subagent spawned", "subagent", id, "parent", parent, "sync", wait)
+	s.log.Info("subagent spawned", "subagent", id, "parent", parent, "sync", wait)
 	if !wait {
 		return sub, nil
 	}
-	return r.awaitSub(ctx, parent, id, done, sub)
+	return s.awaitSub(ctx, parent, id, done, sub)
 }
 
 // awaitSub waits for a subagent the parent runs synchronously: its end on
 // this replica signals done; a store check every few seconds covers a
 // run that recovery moved elsewhere.
-func (r *Router) awaitSub(ctx context.Context, parent, id string, done chan struct{}, sub tools.Subagent) (tools.Subagent, error) {
+func (s *Service) awaitSub(ctx context.Context, parent, id string, done chan struct{}, sub tools.Subagent) (tools.Subagent, error) {
 	tick := time.NewTicker(3 * time.Second)
 	defer tick.Stop()
-	deadline := time.After(maxRunDuration)
+	deadline := time.After(bot.MaxRunDuration)
 	for {
 		select {
 		case <-done:
 		case <-tick.C:
 		case <-deadline:
-			return sub, fmt.Errorf("the subagent did not finish within %s; it goes on and announces its result", maxRunDuration)
+			return sub, fmt.Errorf("the subagent did not finish within %s; it goes on and announces its result", bot.MaxRunDuration)
 		}
-		got, ok, err := r.opts.Subagents.Store.Subagent(ctx, parent, id)
+		got, ok, err := s.o.Store.Subagent(ctx, parent, id)
 		if err == nil && ok && got.Status != tools.SubRunning {
 			return got, nil
 		}
@@ -211,12 +216,12 @@ func (r *Router) awaitSub(ctx context.Context, parent, id string, done chan stru
 
 // Subagents implements tools.Spawner: running ones, and finished ones
 // until they are archived (ArchiveAfter after they ended).
-func (r *Router) Subagents(ctx context.Context, call tools.Call) ([]tools.Subagent, error) {
-	if r.opts.Subagents.Store == nil {
+func (s *Service) Subagents(ctx context.Context, call tools.Call) ([]tools.Subagent, error) {
+	if s.o.Store == nil {
 		return nil, nil
 	}
-	all, err := r.opts.Subagents.Store.Subagents(ctx, call.Session)
-	cutoff := time.Now().Add(-r.opts.Subagents.ArchiveAfter)
+	all, err := s.o.Store.Subagents(ctx, call.Session)
+	cutoff := time.Now().Add(-s.o.ArchiveAfter)
 	return slices.DeleteFunc(all, func(s tools.Subagent) bool {
 		return s.Status != tools.SubRunning && s.Finished.Before(cutoff)
 	}), err
@@ -224,8 +229,8 @@ func (r *Router) Subagents(ctx context.Context, call tools.Call) ([]tools.Subage
 
 // CancelSubagents implements tools.Spawner. A run on this replica stops at
 // once; one elsewhere within a second (it polls for the request).
-func (r *Router) CancelSubagents(ctx context.Context, call tools.Call, which string) ([]tools.Subagent, error) {
-	o := r.opts.Subagents
+func (s *Service) CancelSubagents(ctx context.Context, call tools.Call, which string) ([]tools.Subagent, error) {
+	o := s.o
 	if o.Store == nil {
 		return nil, nil
 	}
@@ -234,23 +239,23 @@ func (r *Router) CancelSubagents(ctx context.Context, call tools.Call, which str
 		return nil, err
 	}
 	var out []tools.Subagent
-	for i, s := range all { // newest first
-		if s.Status != tools.SubRunning {
+	for i, sub := range all { // newest first
+		if sub.Status != tools.SubRunning {
 			continue
 		}
-		if which != "all" && which != s.ID && !(which == "last" && i == firstRunning(all)) {
+		if which != "all" && which != sub.ID && !(which == "last" && i == firstRunning(all)) {
 			continue
 		}
-		if err := o.Store.RequestCancel(ctx, s.ID); err != nil {
+		if err := o.Store.RequestCancel(ctx, sub.ID); err != nil {
 			return out, err
 		}
-		r.subs.mu.Lock()
-		run := r.subs.running[s.ID]
-		r.subs.mu.Unlock()
-		if run != nil {
-			run.markCancelled()
+		s.mu.Lock()
+		cancel := s.running[sub.ID]
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel(bot.ErrRunCancelled) // the parent asked (not a shutdown)
 		}
-		out = append(out, s)
+		out = append(out, sub)
 	}
 	return out, nil
 }
@@ -265,23 +270,29 @@ func subSession(agent, id, parent string) string {
 	return agentcore.SessionKey{Agent: agent, Scope: tools.SubScope(id, parent)}.String()
 }
 
-// startSub prepares a lane run of a subagent session: a context its
-// cancel request ends, its slot's lease kept alive, and the subagent tool
-// limits for the run. stop must be called when the run ends.
-func (r *Router) startSub(ctx context.Context, session string, in *agentcore.RunInput) (context.Context, *subRun, func()) {
+// Owns implements bot.SessionOwner: the subagent sessions.
+func (s *Service) Owns(session string) bool {
+	_, _, ok := tools.ParseSubScope(tools.ScopeOf(session))
+	return ok
+}
+
+// Start implements bot.SessionOwner: it prepares a lane run of a subagent
+// session: a context its cancel request ends (with bot.ErrRunCancelled),
+// its slot's lease kept alive, and the subagent tool limits for the run.
+// stop must be called when the run ends.
+func (s *Service) Start(ctx context.Context, session string, in *agentcore.RunInput) (context.Context, func()) {
 	id, parent, _ := tools.ParseSubScope(tools.ScopeOf(session))
-	o := r.opts.Subagents
+	o := s.o
 	deny := slices.Clone(tools.SubagentDeny)
 	if tools.SubDepth(session) >= o.MaxDepth {
 		deny = append(deny, tools.LeafDeny...)
 	}
 	in.Allow = func(t tools.Tool) bool { return !slices.Contains(deny, t.Name()) }
 	in.MaxIterations = subagentIterations
-	ctx, cancel := context.WithCancel(ctx)
-	run := &subRun{cancel: cancel}
-	r.subs.mu.Lock()
-	r.subs.running[id] = run
-	r.subs.mu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	s.mu.Lock()
+	s.running[id] = cancel
+	s.mu.Unlock()
 	stopped := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -298,23 +309,38 @@ func (r *Router) startSub(ctx context.Context, session string, in *agentcore.Run
 				continue
 			}
 			if yes, err := o.Store.CancelRequested(ctx, id); err == nil && yes {
-				run.markCancelled()
+				cancel(bot.ErrRunCancelled)
 			}
 			if time.Since(refresh) >= subagentLease/3 {
 				refresh = time.Now()
 				if err := o.Store.RefreshSubagent(ctx, id, parent, subagentLease); err != nil && ctx.Err() == nil {
-					r.log.Debug("subagent slot not refreshed", "subagent", id, "err", err)
+					s.log.Debug("subagent slot not refreshed", "subagent", id, "err", err)
 				}
 			}
 		}
 	}()
-	return ctx, run, func() {
+	return ctx, func() {
 		close(stopped)
 		wg.Wait()
-		cancel()
-		r.subs.mu.Lock()
-		delete(r.subs.running, id)
-		r.subs.mu.Unlock()
+		cancel(nil)
+		s.mu.Lock()
+		delete(s.running, id)
+		s.mu.Unlock()
+	}
+}
+
+// Finished implements bot.SessionOwner: a subagent's completed, failed or
+// cancelled run ends it (finishSub); a parked one gives up its slot.
+func (s *Service) Finished(ctx context.Context, session string, out bot.Outcome) {
+	switch out.End {
+	case bot.RunCompleted:
+		s.finishSub(ctx, session, tools.SubCompleted, out.Text)
+	case bot.RunParked:
+		s.parkSub(ctx, session) // waiting for a human is not running
+	case bot.RunFailed:
+		s.finishSub(ctx, session, tools.SubFailed, fmt.Sprintf("failed: %s (error id %s)", out.Reason, out.ErrorID))
+	case bot.RunCancelled:
+		s.finishSub(ctx, session, tools.SubCancelled, "cancelled by the agent that spawned it")
 	}
 }
 
@@ -324,24 +350,24 @@ func (r *Router) startSub(ctx context.Context, session string, in *agentcore.Run
 // close together wake it once). A note in the subagent's session then
 // marks it finished, so recovery leaves it alone. Repeating it (recovery
 // after a crash) announces nothing twice.
-func (r *Router) finishSub(ctx context.Context, session, status, result string) {
+func (s *Service) finishSub(ctx context.Context, session, status, result string) {
 	ctx = context.WithoutCancel(ctx)
 	id, parent, ok := tools.ParseSubScope(tools.ScopeOf(session))
-	o := r.opts.Subagents
+	o := s.o
 	if !ok || o.Store == nil {
 		return
 	}
 	if err := o.Store.ReleaseSubagent(ctx, id, parent); err != nil {
-		r.log.Warn("subagent slot not released; its lease ends it", "subagent", id, "err", err)
+		s.log.Warn("subagent slot not released; its lease ends it", "subagent", id, "err", err)
 	}
 	sub, found, err := o.Store.Subagent(ctx, parent, id)
 	if err != nil || !found {
 		sub = tools.Subagent{ID: id, Parent: parent, Label: id, Started: time.Now()}
 	}
-	r.subs.mu.Lock()
-	waiter := r.subs.waiters[id]
-	delete(r.subs.waiters, id) // closed once, below
-	r.subs.mu.Unlock()
+	s.mu.Lock()
+	waiter := s.waiters[id]
+	delete(s.waiters, id) // closed once, below
+	s.mu.Unlock()
 	// In this order, so that a crash anywhere leaves something recovery
 	// completes, and whoever sees the record finished finds the session
 	// finished too: the result reaches the parent (idempotent), the
@@ -349,54 +375,54 @@ func (r *Router) finishSub(ctx context.Context, session, status, result string) 
 	announced := false
 	if waiter == nil && status != tools.SubCancelled { // a cancel was the parent's own doing
 		text := fmt.Sprintf("[Subagent %s (%s) %s]\n%s", sub.Label, id, status, result)
-		if !r.handOver(ctx, parent, text, "sub-result:"+id, false) {
+		if !s.sessions.HandOver(ctx, parent, text, "sub-result:"+id, false) {
 			return // the subagent's session stays unfinished: recovery tries again
 		}
 		announced = true
 	}
 	note := agentcore.Message{Role: agentcore.RoleAssistant, Content: "(" + status + "; reported to " + tools.AgentOf(parent) + ")",
 		ExternalID: "sub-end:" + id}
-	if _, err := r.opts.History.Append(ctx, session, note); err != nil && !errors.Is(err, agentcore.ErrDuplicate) {
-		r.log.Warn("subagent end not noted; recovery may announce it again (recognised)", "subagent", id, "err", err)
+	if _, err := s.o.History.Append(ctx, session, note); err != nil && !errors.Is(err, agentcore.ErrDuplicate) {
+		s.log.Warn("subagent end not noted; recovery may announce it again (recognised)", "subagent", id, "err", err)
 	}
 	sub.Status, sub.Result, sub.Finished = status, result, time.Now()
 	if err := o.Store.SaveSubagent(ctx, sub, o.ArchiveAfter); err != nil {
-		r.log.Warn("subagent record not updated", "subagent", id, "err", err)
+		s.log.Warn("subagent record not updated", "subagent", id, "err", err)
 	}
 	if waiter != nil {
 		close(waiter)
 	}
 	if announced {
-		r.wakeSoon(parent)
+		s.wakeSoon(parent)
 	}
-	r.log.Info("subagent ended", "subagent", id, "status", status)
+	s.log.Info("subagent ended", "subagent", id, "status", status)
 }
 
 // parkSub gives up the running slot of a subagent whose run waits for an
 // approval; the decision resumes it without one.
-func (r *Router) parkSub(ctx context.Context, session string) {
+func (s *Service) parkSub(ctx context.Context, session string) {
 	id, parent, ok := tools.ParseSubScope(tools.ScopeOf(session))
-	if !ok || r.opts.Subagents.Store == nil {
+	if !ok || s.o.Store == nil {
 		return
 	}
-	if err := r.opts.Subagents.Store.ReleaseSubagent(context.WithoutCancel(ctx), id, parent); err != nil {
-		r.log.Warn("subagent slot not released; its lease ends it", "subagent", id, "err", err)
+	if err := s.o.Store.ReleaseSubagent(context.WithoutCancel(ctx), id, parent); err != nil {
+		s.log.Warn("subagent slot not released; its lease ends it", "subagent", id, "err", err)
 	}
 }
 
 // wakeSoon wakes a parent session after announceDebounce, once for all
 // results that arrive meanwhile.
-func (r *Router) wakeSoon(parent string) {
-	r.subs.mu.Lock()
-	defer r.subs.mu.Unlock()
-	if _, ok := r.subs.wakes[parent]; ok {
+func (s *Service) wakeSoon(parent string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.wakes[parent]; ok {
 		return
 	}
-	r.subs.wakes[parent] = time.AfterFunc(announceDebounce, func() {
-		r.subs.mu.Lock()
-		delete(r.subs.wakes, parent)
-		r.subs.mu.Unlock()
-		r.wake(context.Background(), parent)
+	s.wakes[parent] = time.AfterFunc(announceDebounce, func() {
+		s.mu.Lock()
+		delete(s.wakes, parent)
+		s.mu.Unlock()
+		s.sessions.Wake(context.Background(), parent)
 	})
 }
 

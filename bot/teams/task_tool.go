@@ -1,4 +1,4 @@
-package tools
+package teams
 
 import (
 	"context"
@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// TeamTasksOptions configures the team_tasks tool.
-type TeamTasksOptions struct {
+// TaskToolOptions configures the team_tasks tool.
+type TaskToolOptions struct {
 	Board TaskBoard
 	// TeamOf returns the team an agent belongs to (as lead or member) and
 	// that team's lead; ok is false for an agent in no team.
@@ -36,31 +38,31 @@ type TaskEvent struct {
 	Text string // a blocker's text
 }
 
-func (t *TeamTasks) emit(ctx context.Context, ev TaskEvent) {
+func (t *TaskTool) emit(ctx context.Context, ev TaskEvent) {
 	if t.o.Events != nil {
 		t.o.Events(ctx, ev)
 	}
 }
 
-// TeamTasks is the team_tasks tool: the team's task board.
-type TeamTasks struct{ o TeamTasksOptions }
+// TaskTool is the team_tasks tool: the team's task board.
+type TaskTool struct{ o TaskToolOptions }
 
-// NewTeamTasks returns the team_tasks tool.
-func NewTeamTasks(o TeamTasksOptions) *TeamTasks { return &TeamTasks{o} }
+// NewTaskTool returns the team_tasks tool.
+func NewTaskTool(o TaskToolOptions) *TaskTool { return &TaskTool{o} }
 
-// Name implements Tool.
-func (*TeamTasks) Name() string { return "team_tasks" }
+// Name implements tools.Tool.
+func (*TaskTool) Name() string { return "team_tasks" }
 
-// Description implements Tool.
-func (*TeamTasks) Description() string {
+// Description implements tools.Tool.
+func (*TaskTool) Description() string {
 	return "Your team's task board. action: create {subject, description?, priority?, blocked_by?: [ids], assignee?}, " +
 		"list {status?: active|completed|all, order?: priority|newest}, get {task_id}, claim {task_id}, " +
 		"complete {task_id, result}, cancel {task_id}, comment {task_id, text, type?: note|blocker — a blocker fails the task " +
 		"and tells the lead}, progress {task_id, percent, text?}, search {query}."
 }
 
-// Parameters implements Tool.
-func (*TeamTasks) Parameters() json.RawMessage {
+// Parameters implements tools.Tool.
+func (*TaskTool) Parameters() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"action":{"type":"string","enum":["create","list","get","claim","complete","cancel","comment","progress","search"]},` +
 		`"task_id":{"type":"integer"},"subject":{"type":"string"},"description":{"type":"string"},"priority":{"type":"integer"},` +
@@ -70,8 +72,8 @@ func (*TeamTasks) Parameters() json.RawMessage {
 		`"percent":{"type":"integer","minimum":0,"maximum":100}},"required":["action"],"additionalProperties":false}`)
 }
 
-// SideEffect implements Tool: it changes the team's shared board.
-func (*TeamTasks) SideEffect() SideEffect { return SideEffectNone }
+// SideEffect implements tools.Tool: it changes the team's shared board.
+func (*TaskTool) SideEffect() tools.SideEffect { return tools.SideEffectNone }
 
 // teamTaskArgs are the tool's arguments.
 type teamTaskArgs struct {
@@ -91,37 +93,37 @@ type teamTaskArgs struct {
 	Percent     int     `json:"percent"`
 }
 
-// Execute implements Tool.
-func (t *TeamTasks) Execute(ctx context.Context, raw json.RawMessage) Result {
+// Execute implements tools.Tool.
+func (t *TaskTool) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a teamTaskArgs
 	if err := json.Unmarshal(raw, &a); err != nil || a.Action == "" {
-		return ErrorResult(`pass {"action": "create|list|get|claim|complete|cancel|comment|progress|search", ...}`)
+		return tools.ErrorResult(`pass {"action": "create|list|get|claim|complete|cancel|comment|progress|search", ...}`)
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	team, lead, ok := t.o.TeamOf(call.Agent)
 	if !ok {
-		return ErrorResult("you are not in a team (teams: in the config); the task board belongs to a team")
+		return tools.ErrorResult("you are not in a team (teams: in the config); the task board belongs to a team")
 	}
 	tc := taskCall{args: a, team: team, lead: lead, call: call}
 	act, ok := taskActions[a.Action]
 	if !ok {
-		return ErrorResult("unknown action " + a.Action)
+		return tools.ErrorResult("unknown action " + a.Action)
 	}
 	if act.needsID && a.TaskID <= 0 {
-		return ErrorResult(`pass "task_id" (list shows the ids)`)
+		return tools.ErrorResult(`pass "task_id" (list shows the ids)`)
 	}
 	return act.run(t, ctx, tc)
 }
 
 // taskError turns a board error into what the model should read.
-func taskError(err error) Result {
+func taskError(err error) tools.Result {
 	switch {
 	case errors.Is(err, ErrNoTask), errors.Is(err, ErrTaskTaken), errors.Is(err, ErrNotOwner), errors.Is(err, ErrTaskClosed):
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	case strings.Contains(err.Error(), "blocked_by"):
-		return ErrorResult(err.Error())
+		return tools.ErrorResult(err.Error())
 	}
-	return ErrorResult("the task board is unavailable right now (storage); try again later")
+	return tools.ErrorResult("the task board is unavailable right now (storage); try again later")
 }
 
 func taskLine(t Task) string {

@@ -1,4 +1,4 @@
-package tools
+package teams
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // MailMessage is one team mailbox message.
@@ -31,8 +33,8 @@ type Mailbox interface {
 	Read(ctx context.Context, team, member, readKey string, max int) ([]MailMessage, error)
 }
 
-// TeamMessageOptions configures team_message.
-type TeamMessageOptions struct {
+// MessageToolOptions configures team_message.
+type MessageToolOptions struct {
 	Mailbox Mailbox
 	// TeamOf returns an agent's team and lead; Members the team's agents
 	// (lead included).
@@ -42,71 +44,71 @@ type TeamMessageOptions struct {
 	Activate func(ctx context.Context, team, agent string)
 }
 
-// TeamMessage is the team_message tool.
-type TeamMessage struct{ o TeamMessageOptions }
+// MessageTool is the team_message tool.
+type MessageTool struct{ o MessageToolOptions }
 
-// NewTeamMessage returns the team_message tool.
-func NewTeamMessage(o TeamMessageOptions) *TeamMessage { return &TeamMessage{o} }
+// NewMessageTool returns the team_message tool.
+func NewMessageTool(o MessageToolOptions) *MessageTool { return &MessageTool{o} }
 
 // maxMailRead bounds one read.
 const maxMailRead = 50
 
-// Name implements Tool.
-func (*TeamMessage) Name() string { return "team_message" }
+// Name implements tools.Tool.
+func (*MessageTool) Name() string { return "team_message" }
 
-// Description implements Tool.
-func (*TeamMessage) Description() string {
+// Description implements tools.Tool.
+func (*MessageTool) Description() string {
 	return "Your team's mailbox. action: send {to, text} to one teammate, broadcast {text} to all, read (your unread messages)."
 }
 
-// Parameters implements Tool.
-func (*TeamMessage) Parameters() json.RawMessage {
+// Parameters implements tools.Tool.
+func (*MessageTool) Parameters() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","enum":["send","broadcast","read"]},` +
 		`"to":{"type":"string"},"text":{"type":"string"}},"required":["action"],"additionalProperties":false}`)
 }
 
-// SideEffect implements Tool.
-func (*TeamMessage) SideEffect() SideEffect { return SideEffectNone }
+// SideEffect implements tools.Tool.
+func (*MessageTool) SideEffect() tools.SideEffect { return tools.SideEffectNone }
 
-// Execute implements Tool.
-func (t *TeamMessage) Execute(ctx context.Context, raw json.RawMessage) Result {
+// Execute implements tools.Tool.
+func (t *MessageTool) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	var a struct {
 		Action, To, Text string
 	}
 	if err := json.Unmarshal(raw, &a); err != nil || a.Action == "" {
-		return ErrorResult(`pass {"action": "send", "to": "agent", "text": "..."}, {"action": "broadcast", "text": "..."} or {"action": "read"}`)
+		return tools.ErrorResult(`pass {"action": "send", "to": "agent", "text": "..."}, {"action": "broadcast", "text": "..."} or {"action": "read"}`)
 	}
-	call, _ := CallFrom(ctx)
+	call, _ := tools.CallFrom(ctx)
 	team, _, ok := t.o.TeamOf(call.Agent)
 	if !ok {
-		return ErrorResult("you are not in a team (teams: in the config); the mailbox belongs to a team")
+		return tools.ErrorResult("you are not in a team (teams: in the config); the mailbox belongs to a team")
 	}
 	members := t.o.Members(team)
 	switch a.Action {
 	case "read":
 		msgs, err := t.o.Mailbox.Read(ctx, team, call.Agent, call.Session+"/"+call.ToolCallID, maxMailRead)
 		if err != nil {
-			return ErrorResult("the mailbox is unavailable right now; try again later")
+			return tools.ErrorResult("the mailbox is unavailable right now; try again later")
 		}
 		if len(msgs) == 0 {
-			return Result{ForLLM: "no unread team messages"}
+			return tools.Result{ForLLM: "no unread team messages"}
 		}
 		var b strings.Builder
 		for _, m := range msgs {
 			fmt.Fprintf(&b, "[Team message from %s] %s\n", m.From, m.Text)
 		}
-		return Result{ForLLM: b.String()}
+		return tools.Result{ForLLM: b.String()}
 	case "send", "broadcast":
 		if strings.TrimSpace(a.Text) == "" {
-			return ErrorResult(`pass "text"`)
+			return tools.ErrorResult(`pass "text"`)
 		}
-		if len(a.Text) > MaxMessageText {
-			return ErrorResult(fmt.Sprintf("text is %d bytes; at most %d", len(a.Text), MaxMessageText))
+		if len(a.Text) > tools.MaxMessageText {
+			return tools.ErrorResult(fmt.Sprintf("text is %d bytes; at most %d", len(a.Text), tools.MaxMessageText))
 		}
 		var to []string
 		if a.Action == "send" {
 			if !slices.Contains(members, a.To) || a.To == call.Agent {
-				return ErrorResult(fmt.Sprintf("%q is not a teammate; your team is %s", a.To, strings.Join(members, ", ")))
+				return tools.ErrorResult(fmt.Sprintf("%q is not a teammate; your team is %s", a.To, strings.Join(members, ", ")))
 			}
 			to = []string{a.To}
 		} else {
@@ -117,15 +119,15 @@ func (t *TeamMessage) Execute(ctx context.Context, raw json.RawMessage) Result {
 			}
 		}
 		for _, m := range to {
-			mail := MailMessage{From: call.Agent, To: m, Text: a.Text, Origin: OriginOf(call.Session)}
+			mail := MailMessage{From: call.Agent, To: m, Text: a.Text, Origin: tools.OriginOf(call.Session)}
 			if _, err := t.o.Mailbox.Send(ctx, team, mail); err != nil {
-				return ErrorResult("the mailbox is unavailable right now; try again later")
+				return tools.ErrorResult("the mailbox is unavailable right now; try again later")
 			}
 			if t.o.Activate != nil {
 				t.o.Activate(ctx, team, m)
 			}
 		}
-		return Result{ForLLM: "sent to " + strings.Join(to, ", ")}
+		return tools.Result{ForLLM: "sent to " + strings.Join(to, ", ")}
 	}
-	return ErrorResult("unknown action " + a.Action)
+	return tools.ErrorResult("unknown action " + a.Action)
 }
