@@ -26,11 +26,9 @@ func (r *Router) commands() []command {
 		{"agents", "the agents here: name, description, model", (*Router).cmdAgents},
 		{"tasks", "the task board of this chat's agent's team", (*Router).cmdTasks},
 		{"handoff", "who answers here: /handoff AGENT hands this chat over, /handoff back returns it, /handoff shows the route", (*Router).cmdHandoff},
-		{"context", "the agent's context files: /context, /context NAME, /context set NAME TEXT, /context clear NAME (admins only)", (*Router).cmdContext},
 		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},
 		{"cancel", "withdraw your request that waits for an approver", (*Router).cmdCancel},
 		{"revoke", "revoke someone's access: /revoke platform:user_id (admins only)", (*Router).cmdRevoke},
-		{"tools", "custom tools: /tools, /tools add {JSON}, /tools remove NAME (admins only)", (*Router).cmdTools},
 	}
 	for _, c := range r.registered {
 		cmds = append(cmds, command{c.Name, c.Help, func(r *Router, ctx context.Context, in channels.Inbound, args string) string {

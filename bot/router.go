@@ -31,8 +31,6 @@ type Options struct {
 	Agents    map[string]Runner
 	Bindings  []Binding
 	AgentInfo []AgentInfo
-	// Docs keeps the agents' context files for /context; nil: off.
-	Docs tools.DocStore
 	// Handoff routes conversations between agents (/handoff); nil: the
 	// bindings alone decide.
 	Handoff *HandoffService
@@ -46,10 +44,8 @@ type Options struct {
 	Subagents SubagentOptions
 	// Grants decide who may use MCP servers' tools (see grants.go).
 	Grants GrantOptions
-	// CustomTools serve /tools (see tools_cmd.go).
-	CustomTools CustomToolOptions
-	// AddSecret registers a secret value with the scrubber; nil: none.
-	AddSecret  func(string)
+	// History, Outbox, Recovery and Identities are the stores of the
+	// messages, the replies and who is who.
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery
@@ -125,9 +121,6 @@ func NewRouter(opts Options) *Router {
 	}
 	if opts.Scrub == nil {
 		opts.Scrub = func(s string) string { return s }
-	}
-	if opts.AddSecret == nil {
-		opts.AddSecret = func(string) {}
 	}
 	opts.Tracer = tracerOr(opts.Tracer)
 	opts.Subagents = opts.Subagents.withDefaults()

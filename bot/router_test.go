@@ -13,6 +13,8 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/contextfiles"
+	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -277,13 +279,20 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		Dispatcher: handOver,
 		Handoff:    handoff, Tasks: db, TeamOf: teamOf,
 		Team:   bot.TeamOptions{Mail: rdb, Outcomes: db, Board: db, Members: members},
-		Agents: agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
+		Agents: agents, Bindings: o.Bindings, AgentInfo: info,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
 		Access: o.Access, Limits: o.Limits, Lanes: o.Lanes, Nudge: disp.Nudge,
 		Subagents: subagentOptions(o.Subagents), Tracer: tracer,
 	})
+	// The features' commands, registered as cmd/switchboard does: /context
+	// on the agents' documents; /tools without a store, so it says custom
+	// tools are not available (adminServer wires a store of its own).
+	if err := r.Register(append(contextfiles.Commands(contextfiles.Options{Docs: db, Chats: r}),
+		customtools.Commands(customtools.New(customtools.Options{}))...)...); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan struct{})
 	go func() { disp.Run(ctx); close(done) }()
 	t.Cleanup(func() {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/channels/discord"
@@ -95,6 +96,9 @@ type daemon struct {
 	procs   *exec.Processes // background processes, killed on exit
 	customs postgres.CustomTools
 	mcpDB   postgres.MCPServers
+	// customTools adds and removes the run-time custom tools, for /tools
+	// and the admin API.
+	customTools *customtools.Catalog
 	// approvals decides risky tool calls (buttons, admin API).
 	approvals *bot.Approvals
 	// replica names this process among the replicas (config replica).
@@ -154,6 +158,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		return nil, err
 	}
 	d.router = d.newRouter(agents, o.allow)
+	if err := d.registerCommands(); err != nil {
+		st.close(ctx)
+		return nil, err
+	}
 	if err := d.wireJobs(owner); err != nil {
 		st.close(ctx)
 		return nil, err
@@ -220,15 +228,13 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
 	return bot.NewRouter(bot.Options{
 		Agent: agents.def, AgentName: cfg.Agent.Name,
-		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.docs, Handoff: d.handoff,
+		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Handoff: d.handoff,
 		Tasks: st.db, TeamOf: teamOf(cfg),
 		Team: bot.TeamOptions{Mail: st.rdb, Outcomes: st.db, Board: st.db, Members: teamMembers(cfg)},
 		Subagents: bot.SubagentOptions{Store: st.rdb, MaxConcurrent: cfg.Subagents.MaxConcurrent, MaxDepth: cfg.Subagents.MaxDepth,
 			MaxChildren: cfg.Subagents.MaxChildren, ArchiveAfter: cfg.Subagents.ArchiveAfter},
-		Grants:      bot.GrantOptions{Store: st.db, Config: d.mcpGrants},
-		CustomTools: bot.CustomToolOptions{Store: d.customs, Install: d.installCustom, Uninstall: d.tools.Unregister},
-		AddSecret:   func(v string) { scrubber.Add(v) },
-		History:     st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
+		Grants:  bot.GrantOptions{Store: st.db, Config: d.mcpGrants},
+		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
 		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: d.approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
 		Channels: d.channels,
