@@ -109,6 +109,16 @@ func (a *api) storeFailed(w http.ResponseWriter, what string, err error) {
 	writeError(w, http.StatusServiceUnavailable, what+" failed (storage unavailable); try again")
 }
 
+// answerList answers a listing: list under key, or the storage error of
+// what.
+func (a *api) answerList(w http.ResponseWriter, key, what string, list any, err error) {
+	if err != nil {
+		a.storeFailed(w, what, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{key: list})
+}
+
 // readJSON decodes a small JSON body into v.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))

@@ -21,11 +21,7 @@ func (a *api) jobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, err := a.o.Jobs(r.Context())
-	if err != nil {
-		a.storeFailed(w, "listing jobs", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"jobs": list})
+	a.answerList(w, "jobs", "listing jobs", list, err)
 }
 
 func (a *api) agents(w http.ResponseWriter, r *http.Request) {
@@ -54,11 +50,7 @@ func (a *api) sessions(w http.ResponseWriter, r *http.Request) {
 		agent = a.o.Agents.DefaultAgent()
 	}
 	list, err := a.o.Sessions.ListSessions(r.Context(), agent, q.Get("scope"), limitOf(r, 50, 500))
-	if err != nil {
-		a.storeFailed(w, "listing sessions", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
+	a.answerList(w, "sessions", "listing sessions", list, err)
 }
 
 func (a *api) audit(w http.ResponseWriter, r *http.Request) {
@@ -67,9 +59,5 @@ func (a *api) audit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, err := a.o.Audit(r.Context(), limitOf(r, 100, 1000))
-	if err != nil {
-		a.storeFailed(w, "reading the audit log", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"audit": list})
+	a.answerList(w, "audit", "reading the audit log", list, err)
 }

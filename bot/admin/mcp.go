@@ -11,11 +11,7 @@ func (a *api) mcpServers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, err := a.o.MCP.List(r.Context())
-	if err != nil {
-		a.storeFailed(w, "listing MCP servers", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"servers": list})
+	a.answerList(w, "servers", "listing MCP servers", list, err)
 }
 
 func (a *api) addMCPServer(w http.ResponseWriter, r *http.Request) {
