@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/admin"
+	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
@@ -20,20 +22,25 @@ import (
 
 const apiToken = "s3cret-admin-token-for-tests"
 
-// adminServer serves the admin API of pipeline p.
-func adminServer(t *testing.T, p *pipeline) *httptest.Server {
-	h := bot.NewAdminAPI(bot.AdminAPIOptions{
-		Token: apiToken, Router: p.router, Approvals: p.approvals, Access: p.db, Jobs: jobs.AdminList(p.db), Sessions: p.db, Grants: p.db,
-		Audit: func(ctx context.Context, limit int) ([]bot.AuditRecord, error) {
+// adminServer serves the admin API of pipeline p, with the custom tools
+// of catalog when it is set.
+func adminServer(t *testing.T, p *pipeline, catalog *customtools.Catalog) *httptest.Server {
+	o := admin.Options{
+		Token: apiToken, Approvals: p.approvals, Access: p.db, AccessDecisions: p.router, Jobs: jobs.AdminList(p.db),
+		Agents: p.router, Sessions: p.db, Grants: p.db,
+		Audit: func(ctx context.Context, limit int) ([]admin.AuditRecord, error) {
 			entries, err := p.db.Audit(ctx, limit)
-			var out []bot.AuditRecord
+			var out []admin.AuditRecord
 			for _, e := range entries {
-				out = append(out, bot.AuditRecord{At: e.At, Actor: e.Actor, Action: e.Action, SubjectID: e.SubjectID})
+				out = append(out, admin.AuditRecord{At: e.At, Actor: e.Actor, Action: e.Action, SubjectID: e.SubjectID})
 			}
 			return out, err
 		},
-	})
-	ts := httptest.NewServer(bot.NewHTTPHandler(bot.HTTPOptions{Admin: h}))
+	}
+	if catalog != nil {
+		o.CustomTools = catalog
+	}
+	ts := httptest.NewServer(bot.NewHTTPHandler(bot.HTTPOptions{Admin: admin.NewAPI(o)}))
 	t.Cleanup(ts.Close)
 	return ts
 }
@@ -66,7 +73,7 @@ func expect(t *testing.T, code int, body string, wantCode int, want string) {
 // configured the API is not there at all.
 func TestAdminAPIAuth(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
-	ts := adminServer(t, p)
+	ts := adminServer(t, p, nil)
 	pending(t, p.approvals, approvalRequest("default/test:work", "call-auth", "uptime"))
 	list, _ := p.approvals.Pending(context.Background())
 	decide := "/api/v1/approvals/" + list[0].ID + "/decision"
@@ -90,7 +97,7 @@ func TestAdminAPIAuth(t *testing.T) {
 	if grants, _ := p.db.ListGrants(context.Background()); len(grants) != 0 {
 		t.Fatal("an unauthenticated request stored a grant")
 	}
-	off := httptest.NewServer(bot.NewHTTPHandler(bot.HTTPOptions{Admin: bot.NewAdminAPI(bot.AdminAPIOptions{})}))
+	off := httptest.NewServer(bot.NewHTTPHandler(bot.HTTPOptions{Admin: admin.NewAPI(admin.Options{})}))
 	defer off.Close()
 	code, _ = api(t, off, "GET", "/api/v1/audit", apiToken, "")
 	expect(t, code, "", http.StatusNotFound, "")
@@ -103,14 +110,14 @@ func TestAdminAPIEndpoints(t *testing.T) {
 	reg := tools.NewRegistry(tools.RegistryOptions{})
 	customs := postgres.CustomTools{DB: p.db}
 	// The custom-tool store and installer a daemon wires.
-	p.router.SetCustomToolsForTest(bot.CustomToolOptions{Store: customs, Install: func(s exec.CustomSpec) error {
+	catalog := customtools.New(customtools.Options{Store: customs, Install: func(s exec.CustomSpec) error {
 		c, err := exec.NewCustom(s, nil)
 		if err == nil {
 			err = reg.Register(c)
 		}
 		return err
 	}, Uninstall: reg.Unregister})
-	ts := adminServer(t, p)
+	ts := adminServer(t, p, catalog)
 	call := func(method, path, body string) (int, string) { return api(t, ts, method, path, apiToken, body) }
 
 	// Approvals: list, decide once (audited as the API), the second is a conflict.

@@ -24,11 +24,9 @@ func (r *Router) commands() []command {
 		{"whoami", "your identity as the bot sees it", (*Router).cmdWhoami},
 		{"status", "agent and service status", (*Router).cmdStatus},
 		{"agents", "the agents here: name, description, model", (*Router).cmdAgents},
-		{"context", "the agent's context files: /context, /context NAME, /context set NAME TEXT, /context clear NAME (admins only)", (*Router).cmdContext},
 		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},
 		{"cancel", "withdraw your request that waits for an approver", (*Router).cmdCancel},
 		{"revoke", "revoke someone's access: /revoke platform:user_id (admins only)", (*Router).cmdRevoke},
-		{"tools", "custom tools: /tools, /tools add {JSON}, /tools remove NAME (admins only)", (*Router).cmdTools},
 	}
 	for _, c := range r.registered {
 		cmds = append(cmds, command{c.Name, c.Help, func(r *Router, ctx context.Context, in channels.Inbound, args string) string {

@@ -5,10 +5,6 @@ import (
 	"time"
 )
 
-// SetCustomToolsForTest wires /tools and the admin API's custom tools into
-// a router built before their store existed.
-func (r *Router) SetCustomToolsForTest(o CustomToolOptions) { r.opts.CustomTools = o }
-
 // ReserveForTest and HandOverForTest expose the dispatcher's in-memory
 // hand-over of rows written already claimed.
 func (d *Dispatcher) ReserveForTest() (Claim, bool) { return d.reserve(context.Background()) }

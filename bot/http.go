@@ -23,7 +23,7 @@ type HTTPOptions struct {
 	Metrics func(w io.Writer)
 	// Webhooks are mounted under /webhooks/<platform>.
 	Webhooks map[string]http.Handler
-	// Admin, when set, serves /api/v1/ (NewAdminAPI).
+	// Admin, when set, serves /api/v1/ (the admin API, bot/admin).
 	Admin http.Handler
 	// Replica names this process in /readyz.
 	Replica string

@@ -11,7 +11,6 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
-	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // Runner runs an agent on a session; *agentcore.Agent implements it.
@@ -30,17 +29,13 @@ type Options struct {
 	Agents    map[string]Runner
 	Bindings  []Binding
 	AgentInfo []AgentInfo
-	// Docs keeps the agents' context files for /context; nil: off.
-	Docs tools.DocStore
 	// Route says which agent answers in a chat; nil: the bindings alone
 	// decide (Directory).
 	Route AgentRoute
 	// Grants decide who may use MCP servers' tools (see grants.go).
 	Grants GrantOptions
-	// CustomTools serve /tools (see tools_cmd.go).
-	CustomTools CustomToolOptions
-	// AddSecret registers a secret value with the scrubber; nil: none.
-	AddSecret  func(string)
+	// History, Outbox, Recovery and Identities are the stores of the
+	// messages, the replies and who is who.
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery
@@ -115,9 +110,6 @@ func NewRouter(opts Options) *Router {
 	}
 	if opts.Scrub == nil {
 		opts.Scrub = func(s string) string { return s }
-	}
-	if opts.AddSecret == nil {
-		opts.AddSecret = func(string) {}
 	}
 	opts.Tracer = tracerOr(opts.Tracer)
 	if opts.Nudge == nil && opts.Dispatcher != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/contextfiles"
+	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/bot/teams"
@@ -284,7 +286,7 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	}
 	r = bot.NewRouter(bot.Options{
 		Dispatcher: handOver, Route: route,
-		Agents: agents, Bindings: o.Bindings, AgentInfo: info, Docs: db,
+		Agents: agents, Bindings: o.Bindings, AgentInfo: info,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
@@ -300,7 +302,12 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	subs = subagents.New(r, so)
 	r.RunInBackground(tm)
 	r.RunInBackground(subs)
-	if err := r.Register(append(teams.Commands(tm), handoff.Commands(handoffs)...)...); err != nil {
+	// The features' commands, registered as cmd/switchboard does; /tools
+	// without a store, so it says custom tools are not available
+	// (adminServer wires a store of its own).
+	cmds := append(teams.Commands(tm), handoff.Commands(handoffs)...)
+	cmds = append(cmds, contextfiles.Commands(contextfiles.Options{Docs: db, Chats: r})...)
+	if err := r.Register(append(cmds, customtools.Commands(customtools.New(customtools.Options{}))...)...); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})

@@ -48,8 +48,3 @@ func (r *Router) Wake(ctx context.Context, session string) {
 func (r *Router) Serves(addr channels.Address) bool {
 	return r.opts.Channels[addr.Platform] != nil
 }
-
-// AgentAt returns the agent that answers at addr (Options.Route).
-func (r *Router) AgentAt(ctx context.Context, addr channels.Address) string {
-	return r.agentFor(ctx, addr)
-}

@@ -2,7 +2,7 @@ package jobs
 
 import "context"
 
-// AdminList returns the lister of GET /api/v1/jobs (bot.AdminAPIOptions.Jobs):
+// AdminList returns the lister of GET /api/v1/jobs (admin.Options.Jobs):
 // every job of store by name, as docs/admin-api.md shows it.
 func AdminList(store Store) func(ctx context.Context) (any, error) {
 	return func(ctx context.Context) (any, error) {

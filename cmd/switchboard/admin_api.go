@@ -4,27 +4,29 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	// Named so: the e2e tests name the admin's user id admin.
+	adminapi "github.com/switchboard-chat/switchboard/bot/admin"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 )
 
 // adminAPI wires /api/v1; nil (off) without http.admin_token.
 func (d *daemon) adminAPI() http.Handler {
-	o := bot.AdminAPIOptions{
-		Token: d.cfg.HTTP.AdminToken, Router: d.router, Approvals: d.approvals, Access: d.st.db, Jobs: jobs.AdminList(d.st.db),
-		Sessions: d.st.db, Grants: d.st.db, Logger: d.log,
-		Audit: func(ctx context.Context, limit int) ([]bot.AuditRecord, error) {
+	o := adminapi.Options{
+		Token: d.cfg.HTTP.AdminToken, Approvals: d.approvals, Access: d.st.db, AccessDecisions: d.router,
+		Jobs: jobs.AdminList(d.st.db), Agents: d.router, Sessions: d.st.db, Grants: d.st.db, CustomTools: d.customTools,
+		Logger: d.log,
+		Audit: func(ctx context.Context, limit int) ([]adminapi.AuditRecord, error) {
 			entries, err := d.st.db.Audit(ctx, limit)
-			out := make([]bot.AuditRecord, 0, len(entries))
+			out := make([]adminapi.AuditRecord, 0, len(entries))
 			for _, e := range entries {
-				out = append(out, bot.AuditRecord{At: e.At, Actor: e.Actor, Action: e.Action, SubjectKind: e.SubjectKind,
+				out = append(out, adminapi.AuditRecord{At: e.At, Actor: e.Actor, Action: e.Action, SubjectKind: e.SubjectKind,
 					SubjectID: e.SubjectID, Detail: e.Detail})
 			}
 			return out, err
 		},
 	}
 	o.MCP.List, o.MCP.Add, o.MCP.Remove = d.mcpList, d.mcpAdd, d.mcpRemove
-	h := bot.NewAdminAPI(o)
+	h := adminapi.NewAPI(o)
 	if h == nil {
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
@@ -100,6 +101,9 @@ type daemon struct {
 	procs   *exec.Processes // background processes, killed on exit
 	customs postgres.CustomTools
 	mcpDB   postgres.MCPServers
+	// customTools adds and removes the run-time custom tools, for /tools
+	// and the admin API.
+	customTools *customtools.Catalog
 	// approvals decides risky tool calls (buttons, admin API).
 	approvals *bot.Approvals
 	// replica names this process among the replicas (config replica).
@@ -168,6 +172,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		st.close(ctx)
 		return nil, fmt.Errorf("handoff: %w", err)
 	}
+	if err := d.registerCommands(); err != nil {
+		st.close(ctx)
+		return nil, err
+	}
 	if err := d.wireJobs(owner); err != nil {
 		st.close(ctx)
 		return nil, err
@@ -234,11 +242,9 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 	chatRate, _ := rateOf(cfg.RateLimit.Chat)
 	return bot.NewRouter(bot.Options{
 		Agent: agents.def, AgentName: cfg.Agent.Name,
-		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Docs: st.docs, Route: d.handoff,
-		Grants:      bot.GrantOptions{Store: st.db, Config: d.mcpGrants},
-		CustomTools: bot.CustomToolOptions{Store: d.customs, Install: d.installCustom, Uninstall: d.tools.Unregister},
-		AddSecret:   func(v string) { scrubber.Add(v) },
-		History:     st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
+		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Route: d.handoff,
+		Grants:  bot.GrantOptions{Store: st.db, Config: d.mcpGrants},
+		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
 		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: d.approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
 		Channels: d.channels,
