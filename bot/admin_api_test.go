@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/admin"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
@@ -22,13 +24,13 @@ const apiToken = "s3cret-admin-token-for-tests"
 
 // adminServer serves the admin API of pipeline p.
 func adminServer(t *testing.T, p *pipeline) *httptest.Server {
-	h := bot.NewAdminAPI(bot.AdminAPIOptions{
-		Token: apiToken, Router: p.router, Approvals: p.approvals, Access: p.db, Jobs: jobs.AdminList(p.db), Sessions: p.db, Grants: p.db,
-		Audit: func(ctx context.Context, limit int) ([]bot.AuditRecord, error) {
+	h := admin.NewAdminAPI(admin.AdminAPIOptions{
+		Token: apiToken, Router: p.router, Approvals: p.approvals, Access: p.db, Requests: p.access, Jobs: jobs.AdminList(p.db), Sessions: p.db, Grants: p.db,
+		Audit: func(ctx context.Context, limit int) ([]admin.AuditRecord, error) {
 			entries, err := p.db.Audit(ctx, limit)
-			var out []bot.AuditRecord
+			var out []admin.AuditRecord
 			for _, e := range entries {
-				out = append(out, bot.AuditRecord{At: e.At, Actor: e.Actor, Action: e.Action, SubjectID: e.SubjectID})
+				out = append(out, admin.AuditRecord{At: e.At, Actor: e.Actor, Action: e.Action, SubjectID: e.SubjectID})
 			}
 			return out, err
 		},
@@ -90,7 +92,7 @@ func TestAdminAPIAuth(t *testing.T) {
 	if grants, _ := p.db.ListGrants(context.Background()); len(grants) != 0 {
 		t.Fatal("an unauthenticated request stored a grant")
 	}
-	off := httptest.NewServer(bot.NewHTTPHandler(bot.HTTPOptions{Admin: bot.NewAdminAPI(bot.AdminAPIOptions{})}))
+	off := httptest.NewServer(bot.NewHTTPHandler(bot.HTTPOptions{Admin: admin.NewAdminAPI(admin.AdminAPIOptions{})}))
 	defer off.Close()
 	code, _ = api(t, off, "GET", "/api/v1/audit", apiToken, "")
 	expect(t, code, "", http.StatusNotFound, "")
@@ -132,7 +134,7 @@ func TestAdminAPIEndpoints(t *testing.T) {
 	expect(t, code, body, 400, "only status=pending")
 
 	// Access requests.
-	req, _, err := p.db.OpenAccessRequest(ctx, bot.AccessRequest{ID: "accessreq00000000001", Identity: "test:stranger",
+	req, _, err := p.db.OpenAccessRequest(ctx, access.Request{ID: "accessreq00000000001", Identity: "test:stranger",
 		DisplayName: "Stella", Chat: channels.Address{Platform: "test", ChatID: "stranger"}}, 10, time.Hour)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,7 @@
-package bot
+// Package admin serves the admin HTTP API (/api/v1/…, docs/admin-api.md):
+// approvals, access requests, jobs, agents, sessions, the audit log, custom
+// tools, MCP servers and grants, behind the admin token.
+package admin
 
 import (
 	"context"
@@ -13,6 +16,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/tools/sessions"
 )
 
@@ -36,19 +42,21 @@ type AuditRecord struct {
 
 // GrantAdmin lists and changes grants directly (Postgres implements it).
 type GrantAdmin interface {
-	ListGrants(ctx context.Context) ([]Grant, error)
-	PutGrant(ctx context.Context, g Grant) error
+	ListGrants(ctx context.Context) ([]access.Grant, error)
+	PutGrant(ctx context.Context, g access.Grant) error
 	DeleteGrant(ctx context.Context, server, kind, subject, by string) (bool, error)
 }
 
 // AdminAPIOptions wires the admin API; a nil part answers 404.
 type AdminAPIOptions struct {
 	Token     string
-	Router    *Router
-	Approvals *Approvals
+	Router    *bot.Router
+	Approvals *approvals.Service
 	Access    interface {
-		PendingAccessRequests(ctx context.Context) ([]AccessRequest, error)
+		PendingAccessRequests(ctx context.Context) ([]access.Request, error)
 	}
+	// Requests decides access requests (POST …/access-requests/{id}/decision).
+	Requests *access.Service
 	// Jobs lists the scheduled jobs as GET /api/v1/jobs shows them (the
 	// jobs feature's AdminList).
 	Jobs     func(ctx context.Context) (any, error)
@@ -157,7 +165,7 @@ func limitOf(r *http.Request, def, max int) int {
 }
 
 // approvalJSON is an approval as the API shows it.
-func approvalJSON(ap Approval) map[string]any {
+func approvalJSON(ap approvals.Approval) map[string]any {
 	return map[string]any{"id": ap.ID, "status": ap.Status, "tool": ap.Tool, "command": ap.Command, "agent": ap.Agent,
 		"session": ap.Session, "chat": ap.Chat.String(), "requester": ap.Requester, "warnings": ap.Warnings,
 		"expires_at": ap.ExpiresAt}
@@ -168,7 +176,7 @@ func (a *adminAPI) approvals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "approvals are not set up")
 		return
 	}
-	if s := r.URL.Query().Get("status"); s != "" && s != StatusPending {
+	if s := r.URL.Query().Get("status"); s != "" && s != approvals.StatusPending {
 		writeError(w, http.StatusBadRequest, "only status=pending is listed; decided approvals are in /api/v1/audit")
 		return
 	}
@@ -195,16 +203,16 @@ func (a *adminAPI) decideApproval(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &body) {
 		return
 	}
-	status, ok := map[string]string{"allow_once": StatusAllowedOnce, "allow_always": StatusAllowedAlways, "deny": StatusDenied}[body.Decision]
+	status, ok := map[string]string{"allow_once": approvals.StatusAllowedOnce, "allow_always": approvals.StatusAllowedAlways, "deny": approvals.StatusDenied}[body.Decision]
 	if !ok {
 		writeError(w, http.StatusBadRequest, `decision must be "allow_once", "allow_always" or "deny"`)
 		return
 	}
 	ap, changed, err := a.o.Approvals.DecideAs(r.Context(), r.PathValue("id"), status, APIActor)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, bot.ErrNotFound):
 		writeError(w, http.StatusNotFound, "no such approval")
-	case errors.Is(err, ErrDangerousAlways):
+	case errors.Is(err, approvals.ErrDangerousAlways):
 		writeError(w, http.StatusConflict, err.Error())
 	case err != nil:
 		a.storeFailed(w, "deciding", err)
@@ -240,14 +248,18 @@ func (a *adminAPI) decideAccess(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &body) {
 		return
 	}
-	status, ok := map[string]string{"approve": StatusApproved, "deny": StatusDenied}[body.Decision]
+	status, ok := map[string]string{"approve": access.StatusApproved, "deny": access.StatusDenied}[body.Decision]
 	if !ok {
 		writeError(w, http.StatusBadRequest, `decision must be "approve" or "deny"`)
 		return
 	}
-	q, changed, err := a.o.Router.DecideAccessAs(r.Context(), r.PathValue("id"), status, APIActor)
+	if a.o.Requests == nil {
+		writeError(w, http.StatusNotFound, "no such access request")
+		return
+	}
+	q, changed, err := a.o.Requests.DecideAccessAs(r.Context(), r.PathValue("id"), status, APIActor)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, bot.ErrNotFound):
 		writeError(w, http.StatusNotFound, "no such access request")
 	case err != nil:
 		a.storeFailed(w, "deciding", err)
@@ -272,13 +284,12 @@ func (a *adminAPI) jobs(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *adminAPI) agents(w http.ResponseWriter, r *http.Request) {
-	o := a.o.Router.opts
 	out := []map[string]any{}
-	for _, ag := range o.AgentInfo {
+	for _, ag := range a.o.Router.AgentInfo() {
 		out = append(out, map[string]any{"name": ag.Name, "description": ag.Description, "model": ag.Model})
 	}
 	if len(out) == 0 {
-		out = append(out, map[string]any{"name": o.AgentName})
+		out = append(out, map[string]any{"name": a.o.Router.DefaultAgent()})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"agents": out})
 }
@@ -291,7 +302,7 @@ func (a *adminAPI) sessions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	agent := q.Get("agent")
 	if agent == "" {
-		agent = a.o.Router.opts.AgentName
+		agent = a.o.Router.DefaultAgent()
 	}
 	list, err := a.o.Sessions.ListSessions(r.Context(), agent, q.Get("scope"), limitOf(r, 50, 500))
 	if err != nil {
@@ -315,7 +326,7 @@ func (a *adminAPI) audit(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *adminAPI) customTools(w http.ResponseWriter, r *http.Request) {
-	o := a.o.Router.opts.CustomTools
+	o := a.o.Router.CustomTools()
 	if o.Store == nil {
 		writeError(w, http.StatusNotFound, "custom tools are not set up")
 		return
@@ -338,11 +349,11 @@ func (a *adminAPI) customTools(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *adminAPI) addCustomTool(w http.ResponseWriter, r *http.Request) {
-	var j customToolJSON
+	var j bot.CustomToolSpec
 	if !readJSON(w, r, &j) {
 		return
 	}
-	msg, err := a.o.Router.addCustomTool(r.Context(), j, APIActor)
+	msg, err := a.o.Router.AddCustomTool(r.Context(), j, APIActor)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, msg)
 		return
@@ -351,7 +362,7 @@ func (a *adminAPI) addCustomTool(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *adminAPI) deleteCustomTool(w http.ResponseWriter, r *http.Request) {
-	o := a.o.Router.opts.CustomTools
+	o := a.o.Router.CustomTools()
 	if o.Store == nil {
 		writeError(w, http.StatusNotFound, "custom tools are not set up")
 		return
@@ -452,11 +463,11 @@ func (a *adminAPI) putGrant(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &g) {
 		return
 	}
-	if g.Server == "" || g.Subject == "" || (g.SubjectKind != GrantAgent && g.SubjectKind != GrantUser) {
+	if g.Server == "" || g.Subject == "" || (g.SubjectKind != access.GrantAgent && g.SubjectKind != access.GrantUser) {
 		writeError(w, http.StatusBadRequest, `pass {"server": "github", "subject_kind": "agent"|"user", "subject": "ops" or "telegram:42", "allow": [], "deny": []}`)
 		return
 	}
-	if err := a.o.Grants.PutGrant(r.Context(), Grant{Server: g.Server, SubjectKind: g.SubjectKind, Subject: g.Subject,
+	if err := a.o.Grants.PutGrant(r.Context(), access.Grant{Server: g.Server, SubjectKind: g.SubjectKind, Subject: g.Subject,
 		Allow: g.Allow, Deny: g.Deny, GrantedBy: APIActor}); err != nil {
 		a.storeFailed(w, "storing the grant", err)
 		return
