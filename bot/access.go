@@ -50,16 +50,22 @@ func (r *Router) allowed(ctx context.Context, in channels.Inbound) (bool, error)
 	return ok, nil
 }
 
-// refuse handles a message from someone not allowed: in request mode it
-// files an access request; otherwise it tells them how to get access, at
-// most twice a day, so a stranger cannot make the bot spam a group.
+// HandleUnknown sets what request mode does with a message from someone
+// not allowed (the access feature files a request with the admins). Call
+// it after NewRouter and before the first Handle.
+func (r *Router) HandleUnknown(h func(ctx context.Context, in channels.Inbound)) { r.unknown = h }
+
+// refuse handles a message from someone not allowed: in request mode the
+// unknown-person handler takes it (HandleUnknown); otherwise they are told
+// how to get access, at most twice a day, so a stranger cannot make the bot
+// spam a group.
 func (r *Router) refuse(ctx context.Context, in channels.Inbound) {
 	id := in.Identity()
 	r.log.Info("access refused", "user", id, "mode", r.opts.Access.Mode)
-	if r.opts.Access.Mode == AccessModeRequest {
-		r.requestAccess(ctx, in)
+	if r.opts.Access.Mode == AccessModeRequest && r.unknown != nil {
+		r.unknown(ctx, in)
 		return
 	}
-	r.noticeOnce(ctx, in, "notice:access:"+id,
+	r.NoticeOnce(ctx, in, "notice:access:"+id,
 		fmt.Sprintf("Sorry, you don't have access to this bot. Ask an admin to allow `%s`.", id))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
 	"github.com/switchboard-chat/switchboard/bot/admin"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
@@ -26,7 +27,7 @@ const apiToken = "s3cret-admin-token-for-tests"
 // of catalog when it is set.
 func adminServer(t *testing.T, p *pipeline, catalog *customtools.Catalog) *httptest.Server {
 	o := admin.Options{
-		Token: apiToken, Approvals: p.approvals, Access: p.db, AccessDecisions: p.router, Jobs: jobs.AdminList(p.db),
+		Token: apiToken, Approvals: p.approvals, Access: p.db, AccessDecisions: p.access, Jobs: jobs.AdminList(p.db),
 		Agents: p.router, Sessions: p.db, Grants: p.db,
 		Audit: func(ctx context.Context, limit int) ([]admin.AuditRecord, error) {
 			entries, err := p.db.Audit(ctx, limit)
@@ -139,7 +140,7 @@ func TestAdminAPIEndpoints(t *testing.T) {
 	expect(t, code, body, 400, "only status=pending")
 
 	// Access requests.
-	req, _, err := p.db.OpenAccessRequest(ctx, bot.AccessRequest{ID: "accessreq00000000001", Identity: "test:stranger",
+	req, _, err := p.db.OpenAccessRequest(ctx, access.Request{ID: "accessreq00000000001", Identity: "test:stranger",
 		DisplayName: "Stella", Chat: channels.Address{Platform: "test", ChatID: "stranger"}}, 10, time.Hour)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -30,7 +31,7 @@ func approvalRequest(session, callID, cmd string) tools.ApprovalRequest {
 
 // pending asserts that Approve parks (returns a *tools.PendingError) and
 // returns what it waits for.
-func pending(t *testing.T, ap *bot.Approvals, req tools.ApprovalRequest) tools.Waiting {
+func pending(t *testing.T, ap *approvals.Service, req tools.ApprovalRequest) tools.Waiting {
 	t.Helper()
 	d, err := ap.Approve(context.Background(), req)
 	var pe *tools.PendingError
@@ -41,11 +42,25 @@ func pending(t *testing.T, ap *bot.Approvals, req tools.ApprovalRequest) tools.W
 }
 
 // decided asserts that Approve returns decision want without waiting.
-func decided(t *testing.T, ap *bot.Approvals, req tools.ApprovalRequest, want tools.Decision) {
+func decided(t *testing.T, ap *approvals.Service, req tools.ApprovalRequest, want tools.Decision) {
 	t.Helper()
 	d, err := ap.Approve(context.Background(), req)
 	if err != nil || d != want {
 		t.Fatalf("Approve = %v, %v; want %v", d, err, want)
+	}
+}
+
+// resumeFunc is the pipeline p.router with the resuming of parked runs
+// replaced by resume (nil: none), for approval services of their own.
+type resumeFunc struct {
+	approvals.Pipeline
+	resume func(session string)
+}
+
+// Resume implements approvals.Pipeline.
+func (r resumeFunc) Resume(_ context.Context, session string, _ channels.Address, _ string) {
+	if r.resume != nil {
+		r.resume(session)
 	}
 }
 
@@ -221,11 +236,8 @@ func TestApprovalExpires(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
 	var resumed []string
 	var mu sync.Mutex
-	ap := bot.NewApprovals(bot.ApprovalOptions{
-		Store: p.db, Messages: p.db, Outbox: p.db, Channels: map[string]channels.Channel{"test": p.ch},
-		Approvers: []string{"test:boss"}, Timeout: 400 * time.Millisecond, Nudge: p.nudge,
-		Resume: func(_ context.Context, a bot.Approval) { mu.Lock(); resumed = append(resumed, a.Session); mu.Unlock() },
-	})
+	ap := approvals.New(approvals.Options{Store: p.db, Messages: p.db, Approvers: []string{"test:boss"}, Timeout: 400 * time.Millisecond})
+	ap.Attach(resumeFunc{p.router, func(session string) { mu.Lock(); resumed = append(resumed, session); mu.Unlock() }})
 	req := approvalRequest("default/test:work", "call-exp", "sleep 1")
 	pending(t, ap, req)
 	ask := p.ch.waitFor(t, "boss", 1)[0]
@@ -254,13 +266,13 @@ func TestApprovalExpires(t *testing.T) {
 
 // countedApprovals counts DueApprovals calls, to see when ExpireDue asks.
 type countedApprovals struct {
-	bot.ApprovalStore
+	approvals.Store
 	due atomic.Int32
 }
 
-func (c *countedApprovals) DueApprovals(ctx context.Context) ([]bot.Approval, time.Time, error) {
+func (c *countedApprovals) DueApprovals(ctx context.Context) ([]approvals.Approval, time.Time, error) {
 	c.due.Add(1)
-	return c.ApprovalStore.DueApprovals(ctx)
+	return c.Store.DueApprovals(ctx)
 }
 
 // TestApprovalExpiryAsksOnlyWhenDue: once ExpireDue has looked, it does not
@@ -268,11 +280,9 @@ func (c *countedApprovals) DueApprovals(ctx context.Context) ([]bot.Approval, ti
 // it expires that one when it is.
 func TestApprovalExpiryAsksOnlyWhenDue(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
-	store := &countedApprovals{ApprovalStore: p.db}
-	ap := bot.NewApprovals(bot.ApprovalOptions{
-		Store: store, Messages: p.db, Outbox: p.db, Channels: map[string]channels.Channel{"test": p.ch},
-		Approvers: []string{"test:boss"}, Timeout: 600 * time.Millisecond, Nudge: p.nudge,
-	})
+	store := &countedApprovals{Store: p.db}
+	ap := approvals.New(approvals.Options{Store: store, Messages: p.db, Approvers: []string{"test:boss"}, Timeout: 600 * time.Millisecond})
+	ap.Attach(resumeFunc{p.router, nil})
 	ctx := context.Background()
 	req := approvalRequest("default/test:work", "call-look", "sleep 2")
 	pending(t, ap, req)
@@ -314,10 +324,8 @@ func TestApprovalSurvivesRestart(t *testing.T) {
 	req := approvalRequest("default/test:work", "call-dur", "uptime")
 	pending(t, p.approvals, req)
 	ask := p.ch.waitFor(t, "boss", 1)[0]
-	restarted := bot.NewApprovals(bot.ApprovalOptions{
-		Store: p.db, Messages: p.db, Outbox: p.db, Channels: map[string]channels.Channel{"test": p.ch},
-		Approvers: []string{"test:boss"}, Timeout: time.Minute, Nudge: p.nudge,
-	})
+	restarted := approvals.New(approvals.Options{Store: p.db, Messages: p.db, Approvers: []string{"test:boss"}, Timeout: time.Minute})
+	restarted.Attach(resumeFunc{p.router, nil})
 	if w := pending(t, restarted, req); w.New {
 		t.Fatalf("the restarted service asked again: %+v", w)
 	}

@@ -24,9 +24,6 @@ func (r *Router) commands() []command {
 		{"whoami", "your identity as the bot sees it", (*Router).cmdWhoami},
 		{"status", "agent and service status", (*Router).cmdStatus},
 		{"agents", "the agents here: name, description, model", (*Router).cmdAgents},
-		{"approvals", "pending approvals (approvers only)", (*Router).cmdApprovals},
-		{"cancel", "withdraw your request that waits for an approver", (*Router).cmdCancel},
-		{"revoke", "revoke someone's access: /revoke platform:user_id (admins only)", (*Router).cmdRevoke},
 	}
 	for _, c := range r.registered {
 		cmds = append(cmds, command{c.Name, c.Help, func(r *Router, ctx context.Context, in channels.Inbound, args string) string {
@@ -97,37 +94,6 @@ func (r *Router) cmdStatus(ctx context.Context, in channels.Inbound, _ string) s
 		for _, line := range r.opts.Status(ctx) {
 			b.WriteString(line + "\n")
 		}
-	}
-	return b.String()
-}
-
-func (r *Router) cmdApprovals(ctx context.Context, in channels.Inbound, _ string) string {
-	ap := r.opts.Approvals
-	if ap == nil || !ap.IsApprover(in.Identity()) {
-		return "Only approvers can list approvals."
-	}
-	list, err := ap.Pending(ctx)
-	if err != nil {
-		r.log.Error("list approvals", "err", err)
-		return "Could not list approvals right now (storage unavailable)."
-	}
-	if len(list) == 0 {
-		return "No approvals are waiting."
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d waiting:\n", len(list))
-	anyHidden := false
-	for _, a := range list {
-		cmd, hidden := showInvisible(a.Command)
-		anyHidden = anyHidden || hidden
-		fmt.Fprintf(&b, "- %s by %s in %s, expires %s UTC: `%s`\n", a.Tool, a.Requester, a.Chat.String(),
-			a.ExpiresAt.UTC().Format("15:04:05"), strings.ReplaceAll(cmd, "`", "'"))
-		for _, w := range a.Warnings {
-			b.WriteString("  ⚠️ Dangerous: " + w + "\n")
-		}
-	}
-	if anyHidden {
-		b.WriteString(invisibleWarning + "\n")
 	}
 	return b.String()
 }

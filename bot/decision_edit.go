@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/channels"
 )
 
 // How long editDecisions waits for a message that was not yet delivered
@@ -75,4 +77,21 @@ func (p *outboxWriter) editDecisions(ctx context.Context, store DecisionMessages
 			}
 		}
 	}()
+}
+
+// DecisionAddresses is where requests for a decision go: the configured
+// chat (platform:chat_id), else each decider's direct messages.
+func DecisionAddresses(chat string, deciders []string) []channels.Address {
+	if chat != "" {
+		if to, err := channels.ParseAddress(chat); err == nil {
+			return []channels.Address{to}
+		}
+	}
+	var out []channels.Address
+	for _, id := range deciders {
+		if to, ok := directAddress(id); ok {
+			out = append(out, to)
+		}
+	}
+	return out
 }

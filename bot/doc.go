@@ -17,6 +17,12 @@
 //     Router itself. /help lists the built-in commands, then the
 //     registered ones in the order they were registered; a name taken
 //     already is refused.
+//   - Decisions by people: a feature that asks people to decide with
+//     buttons (bot/approvals, bot/access) registers the button kind it owns
+//     with HandlePresses and, for access.mode=request, what happens to an
+//     unknown person with HandleUnknown; it posts and edits its decision
+//     messages through the Router's AskDecision and EditDecisions
+//     (feature_chat.go), declared as an interface in the feature.
 //   - Runs and replies: a feature that runs an agent on its own schedule
 //     finds the agent through Agents (the Router: the same agents chats
 //     get), and stores the prompt and queues the reply through the

@@ -6,9 +6,9 @@ import (
 	"unicode"
 )
 
-// invisibleWarning follows a command shown with invisible characters made
+// InvisibleWarning follows a command shown with invisible characters made
 // visible.
-const invisibleWarning = "⚠️ Invisible or look-alike space characters are shown as ⟨U+…⟩: exactly this text would run."
+const InvisibleWarning = "⚠️ Invisible or look-alike space characters are shown as ⟨U+…⟩: exactly this text would run."
 
 // isInvisible reports whether r changes what a command does while showing
 // nothing (or only a space) on screen: format characters (zero-width
@@ -28,9 +28,9 @@ func isInvisible(r rune) bool {
 	return false
 }
 
-// showInvisible writes every invisible character of s (see isInvisible)
+// ShowInvisible writes every invisible character of s (see isInvisible)
 // as ⟨U+XXXX⟩ and reports whether there was any.
-func showInvisible(s string) (string, bool) {
+func ShowInvisible(s string) (string, bool) {
 	if strings.IndexFunc(s, isInvisible) < 0 {
 		return s, false
 	}
@@ -45,13 +45,13 @@ func showInvisible(s string) (string, bool) {
 	return b.String(), true
 }
 
-// commandBlock shows a command to the people who decide on it or wait for
+// CommandBlock shows a command to the people who decide on it or wait for
 // it: a code block of exactly what would run, with invisible characters
 // made visible and a warning line when there are any.
-func commandBlock(cmd string) string {
-	shown, hidden := showInvisible(cmd)
+func CommandBlock(cmd string) string {
+	shown, hidden := ShowInvisible(cmd)
 	if !hidden {
 		return codeBlock(cmd)
 	}
-	return codeBlock(shown) + "\n" + invisibleWarning
+	return codeBlock(shown) + "\n" + InvisibleWarning
 }

@@ -22,15 +22,15 @@ func TestShowInvisible(t *testing.T) {
 		{"v\ufe0fs", "v⟨U+FE0F⟩s", true},
 	}
 	for _, tt := range tests {
-		got, hidden := showInvisible(tt.in)
+		got, hidden := ShowInvisible(tt.in)
 		if got != tt.want || hidden != tt.hidden {
-			t.Errorf("showInvisible(%q) = %q, %v; want %q, %v", tt.in, got, hidden, tt.want, tt.hidden)
+			t.Errorf("ShowInvisible(%q) = %q, %v; want %q, %v", tt.in, got, hidden, tt.want, tt.hidden)
 		}
 	}
-	if b := commandBlock("rm\u200b -rf"); !strings.Contains(b, "rm⟨U+200B⟩ -rf") || !strings.Contains(b, invisibleWarning) {
-		t.Errorf("commandBlock = %q", b)
+	if b := CommandBlock("rm\u200b -rf"); !strings.Contains(b, "rm⟨U+200B⟩ -rf") || !strings.Contains(b, InvisibleWarning) {
+		t.Errorf("CommandBlock = %q", b)
 	}
-	if b := commandBlock("ls"); strings.Contains(b, invisibleWarning) {
-		t.Errorf("commandBlock of a plain command warns: %q", b)
+	if b := CommandBlock("ls"); strings.Contains(b, InvisibleWarning) {
+		t.Errorf("CommandBlock of a plain command warns: %q", b)
 	}
 }

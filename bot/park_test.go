@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 	"github.com/switchboard-chat/switchboard/tools/exec"
@@ -29,7 +30,7 @@ func newExecPipeline(t *testing.T, lanes bot.LaneOptions) *execPipeline {
 	root := t.TempDir()
 	p := startPipeline(t, pipelineOptions{
 		Access: bot.AccessOptions{Mode: bot.AccessModeOpen, Admins: []string{"test:boss"}}, Lanes: lanes,
-		Tools: func(approvals *bot.Approvals) []tools.Tool {
+		Tools: func(approvals *approvals.Service) []tools.Tool {
 			return []tools.Tool{exec.NewExec(exec.ExecOptions{WorkspaceRoot: root, Mode: exec.ExecModeAsk, Approver: approvals})}
 		},
 	})

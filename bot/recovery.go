@@ -106,8 +106,7 @@ const FullRecoveryEvery = 5 * time.Minute
 
 // RunRecovery calls Recover now, for everything (nothing of this process
 // runs yet), and then every interval until ctx ends (see
-// DefaultRecoveryInterval for what each pass looks at). Each pass also
-// expires the approvals whose time is up, resuming their parked runs.
+// DefaultRecoveryInterval for what each pass looks at).
 func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultRecoveryInterval
@@ -118,9 +117,6 @@ func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 		q := passes.next(began)
 		_, err := r.recoverSessions(ctx, q)
 		passes.ran(q, began, err)
-		if err == nil && r.opts.Approvals != nil {
-			_, err = r.opts.Approvals.ExpireDue(ctx)
-		}
 		return err
 	})
 }

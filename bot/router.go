@@ -32,32 +32,22 @@ type Options struct {
 	// Route says which agent answers in a chat; nil: the bindings alone
 	// decide (Directory).
 	Route AgentRoute
-	// Grants decide who may use MCP servers' tools (see grants.go).
-	Grants GrantOptions
 	// History, Outbox, Recovery and Identities are the stores of the
 	// messages, the replies and who is who.
 	History    agentcore.History
 	Outbox     Outbox
 	Recovery   Recovery
 	Identities Identities
-	// AccessRequests and DecisionMessages serve access.mode=request.
-	AccessRequests   AccessRequestStore
-	DecisionMessages DecisionMessages
-	// AdminChat (platform:chat_id), when set, receives access requests
-	// instead of each admin's direct messages.
-	AdminChat string
-	// Approvals decides presses on approval buttons; nil: none.
-	Approvals *Approvals
-	Dedupe    Deduper
-	Notice    Notice
-	Limiter   Limiter
-	Locker    Locker
-	Channels  map[string]channels.Channel // by platform
-	Access    AccessOptions
-	Limits    Limits
-	Lanes     LaneOptions
-	Metrics   *Metrics
-	Logger    *slog.Logger
+	Dedupe     Deduper
+	Notice     Notice
+	Limiter    Limiter
+	Locker     Locker
+	Channels   map[string]channels.Channel // by platform
+	Access     AccessOptions
+	Limits     Limits
+	Lanes      LaneOptions
+	Metrics    *Metrics
+	Logger     *slog.Logger
 	// Nudge, when set, is called after an outbox row is written so the
 	// dispatcher delivers without waiting for its next poll.
 	Nudge func()
@@ -90,6 +80,12 @@ type Router struct {
 	log   *slog.Logger
 	lanes *lanes
 	out   *outboxWriter
+
+	// presses and unknown are the features' hooks: the press handlers by
+	// button kind (HandlePresses) and what request mode does for an
+	// unknown person (HandleUnknown).
+	presses map[string]PressHandler
+	unknown func(ctx context.Context, in channels.Inbound)
 	// registered are the features' chat commands (Register).
 	registered []Command
 	// owners are the features that own background sessions
@@ -275,25 +271,3 @@ func (r *Router) notify(ctx context.Context, in channels.Inbound, text string) {
 }
 
 func (r *Router) send(ctx context.Context, m OutboxMessage) { r.out.send(ctx, m) }
-
-// handlePress routes a button press to the service that owns the button.
-// Every press is answered, so the client stops spinning; malformed or
-// forged data changes nothing.
-func (r *Router) handlePress(ctx context.Context, in channels.Inbound) {
-	kind, id, choice, ok := parseButton(in.Press.Data)
-	switch {
-	case ok && kind == buttonApproval && r.opts.Approvals != nil:
-		r.opts.Approvals.Decide(ctx, in, id, choice)
-	case ok && kind == buttonAccess:
-		r.decideAccess(ctx, in, id, choice)
-	case ok && kind == buttonGrant:
-		r.decideGrant(ctx, in, id, choice)
-	default:
-		r.log.Info("press on unknown button", "user", in.Identity())
-		r.answerPress(ctx, in, "This button is no longer active.")
-	}
-}
-
-func (r *Router) answerPress(ctx context.Context, in channels.Inbound, text string) {
-	r.out.answer(ctx, in, text)
-}

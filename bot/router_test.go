@@ -13,6 +13,8 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/bot/contextfiles"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
@@ -167,7 +169,8 @@ type pipeline struct {
 	db        *postgres.DB
 	rdb       *redis.Store
 	nudge     func()
-	approvals *bot.Approvals
+	approvals *approvals.Service
+	access    *access.Service
 	handoff   *handoff.Service
 	teams     *teams.Service
 	subagents *subagents.Service
@@ -184,7 +187,7 @@ type pipelineOptions struct {
 	Lanes  bot.LaneOptions
 	// Tools returns the agent's tools, given the pipeline's approvals;
 	// nil means the datetime tool only.
-	Tools func(approvals *bot.Approvals) []tools.Tool
+	Tools func(approvals *approvals.Service) []tools.Tool
 	// Agents are more agents by name (model "m-NAME", the same tools);
 	// Bindings choose them.
 	Agents   []string
@@ -222,14 +225,10 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		o.Access.Mode = bot.AccessModeOpen
 	}
 	var r *bot.Router
-	approvals := bot.NewApprovals(bot.ApprovalOptions{
-		Store: db, Messages: db, Outbox: db, Channels: chans,
-		Approvers: o.Access.Admins, Timeout: time.Minute, Nudge: disp.Nudge,
-		Resume: func(ctx context.Context, a bot.Approval) { r.Resume(ctx, a) },
-	})
+	ap := approvals.New(approvals.Options{Store: db, Messages: db, Approvers: o.Access.Admins, Timeout: time.Minute})
 	toolset := []tools.Tool{tools.Datetime{}}
 	if o.Tools != nil {
-		toolset = o.Tools(approvals)
+		toolset = o.Tools(ap)
 	}
 	teamOf := func(agent string) (string, string, bool) {
 		return "crew", "default", agent == "default" || agent == "ops"
@@ -288,7 +287,6 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		Dispatcher: handOver, Route: route,
 		Agents: agents, Bindings: o.Bindings, AgentInfo: info,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
-		AccessRequests: db, DecisionMessages: db, Approvals: approvals,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
 		Access: o.Access, Limits: o.Limits, Lanes: o.Lanes, Nudge: disp.Nudge,
 		Tracer: tracer,
@@ -310,6 +308,8 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	if err := r.Register(append(cmds, customtools.Commands(customtools.New(customtools.Options{}))...)...); err != nil {
 		t.Fatal(err)
 	}
+	ac := access.New(access.Options{Requests: db, Grants: db, Messages: db, Admins: o.Access.Admins, Allow: o.Access.Allow})
+	hookDecisions(t, r, ap, ac)
 	done := make(chan struct{})
 	go func() { disp.Run(ctx); close(done) }()
 	t.Cleanup(func() {
@@ -319,8 +319,27 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		llm.Close()
 		_ = rdb.Close()
 	})
-	return &pipeline{router: r, ch: ch, llm: llm, db: db, rdb: rdb, nudge: disp.Nudge, approvals: approvals, handoff: handoffs,
+	return &pipeline{router: r, ch: ch, llm: llm, db: db, rdb: rdb, nudge: disp.Nudge, approvals: ap, access: ac, handoff: handoffs,
 		teams: tm, subagents: subs}
+}
+
+// hookDecisions wires the approvals and access features into r as the
+// daemon does (cmd/switchboard/decisions.go).
+func hookDecisions(t testing.TB, r *bot.Router, ap *approvals.Service, ac *access.Service) {
+	t.Helper()
+	ap.Attach(r)
+	ac.Attach(r)
+	r.HandleUnknown(ac.RequestAccess)
+	if err := r.Register(append(approvals.Commands(ap), access.Commands(ac)...)...); err != nil {
+		t.Fatal(err)
+	}
+	for kind, h := range map[string]bot.PressHandler{
+		approvals.ButtonKind: ap.Decide, access.RequestButton: ac.DecideRequestPress, access.GrantButton: ac.DecideGrantPress,
+	} {
+		if err := r.HandlePresses(kind, h); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 var extID atomic.Int64 // tests send from several goroutines

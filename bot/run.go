@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -27,16 +28,16 @@ const (
 	noReplyFallback = "(I have nothing to add.)"
 )
 
-// Resume queues a run of the session of approval a, whose decision lets
-// its parked run go on. Any replica may resume: the run takes the
-// session's lock and continues from the stored session.
-func (r *Router) Resume(ctx context.Context, a Approval) {
-	if a.Chat.Platform == "" || r.opts.Channels[a.Chat.Platform] == nil {
-		r.log.Warn("decided approval's chat is not served here; its run resumes with recovery", "approval_id", a.ID, "chat", a.Chat.String())
+// Resume queues a run of session, parked on a decision (an approval) that
+// now lets it go on, in chat for user. Any replica may resume: the run
+// takes the session's lock and continues from the stored session.
+func (r *Router) Resume(ctx context.Context, session string, chat channels.Address, user string) {
+	if chat.Platform == "" || r.opts.Channels[chat.Platform] == nil {
+		r.log.Warn("decided approval's chat is not served here; its run resumes with recovery", "session", session, "chat", chat.String())
 		return
 	}
-	if !r.lanes.enqueue(laneJob{Session: a.Session, To: a.Chat, UserID: a.Requester}) {
-		r.log.Info("not resuming now (shutting down); recovery will", "session", a.Session)
+	if !r.lanes.enqueue(laneJob{Session: session, To: chat, UserID: user}) {
+		r.log.Info("not resuming now (shutting down); recovery will", "session", session)
 	}
 }
 
@@ -178,7 +179,7 @@ func (r *Router) recordRun(ctx context.Context, j laneJob, res agentcore.RunResu
 func waitingText(w tools.Waiting, now time.Time) string {
 	ago := now.Sub(w.Since).Round(time.Second)
 	return fmt.Sprintf("⏳ I'm waiting for an admin to approve this (asked %s ago):\n%s\nI'll go on with your message when they decide; /cancel withdraws the request.",
-		ago, commandBlock(w.What))
+		ago, CommandBlock(w.What))
 }
 
 // failRun records the failure in the session (so it is not retried in a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -61,7 +62,7 @@ func (b *blockTool) Execute(ctx context.Context, _ json.RawMessage) tools.Result
 
 func subPipeline(t *testing.T, o subagents.Options, extra ...tools.Tool) *pipeline {
 	p := startPipeline(t, pipelineOptions{Subagents: &o,
-		Tools: func(*bot.Approvals) []tools.Tool { return append([]tools.Tool{tools.Datetime{}}, extra...) }})
+		Tools: func(*approvals.Service) []tools.Tool { return append([]tools.Tool{tools.Datetime{}}, extra...) }})
 	p.llm.Handle(subBrain)
 	return p
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/tools/exec"
 	"github.com/switchboard-chat/switchboard/tools/sessions"
@@ -13,16 +15,16 @@ import (
 // (the approvals feature implements it).
 type Approvals interface {
 	// Pending lists the approvals still waiting.
-	Pending(ctx context.Context) ([]bot.Approval, error)
+	Pending(ctx context.Context) ([]approvals.Approval, error)
 	// DecideAs records status as decided by by; changed is false when it
 	// was decided already.
-	DecideAs(ctx context.Context, id, status, by string) (a bot.Approval, changed bool, err error)
+	DecideAs(ctx context.Context, id, status, by string) (a approvals.Approval, changed bool, err error)
 }
 
 // AccessRequests lists the access requests that wait for an admin (the
 // store implements it).
 type AccessRequests interface {
-	PendingAccessRequests(ctx context.Context) ([]bot.AccessRequest, error)
+	PendingAccessRequests(ctx context.Context) ([]access.Request, error)
 }
 
 // AccessDecisions decides an access request and tells the person (the
@@ -30,7 +32,7 @@ type AccessRequests interface {
 type AccessDecisions interface {
 	// DecideAccessAs records status as decided by by; changed is false
 	// when it was decided already.
-	DecideAccessAs(ctx context.Context, id, status, by string) (q bot.AccessRequest, changed bool, err error)
+	DecideAccessAs(ctx context.Context, id, status, by string) (q access.Request, changed bool, err error)
 }
 
 // Agents describes the configured agents (the Router implements it).
@@ -50,8 +52,8 @@ type Sessions interface {
 
 // Grants lists and changes grants directly (Postgres implements it).
 type Grants interface {
-	ListGrants(ctx context.Context) ([]bot.Grant, error)
-	PutGrant(ctx context.Context, g bot.Grant) error
+	ListGrants(ctx context.Context) ([]access.Grant, error)
+	PutGrant(ctx context.Context, g access.Grant) error
 	DeleteGrant(ctx context.Context, server, kind, subject, by string) (bool, error)
 }
 

@@ -6,10 +6,12 @@ import (
 	"net/http"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 )
 
 // approvalJSON is an approval as the API shows it.
-func approvalJSON(ap bot.Approval) map[string]any {
+func approvalJSON(ap approvals.Approval) map[string]any {
 	return map[string]any{"id": ap.ID, "status": ap.Status, "tool": ap.Tool, "command": ap.Command, "agent": ap.Agent,
 		"session": ap.Session, "chat": ap.Chat.String(), "requester": ap.Requester, "warnings": ap.Warnings,
 		"expires_at": ap.ExpiresAt}
@@ -20,7 +22,7 @@ func (a *api) approvals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "approvals are not set up")
 		return
 	}
-	if s := r.URL.Query().Get("status"); s != "" && s != bot.StatusPending {
+	if s := r.URL.Query().Get("status"); s != "" && s != approvals.StatusPending {
 		writeError(w, http.StatusBadRequest, "only status=pending is listed; decided approvals are in /api/v1/audit")
 		return
 	}
@@ -47,7 +49,7 @@ func (a *api) decideApproval(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &body) {
 		return
 	}
-	status, ok := map[string]string{"allow_once": bot.StatusAllowedOnce, "allow_always": bot.StatusAllowedAlways, "deny": bot.StatusDenied}[body.Decision]
+	status, ok := map[string]string{"allow_once": approvals.StatusAllowedOnce, "allow_always": approvals.StatusAllowedAlways, "deny": approvals.StatusDenied}[body.Decision]
 	if !ok {
 		writeError(w, http.StatusBadRequest, `decision must be "allow_once", "allow_always" or "deny"`)
 		return
@@ -56,7 +58,7 @@ func (a *api) decideApproval(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, bot.ErrNotFound):
 		writeError(w, http.StatusNotFound, "no such approval")
-	case errors.Is(err, bot.ErrDangerousAlways):
+	case errors.Is(err, approvals.ErrDangerousAlways):
 		writeError(w, http.StatusConflict, err.Error())
 	case err != nil:
 		a.storeFailed(w, "deciding", err)
@@ -96,7 +98,7 @@ func (a *api) decideAccess(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &body) {
 		return
 	}
-	status, ok := map[string]string{"approve": bot.StatusApproved, "deny": bot.StatusDenied}[body.Decision]
+	status, ok := map[string]string{"approve": access.StatusApproved, "deny": access.StatusDenied}[body.Decision]
 	if !ok {
 		writeError(w, http.StatusBadRequest, `decision must be "approve" or "deny"`)
 		return

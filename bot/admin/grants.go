@@ -3,7 +3,7 @@ package admin
 import (
 	"net/http"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
 )
 
 // grantJSON is a grant as the API takes and shows it.
@@ -42,11 +42,11 @@ func (a *api) putGrant(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &g) {
 		return
 	}
-	if g.Server == "" || g.Subject == "" || (g.SubjectKind != bot.GrantAgent && g.SubjectKind != bot.GrantUser) {
+	if g.Server == "" || g.Subject == "" || (g.SubjectKind != access.GrantAgent && g.SubjectKind != access.GrantUser) {
 		writeError(w, http.StatusBadRequest, `pass {"server": "github", "subject_kind": "agent"|"user", "subject": "ops" or "telegram:42", "allow": [], "deny": []}`)
 		return
 	}
-	if err := a.o.Grants.PutGrant(r.Context(), bot.Grant{Server: g.Server, SubjectKind: g.SubjectKind, Subject: g.Subject,
+	if err := a.o.Grants.PutGrant(r.Context(), access.Grant{Server: g.Server, SubjectKind: g.SubjectKind, Subject: g.Subject,
 		Allow: g.Allow, Deny: g.Deny, GrantedBy: APIActor}); err != nil {
 		a.storeFailed(w, "storing the grant", err)
 		return

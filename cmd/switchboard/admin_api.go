@@ -12,7 +12,7 @@ import (
 // adminAPI wires /api/v1; nil (off) without http.admin_token.
 func (d *daemon) adminAPI() http.Handler {
 	o := adminapi.Options{
-		Token: d.cfg.HTTP.AdminToken, Approvals: d.approvals, Access: d.st.db, AccessDecisions: d.router,
+		Token: d.cfg.HTTP.AdminToken, Approvals: d.approvals, Access: d.st.db, AccessDecisions: d.access,
 		Jobs: jobs.AdminList(d.st.db), Agents: d.router, Sessions: d.st.db, Grants: d.st.db, CustomTools: d.customTools,
 		Logger: d.log,
 		Audit: func(ctx context.Context, limit int) ([]adminapi.AuditRecord, error) {

@@ -19,6 +19,8 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
@@ -104,8 +106,10 @@ type daemon struct {
 	// customTools adds and removes the run-time custom tools, for /tools
 	// and the admin API.
 	customTools *customtools.Catalog
-	// approvals decides risky tool calls (buttons, admin API).
-	approvals *bot.Approvals
+	// approvals decides risky tool calls (buttons, admin API); access
+	// decides access and MCP grant requests.
+	approvals *approvals.Service
+	access    *access.Service
 	// replica names this process among the replicas (config replica).
 	replica string
 	// tracing exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_* asks.
@@ -176,6 +180,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		st.close(ctx)
 		return nil, err
 	}
+	if err := d.wireDecisions(o.allow); err != nil {
+		st.close(ctx)
+		return nil, err
+	}
 	if err := d.wireJobs(owner); err != nil {
 		st.close(ctx)
 		return nil, err
@@ -220,13 +228,7 @@ func (d *daemon) wireDelivery(owner string) {
 		Outbox: st.db, Channels: d.channels, Owner: owner, Liveness: d.live,
 		Metrics: d.metrics, Logger: d.log, Tracer: d.tracing.tracer(),
 	})
-	d.approvals = bot.NewApprovals(bot.ApprovalOptions{
-		Store: st.db, Messages: st.db, Outbox: st.db, Channels: d.channels,
-		// A decision resumes the parked run; the router exists by then.
-		Resume:    func(ctx context.Context, a bot.Approval) { d.router.Resume(ctx, a) },
-		Approvers: cfg.Approvals.Approvers, Chat: cfg.Approvals.Chat, Timeout: cfg.Approvals.Timeout,
-		Nudge: d.disp.Nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
-	})
+	d.approvals = newApprovals(d)
 	d.handoff = &handoff.Service{
 		Routes:    handoff.NewRoutes(handoff.RoutesOptions{Cache: st.rdb, Store: st.db, TTL: cfg.Handoff.TTL, Logger: d.log}),
 		Directory: bot.Directory{Default: cfg.Agent.Name, Names: cfg.AgentNames(), Bindings: bindingsOf(cfg)},
@@ -243,9 +245,7 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 	return bot.NewRouter(bot.Options{
 		Agent: agents.def, AgentName: cfg.Agent.Name,
 		Agents: agents.named, Bindings: bindingsOf(cfg), AgentInfo: agents.info, Route: d.handoff,
-		Grants:  bot.GrantOptions{Store: st.db, Config: d.mcpGrants},
 		History: st.db, Outbox: st.db, Recovery: st.db, Identities: st.db,
-		AccessRequests: st.db, DecisionMessages: st.db, AdminChat: cfg.Approvals.Chat, Approvals: d.approvals,
 		Dedupe: st.rdb, Notice: st.rdb, Limiter: st.rdb, Locker: st.rdb,
 		Channels: d.channels,
 		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, allow...)},

@@ -164,12 +164,13 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
-	wg.Add(6)
+	wg.Add(7)
 	go func() { defer wg.Done(); d.live.Run(bgCtx) }() // through Drain
 	go func() { defer wg.Done(); <-up; d.st.docs.Listen(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.disp.Run(bgCtx) }()
 	go func() { defer wg.Done(); <-up; d.sched.Run(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
+	go func() { defer wg.Done(); <-up; d.approvals.RunExpiry(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.teams.RunMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
 }
 

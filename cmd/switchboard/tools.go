@@ -30,9 +30,9 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 	}
 	reg := tools.NewRegistry(ropts)
 	d.mcp = mcp.New(mcp.Options{Registry: reg, Logger: d.log,
-		// The router exists by the time a tool is called.
+		// The access feature exists by the time a tool is called.
 		Permit: func(ctx context.Context, call tools.Call, server, tool string) (string, bool) {
-			return d.router.CheckGrant(ctx, call, server, tool)
+			return d.access.CheckGrant(ctx, call, server, tool)
 		}})
 	kinds := agentKinds(d.cfg)
 	perUser := func(agent string) bool { return kinds(agent) == tools.KindOpen }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
 )
 
-var _ bot.AccessRequestStore = (*DB)(nil)
+var _ access.RequestStore = (*DB)(nil)
 
 // accessLockClass is the first key of the transaction advisory lock that
 // serializes OpenAccessRequest per platform (the second key is a hash of the
@@ -26,17 +26,17 @@ const accessCols = `id, identity, display_name, platform, chat_id, thread_id, st
 // unless the identity has a pending request, or a request denied less than
 // cooldown ago: then it returns that one with created=false. When the
 // platform of r.Chat already has maxPending pending requests it returns an
-// error wrapping bot.ErrTooManyPending; maxPending <= 0 means no cap. r.ID
+// error wrapping access.ErrTooManyPending; maxPending <= 0 means no cap. r.ID
 // (random and unguessable), r.Identity and r.Chat.Platform must be set; a
 // zero CreatedAt means now.
-func (db *DB) OpenAccessRequest(ctx context.Context, r bot.AccessRequest, maxPending int, cooldown time.Duration) (bot.AccessRequest, bool, error) {
+func (db *DB) OpenAccessRequest(ctx context.Context, r access.Request, maxPending int, cooldown time.Duration) (access.Request, bool, error) {
 	switch {
 	case r.ID == "":
-		return bot.AccessRequest{}, false, errors.New("open access request: empty id; set a random unguessable id")
+		return access.Request{}, false, errors.New("open access request: empty id; set a random unguessable id")
 	case r.Identity == "":
-		return bot.AccessRequest{}, false, fmt.Errorf("open access request %s: empty identity", r.ID)
+		return access.Request{}, false, fmt.Errorf("open access request %s: empty identity", r.ID)
 	case r.Chat.Platform == "":
-		return bot.AccessRequest{}, false, fmt.Errorf("open access request %s: empty platform", r.ID)
+		return access.Request{}, false, fmt.Errorf("open access request %s: empty platform", r.ID)
 	}
 	var createdAt *time.Time
 	if !r.CreatedAt.IsZero() {
@@ -44,7 +44,7 @@ func (db *DB) OpenAccessRequest(ctx context.Context, r bot.AccessRequest, maxPen
 	}
 	identity, platform := storable(r.Identity), storable(r.Chat.Platform)
 	var (
-		out     bot.AccessRequest
+		out     access.Request
 		created bool
 	)
 	// The transaction may run again after a transient error: it finds the
@@ -75,7 +75,7 @@ func (db *DB) OpenAccessRequest(ctx context.Context, r bot.AccessRequest, maxPen
 					return err
 				}
 				if pending >= maxPending {
-					return fmt.Errorf("%s has %d pending: %w; an admin must decide some first", platform, pending, bot.ErrTooManyPending)
+					return fmt.Errorf("%s has %d pending: %w; an admin must decide some first", platform, pending, access.ErrTooManyPending)
 				}
 			}
 			out, err = scanAccessRequest(tx.QueryRow(ctx, `INSERT INTO access_requests
@@ -98,25 +98,25 @@ func (db *DB) OpenAccessRequest(ctx context.Context, r bot.AccessRequest, maxPen
 			created = true
 			return writeAudit(ctx, tx, AuditEntry{
 				Actor: r.Identity, Action: ActionAccessRequested,
-				SubjectKind: bot.KindAccessRequest, SubjectID: out.ID,
+				SubjectKind: access.KindRequest, SubjectID: out.ID,
 				Detail: map[string]any{"display_name": out.DisplayName, "platform": out.Chat.Platform},
 			})
 		})
 	})
 	if err != nil {
-		return bot.AccessRequest{}, false, fmt.Errorf("open access request for %s: %w", r.Identity, err)
+		return access.Request{}, false, fmt.Errorf("open access request for %s: %w", r.Identity, err)
 	}
 	return out, created, nil
 }
 
 // GetAccessRequest returns access request id, or an error wrapping
 // bot.ErrNotFound. Transient errors are retried.
-func (db *DB) GetAccessRequest(ctx context.Context, id string) (bot.AccessRequest, error) {
-	return retryValue(ctx, func(ctx context.Context) (bot.AccessRequest, error) { return db.getAccessRequest(ctx, id) })
+func (db *DB) GetAccessRequest(ctx context.Context, id string) (access.Request, error) {
+	return retryValue(ctx, func(ctx context.Context) (access.Request, error) { return db.getAccessRequest(ctx, id) })
 }
 
 // getAccessRequest is GetAccessRequest without retries.
-func (db *DB) getAccessRequest(ctx context.Context, id string) (bot.AccessRequest, error) {
+func (db *DB) getAccessRequest(ctx context.Context, id string) (access.Request, error) {
 	return getByID(ctx, db, "access request", `SELECT `+accessCols+` FROM access_requests WHERE id = $1`, id, scanAccessRequest)
 }
 
@@ -126,35 +126,35 @@ func (db *DB) getAccessRequest(ctx context.Context, id string) (bot.AccessReques
 // decisions exactly one wins. It returns the request as it is afterwards and
 // whether this call decided it; an unknown id gives an error wrapping
 // bot.ErrNotFound.
-func (db *DB) DecideAccessRequest(ctx context.Context, id, status, by string) (bot.AccessRequest, bool, error) {
-	if status != bot.StatusApproved && status != bot.StatusDenied {
-		return bot.AccessRequest{}, false, fmt.Errorf("decide access request %s: %q is not a decision; use approved or denied", id, status)
+func (db *DB) DecideAccessRequest(ctx context.Context, id, status, by string) (access.Request, bool, error) {
+	if status != access.StatusApproved && status != access.StatusDenied {
+		return access.Request{}, false, fmt.Errorf("decide access request %s: %q is not a decision; use approved or denied", id, status)
 	}
 	if by == "" {
-		return bot.AccessRequest{}, false, fmt.Errorf("decide access request %s: say who decided", id)
+		return access.Request{}, false, fmt.Errorf("decide access request %s: say who decided", id)
 	}
 	r, decided, err := decideRetried(ctx, db,
-		func(tx pgx.Tx) (bot.AccessRequest, error) {
+		func(tx pgx.Tx) (access.Request, error) {
 			return scanAccessRequest(tx.QueryRow(ctx, `UPDATE access_requests
 					SET status = $2, decided_by = $3, decided_at = now()
 					WHERE id = $1 AND status = 'pending'
 					RETURNING `+accessCols, id, status, storable(by)))
 		},
-		func(tx pgx.Tx, r bot.AccessRequest) error {
-			if status == bot.StatusApproved {
+		func(tx pgx.Tx, r access.Request) error {
+			if status == access.StatusApproved {
 				if err := allow(ctx, tx, r.Identity, r.DisplayName, by); err != nil {
 					return err
 				}
 			}
 			return writeAudit(ctx, tx, AuditEntry{
 				Actor: by, Action: ActionAccessDecided,
-				SubjectKind: bot.KindAccessRequest, SubjectID: id,
+				SubjectKind: access.KindRequest, SubjectID: id,
 				Detail: map[string]any{"status": status, "identity": r.Identity},
 			})
 		},
-		func(ctx context.Context) (bot.AccessRequest, error) { return db.getAccessRequest(ctx, id) })
+		func(ctx context.Context) (access.Request, error) { return db.getAccessRequest(ctx, id) })
 	if err != nil {
-		return bot.AccessRequest{}, false, fmt.Errorf("decide access request %s: %w", id, err)
+		return access.Request{}, false, fmt.Errorf("decide access request %s: %w", id, err)
 	}
 	return r, decided, nil
 }
@@ -187,9 +187,9 @@ func (db *DB) Revoke(ctx context.Context, identity, by string) (bool, error) {
 }
 
 // scanAccessRequest reads one row of accessCols.
-func scanAccessRequest(row pgx.Row) (bot.AccessRequest, error) {
+func scanAccessRequest(row pgx.Row) (access.Request, error) {
 	var (
-		r         bot.AccessRequest
+		r         access.Request
 		decidedAt *time.Time
 	)
 	err := row.Scan(&r.ID, &r.Identity, &r.DisplayName, &r.Chat.Platform, &r.Chat.ChatID, &r.Chat.ThreadID,
@@ -201,12 +201,12 @@ func scanAccessRequest(row pgx.Row) (bot.AccessRequest, error) {
 }
 
 // PendingAccessRequests lists the pending access requests, oldest first.
-func (db *DB) PendingAccessRequests(ctx context.Context) ([]bot.AccessRequest, error) {
-	return retryValue(ctx, func(ctx context.Context) ([]bot.AccessRequest, error) {
+func (db *DB) PendingAccessRequests(ctx context.Context) ([]access.Request, error) {
+	return retryValue(ctx, func(ctx context.Context) ([]access.Request, error) {
 		rows, err := db.pool.Query(ctx, `SELECT `+accessCols+` FROM access_requests WHERE status = 'pending' ORDER BY created_at LIMIT 500`)
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.AccessRequest, error) { return scanAccessRequest(row) })
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (access.Request, error) { return scanAccessRequest(row) })
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -15,8 +17,8 @@ import (
 
 // newAccessRequest returns a request of telegram user uid from a private
 // chat.
-func newAccessRequest(id, uid string) bot.AccessRequest {
-	return bot.AccessRequest{
+func newAccessRequest(id, uid string) access.Request {
+	return access.Request{
 		ID:          id,
 		Identity:    "telegram:" + uid,
 		DisplayName: "User " + uid,
@@ -30,32 +32,32 @@ func TestAccessRequestRoundTrip(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	r := newAccessRequest("ar-1", "42")
 	r.Chat.ThreadID = "9"
-	r.Status = bot.StatusApproved // ignored: a new request is pending
+	r.Status = access.StatusApproved // ignored: a new request is pending
 	stored, created, err := db.OpenAccessRequest(ctx, r, 10, time.Hour)
 	if err != nil || !created {
 		t.Fatalf("OpenAccessRequest = %v, %v; want created", created, err)
 	}
 	if stored.ID != "ar-1" || stored.Identity != "telegram:42" || stored.DisplayName != "User 42" ||
-		stored.Chat != r.Chat || stored.Status != bot.StatusPending || !stored.CreatedAt.Equal(r.CreatedAt) ||
+		stored.Chat != r.Chat || stored.Status != access.StatusPending || !stored.CreatedAt.Equal(r.CreatedAt) ||
 		stored.DecidedBy != "" || !stored.DecidedAt.IsZero() {
 		t.Errorf("stored = %+v, from %+v", stored, r)
 	}
 	got, err := db.GetAccessRequest(ctx, "ar-1")
-	if err != nil || got.ID != stored.ID || got.Chat != stored.Chat || got.Status != bot.StatusPending {
+	if err != nil || got.ID != stored.ID || got.Chat != stored.Chat || got.Status != access.StatusPending {
 		t.Errorf("GetAccessRequest = %+v, %v; want %+v", got, err, stored)
 	}
 	if _, err := db.GetAccessRequest(ctx, "nope"); !errors.Is(err, bot.ErrNotFound) {
 		t.Errorf("GetAccessRequest(unknown) error = %v, want ErrNotFound", err)
 	}
-	entries := auditOf(t, db, bot.KindAccessRequest, "ar-1")
+	entries := auditOf(t, db, access.KindRequest, "ar-1")
 	if len(entries) != 1 || entries[0].Action != postgres.ActionAccessRequested || entries[0].Actor != "telegram:42" {
 		t.Errorf("audit = %+v, want one access.requested by telegram:42", entries)
 	}
 
-	for name, mutate := range map[string]func(*bot.AccessRequest){
-		"no id":       func(r *bot.AccessRequest) { r.ID = "" },
-		"no identity": func(r *bot.AccessRequest) { r.Identity = "" },
-		"no platform": func(r *bot.AccessRequest) { r.Chat.Platform = "" },
+	for name, mutate := range map[string]func(*access.Request){
+		"no id":       func(r *access.Request) { r.ID = "" },
+		"no identity": func(r *access.Request) { r.Identity = "" },
+		"no platform": func(r *access.Request) { r.Chat.Platform = "" },
 	} {
 		r := newAccessRequest("ar-"+name, "77")
 		mutate(&r)
@@ -68,7 +70,7 @@ func TestAccessRequestRoundTrip(t *testing.T) {
 func TestOpenAccessRequestOnePendingPerIdentity(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	results := atOnce(10, func(i int) (bot.AccessRequest, bool, error) {
+	results := atOnce(10, func(i int) (access.Request, bool, error) {
 		return db.OpenAccessRequest(ctx, newAccessRequest(fmt.Sprintf("ar-%d", i), "42"), 100, time.Hour)
 	})
 	created := 0
@@ -86,7 +88,7 @@ func TestOpenAccessRequestOnePendingPerIdentity(t *testing.T) {
 		t.Fatalf("%d opens created a request, want exactly 1", created)
 	}
 	for i, r := range results {
-		if r.row.ID != winner || r.row.Status != bot.StatusPending {
+		if r.row.ID != winner || r.row.Status != access.StatusPending {
 			t.Errorf("open %d returned %s (%s), want pending %s", i, r.row.ID, r.row.Status, winner)
 		}
 	}
@@ -105,11 +107,11 @@ func TestOpenAccessRequestCooldownAfterDenial(t *testing.T) {
 	if _, _, err := db.OpenAccessRequest(ctx, newAccessRequest("ar-1", "42"), 10, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := db.DecideAccessRequest(ctx, "ar-1", bot.StatusDenied, "telegram:1"); err != nil || !ok {
+	if _, ok, err := db.DecideAccessRequest(ctx, "ar-1", access.StatusDenied, "telegram:1"); err != nil || !ok {
 		t.Fatalf("deny = %v, %v", ok, err)
 	}
 	got, created, err := db.OpenAccessRequest(ctx, newAccessRequest("ar-2", "42"), 10, time.Hour)
-	if err != nil || created || got.ID != "ar-1" || got.Status != bot.StatusDenied {
+	if err != nil || created || got.ID != "ar-1" || got.Status != access.StatusDenied {
 		t.Fatalf("open within cooldown = %s (%s), %v, %v; want the denied ar-1", got.ID, got.Status, created, err)
 	}
 	// Once the cooldown has passed they may ask again.
@@ -117,11 +119,11 @@ func TestOpenAccessRequestCooldownAfterDenial(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, created, err = db.OpenAccessRequest(ctx, newAccessRequest("ar-3", "42"), 10, time.Hour)
-	if err != nil || !created || got.ID != "ar-3" || got.Status != bot.StatusPending {
+	if err != nil || !created || got.ID != "ar-3" || got.Status != access.StatusPending {
 		t.Errorf("open after cooldown = %s (%s), %v, %v; want new pending ar-3", got.ID, got.Status, created, err)
 	}
 	// An approved request does not block a new one (e.g. after a revoke).
-	if _, _, err := db.DecideAccessRequest(ctx, "ar-3", bot.StatusApproved, "telegram:1"); err != nil {
+	if _, _, err := db.DecideAccessRequest(ctx, "ar-3", access.StatusApproved, "telegram:1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, created, err := db.OpenAccessRequest(ctx, newAccessRequest("ar-4", "42"), 10, time.Hour); err != nil || !created {
@@ -133,7 +135,7 @@ func TestOpenAccessRequestCapPerPlatform(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	const maxPending, n = 3, 10
-	results := atOnce(n, func(i int) (bot.AccessRequest, bool, error) {
+	results := atOnce(n, func(i int) (access.Request, bool, error) {
 		return db.OpenAccessRequest(ctx, newAccessRequest(fmt.Sprintf("ar-%d", i), fmt.Sprint(100+i)), maxPending, time.Hour)
 	})
 	made, refused := 0, 0
@@ -141,7 +143,7 @@ func TestOpenAccessRequestCapPerPlatform(t *testing.T) {
 		switch {
 		case r.err == nil && r.ok:
 			made++
-		case errors.Is(r.err, bot.ErrTooManyPending):
+		case errors.Is(r.err, access.ErrTooManyPending):
 			refused++
 		default:
 			t.Errorf("open %d = %v, %v; want created or ErrTooManyPending", i, r.ok, r.err)
@@ -171,7 +173,7 @@ func TestOpenAccessRequestCapPerPlatform(t *testing.T) {
 		t.Errorf("open on another platform = %v, %v; want created", created, err)
 	}
 	// Deciding one frees a place.
-	if _, _, err := db.DecideAccessRequest(ctx, pendingID, bot.StatusApproved, "telegram:1"); err != nil {
+	if _, _, err := db.DecideAccessRequest(ctx, pendingID, access.StatusApproved, "telegram:1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, created, err := db.OpenAccessRequest(ctx, newAccessRequest("ar-late", "999"), maxPending, time.Hour); err != nil || !created {
@@ -182,13 +184,13 @@ func TestOpenAccessRequestCapPerPlatform(t *testing.T) {
 func TestDecideAccessRequest(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	for _, r := range []bot.AccessRequest{newAccessRequest("ar-yes", "1"), newAccessRequest("ar-no", "2")} {
+	for _, r := range []access.Request{newAccessRequest("ar-yes", "1"), newAccessRequest("ar-no", "2")} {
 		if _, _, err := db.OpenAccessRequest(ctx, r, 10, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, ok, err := db.DecideAccessRequest(ctx, "ar-yes", bot.StatusApproved, "telegram:99")
-	if err != nil || !ok || got.Status != bot.StatusApproved || got.DecidedBy != "telegram:99" || got.DecidedAt.IsZero() {
+	got, ok, err := db.DecideAccessRequest(ctx, "ar-yes", access.StatusApproved, "telegram:99")
+	if err != nil || !ok || got.Status != access.StatusApproved || got.DecidedBy != "telegram:99" || got.DecidedAt.IsZero() {
 		t.Fatalf("approve = %+v, %v, %v", got, ok, err)
 	}
 	if allowed, err := db.IsAllowed(ctx, "telegram:1"); err != nil || !allowed {
@@ -202,8 +204,8 @@ func TestDecideAccessRequest(t *testing.T) {
 		t.Errorf("identity row: name %q by %q, want User 1 by telegram:99", name, by)
 	}
 
-	got, ok, err = db.DecideAccessRequest(ctx, "ar-no", bot.StatusDenied, "telegram:99")
-	if err != nil || !ok || got.Status != bot.StatusDenied {
+	got, ok, err = db.DecideAccessRequest(ctx, "ar-no", access.StatusDenied, "telegram:99")
+	if err != nil || !ok || got.Status != access.StatusDenied {
 		t.Fatalf("deny = %+v, %v, %v", got, ok, err)
 	}
 	if allowed, err := db.IsAllowed(ctx, "telegram:2"); err != nil || allowed {
@@ -211,21 +213,21 @@ func TestDecideAccessRequest(t *testing.T) {
 	}
 
 	// Deciding twice: the second changes nothing.
-	got, ok, err = db.DecideAccessRequest(ctx, "ar-no", bot.StatusApproved, "telegram:98")
-	if err != nil || ok || got.Status != bot.StatusDenied || got.DecidedBy != "telegram:99" {
+	got, ok, err = db.DecideAccessRequest(ctx, "ar-no", access.StatusApproved, "telegram:98")
+	if err != nil || ok || got.Status != access.StatusDenied || got.DecidedBy != "telegram:99" {
 		t.Errorf("second decision = %s by %s, %v, %v; want refused, still denied by telegram:99", got.Status, got.DecidedBy, ok, err)
 	}
 	if allowed, _ := db.IsAllowed(ctx, "telegram:2"); allowed {
 		t.Error("a refused second decision allowed the identity")
 	}
-	if c := countAction(auditOf(t, db, bot.KindAccessRequest, "ar-no"), postgres.ActionAccessDecided); c != 1 {
+	if c := countAction(auditOf(t, db, access.KindRequest, "ar-no"), postgres.ActionAccessDecided); c != 1 {
 		t.Errorf("ar-no has %d access.decided records, want 1", c)
 	}
 
-	if _, _, err := db.DecideAccessRequest(ctx, "nope", bot.StatusDenied, "telegram:99"); !errors.Is(err, bot.ErrNotFound) {
+	if _, _, err := db.DecideAccessRequest(ctx, "nope", access.StatusDenied, "telegram:99"); !errors.Is(err, bot.ErrNotFound) {
 		t.Errorf("DecideAccessRequest(unknown) error = %v, want ErrNotFound", err)
 	}
-	for _, bad := range []string{bot.StatusPending, bot.StatusAllowedOnce, ""} {
+	for _, bad := range []string{access.StatusPending, approvals.StatusAllowedOnce, ""} {
 		if _, _, err := db.DecideAccessRequest(ctx, "ar-yes", bad, "telegram:99"); err == nil {
 			t.Errorf("DecideAccessRequest with status %q succeeded", bad)
 		}
@@ -240,10 +242,10 @@ func TestDecideAccessRequestRace(t *testing.T) {
 		if _, _, err := db.OpenAccessRequest(ctx, newAccessRequest(id, uid), 10, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		results := atOnce(6, func(i int) (bot.AccessRequest, bool, error) {
-			status := bot.StatusApproved
+		results := atOnce(6, func(i int) (access.Request, bool, error) {
+			status := access.StatusApproved
 			if i%2 == 1 {
-				status = bot.StatusDenied
+				status = access.StatusDenied
 			}
 			return db.DecideAccessRequest(ctx, id, status, fmt.Sprintf("telegram:%d", 100+i))
 		})
@@ -267,7 +269,7 @@ func TestDecideAccessRequestRace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if allowed != (final.Status == bot.StatusApproved) {
+		if allowed != (final.Status == access.StatusApproved) {
 			t.Errorf("%s: final status %s but IsAllowed = %v", id, final.Status, allowed)
 		}
 	}

@@ -8,10 +8,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 )
 
-var _ bot.ApprovalStore = (*DB)(nil)
+var _ approvals.Store = (*DB)(nil)
 
 // maxPendingApprovals bounds one PendingApprovals call.
 const maxPendingApprovals = 200
@@ -28,14 +28,14 @@ const approvalCols = `id, tool, command, cwd, pattern, agent, coalesce(session_k
 // tool, command or directory: then CreateApproval fails rather than hand out
 // a decision about a different command. An approval with an empty Session or
 // ToolCallID is never merged with another.
-func (db *DB) CreateApproval(ctx context.Context, a bot.Approval) (bot.Approval, bool, error) {
+func (db *DB) CreateApproval(ctx context.Context, a approvals.Approval) (approvals.Approval, bool, error) {
 	switch {
 	case a.ID == "":
-		return bot.Approval{}, false, errors.New("create approval: empty id; set a random unguessable id")
+		return approvals.Approval{}, false, errors.New("create approval: empty id; set a random unguessable id")
 	case a.Tool == "":
-		return bot.Approval{}, false, fmt.Errorf("create approval %s: empty tool name", a.ID)
+		return approvals.Approval{}, false, fmt.Errorf("create approval %s: empty tool name", a.ID)
 	case a.ExpiresAt.IsZero():
-		return bot.Approval{}, false, fmt.Errorf("create approval %s: no expiry time; set ExpiresAt", a.ID)
+		return approvals.Approval{}, false, fmt.Errorf("create approval %s: no expiry time; set ExpiresAt", a.ID)
 	}
 	var createdAt *time.Time
 	if !a.CreatedAt.IsZero() {
@@ -43,7 +43,7 @@ func (db *DB) CreateApproval(ctx context.Context, a bot.Approval) (bot.Approval,
 	}
 	session, callID := nullIfEmpty(storable(a.Session)), nullIfEmpty(storable(a.ToolCallID))
 	var (
-		stored  bot.Approval
+		stored  approvals.Approval
 		created bool
 	)
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
@@ -77,24 +77,24 @@ func (db *DB) CreateApproval(ctx context.Context, a bot.Approval) (bot.Approval,
 		created = true
 		return writeAudit(ctx, tx, AuditEntry{
 			Actor: a.Requester, Action: ActionApprovalRequested,
-			SubjectKind: bot.KindApproval, SubjectID: stored.ID,
+			SubjectKind: approvals.Kind, SubjectID: stored.ID,
 			Detail: map[string]any{"tool": stored.Tool, "agent": stored.Agent, "session": stored.Session},
 		})
 	})
 	if err != nil {
-		return bot.Approval{}, false, fmt.Errorf("create approval %s: %w", a.ID, err)
+		return approvals.Approval{}, false, fmt.Errorf("create approval %s: %w", a.ID, err)
 	}
 	return stored, created, nil
 }
 
 // GetApproval returns approval id, or an error wrapping bot.ErrNotFound.
 // Transient errors are retried.
-func (db *DB) GetApproval(ctx context.Context, id string) (bot.Approval, error) {
-	return retryValue(ctx, func(ctx context.Context) (bot.Approval, error) { return db.getApproval(ctx, id) })
+func (db *DB) GetApproval(ctx context.Context, id string) (approvals.Approval, error) {
+	return retryValue(ctx, func(ctx context.Context) (approvals.Approval, error) { return db.getApproval(ctx, id) })
 }
 
 // getApproval is GetApproval without retries.
-func (db *DB) getApproval(ctx context.Context, id string) (bot.Approval, error) {
+func (db *DB) getApproval(ctx context.Context, id string) (approvals.Approval, error) {
 	return getByID(ctx, db, "approval", `SELECT `+approvalCols+` FROM approvals WHERE id = $1`, id, scanApproval)
 }
 
@@ -105,43 +105,43 @@ func (db *DB) getApproval(ctx context.Context, id string) (bot.Approval, error) 
 // decided it. A decision other than expiry loses once ExpiresAt has passed:
 // the approval is returned still pending with false, for the caller to
 // expire. An unknown id gives an error wrapping bot.ErrNotFound.
-func (db *DB) DecideApproval(ctx context.Context, id, status, by string) (bot.Approval, bool, error) {
+func (db *DB) DecideApproval(ctx context.Context, id, status, by string) (approvals.Approval, bool, error) {
 	switch status {
-	case bot.StatusAllowedOnce, bot.StatusAllowedAlways, bot.StatusDenied, bot.StatusExpired, bot.StatusCancelled:
+	case approvals.StatusAllowedOnce, approvals.StatusAllowedAlways, approvals.StatusDenied, approvals.StatusExpired, approvals.StatusCancelled:
 	default:
-		return bot.Approval{}, false, fmt.Errorf("decide approval %s: %q is not a decision; use allowed_once, allowed_always, denied, expired or cancelled", id, status)
+		return approvals.Approval{}, false, fmt.Errorf("decide approval %s: %q is not a decision; use allowed_once, allowed_always, denied, expired or cancelled", id, status)
 	}
 	if by == "" {
-		return bot.Approval{}, false, fmt.Errorf("decide approval %s: say who decided", id)
+		return approvals.Approval{}, false, fmt.Errorf("decide approval %s: say who decided", id)
 	}
 	a, decided, err := decideOnce(ctx, db,
-		func(tx pgx.Tx) (bot.Approval, error) {
+		func(tx pgx.Tx) (approvals.Approval, error) {
 			return scanApproval(tx.QueryRow(ctx, `UPDATE approvals
 				SET status = $2, decided_by = $3, decided_at = now()
 				WHERE id = $1 AND status = 'pending' AND ($2::text IN ('expired', 'cancelled') OR expires_at > now())
 				RETURNING `+approvalCols, id, status, storable(by)))
 		},
-		func(tx pgx.Tx, _ bot.Approval) error {
+		func(tx pgx.Tx, _ approvals.Approval) error {
 			return writeAudit(ctx, tx, AuditEntry{
 				Actor: by, Action: ActionApprovalDecided,
-				SubjectKind: bot.KindApproval, SubjectID: id,
+				SubjectKind: approvals.Kind, SubjectID: id,
 				Detail: map[string]any{"status": status},
 			})
 		},
-		func(ctx context.Context) (bot.Approval, error) { return db.getApproval(ctx, id) })
+		func(ctx context.Context) (approvals.Approval, error) { return db.getApproval(ctx, id) })
 	if err != nil {
-		return bot.Approval{}, false, fmt.Errorf("decide approval %s: %w", id, err)
+		return approvals.Approval{}, false, fmt.Errorf("decide approval %s: %w", id, err)
 	}
 	return a, decided, nil
 }
 
 // PendingApprovals lists pending approvals, oldest first, at most 200.
-func (db *DB) PendingApprovals(ctx context.Context) ([]bot.Approval, error) {
+func (db *DB) PendingApprovals(ctx context.Context) ([]approvals.Approval, error) {
 	return db.listApprovals(ctx, "list pending approvals", `status = 'pending'`)
 }
 
 // PendingApprovalsOf lists the pending approvals of session, oldest first.
-func (db *DB) PendingApprovalsOf(ctx context.Context, session string) ([]bot.Approval, error) {
+func (db *DB) PendingApprovalsOf(ctx context.Context, session string) ([]approvals.Approval, error) {
 	return db.listApprovals(ctx, "list pending approvals of "+session, `status = 'pending' AND session_key = $2`, session)
 }
 
@@ -150,9 +150,9 @@ func (db *DB) PendingApprovalsOf(ctx context.Context, session string) ([]bot.App
 // pending approval expires (zero when none is pending), or a time already
 // past when more are due than were listed. One round trip; both queries
 // see the same now().
-func (db *DB) DueApprovals(ctx context.Context) ([]bot.Approval, time.Time, error) {
+func (db *DB) DueApprovals(ctx context.Context) ([]approvals.Approval, time.Time, error) {
 	type due struct {
-		list []bot.Approval
+		list []approvals.Approval
 		next time.Time
 	}
 	d, err := retryValue(ctx, func(ctx context.Context) (due, error) {
@@ -187,8 +187,8 @@ func (db *DB) DueApprovals(ctx context.Context) ([]bot.Approval, time.Time, erro
 
 // listApprovals returns at most maxPendingApprovals approvals matching
 // where (whose parameters start at $2), oldest first.
-func (db *DB) listApprovals(ctx context.Context, what, where string, args ...any) ([]bot.Approval, error) {
-	list, err := retryValue(ctx, func(ctx context.Context) ([]bot.Approval, error) {
+func (db *DB) listApprovals(ctx context.Context, what, where string, args ...any) ([]approvals.Approval, error) {
+	list, err := retryValue(ctx, func(ctx context.Context) ([]approvals.Approval, error) {
 		rows, err := db.pool.Query(ctx, `SELECT `+approvalCols+` FROM approvals
 			WHERE `+where+` ORDER BY created_at, id LIMIT $1`, append([]any{maxPendingApprovals}, args...)...)
 		if err != nil {
@@ -221,7 +221,7 @@ func (db *DB) ConsumeApproval(ctx context.Context, id string) (bool, error) {
 			}
 			used = true
 			return writeAudit(ctx, tx, AuditEntry{Actor: requester, Action: ActionApprovalUsed,
-				SubjectKind: bot.KindApproval, SubjectID: id})
+				SubjectKind: approvals.Kind, SubjectID: id})
 		})
 		return used, err
 	})
@@ -271,14 +271,14 @@ func (db *DB) IsAlwaysAllowed(ctx context.Context, tool, pattern string) (bool, 
 }
 
 // collectApprovals reads every row of approvalCols.
-func collectApprovals(rows pgx.Rows) ([]bot.Approval, error) {
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Approval, error) { return scanApproval(row) })
+func collectApprovals(rows pgx.Rows) ([]approvals.Approval, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (approvals.Approval, error) { return scanApproval(row) })
 }
 
 // scanApproval reads one row of approvalCols.
-func scanApproval(row pgx.Row) (bot.Approval, error) {
+func scanApproval(row pgx.Row) (approvals.Approval, error) {
 	var (
-		a         bot.Approval
+		a         approvals.Approval
 		decidedAt *time.Time
 	)
 	err := row.Scan(&a.ID, &a.Tool, &a.Command, &a.Cwd, &a.Pattern, &a.Agent, &a.Session, &a.ToolCallID,

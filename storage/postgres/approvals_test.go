@@ -13,6 +13,8 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -20,9 +22,9 @@ import (
 
 // newApproval returns a pending approval expiring in an hour, with times at
 // the microsecond precision PostgreSQL stores.
-func newApproval(id, session, toolCallID string) bot.Approval {
+func newApproval(id, session, toolCallID string) approvals.Approval {
 	now := time.Now().Truncate(time.Microsecond)
-	return bot.Approval{
+	return approvals.Approval{
 		ID:         id,
 		Tool:       "exec",
 		Command:    "ls -la /srv",
@@ -40,7 +42,7 @@ func newApproval(id, session, toolCallID string) bot.Approval {
 
 // sameApproval reports whether a and b are equal, comparing times as
 // instants.
-func sameApproval(a, b bot.Approval) bool {
+func sameApproval(a, b approvals.Approval) bool {
 	if !a.CreatedAt.Equal(b.CreatedAt) || !a.ExpiresAt.Equal(b.ExpiresAt) || !a.DecidedAt.Equal(b.DecidedAt) {
 		return false
 	}
@@ -96,13 +98,13 @@ func TestApprovalRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	a := newApproval("ap-1", "ops/telegram:-100", "call_1")
-	a.Status = bot.StatusAllowedOnce // ignored: a new approval is pending
+	a.Status = approvals.StatusAllowedOnce // ignored: a new approval is pending
 	stored, created, err := db.CreateApproval(ctx, a)
 	if err != nil || !created {
 		t.Fatalf("CreateApproval = %v, %v; want created", created, err)
 	}
 	want := a
-	want.Status = bot.StatusPending
+	want.Status = approvals.StatusPending
 	if !sameApproval(stored, want) {
 		t.Errorf("stored = %+v\nwant     %+v", stored, want)
 	}
@@ -114,7 +116,7 @@ func TestApprovalRoundTrip(t *testing.T) {
 		t.Errorf("GetApproval(unknown) error = %v, want ErrNotFound", err)
 	}
 
-	entries := auditOf(t, db, bot.KindApproval, "ap-1")
+	entries := auditOf(t, db, approvals.Kind, "ap-1")
 	if len(entries) != 1 || entries[0].Action != postgres.ActionApprovalRequested || entries[0].Actor != "telegram:42" {
 		t.Fatalf("audit = %+v, want one approval.requested by telegram:42", entries)
 	}
@@ -130,17 +132,17 @@ func TestApprovalRoundTrip(t *testing.T) {
 		t.Errorf("CreateApproval without CreatedAt = %v, %v; want a creation time", stored.CreatedAt, err)
 	}
 
-	decided, ok, err := db.DecideApproval(ctx, "ap-1", bot.StatusAllowedAlways, "telegram:7")
+	decided, ok, err := db.DecideApproval(ctx, "ap-1", approvals.StatusAllowedAlways, "telegram:7")
 	if err != nil || !ok {
 		t.Fatalf("DecideApproval = %v, %v; want decided", ok, err)
 	}
-	if decided.Status != bot.StatusAllowedAlways || decided.DecidedBy != "telegram:7" || decided.DecidedAt.IsZero() {
+	if decided.Status != approvals.StatusAllowedAlways || decided.DecidedBy != "telegram:7" || decided.DecidedAt.IsZero() {
 		t.Errorf("decided = %+v", decided)
 	}
 	if got, _ := db.GetApproval(ctx, "ap-1"); !sameApproval(got, decided) {
 		t.Errorf("GetApproval after decision = %+v, want %+v", got, decided)
 	}
-	if _, _, err := db.DecideApproval(ctx, "nope", bot.StatusDenied, "telegram:7"); !errors.Is(err, bot.ErrNotFound) {
+	if _, _, err := db.DecideApproval(ctx, "nope", approvals.StatusDenied, "telegram:7"); !errors.Is(err, bot.ErrNotFound) {
 		t.Errorf("DecideApproval(unknown) error = %v, want ErrNotFound", err)
 	}
 }
@@ -148,10 +150,10 @@ func TestApprovalRoundTrip(t *testing.T) {
 func TestCreateApprovalValidates(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	for name, mutate := range map[string]func(*bot.Approval){
-		"no id":     func(a *bot.Approval) { a.ID = "" },
-		"no tool":   func(a *bot.Approval) { a.Tool = "" },
-		"no expiry": func(a *bot.Approval) { a.ExpiresAt = time.Time{} },
+	for name, mutate := range map[string]func(*approvals.Approval){
+		"no id":     func(a *approvals.Approval) { a.ID = "" },
+		"no tool":   func(a *approvals.Approval) { a.Tool = "" },
+		"no expiry": func(a *approvals.Approval) { a.ExpiresAt = time.Time{} },
 	} {
 		a := newApproval("ap-"+name, "s", "c-"+name)
 		mutate(&a)
@@ -171,14 +173,14 @@ func TestCreateApprovalIdempotentPerToolCall(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("first CreateApproval = %v, %v", created, err)
 	}
-	if _, ok, err := db.DecideApproval(ctx, "ap-1", bot.StatusDenied, "telegram:7"); err != nil || !ok {
+	if _, ok, err := db.DecideApproval(ctx, "ap-1", approvals.StatusDenied, "telegram:7"); err != nil || !ok {
 		t.Fatalf("deny = %v, %v", ok, err)
 	}
 	again, created, err := db.CreateApproval(ctx, newApproval("ap-other", "s", "call_1"))
 	if err != nil || created {
 		t.Fatalf("second CreateApproval = %v, %v; want the existing one", created, err)
 	}
-	if again.ID != first.ID || again.Status != bot.StatusDenied {
+	if again.ID != first.ID || again.Status != approvals.StatusDenied {
 		t.Errorf("second CreateApproval returned %s (%s), want %s as decided (denied)", again.ID, again.Status, first.ID)
 	}
 	if _, err := db.GetApproval(ctx, "ap-other"); !errors.Is(err, bot.ErrNotFound) {
@@ -205,7 +207,7 @@ func TestCreateApprovalIdempotentPerToolCall(t *testing.T) {
 			t.Errorf("approval %s without tool call: created %v, %v", id, created, err)
 		}
 	}
-	if n := countAction(auditOf(t, db, bot.KindApproval, "ap-1"), postgres.ActionApprovalRequested); n != 1 {
+	if n := countAction(auditOf(t, db, approvals.Kind, "ap-1"), postgres.ActionApprovalRequested); n != 1 {
 		t.Errorf("ap-1 has %d approval.requested records, want 1", n)
 	}
 }
@@ -213,7 +215,7 @@ func TestCreateApprovalIdempotentPerToolCall(t *testing.T) {
 func TestCreateApprovalConcurrent(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	results := atOnce(10, func(i int) (bot.Approval, bool, error) {
+	results := atOnce(10, func(i int) (approvals.Approval, bool, error) {
 		return db.CreateApproval(ctx, newApproval(fmt.Sprintf("ap-%d", i), "s", "call_1"))
 	})
 	created := 0
@@ -247,13 +249,13 @@ func TestCreateApprovalConcurrent(t *testing.T) {
 func TestDecideApprovalRaceHasOneWinner(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	statuses := []string{bot.StatusAllowedOnce, bot.StatusDenied, bot.StatusAllowedAlways, bot.StatusExpired}
+	statuses := []string{approvals.StatusAllowedOnce, approvals.StatusDenied, approvals.StatusAllowedAlways, approvals.StatusExpired}
 	for _, n := range []int{2, 4, 6, 8, 10} {
 		id := fmt.Sprintf("race-%d", n)
 		if _, _, err := db.CreateApproval(ctx, newApproval(id, "s", id)); err != nil {
 			t.Fatal(err)
 		}
-		results := atOnce(n, func(i int) (bot.Approval, bool, error) {
+		results := atOnce(n, func(i int) (approvals.Approval, bool, error) {
 			return db.DecideApproval(ctx, id, statuses[i%len(statuses)], fmt.Sprintf("telegram:%d", i))
 		})
 
@@ -279,7 +281,7 @@ func TestDecideApprovalRaceHasOneWinner(t *testing.T) {
 		if got, err := db.GetApproval(ctx, id); err != nil || got.Status != status || got.DecidedBy != by {
 			t.Errorf("%s: stored %s by %s (%v), want %s by %s", id, got.Status, got.DecidedBy, err, status, by)
 		}
-		entries := auditOf(t, db, bot.KindApproval, id)
+		entries := auditOf(t, db, approvals.Kind, id)
 		if c := countAction(entries, postgres.ActionApprovalDecided); c != 1 {
 			t.Fatalf("%s: %d approval.decided records, want 1", id, c)
 		}
@@ -300,23 +302,23 @@ func TestDecideApprovalLatePressLosesToExpiry(t *testing.T) {
 	if _, _, err := db.CreateApproval(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := db.DecideApproval(ctx, "late", bot.StatusAllowedOnce, "telegram:7")
+	got, ok, err := db.DecideApproval(ctx, "late", approvals.StatusAllowedOnce, "telegram:7")
 	if err != nil || ok {
 		t.Fatalf("late press = %v, %v; want refused", ok, err)
 	}
-	if got.Status != bot.StatusPending || got.DecidedBy != "" {
+	if got.Status != approvals.StatusPending || got.DecidedBy != "" {
 		t.Errorf("late press left %s by %q, want still pending", got.Status, got.DecidedBy)
 	}
-	got, ok, err = db.DecideApproval(ctx, "late", bot.StatusExpired, "system")
-	if err != nil || !ok || got.Status != bot.StatusExpired || got.DecidedBy != "system" {
+	got, ok, err = db.DecideApproval(ctx, "late", approvals.StatusExpired, "system")
+	if err != nil || !ok || got.Status != approvals.StatusExpired || got.DecidedBy != "system" {
 		t.Fatalf("expiry = %+v, %v, %v; want expired by system", got, ok, err)
 	}
-	got, ok, err = db.DecideApproval(ctx, "late", bot.StatusDenied, "telegram:7")
-	if err != nil || ok || got.Status != bot.StatusExpired {
+	got, ok, err = db.DecideApproval(ctx, "late", approvals.StatusDenied, "telegram:7")
+	if err != nil || ok || got.Status != approvals.StatusExpired {
 		t.Errorf("press after expiry = %s, %v, %v; want refused, still expired", got.Status, ok, err)
 	}
-	entries := auditOf(t, db, bot.KindApproval, "late")
-	if c := countAction(entries, postgres.ActionApprovalDecided); c != 1 || entries[0].Detail["status"] != bot.StatusExpired {
+	entries := auditOf(t, db, approvals.Kind, "late")
+	if c := countAction(entries, postgres.ActionApprovalDecided); c != 1 || entries[0].Detail["status"] != approvals.StatusExpired {
 		t.Errorf("audit = %+v, want one decision: expired", entries)
 	}
 }
@@ -327,19 +329,19 @@ func TestDecideApprovalExpireAfterDecision(t *testing.T) {
 	if _, _, err := db.CreateApproval(ctx, newApproval("ap", "s", "call_1")); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := db.DecideApproval(ctx, "ap", bot.StatusDenied, "telegram:7"); err != nil || !ok {
+	if _, ok, err := db.DecideApproval(ctx, "ap", approvals.StatusDenied, "telegram:7"); err != nil || !ok {
 		t.Fatalf("deny = %v, %v", ok, err)
 	}
-	got, ok, err := db.DecideApproval(ctx, "ap", bot.StatusExpired, "system")
-	if err != nil || ok || got.Status != bot.StatusDenied || got.DecidedBy != "telegram:7" {
+	got, ok, err := db.DecideApproval(ctx, "ap", approvals.StatusExpired, "system")
+	if err != nil || ok || got.Status != approvals.StatusDenied || got.DecidedBy != "telegram:7" {
 		t.Errorf("expiry after decision = %s by %s, %v, %v; want refused, still denied by telegram:7", got.Status, got.DecidedBy, ok, err)
 	}
-	for _, bad := range []string{bot.StatusPending, bot.StatusApproved, ""} {
+	for _, bad := range []string{approvals.StatusPending, access.StatusApproved, ""} {
 		if _, _, err := db.DecideApproval(ctx, "ap", bad, "telegram:7"); err == nil {
 			t.Errorf("DecideApproval with status %q succeeded", bad)
 		}
 	}
-	if _, _, err := db.DecideApproval(ctx, "ap", bot.StatusDenied, ""); err == nil {
+	if _, _, err := db.DecideApproval(ctx, "ap", approvals.StatusDenied, ""); err == nil {
 		t.Error("DecideApproval without a decider succeeded")
 	}
 }
@@ -355,7 +357,7 @@ func TestPendingApprovalsOldestFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := db.DecideApproval(ctx, "b", bot.StatusAllowedOnce, "telegram:7"); err != nil {
+	if _, _, err := db.DecideApproval(ctx, "b", approvals.StatusAllowedOnce, "telegram:7"); err != nil {
 		t.Fatal(err)
 	}
 	list, err := db.PendingApprovals(ctx)
@@ -365,7 +367,7 @@ func TestPendingApprovalsOldestFirst(t *testing.T) {
 	var ids []string
 	for _, a := range list {
 		ids = append(ids, a.ID)
-		if a.Status != bot.StatusPending {
+		if a.Status != approvals.StatusPending {
 			t.Errorf("%s listed as pending with status %s", a.ID, a.Status)
 		}
 	}
@@ -392,7 +394,7 @@ func TestDueApprovals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := db.DecideApproval(ctx, "decided", bot.StatusDenied, "telegram:7"); err != nil {
+	if _, _, err := db.DecideApproval(ctx, "decided", approvals.StatusDenied, "telegram:7"); err != nil {
 		t.Fatal(err)
 	}
 	due, next, err = db.DueApprovals(ctx)
@@ -406,7 +408,7 @@ func TestDueApprovals(t *testing.T) {
 		t.Errorf("next = %v, want %v (soon's expiry; not decided's)", next, now.Add(time.Minute))
 	}
 	for _, id := range []string{"late", "soon", "later"} {
-		if _, _, err := db.DecideApproval(ctx, id, bot.StatusExpired, "system"); err != nil {
+		if _, _, err := db.DecideApproval(ctx, id, approvals.StatusExpired, "system"); err != nil {
 			t.Fatal(err)
 		}
 	}

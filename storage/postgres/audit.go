@@ -20,7 +20,7 @@ const (
 	ActionAccessRevoked       = "access.revoked"
 )
 
-// Audit subject kinds besides bot.KindApproval and bot.KindAccessRequest.
+// Audit subject kinds besides approvals.Kind and access.KindRequest.
 const (
 	// SubjectAllowAlways is an allow-always rule; its SubjectID is the tool.
 	SubjectAllowAlways = "allow_always"

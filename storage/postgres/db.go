@@ -71,7 +71,7 @@ type Options struct {
 
 // DB is a pool of connections to the switchboard database. It implements
 // agentcore.History, bot.Identities, bot.Outbox, bot.Recovery,
-// bot.ApprovalStore, bot.AccessRequestStore and bot.DecisionMessages.
+// approvals.Store, access.RequestStore and bot.DecisionMessages.
 type DB struct {
 	pool   *pgxpool.Pool
 	logger *slog.Logger

@@ -12,7 +12,7 @@ import (
 var _ bot.DecisionMessages = (*DB)(nil)
 
 // AddDecisionMessage remembers that outbox message outboxID was posted about
-// subject subjectID of kind (bot.KindApproval or bot.KindAccessRequest) in
+// subject subjectID of kind (approvals.Kind or access.KindRequest) in
 // role ("approver" or "requester"). Adding it again changes nothing, so
 // transient errors are retried.
 func (db *DB) AddDecisionMessage(ctx context.Context, kind, subjectID string, outboxID int64, role string) error {

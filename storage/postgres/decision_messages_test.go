@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
@@ -34,11 +36,11 @@ func TestDecisionMessages(t *testing.T) {
 		id            int64
 		role          string
 	}{
-		{bot.KindApproval, "ap-1", requesterMsg, "requester"},
-		{bot.KindApproval, "ap-1", approverMsg, "approver"},
-		{bot.KindApproval, "ap-1", approverMsg, "approver"},
-		{bot.KindAccessRequest, "ap-1", otherMsg, "approver"}, // same id, other kind
-		{bot.KindApproval, "ap-2", otherMsg, "approver"},
+		{approvals.Kind, "ap-1", requesterMsg, "requester"},
+		{approvals.Kind, "ap-1", approverMsg, "approver"},
+		{approvals.Kind, "ap-1", approverMsg, "approver"},
+		{access.KindRequest, "ap-1", otherMsg, "approver"}, // same id, other kind
+		{approvals.Kind, "ap-2", otherMsg, "approver"},
 	} {
 		if err := db.AddDecisionMessage(ctx, add.kind, add.subject, add.id, add.role); err != nil {
 			t.Fatalf("AddDecisionMessage(%+v): %v", add, err)
@@ -48,7 +50,7 @@ func TestDecisionMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	got, err := db.DecisionMessagesOf(ctx, bot.KindApproval, "ap-1")
+	got, err := db.DecisionMessagesOf(ctx, approvals.Kind, "ap-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,10 +61,10 @@ func TestDecisionMessages(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DecisionMessagesOf = %+v\nwant %+v", got, want)
 	}
-	if none, err := db.DecisionMessagesOf(ctx, bot.KindApproval, "ap-unknown"); err != nil || len(none) != 0 {
+	if none, err := db.DecisionMessagesOf(ctx, approvals.Kind, "ap-unknown"); err != nil || len(none) != 0 {
 		t.Errorf("DecisionMessagesOf(unknown) = %v, %v; want none", none, err)
 	}
-	if err := db.AddDecisionMessage(ctx, bot.KindApproval, "ap-1", otherMsg+1000, "approver"); err == nil {
+	if err := db.AddDecisionMessage(ctx, approvals.Kind, "ap-1", otherMsg+1000, "approver"); err == nil {
 		t.Error("AddDecisionMessage with an unknown outbox id succeeded")
 	}
 	if err := db.AddDecisionMessage(ctx, "", "ap-1", approverMsg, "approver"); err == nil {

@@ -8,33 +8,33 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
 )
 
-var _ bot.GrantStore = (*DB)(nil)
+var _ access.GrantStore = (*DB)(nil)
 
 const grantRequestCols = `id, server, tool, agent, subject_kind, subject, platform, chat_id, thread_id, status,
 	coalesce(decided_by, ''), created_at`
 
-func scanGrantRequest(row pgx.Row) (bot.GrantRequest, error) {
-	var r bot.GrantRequest
+func scanGrantRequest(row pgx.Row) (access.GrantRequest, error) {
+	var r access.GrantRequest
 	err := row.Scan(&r.ID, &r.Server, &r.Tool, &r.Agent, &r.SubjectKind, &r.Subject,
 		&r.Chat.Platform, &r.Chat.ChatID, &r.Chat.ThreadID, &r.Status, &r.DecidedBy, &r.CreatedAt)
 	return r, err
 }
 
-// GrantsFor implements bot.GrantStore: the grants of server for the agent
+// GrantsFor implements access.GrantStore: the grants of server for the agent
 // and (when not empty) the person. Transient errors are retried.
-func (db *DB) GrantsFor(ctx context.Context, server, agent, user string) ([]bot.Grant, error) {
-	out, err := retryValue(ctx, func(ctx context.Context) ([]bot.Grant, error) {
+func (db *DB) GrantsFor(ctx context.Context, server, agent, user string) ([]access.Grant, error) {
+	out, err := retryValue(ctx, func(ctx context.Context) ([]access.Grant, error) {
 		rows, err := db.pool.Query(ctx, `SELECT server, subject_kind, subject, allow, deny, granted_by FROM tool_grants
 			WHERE server = $1 AND ((subject_kind = 'agent' AND subject = $2) OR (subject_kind = 'user' AND subject = $3 AND $3 <> ''))`,
 			storable(server), storable(agent), storable(user))
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Grant, error) {
-			var g bot.Grant
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (access.Grant, error) {
+			var g access.Grant
 			err := row.Scan(&g.Server, &g.SubjectKind, &g.Subject, &g.Allow, &g.Deny, &g.GrantedBy)
 			return g, err
 		})
@@ -45,13 +45,13 @@ func (db *DB) GrantsFor(ctx context.Context, server, agent, user string) ([]bot.
 	return out, nil
 }
 
-// OpenGrantRequest implements bot.GrantStore, audited.
-func (db *DB) OpenGrantRequest(ctx context.Context, r bot.GrantRequest, cooldown time.Duration) (bot.GrantRequest, bool, error) {
+// OpenGrantRequest implements access.GrantStore, audited.
+func (db *DB) OpenGrantRequest(ctx context.Context, r access.GrantRequest, cooldown time.Duration) (access.GrantRequest, bool, error) {
 	if r.ID == "" || r.Server == "" || r.Tool == "" || r.Subject == "" {
 		return r, false, errors.New("open grant request: id, server, tool and subject are required")
 	}
 	var (
-		out     bot.GrantRequest
+		out     access.GrantRequest
 		created bool
 	)
 	err := withRetry(ctx, func(ctx context.Context) error {
@@ -87,33 +87,33 @@ func (db *DB) OpenGrantRequest(ctx context.Context, r bot.GrantRequest, cooldown
 			}
 			created = true
 			return writeAudit(ctx, tx, AuditEntry{Actor: "agent:" + r.Agent, Action: "grant.requested",
-				SubjectKind: bot.KindGrantRequest, SubjectID: out.ID,
+				SubjectKind: access.KindGrantRequest, SubjectID: out.ID,
 				Detail: map[string]any{"server": r.Server, "tool": r.Tool, "subject": r.Subject, "subject_kind": r.SubjectKind}})
 		})
 	})
 	if err != nil {
-		return bot.GrantRequest{}, false, fmt.Errorf("open grant request: %w", err)
+		return access.GrantRequest{}, false, fmt.Errorf("open grant request: %w", err)
 	}
 	return out, created, nil
 }
 
-// DecideGrantRequest implements bot.GrantStore: approving adds the tool to
+// DecideGrantRequest implements access.GrantStore: approving adds the tool to
 // the subject's grant (creating it) in the decision's transaction.
-func (db *DB) DecideGrantRequest(ctx context.Context, id, status, by string) (bot.GrantRequest, bool, error) {
-	if status != bot.StatusApproved && status != bot.StatusDenied {
-		return bot.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %q is not a decision", id, status)
+func (db *DB) DecideGrantRequest(ctx context.Context, id, status, by string) (access.GrantRequest, bool, error) {
+	if status != access.StatusApproved && status != access.StatusDenied {
+		return access.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %q is not a decision", id, status)
 	}
-	get := func(ctx context.Context) (bot.GrantRequest, error) {
+	get := func(ctx context.Context) (access.GrantRequest, error) {
 		return getByID(ctx, db, "grant request", `SELECT `+grantRequestCols+` FROM grant_requests WHERE id = $1`, id, scanGrantRequest)
 	}
 	r, decided, err := decideRetried(ctx, db,
-		func(tx pgx.Tx) (bot.GrantRequest, error) {
+		func(tx pgx.Tx) (access.GrantRequest, error) {
 			return scanGrantRequest(tx.QueryRow(ctx, `UPDATE grant_requests
 					SET status = $2, decided_by = $3, decided_at = now()
 					WHERE id = $1 AND status = 'pending' RETURNING `+grantRequestCols, id, status, storable(by)))
 		},
-		func(tx pgx.Tx, r bot.GrantRequest) error {
-			if status == bot.StatusApproved {
+		func(tx pgx.Tx, r access.GrantRequest) error {
+			if status == access.StatusApproved {
 				// Add the tool to the grant; a grant that allows every
 				// tool (empty allow) stays so; a deny of it is lifted.
 				if _, err := tx.Exec(ctx, `INSERT INTO tool_grants (server, subject_kind, subject, allow, granted_by)
@@ -128,25 +128,25 @@ func (db *DB) DecideGrantRequest(ctx context.Context, id, status, by string) (bo
 				}
 			}
 			return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "grant.decided",
-				SubjectKind: bot.KindGrantRequest, SubjectID: id,
+				SubjectKind: access.KindGrantRequest, SubjectID: id,
 				Detail: map[string]any{"status": status, "server": r.Server, "tool": r.Tool, "subject": r.Subject}})
 		}, get)
 	if err != nil {
-		return bot.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %w", id, err)
+		return access.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %w", id, err)
 	}
 	return r, decided, nil
 }
 
 // ListGrants lists every grant, by server and subject.
-func (db *DB) ListGrants(ctx context.Context) ([]bot.Grant, error) {
-	return retryValue(ctx, func(ctx context.Context) ([]bot.Grant, error) {
+func (db *DB) ListGrants(ctx context.Context) ([]access.Grant, error) {
+	return retryValue(ctx, func(ctx context.Context) ([]access.Grant, error) {
 		rows, err := db.pool.Query(ctx, `SELECT server, subject_kind, subject, allow, deny, granted_by FROM tool_grants
 			ORDER BY server, subject_kind, subject`)
 		if err != nil {
 			return nil, err
 		}
-		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (bot.Grant, error) {
-			var g bot.Grant
+		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (access.Grant, error) {
+			var g access.Grant
 			err := row.Scan(&g.Server, &g.SubjectKind, &g.Subject, &g.Allow, &g.Deny, &g.GrantedBy)
 			return g, err
 		})
@@ -154,8 +154,8 @@ func (db *DB) ListGrants(ctx context.Context) ([]bot.Grant, error) {
 }
 
 // PutGrant creates or replaces the grant of g's server and subject, audited.
-func (db *DB) PutGrant(ctx context.Context, g bot.Grant) error {
-	if g.Server == "" || g.Subject == "" || (g.SubjectKind != bot.GrantAgent && g.SubjectKind != bot.GrantUser) {
+func (db *DB) PutGrant(ctx context.Context, g access.Grant) error {
+	if g.Server == "" || g.Subject == "" || (g.SubjectKind != access.GrantAgent && g.SubjectKind != access.GrantUser) {
 		return fmt.Errorf("a grant needs server, subject_kind (agent or user) and subject")
 	}
 	if g.Allow == nil {

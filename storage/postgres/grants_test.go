@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
@@ -19,12 +19,12 @@ import (
 func TestGrantRequests(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	req := func(id, tool string) bot.GrantRequest {
-		return bot.GrantRequest{ID: id, Server: "github", Tool: tool, Agent: "ops", SubjectKind: bot.GrantUser,
+	req := func(id, tool string) access.GrantRequest {
+		return access.GrantRequest{ID: id, Server: "github", Tool: tool, Agent: "ops", SubjectKind: access.GrantUser,
 			Subject: "telegram:42", Chat: channels.Address{Platform: "telegram", ChatID: "42"}}
 	}
 	first, created, err := db.OpenGrantRequest(ctx, req("req00000000000000001", "create_issue"), 24*time.Hour)
-	if err != nil || !created || first.Status != bot.StatusPending {
+	if err != nil || !created || first.Status != access.StatusPending {
 		t.Fatalf("open = %+v, %v, %v", first, created, err)
 	}
 	again, created, err := db.OpenGrantRequest(ctx, req("req00000000000000002", "create_issue"), 24*time.Hour)
@@ -38,7 +38,7 @@ func TestGrantRequests(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, changed, err := db.DecideGrantRequest(ctx, first.ID, bot.StatusApproved, by); err == nil && changed {
+			if _, changed, err := db.DecideGrantRequest(ctx, first.ID, access.StatusApproved, by); err == nil && changed {
 				wins <- by
 			}
 		}()
@@ -54,7 +54,7 @@ func TestGrantRequests(t *testing.T) {
 	}
 	// A second tool, approved, joins the same grant.
 	second, _, _ := db.OpenGrantRequest(ctx, req("req00000000000000003", "list_repos"), 24*time.Hour)
-	if _, _, err := db.DecideGrantRequest(ctx, second.ID, bot.StatusApproved, "telegram:1"); err != nil {
+	if _, _, err := db.DecideGrantRequest(ctx, second.ID, access.StatusApproved, "telegram:1"); err != nil {
 		t.Fatal(err)
 	}
 	grants, _ = db.GrantsFor(ctx, "github", "ops", "telegram:42")
@@ -63,11 +63,11 @@ func TestGrantRequests(t *testing.T) {
 	}
 	// A denial stands for a day.
 	third, _, _ := db.OpenGrantRequest(ctx, req("req00000000000000004", "delete_repo"), 24*time.Hour)
-	if _, _, err := db.DecideGrantRequest(ctx, third.ID, bot.StatusDenied, "telegram:1"); err != nil {
+	if _, _, err := db.DecideGrantRequest(ctx, third.ID, access.StatusDenied, "telegram:1"); err != nil {
 		t.Fatal(err)
 	}
 	denied, created, err := db.OpenGrantRequest(ctx, req("req00000000000000005", "delete_repo"), 24*time.Hour)
-	if err != nil || created || denied.Status != bot.StatusDenied {
+	if err != nil || created || denied.Status != access.StatusDenied {
 		t.Fatalf("asking after a denial = %+v, %v, %v", denied, created, err)
 	}
 	var audited int

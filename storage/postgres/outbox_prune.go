@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 )
 
 var _ bot.OutboxPruner = (*DB)(nil)
@@ -57,7 +59,7 @@ var pruneOutboxSQL = fmt.Sprintf(`WITH page AS (
 	SELECT (SELECT count(*) FROM gone), last.id, last.created_at < now() - $3::float8 * interval '1 microsecond',
 		(SELECT count(*) FROM page)
 	FROM (SELECT id, created_at FROM page ORDER BY id DESC LIMIT 1) last`,
-	recentMessages, bot.KindApproval, bot.KindAccessRequest)
+	recentMessages, approvals.Kind, access.KindRequest)
 
 // PruneOutbox deletes the outbox rows sent or given up on more than keep
 // ago that recovery and decisions no longer read (see pruneOutboxSQL),

@@ -9,6 +9,8 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -74,11 +76,11 @@ func TestPruneOutbox(t *testing.T) {
 		}
 		return id
 	}
-	want[decision(bot.KindApproval, "ap-pending")] = "its approval is pending"
-	want[decision(bot.KindApproval, "ap-recent")] = "its approval was decided an hour ago"
-	want[decision(bot.KindAccessRequest, "ar-pending")] = "its access request is pending"
-	doomed = append(doomed, decision(bot.KindApproval, "ap-old"))
-	doomed = append(doomed, decision(bot.KindApproval, "ap-missing"))
+	want[decision(approvals.Kind, "ap-pending")] = "its approval is pending"
+	want[decision(approvals.Kind, "ap-recent")] = "its approval was decided an hour ago"
+	want[decision(access.KindRequest, "ar-pending")] = "its access request is pending"
+	doomed = append(doomed, decision(approvals.Kind, "ap-old"))
+	doomed = append(doomed, decision(approvals.Kind, "ap-missing"))
 
 	// Everything was delivered (or given up on) eight days ago but for
 	// the pending row and the newest, delivered yesterday.
@@ -133,7 +135,7 @@ func TestPruneOutbox(t *testing.T) {
 	if decisions != 0 {
 		t.Errorf("%d decision messages of pruned rows are left", decisions)
 	}
-	if list, err := db.DecisionMessagesOf(ctx, bot.KindApproval, "ap-recent"); err != nil || len(list) != 1 {
+	if list, err := db.DecisionMessagesOf(ctx, approvals.Kind, "ap-recent"); err != nil || len(list) != 1 {
 		t.Errorf("DecisionMessagesOf(ap-recent) = %v, %v; want its one message", list, err)
 	}
 

@@ -1,8 +1,11 @@
-package bot
+package approvals
 
 import (
+	"context"
 	"sync"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/bot"
 )
 
 // approvalLookEvery is the longest ExpireDue goes without looking at the
@@ -61,4 +64,14 @@ func (w *expiryWatch) looked(now, next time.Time) {
 		}
 	}
 	w.at = at
+}
+
+// RunExpiry expires the approvals whose time is up (ExpireDue) now and on
+// every beat of interval until ctx ends, resuming their parked runs. Every
+// replica runs it; each approval expires once.
+func (s *Service) RunExpiry(ctx context.Context, interval time.Duration) {
+	bot.RepeatPaced(ctx, s.o.Logger, "approval expiry", func(ctx context.Context) error {
+		_, err := s.ExpireDue(ctx)
+		return err
+	}, func() time.Duration { return bot.UntilAligned(interval) }, nil)
 }

@@ -1,81 +1,95 @@
-package bot
+package approvals
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// DefaultApprovalTimeout is how long an approval waits for a decision.
-const DefaultApprovalTimeout = 2 * time.Minute
+// DefaultTimeout is how long an approval waits for a decision.
+const DefaultTimeout = 2 * time.Minute
 
-// ApprovalOptions configures the approval service.
-type ApprovalOptions struct {
-	Store    ApprovalStore
-	Messages DecisionMessages
-	// Resume, when set, is called after a decision (a press, an expiry, a
-	// withdrawal) so the parked run of a's session goes on. The Router's
-	// Resume is meant here.
-	Resume   func(ctx context.Context, a Approval)
-	Outbox   Outbox
-	Channels map[string]channels.Channel
+// Pipeline is what the approvals need of the chat pipeline; *bot.Router
+// implements it.
+type Pipeline interface {
+	// AskDecision queues m, a message asking for a decision, and records
+	// it in store before it can be delivered (bot.Router.AskDecision).
+	AskDecision(ctx context.Context, store bot.DecisionMessages, m bot.OutboxMessage, kind, subject, role string)
+	// EditDecisions shows the outcome in every message about subject.
+	EditDecisions(ctx context.Context, store bot.DecisionMessages, kind, subject string, text func(bot.DecisionMessage) string)
+	// AnswerPress acknowledges a button press, showing text to the presser.
+	AnswerPress(ctx context.Context, in channels.Inbound, text string)
+	// Notify queues a short system message to the chat in.
+	Notify(ctx context.Context, in channels.Inbound, text string)
+	// Resume lets the run parked in session go on, in chat for user.
+	Resume(ctx context.Context, session string, chat channels.Address, user string)
+	// SessionKey is the session the chat at addr talks in.
+	SessionKey(ctx context.Context, addr channels.Address) string
+}
+
+// Options configures the approval service.
+type Options struct {
+	Store    Store
+	Messages bot.DecisionMessages
 	// Approvers may decide (platform:user_id). Empty: every call that needs
 	// approval is refused.
 	Approvers []string
 	// Chat, when set (platform:chat_id), receives approval requests instead
 	// of each approver's direct messages.
 	Chat    string
-	Timeout time.Duration // default DefaultApprovalTimeout
-	Nudge   func()
-	Scrub   func(string) string
+	Timeout time.Duration // default DefaultTimeout
 	Logger  *slog.Logger
 }
 
-// Approvals asks approvers to decide risky tool calls with buttons in the
+// Service asks approvers to decide risky tool calls with buttons in the
 // chat. It implements tools.Approver. Nothing waits for a decision: the
 // run parks (tools.PendingError) and a decision on any replica resumes it.
 // State lives in the store, so a request survives restarts.
-type Approvals struct {
-	o        ApprovalOptions
-	out      *outboxWriter
+type Service struct {
+	o        Options
+	chat     Pipeline
 	expiries expiryWatch
 }
 
-var _ tools.Approver = (*Approvals)(nil)
+var _ tools.Approver = (*Service)(nil)
 
-// NewApprovals returns the approval service.
-func NewApprovals(o ApprovalOptions) *Approvals {
+// New returns the approval service; Attach it to the pipeline before the
+// first run.
+func New(o Options) *Service {
 	if o.Timeout <= 0 {
-		o.Timeout = DefaultApprovalTimeout
+		o.Timeout = DefaultTimeout
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.Scrub == nil {
-		o.Scrub = func(s string) string { return s }
-	}
-	return &Approvals{o: o, out: &outboxWriter{outbox: o.Outbox, channels: o.Channels, nudge: o.Nudge, scrub: o.Scrub, log: o.Logger}}
+	return &Service{o: o}
 }
 
-// Button choices in callback data "ap:<id>:<choice>".
+// Attach gives s the pipeline it posts through and resumes runs with. The
+// service exists before the pipeline (the agents' tools need it, and the
+// pipeline needs the agents), so the two are joined once both exist.
+func (s *Service) Attach(p Pipeline) { s.chat = p }
+
+// ButtonKind marks the approval buttons: their data is "ap:<id>:<choice>".
+const ButtonKind = "ap"
+
+// Button choices.
 const (
-	approvalPrefix = buttonApproval + ":"
+	approvalPrefix = ButtonKind + ":"
 	choiceOnce     = "o"
 	choiceAlways   = "a"
 	choiceDeny     = "d"
 )
 
 // AlwaysAllowed implements tools.Approver.
-func (s *Approvals) AlwaysAllowed(ctx context.Context, tool, pattern string) (bool, error) {
+func (s *Service) AlwaysAllowed(ctx context.Context, tool, pattern string) (bool, error) {
 	return s.o.Store.IsAlwaysAllowed(ctx, tool, pattern)
 }
 
@@ -84,7 +98,7 @@ func (s *Approvals) AlwaysAllowed(ctx context.Context, tool, pattern string) (bo
 // first time, and returns the decision or a *tools.PendingError. An
 // allowed-once decision is used up by the call it returns to; a repeat of
 // the step finds it used and asks again.
-func (s *Approvals) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
+func (s *Service) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
 	if len(s.o.Approvers) == 0 {
 		return tools.Denied, tools.ErrNoApprover
 	}
@@ -92,7 +106,7 @@ func (s *Approvals) Approve(ctx context.Context, req tools.ApprovalRequest) (too
 	for range 2 {
 		now := time.Now()
 		a, created, err := s.o.Store.CreateApproval(ctx, Approval{
-			ID: newID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern, Warnings: req.Warnings,
+			ID: bot.NewID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern, Warnings: req.Warnings,
 			Agent: c.Agent, Session: c.Session, ToolCallID: c.ToolCallID, Requester: c.UserID,
 			Chat:   channels.Address{Platform: c.Channel, ChatID: c.ChatID, ThreadID: c.ThreadID},
 			Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(s.o.Timeout),
@@ -130,29 +144,29 @@ func (s *Approvals) Approve(ctx context.Context, req tools.ApprovalRequest) (too
 
 // announce posts the request to the approvers and a "waiting" note in the
 // requester's chat, remembering the messages to edit them later.
-func (s *Approvals) announce(ctx context.Context, a Approval) {
+func (s *Service) announce(ctx context.Context, a Approval) {
 	text := approvalText(a)
 	row := []channels.Button{{Label: "Allow once", Data: approvalPrefix + a.ID + ":" + choiceOnce}}
 	if len(a.Warnings) == 0 {
 		row = append(row, channels.Button{Label: "Always allow", Data: approvalPrefix + a.ID + ":" + choiceAlways})
 	}
 	buttons := [][]channels.Button{append(row, channels.Button{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny})}
-	for _, to := range approverAddresses(s.o.Chat, s.o.Approvers) {
-		s.out.askDecision(ctx, s.o.Messages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindApproval, a.ID, "approver")
+	for _, to := range bot.DecisionAddresses(s.o.Chat, s.o.Approvers) {
+		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: to, Text: text, Buttons: buttons}, Kind, a.ID, "approver")
 	}
 	if a.Chat.Platform != "" && !s.isApproverChat(a.Chat) {
 		what := "action"
 		if a.Tool == "exec" {
 			what = "command"
 		}
-		s.out.askDecision(ctx, s.o.Messages, OutboxMessage{To: a.Chat,
-			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + commandBlock(a.Command) +
-				"\nI'll go on when they decide; /cancel withdraws it."}, KindApproval, a.ID, "requester")
+		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: a.Chat,
+			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + bot.CommandBlock(a.Command) +
+				"\nI'll go on when they decide; /cancel withdraws it."}, Kind, a.ID, "requester")
 	}
 }
 
-func (s *Approvals) isApproverChat(to channels.Address) bool {
-	for _, a := range approverAddresses(s.o.Chat, s.o.Approvers) {
+func (s *Service) isApproverChat(to channels.Address) bool {
+	for _, a := range bot.DecisionAddresses(s.o.Chat, s.o.Approvers) {
 		if a.Platform == to.Platform && a.ChatID == to.ChatID {
 			return true
 		}
@@ -160,65 +174,9 @@ func (s *Approvals) isApproverChat(to channels.Address) bool {
 	return false
 }
 
-// approverAddresses is where requests go: the configured chat, else each
-// approver's direct messages.
-func approverAddresses(chat string, approvers []string) []channels.Address {
-	if chat != "" {
-		if to, err := channels.ParseAddress(chat); err == nil {
-			return []channels.Address{to}
-		}
-	}
-	var out []channels.Address
-	for _, id := range approvers {
-		if to, ok := directAddress(id); ok {
-			out = append(out, to)
-		}
-	}
-	return out
-}
-
-func approvalText(a Approval) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "🔐 *Approval needed* — %s wants to run `%s`", whoAsks(a.Agent, a.Session), a.Tool)
-	fmt.Fprintf(&b, "\nAsked by %s in %s", a.Requester, a.Chat.String())
-	if a.Cwd != "" {
-		fmt.Fprintf(&b, ", in folder %s", a.Cwd)
-	}
-	b.WriteString(":\n" + commandBlock(a.Command))
-	b.WriteString(warningLines(a))
-	if len(a.Warnings) > 0 {
-		b.WriteString("\n\"Always allow\" is not offered for a command flagged dangerous.")
-	}
-	fmt.Fprintf(&b, "\nExpires at %s UTC if nobody decides.", a.ExpiresAt.UTC().Format("15:04:05"))
-	return b.String()
-}
-
-// whoAsks names the agent behind session: the agent itself, a teammate
-// working for a team, or a subagent of which agent.
-func whoAsks(agent, session string) string {
-	scope := tools.ScopeOf(session)
-	if _, parent, ok := tools.ParseSubScope(scope); ok {
-		return fmt.Sprintf("a subagent of %s (session %s)", tools.AgentOf(parent), parent)
-	}
-	if team, _, ok := tools.ParseTeamScope(scope); ok {
-		return fmt.Sprintf("agent %s, working for team %s,", agent, team)
-	}
-	return "agent " + agent
-}
-
-// warningLines renders why the exec guard flagged a's command as
-// dangerous, one line each, or "".
-func warningLines(a Approval) string {
-	var b strings.Builder
-	for _, w := range a.Warnings {
-		b.WriteString("\n⚠️ Dangerous: " + w)
-	}
-	return b.String()
-}
-
 // expire turns a pending approval whose time is up into expired and edits
 // its messages; when a press won the race, that decision stands.
-func (s *Approvals) expire(ctx context.Context, a Approval) (tools.Decision, error) {
+func (s *Service) expire(ctx context.Context, a Approval) (tools.Decision, error) {
 	after, changed, err := s.o.Store.DecideApproval(ctx, a.ID, StatusExpired, "system")
 	if err != nil {
 		return tools.Denied, fmt.Errorf("expire approval: %w", err)
@@ -237,31 +195,31 @@ var ErrDangerousAlways = errors.New(`"Always allow" is not offered for a command
 
 // Decide handles a press on an approval button: only approvers decide,
 // the first valid press wins, every press is answered.
-func (s *Approvals) Decide(ctx context.Context, in channels.Inbound, id, choice string) {
+func (s *Service) Decide(ctx context.Context, in channels.Inbound, id, choice string) {
 	presser := in.Identity()
 	if !slices.Contains(s.o.Approvers, presser) {
 		s.o.Logger.Warn("approval press by a non-approver", "approval_id", id, "presser", presser)
-		s.out.answer(ctx, in, "You may not decide this.")
+		s.chat.AnswerPress(ctx, in, "You may not decide this.")
 		return
 	}
 	status, ok := map[string]string{choiceOnce: StatusAllowedOnce, choiceAlways: StatusAllowedAlways, choiceDeny: StatusDenied}[choice]
 	if !ok {
-		s.out.answer(ctx, in, "This button is no longer active.")
+		s.chat.AnswerPress(ctx, in, "This button is no longer active.")
 		return
 	}
 	a, changed, err := s.DecideAs(ctx, id, status, presser)
 	switch {
 	case errors.Is(err, ErrDangerousAlways):
 		s.o.Logger.Warn("always-allow press on a command flagged dangerous", "approval_id", id, "presser", presser)
-		s.out.answer(ctx, in, "\"Always allow\" is not offered for a command flagged dangerous; press Allow once or Deny.")
-	case errors.Is(err, ErrNotFound):
-		s.out.answer(ctx, in, "This request no longer exists.")
+		s.chat.AnswerPress(ctx, in, "\"Always allow\" is not offered for a command flagged dangerous; press Allow once or Deny.")
+	case errors.Is(err, bot.ErrNotFound):
+		s.chat.AnswerPress(ctx, in, "This request no longer exists.")
 	case err != nil:
-		s.out.answer(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
+		s.chat.AnswerPress(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
 	case !changed:
-		s.out.answer(ctx, in, "Already decided: "+statusText(a))
+		s.chat.AnswerPress(ctx, in, "Already decided: "+statusText(a))
 	default:
-		s.out.answer(ctx, in, "Done: "+decisionOf(a.Status).String()+".")
+		s.chat.AnswerPress(ctx, in, "Done: "+decisionOf(a.Status).String()+".")
 	}
 }
 
@@ -269,13 +227,13 @@ func (s *Approvals) Decide(ctx context.Context, in channels.Inbound, id, choice 
 // StatusAllowedAlways or StatusDenied) on behalf of by — an approver's
 // press, or the admin API — edits its messages and lets its run go on.
 // The first decision wins: changed is false when it was decided before.
-func (s *Approvals) DecideAs(ctx context.Context, id, status, by string) (Approval, bool, error) {
+func (s *Service) DecideAs(ctx context.Context, id, status, by string) (Approval, bool, error) {
 	if status != StatusAllowedOnce && status != StatusAllowedAlways && status != StatusDenied {
 		return Approval{}, false, fmt.Errorf("%q is not a decision", status)
 	}
 	if status == StatusAllowedAlways {
 		cur, err := s.o.Store.GetApproval(ctx, id)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, bot.ErrNotFound) {
 			s.o.Logger.Error("load approval", "approval_id", id, "err", err)
 			return Approval{}, false, err
 		}
@@ -285,7 +243,7 @@ func (s *Approvals) DecideAs(ctx context.Context, id, status, by string) (Approv
 	}
 	a, changed, err := s.o.Store.DecideApproval(ctx, id, status, by)
 	if err != nil {
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, bot.ErrNotFound) {
 			s.o.Logger.Error("decide approval", "approval_id", id, "err", err)
 		}
 		return a, false, err
@@ -305,9 +263,9 @@ func (s *Approvals) DecideAs(ctx context.Context, id, status, by string) (Approv
 }
 
 // resume lets the parked run of a's session go on.
-func (s *Approvals) resume(ctx context.Context, a Approval) {
-	if s.o.Resume != nil && a.Session != "" {
-		s.o.Resume(ctx, a)
+func (s *Service) resume(ctx context.Context, a Approval) {
+	if a.Session != "" {
+		s.chat.Resume(ctx, a.Session, a.Chat, a.Requester)
 	}
 }
 
@@ -316,7 +274,7 @@ func (s *Approvals) resume(ctx context.Context, a Approval) {
 // Every replica may call it; each approval expires once. It asks the store
 // only when an approval can be due: when one it knows of expires, and at
 // least every approvalLookEvery (expiryWatch).
-func (s *Approvals) ExpireDue(ctx context.Context) (int, error) {
+func (s *Service) ExpireDue(ctx context.Context) (int, error) {
 	now := time.Now()
 	if !s.expiries.begin(now) {
 		return 0, nil
@@ -347,7 +305,7 @@ func (s *Approvals) ExpireDue(ctx context.Context) (int, error) {
 // any of them when by is an approver) and edits their messages. It returns
 // what it withdrew; the caller resumes those runs (Resume), which tell the
 // model the user cancelled, once it has confirmed the withdrawal.
-func (s *Approvals) Cancel(ctx context.Context, session, by string) ([]Approval, error) {
+func (s *Service) Cancel(ctx context.Context, session, by string) ([]Approval, error) {
 	pending, err := s.o.Store.PendingApprovalsOf(ctx, session)
 	if err != nil {
 		return nil, err
@@ -372,15 +330,15 @@ func (s *Approvals) Cancel(ctx context.Context, session, by string) ([]Approval,
 }
 
 // Resume lets the parked run of decided approval a go on.
-func (s *Approvals) Resume(ctx context.Context, a Approval) { s.resume(ctx, a) }
+func (s *Service) Resume(ctx context.Context, a Approval) { s.resume(ctx, a) }
 
 // finish edits every message about a to show the outcome, without buttons.
-func (s *Approvals) finish(ctx context.Context, a Approval) {
+func (s *Service) finish(ctx context.Context, a Approval) {
 	if s.o.Messages == nil {
 		return
 	}
-	s.out.editDecisions(ctx, s.o.Messages, KindApproval, a.ID, func(m DecisionMessage) string {
-		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + commandBlock(a.Command) + warningLines(a)
+	s.chat.EditDecisions(ctx, s.o.Messages, Kind, a.ID, func(m bot.DecisionMessage) string {
+		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + bot.CommandBlock(a.Command) + warningLines(a)
 		if m.Role == "requester" && a.Status == StatusExpired {
 			text += "\nAsk again if it is still needed."
 		}
@@ -389,64 +347,9 @@ func (s *Approvals) finish(ctx context.Context, a Approval) {
 }
 
 // Pending lists pending approvals for /approvals.
-func (s *Approvals) Pending(ctx context.Context) ([]Approval, error) {
+func (s *Service) Pending(ctx context.Context) ([]Approval, error) {
 	return s.o.Store.PendingApprovals(ctx)
 }
 
 // IsApprover reports whether identity may decide approvals.
-func (s *Approvals) IsApprover(identity string) bool { return slices.Contains(s.o.Approvers, identity) }
-
-func statusText(a Approval) string {
-	switch a.Status {
-	case StatusPending:
-		return "waiting for a decision"
-	case StatusExpired:
-		return "Expired: nobody decided in time, so it did not run."
-	case StatusCancelled:
-		return "Withdrawn by " + a.DecidedBy + ", so it did not run."
-	}
-	return fmt.Sprintf("%s by %s", capitalize(decisionOf(a.Status).String()), a.DecidedBy)
-}
-
-func statusIcon(status string) string {
-	switch status {
-	case StatusAllowedOnce, StatusAllowedAlways, StatusApproved:
-		return "✅"
-	case StatusExpired:
-		return "⌛"
-	case StatusCancelled:
-		return "↩️"
-	}
-	return "⛔"
-}
-
-func decisionOf(status string) tools.Decision {
-	switch status {
-	case StatusAllowedOnce:
-		return tools.AllowedOnce
-	case StatusAllowedAlways:
-		return tools.AllowedAlways
-	case StatusExpired:
-		return tools.Expired
-	case StatusCancelled:
-		return tools.Cancelled
-	}
-	return tools.Denied
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// newID returns a random, unguessable id (100 bits, 20 characters) short
-// enough for Telegram's 64-byte button data.
-func newID() string {
-	var b [13]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("crypto/rand failed: " + err.Error())
-	}
-	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])[:20])
-}
+func (s *Service) IsApprover(identity string) bool { return slices.Contains(s.o.Approvers, identity) }

@@ -1,4 +1,4 @@
-package bot
+package access
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -25,6 +26,9 @@ const (
 
 // KindGrantRequest names grant requests in decision messages.
 const KindGrantRequest = "grant_request"
+
+// GrantButton marks the grant-request buttons: "gr:<id>:<choice>".
+const GrantButton = "gr"
 
 // grantDeniedCooldown: a denied request is not asked again for a day.
 const grantDeniedCooldown = 24 * time.Hour
@@ -71,30 +75,21 @@ type GrantStore interface {
 	DecideGrantRequest(ctx context.Context, id, status, by string) (GrantRequest, bool, error)
 }
 
-// GrantOptions wires grants.
-type GrantOptions struct {
-	Store GrantStore
-	// Config returns the agents and people the config lets use server
-	// without asking.
-	Config func(server string) (agents, users []string)
-}
-
 // CheckGrant decides whether call may use tool of server: ok, or why not
 // for the model (the first time, with a request filed with the admins).
-func (r *Router) CheckGrant(ctx context.Context, call tools.Call, server, tool string) (string, bool) {
-	o := r.opts.Grants
-	if o.Config != nil {
-		agents, users := o.Config(server)
+func (s *Service) CheckGrant(ctx context.Context, call tools.Call, server, tool string) (string, bool) {
+	if s.o.GrantConfig != nil {
+		agents, users := s.o.GrantConfig(server)
 		if slices.Contains(agents, call.Agent) || (call.UserID != "" && slices.Contains(users, call.UserID)) {
 			return "", true
 		}
 	}
-	if o.Store == nil {
+	if s.o.Grants == nil {
 		return fmt.Sprintf("mcp:%s is not granted to you (mcp.servers[].grants in the config)", server), false
 	}
-	grants, err := o.Store.GrantsFor(ctx, server, call.Agent, call.UserID)
+	grants, err := s.o.Grants.GrantsFor(ctx, server, call.Agent, call.UserID)
 	if err != nil {
-		r.log.Error("read tool grants", "server", server, "err", err)
+		s.o.Logger.Error("read tool grants", "server", server, "err", err)
 		return "could not check access to this tool right now (storage unavailable); try again in a minute", false
 	}
 	permitted := false
@@ -107,27 +102,26 @@ func (r *Router) CheckGrant(ctx context.Context, call tools.Call, server, tool s
 	if permitted {
 		return "", true
 	}
-	return r.requestGrant(ctx, call, server, tool), false
+	return s.requestGrant(ctx, call, server, tool), false
 }
 
 // requestGrant files a grant request (once) and says what happened.
-func (r *Router) requestGrant(ctx context.Context, call tools.Call, server, tool string) string {
+func (s *Service) requestGrant(ctx context.Context, call tools.Call, server, tool string) string {
 	kind, subject := GrantUser, call.UserID
 	if subject == "" {
 		kind, subject = GrantAgent, call.Agent // a scheduled job: nobody to grant it to but the agent
 	}
-	admins := r.opts.Access.Admins
-	if len(admins) == 0 && r.opts.AdminChat == "" {
+	if len(s.o.Admins) == 0 && s.o.AdminChat == "" {
 		return fmt.Sprintf("%s of mcp:%s is not granted to %s and no admins are configured to ask; the operator can "+
 			"add it to mcp.servers[].grants", tool, server, subject)
 	}
-	req, created, err := r.opts.Grants.Store.OpenGrantRequest(ctx, GrantRequest{
-		ID: newID(), Server: server, Tool: tool, Agent: call.Agent, SubjectKind: kind, Subject: subject,
+	req, created, err := s.o.Grants.OpenGrantRequest(ctx, GrantRequest{
+		ID: bot.NewID(), Server: server, Tool: tool, Agent: call.Agent, SubjectKind: kind, Subject: subject,
 		Chat:   channels.Address{Platform: call.Channel, ChatID: call.ChatID, ThreadID: call.ThreadID},
 		Status: StatusPending, CreatedAt: time.Now(),
 	}, grantDeniedCooldown)
 	if err != nil {
-		r.log.Error("open grant request", "server", server, "tool", tool, "err", err)
+		s.o.Logger.Error("open grant request", "server", server, "tool", tool, "err", err)
 		return "could not ask the admins for access right now (storage unavailable); try again in a minute"
 	}
 	switch {
@@ -137,50 +131,47 @@ func (r *Router) requestGrant(ctx context.Context, call tools.Call, server, tool
 		return fmt.Sprintf("access to %s of mcp:%s for %s is waiting for an admin; tell the person and try again after they decide",
 			tool, server, subject)
 	}
-	r.log.Info("grant requested", "request_id", req.ID, "server", server, "tool", tool, "subject", subject)
+	s.o.Logger.Info("grant requested", "request_id", req.ID, "server", server, "tool", tool, "subject", subject)
 	text := fmt.Sprintf("🔑 *Tool access request*\n%s wants `mcp:%s` for %s — tools: %s", call.Agent, server, subject, tool)
 	if req.Chat.Platform != "" {
 		text += "\nAsked in " + req.Chat.String()
 	}
-	buttons := [][]channels.Button{{
-		{Label: "Approve", Data: buttonGrant + ":" + req.ID + ":" + choiceApprove},
-		{Label: "Deny", Data: buttonGrant + ":" + req.ID + ":" + choiceReject},
-	}}
-	for _, to := range approverAddresses(r.opts.AdminChat, admins) {
-		r.out.askDecision(ctx, r.opts.DecisionMessages, OutboxMessage{To: to, Text: text, Buttons: buttons}, KindGrantRequest, req.ID, "approver")
+	for _, to := range bot.DecisionAddresses(s.o.AdminChat, s.o.Admins) {
+		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: to, Text: text, Buttons: decisionButtons(GrantButton, req.ID)},
+			KindGrantRequest, req.ID, "approver")
 	}
 	return fmt.Sprintf("%s of mcp:%s is not granted to %s yet; I asked the admins (request %s). Tell the person, and call the "+
 		"tool again once an admin approves", tool, server, subject, req.ID)
 }
 
-// decideGrant handles a press on a grant-request button.
-func (r *Router) decideGrant(ctx context.Context, in channels.Inbound, id, choice string) {
-	r.pressDecision(ctx, in, "grant", id, choice, r.opts.Grants.Store != nil, func(status string) (string, string, bool, error) {
-		req, changed, err := r.opts.Grants.Store.DecideGrantRequest(ctx, id, status, in.Identity())
+// DecideGrantPress handles a press on a grant-request button.
+func (s *Service) DecideGrantPress(ctx context.Context, in channels.Inbound, id, choice string) {
+	s.pressDecision(ctx, in, "grant", id, choice, s.o.Grants != nil, func(status string) (string, string, bool, error) {
+		req, changed, err := s.o.Grants.DecideGrantRequest(ctx, id, status, in.Identity())
 		if err != nil || !changed {
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				r.log.Error("decide grant request", "request_id", id, "err", err)
+			if err != nil && !errors.Is(err, bot.ErrNotFound) {
+				s.o.Logger.Error("decide grant request", "request_id", id, "err", err)
 			}
 			return req.Status, req.DecidedBy, false, err
 		}
-		r.grantDecided(ctx, req, in.Identity())
+		s.grantDecided(ctx, req, in.Identity())
 		return req.Status, req.DecidedBy, true, nil
 	})
 }
 
 // grantDecided edits the admins' messages and tells the asking chat once.
-func (r *Router) grantDecided(ctx context.Context, req GrantRequest, by string) {
-	r.log.Info("grant request decided", "request_id", req.ID, "server", req.Server, "tool", req.Tool, "status", req.Status, "by", by)
+func (s *Service) grantDecided(ctx context.Context, req GrantRequest, by string) {
+	s.o.Logger.Info("grant request decided", "request_id", req.ID, "server", req.Server, "tool", req.Tool, "status", req.Status, "by", by)
 	verb, tell := "Approved", fmt.Sprintf("✅ An admin granted %s of mcp:%s to %s; ask again and it will work.", req.Tool, req.Server, req.Subject)
 	if req.Status == StatusDenied {
 		verb, tell = "Denied", fmt.Sprintf("❌ An admin declined %s of mcp:%s for %s.", req.Tool, req.Server, req.Subject)
 	}
-	if r.opts.DecisionMessages != nil {
-		r.out.editDecisions(ctx, r.opts.DecisionMessages, KindGrantRequest, req.ID, func(DecisionMessage) string {
-			return fmt.Sprintf("%s %s `mcp:%s` (%s) for %s — %s", statusIcon(req.Status), verb, req.Server, req.Tool, req.Subject, by)
+	if s.o.Messages != nil {
+		s.chat.EditDecisions(ctx, s.o.Messages, KindGrantRequest, req.ID, func(bot.DecisionMessage) string {
+			return fmt.Sprintf("%s %s `mcp:%s` (%s) for %s — %s", decidedIcon(req.Status), verb, req.Server, req.Tool, req.Subject, by)
 		})
 	}
 	if req.Chat.Platform != "" {
-		r.send(ctx, OutboxMessage{To: req.Chat, Text: tell})
+		s.chat.Send(ctx, bot.OutboxMessage{To: req.Chat, Text: tell})
 	}
 }

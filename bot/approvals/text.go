@@ -1,0 +1,98 @@
+package approvals
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// approvalText is the card the approvers are asked with.
+func approvalText(a Approval) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "🔐 *Approval needed* — %s wants to run `%s`", whoAsks(a.Agent, a.Session), a.Tool)
+	fmt.Fprintf(&b, "\nAsked by %s in %s", a.Requester, a.Chat.String())
+	if a.Cwd != "" {
+		fmt.Fprintf(&b, ", in folder %s", a.Cwd)
+	}
+	b.WriteString(":\n" + bot.CommandBlock(a.Command))
+	b.WriteString(warningLines(a))
+	if len(a.Warnings) > 0 {
+		b.WriteString("\n\"Always allow\" is not offered for a command flagged dangerous.")
+	}
+	fmt.Fprintf(&b, "\nExpires at %s UTC if nobody decides.", a.ExpiresAt.UTC().Format("15:04:05"))
+	return b.String()
+}
+
+// whoAsks names the agent behind session: the agent itself, a teammate
+// working for a team, or a subagent of which agent.
+func whoAsks(agent, session string) string {
+	scope := tools.ScopeOf(session)
+	if _, parent, ok := tools.ParseSubScope(scope); ok {
+		return fmt.Sprintf("a subagent of %s (session %s)", tools.AgentOf(parent), parent)
+	}
+	if team, _, ok := tools.ParseTeamScope(scope); ok {
+		return fmt.Sprintf("agent %s, working for team %s,", agent, team)
+	}
+	return "agent " + agent
+}
+
+// warningLines renders why the exec guard flagged a's command as
+// dangerous, one line each, or "".
+func warningLines(a Approval) string {
+	var b strings.Builder
+	for _, w := range a.Warnings {
+		b.WriteString("\n⚠️ Dangerous: " + w)
+	}
+	return b.String()
+}
+
+// statusText says how a stands, for the edited messages and presses.
+func statusText(a Approval) string {
+	switch a.Status {
+	case StatusPending:
+		return "waiting for a decision"
+	case StatusExpired:
+		return "Expired: nobody decided in time, so it did not run."
+	case StatusCancelled:
+		return "Withdrawn by " + a.DecidedBy + ", so it did not run."
+	}
+	return fmt.Sprintf("%s by %s", capitalize(decisionOf(a.Status).String()), a.DecidedBy)
+}
+
+// statusIcon marks an outcome in the edited messages.
+func statusIcon(status string) string {
+	switch status {
+	case StatusAllowedOnce, StatusAllowedAlways:
+		return "✅"
+	case StatusExpired:
+		return "⌛"
+	case StatusCancelled:
+		return "↩️"
+	}
+	return "⛔"
+}
+
+// decisionOf is the tools.Decision a status means for the call.
+func decisionOf(status string) tools.Decision {
+	switch status {
+	case StatusAllowedOnce:
+		return tools.AllowedOnce
+	case StatusAllowedAlways:
+		return tools.AllowedAlways
+	case StatusExpired:
+		return tools.Expired
+	case StatusCancelled:
+		return tools.Cancelled
+	}
+	return tools.Denied
+}
+
+// capitalize upper-cases the first letter of s.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

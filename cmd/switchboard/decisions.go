@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/access"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
+)
+
+// newApprovals makes the approval service. It exists before the router:
+// the exec and cron tools ask it, and the router needs the agents that
+// use those tools; wireDecisions joins the two.
+func newApprovals(d *daemon) *approvals.Service {
+	cfg := d.cfg.Approvals
+	return approvals.New(approvals.Options{
+		Store: d.st.db, Messages: d.st.db, Approvers: cfg.Approvers, Chat: cfg.Chat, Timeout: cfg.Timeout, Logger: d.log,
+	})
+}
+
+// wireDecisions hooks the features people decide with buttons into the
+// router: approvals (/approvals, /cancel) and access (requests in
+// access.mode=request, /revoke, MCP grant requests). allow adds
+// identities allowed regardless of access mode, as for the router.
+func (d *daemon) wireDecisions(allow []string) error {
+	cfg := d.cfg
+	d.access = access.New(access.Options{
+		Requests: d.st.db, Grants: d.st.db, GrantConfig: d.mcpGrants, Messages: d.st.db,
+		Admins: cfg.Admins, Allow: slices.Concat(cfg.Access.Allow, allow), AdminChat: cfg.Approvals.Chat, Logger: d.log,
+	})
+	d.approvals.Attach(d.router)
+	d.access.Attach(d.router)
+	d.router.HandleUnknown(d.access.RequestAccess)
+	if err := d.router.Register(append(approvals.Commands(d.approvals), access.Commands(d.access)...)...); err != nil {
+		return fmt.Errorf("approvals and access: %w", err)
+	}
+	for kind, h := range map[string]bot.PressHandler{
+		approvals.ButtonKind: d.approvals.Decide, access.RequestButton: d.access.DecideRequestPress, access.GrantButton: d.access.DecideGrantPress,
+	} {
+		if err := d.router.HandlePresses(kind, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
