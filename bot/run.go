@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot/progress"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -70,15 +71,26 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	defer cancel()
 	// "typing…", then a "working…" note with the tool steps; the session
 	// lock is refreshed meanwhile.
-	progress := r.startProgress(ctx, j, lock)
-	defer progress.Stop(ctx)
+	display := r.startProgress(ctx, j, lock)
+	defer display.Stop(ctx)
 
-	r.runAgent(ctx, &j, progress)
+	r.runAgent(ctx, &j, display)
+}
+
+// startProgress starts showing the progress of run j in its chat and
+// refreshing its session lock (nil: none) until Stop.
+func (r *Router) startProgress(ctx context.Context, j laneJob, lock Lock) *progress.Display {
+	ch := r.opts.Channels[j.To.Platform]
+	if background(j.Session) {
+		ch = nil // a teammate's or subagent's work is not shown in the chat
+	}
+	return progress.Start(ctx, progress.Options{To: j.To, Channel: ch, Lock: lock, LockTTL: sessionLockTTL,
+		Scrub: r.opts.Scrub, Log: r.log.With("session", j.Session)})
 }
 
 // runAgent runs the agent of j's session once, prepared by the session's
 // owner when it is a background session, and records how the run ended.
-func (r *Router) runAgent(ctx context.Context, j *laneJob, progress *progress) {
+func (r *Router) runAgent(ctx context.Context, j *laneJob, display *progress.Display) {
 	agentName := r.agentOfSession(j.Session)
 	agent, ok := r.runner(agentName)
 	if !ok {
@@ -87,7 +99,7 @@ func (r *Router) runAgent(ctx context.Context, j *laneJob, progress *progress) {
 		return
 	}
 	var last *agentcore.Reply // a background session's final reply
-	in := r.runInput(j, agentName, progress, &last)
+	in := r.runInput(j, agentName, display, &last)
 	owner := r.ownerOf(j.Session)
 	if owner != nil {
 		var stop func()
@@ -105,14 +117,14 @@ func (r *Router) runAgent(ctx context.Context, j *laneJob, progress *progress) {
 // runInput is what the agent of j's session runs with: its call, its
 // progress steps, and where each reply goes (the outbox, or last for one
 // that stays in its session). A stored reply clears j.ReplyTo.
-func (r *Router) runInput(j *laneJob, agentName string, progress *progress, last **agentcore.Reply) agentcore.RunInput {
+func (r *Router) runInput(j *laneJob, agentName string, display *progress.Display, last **agentcore.Reply) agentcore.RunInput {
 	peer := "group"
 	if j.Direct {
 		peer = "direct"
 	}
 	call := tools.Call{Channel: j.To.Platform, ChatID: j.To.ChatID, ThreadID: j.To.ThreadID,
 		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: agentName}
-	return agentcore.RunInput{Session: j.Session, Call: call, OnStep: progress.Step,
+	return agentcore.RunInput{Session: j.Session, Call: call, OnStep: display.Step,
 		// A reply to the chat is stored with its outbox row, in one
 		// transaction.
 		StoreReply: func(ctx context.Context, after int64, reply agentcore.Message) (int64, int, error) {

@@ -1,4 +1,4 @@
-package bot
+package progress
 
 import (
 	"context"
@@ -20,9 +20,8 @@ func TestProgressOnTelegram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewRouter(Options{Channels: map[string]channels.Channel{"telegram": tg}, Logger: slog.New(slog.DiscardHandler)})
-	j := laneJob{Session: "telegram/42", To: channels.Address{Platform: "telegram", ChatID: "42"}}
-	p := r.startProgress(context.Background(), j, nil)
+	p := Start(context.Background(), Options{To: channels.Address{Platform: "telegram", ChatID: "42"},
+		Channel: tg, Log: slog.New(slog.DiscardHandler)})
 	p.Step(toolCall("exec", `{"command":"ls <b>&"}`))
 	waitUntil(t, "the note is sent", func() bool { return len(fake.Messages(42)) == 1 })
 	p.Step(toolCall("datetime", `{}`))

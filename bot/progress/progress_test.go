@@ -1,4 +1,4 @@
-package bot
+package progress
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 // progressCall is one call the progress display made on a channel.
@@ -101,15 +102,13 @@ func (l *countingLock) Refresh(context.Context, time.Duration) error {
 	return nil
 }
 
-func (l *countingLock) Release(context.Context) error { return nil }
+// waitUntil polls cond until it holds, failing the test after 10 s.
+var waitUntil = channeltest.WaitUntil
 
-func progressRouter(ch channels.Channel) *Router {
-	return NewRouter(Options{Channels: map[string]channels.Channel{"mem": ch},
-		Logger: slog.New(slog.DiscardHandler)})
-}
-
-func progressJob() laneJob {
-	return laneJob{Session: "mem/1", To: channels.Address{Platform: "mem", ChatID: "1"}}
+// startOn starts a display for chat 1 on ch, refreshing lock (nil: none).
+func startOn(ch channels.Channel, lock Lock) *Display {
+	return Start(context.Background(), Options{To: channels.Address{Platform: "mem", ChatID: "1"},
+		Channel: ch, Lock: lock, LockTTL: 30 * time.Second, Log: slog.New(slog.DiscardHandler)})
 }
 
 func toolCall(name, args string) agentcore.ToolCall {
@@ -120,7 +119,7 @@ func toolCall(name, args string) agentcore.ToolCall {
 // shows no note and no typing.
 func TestProgressQuickRunShowsNothing(t *testing.T) {
 	ch := &deletingChannel{}
-	p := progressRouter(ch).startProgress(context.Background(), progressJob(), nil)
+	p := startOn(ch, nil)
 	time.Sleep(100 * time.Millisecond)
 	p.Step(toolCall("datetime", `{}`))
 	p.Stop(context.Background())
@@ -134,7 +133,7 @@ func TestProgressQuickRunShowsNothing(t *testing.T) {
 func TestProgressNoteEditedThenDeleted(t *testing.T) {
 	ch := &deletingChannel{}
 	lock := &countingLock{}
-	p := progressRouter(ch).startProgress(context.Background(), progressJob(), lock)
+	p := startOn(ch, lock)
 	start := time.Now()
 	time.Sleep(500 * time.Millisecond)
 	p.Step(toolCall("exec", `{"command":"ls -la\n/tmp"}`))
@@ -190,7 +189,7 @@ func TestProgressNoteEditedThenDeleted(t *testing.T) {
 func TestProgressRespectsRetryAfter(t *testing.T) {
 	ch := &deletingChannel{}
 	ch.editErrs = []error{&channels.RetryAfterError{After: 1500 * time.Millisecond, Err: errors.New("429")}}
-	p := progressRouter(ch).startProgress(context.Background(), progressJob(), nil)
+	p := startOn(ch, nil)
 	defer p.Stop(context.Background())
 	waitUntil(t, "the note is sent", func() bool { return len(ch.ops("send")) == 1 })
 	p.Step(toolCall("exec", `{"command":"one"}`))
@@ -217,7 +216,7 @@ func TestProgressRespectsRetryAfter(t *testing.T) {
 // is edited to a short "done" line.
 func TestProgressFallsBackToEdit(t *testing.T) {
 	ch := &progressChannel{}
-	p := progressRouter(ch).startProgress(context.Background(), progressJob(), nil)
+	p := startOn(ch, nil)
 	waitUntil(t, "the note is sent", func() bool { return len(ch.ops("send")) == 1 })
 	p.Stop(context.Background())
 	edits := ch.ops("edit")

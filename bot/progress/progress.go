@@ -1,4 +1,4 @@
-package bot
+package progress
 
 import (
 	"context"
@@ -14,10 +14,6 @@ import (
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
-// Progress of a run, shown in its chat: nothing for a quick answer,
-// "typing…" once a run goes on for a second, and a "⏳ working…" note after
-// two seconds, edited in place with each tool step and deleted at the end
-// (on channels that can edit messages).
 // The note goes to the channel directly, not through the outbox: it is
 // ephemeral, and a lost note costs nothing.
 const (
@@ -30,16 +26,47 @@ const (
 	progressArgsMax  = 60 // characters of a step's arguments shown
 	progressNote     = "⏳ working…"
 	progressDone     = "✓ done"
-	lockRefreshEvery = 4 * time.Second // well within sessionLockTTL
+	lockRefreshEvery = 4 * time.Second // well within the lock's TTL (Options.LockTTL)
 )
 
-// progress shows that a run is working and keeps its session lock alive.
-// Start it with Router.startProgress, report tool steps with Step and end
-// it with Stop.
-type progress struct {
+// Lock is the session lock a run holds; the display refreshes it.
+type Lock interface {
+	// Refresh extends the lock by ttl.
+	Refresh(ctx context.Context, ttl time.Duration) error
+}
+
+// Sender sends the note to the chat: a channel adapter. Typing, editing
+// and deleting the note are the adapter's optional channels.Typer,
+// channels.Editor and channels.Deleter.
+type Sender interface {
+	// Send delivers msg and returns the platform id of the message sent.
+	Send(ctx context.Context, msg channels.Outbound) (messageID string, err error)
+}
+
+// Options say where a Display shows and which lock it keeps alive.
+type Options struct {
+	// To is the chat the run answers.
+	To channels.Address
+	// Channel is the adapter of To's platform; nil shows nothing (the
+	// platform is not served here, or the run is in the background).
+	Channel Sender
+	// Lock, when set, is refreshed every few seconds, each time by
+	// LockTTL.
+	Lock    Lock
+	LockTTL time.Duration
+	// Scrub, when set, removes secrets from the note's text.
+	Scrub func(string) string
+	// Log receives the platform's refusals, at debug level.
+	Log *slog.Logger
+}
+
+// Display shows that a run is working and keeps its session lock alive.
+// Start it with Start, report tool steps with Step and end it with Stop.
+type Display struct {
 	to     channels.Address
-	ch     channels.Channel // nil when the platform is not served here
+	ch     Sender // nil: nothing is shown
 	lock   Lock
+	ttl    time.Duration
 	scrub  func(string) string
 	log    *slog.Logger
 	cancel context.CancelFunc
@@ -60,19 +87,15 @@ type progress struct {
 	blocked time.Time // the platform asked us to wait (429) until then
 }
 
-// startProgress starts showing progress for run j and refreshing its
-// session lock (nil: none) until Stop. Nothing is due in a run's first
-// second, so the loop starts only then: a quick run makes no goroutine and
-// no ticker, and its Stop waits for nothing.
-func (r *Router) startProgress(ctx context.Context, j laneJob, lock Lock) *progress {
+// Start starts showing progress in o.To and refreshing o.Lock until Stop.
+// Nothing is due in a run's first second, so the loop starts only then: a
+// quick run makes no goroutine and no ticker, and its Stop waits for
+// nothing.
+func Start(ctx context.Context, o Options) *Display {
 	ctx, cancel := context.WithCancel(ctx)
-	ch := r.opts.Channels[j.To.Platform]
-	if background(j.Session) {
-		ch = nil // a teammate's or subagent's work is not shown in the chat
-	}
-	p := &progress{
-		to: j.To, ch: ch, lock: lock, scrub: r.opts.Scrub,
-		log: r.log.With("session", j.Session), cancel: cancel, done: make(chan struct{}),
+	p := &Display{
+		to: o.To, ch: o.Channel, lock: o.Lock, ttl: o.LockTTL, scrub: o.Scrub,
+		log: o.Log, cancel: cancel, done: make(chan struct{}),
 	}
 	start := time.Now()
 	p.loop = time.AfterFunc(typingAfter, func() { p.run(ctx, start) })
@@ -81,7 +104,7 @@ func (r *Router) startProgress(ctx context.Context, j laneJob, lock Lock) *progr
 
 // Step records a tool call about to run; the note shows it at its next
 // edit. It never blocks on the platform.
-func (p *progress) Step(c agentcore.ToolCall) {
+func (p *Display) Step(c agentcore.ToolCall) {
 	line := stepLine(c)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -96,7 +119,7 @@ func (p *progress) Step(c agentcore.ToolCall) {
 // Stop ends the display and the lock refresh and removes the note: it is
 // deleted, or edited to a short "done" where the platform cannot delete.
 // It is safe to call more than once.
-func (p *progress) Stop(ctx context.Context) {
+func (p *Display) Stop(ctx context.Context) {
 	p.stop.Do(func() {
 		p.cancel()
 		if p.loop.Stop() {
@@ -126,7 +149,7 @@ func (p *progress) Stop(ctx context.Context) {
 // run drives typing, the note and the lock refresh until ctx ends. It
 // starts when the first of them is due and looks at once, then every
 // progressTick.
-func (p *progress) run(ctx context.Context, start time.Time) {
+func (p *Display) run(ctx context.Context, start time.Time) {
 	defer close(p.done)
 	typer, _ := p.ch.(channels.Typer)
 	editor, _ := p.ch.(channels.Editor)
@@ -153,7 +176,7 @@ func (p *progress) run(ctx context.Context, start time.Time) {
 		now := time.Now()
 		if p.lock != nil && !now.Before(nextRefresh) {
 			nextRefresh = now.Add(lockRefreshEvery)
-			if err := p.lock.Refresh(ctx, sessionLockTTL); err != nil && ctx.Err() == nil {
+			if err := p.lock.Refresh(ctx, p.ttl); err != nil && ctx.Err() == nil {
 				// Redis outages are logged once by the store.
 				p.log.Debug("session lock refresh failed", "err", err)
 			}
@@ -202,7 +225,7 @@ func (p *progress) run(ctx context.Context, start time.Time) {
 // platformError logs err at debug level and, when the platform asked us
 // to slow down, pauses typing and edits for as long as it said. It
 // reports whether err was such a 429.
-func (p *progress) platformError(msg string, err error) bool {
+func (p *Display) platformError(msg string, err error) bool {
 	var ra *channels.RetryAfterError
 	limited := errors.As(err, &ra)
 	if limited {
@@ -213,7 +236,7 @@ func (p *progress) platformError(msg string, err error) bool {
 }
 
 // text renders the note and returns the version it shows.
-func (p *progress) text() (string, int) {
+func (p *Display) text() (string, int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var b strings.Builder

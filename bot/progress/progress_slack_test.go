@@ -1,4 +1,4 @@
-package bot
+package progress
 
 import (
 	"context"
@@ -22,9 +22,8 @@ func TestProgressOnSlack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewRouter(Options{Channels: map[string]channels.Channel{"slack": sl}, Logger: slog.New(slog.DiscardHandler)})
-	j := laneJob{Session: "slack/C0GEN", To: channels.Address{Platform: "slack", ChatID: "C0GEN"}}
-	p := r.startProgress(context.Background(), j, nil)
+	p := Start(context.Background(), Options{To: channels.Address{Platform: "slack", ChatID: "C0GEN"},
+		Channel: sl, Log: slog.New(slog.DiscardHandler)})
 	p.Step(toolCall("exec", `{"command":"git pull"}`))
 	waitUntil(t, "the note is posted", func() bool { return len(fake.Posted("C0GEN", "chat.postMessage")) == 1 })
 	if got := fake.Posted("C0GEN", "chat.postMessage")[0].Text; !strings.Contains(got, progressNote) {
