@@ -33,20 +33,26 @@ func (c *taskConcurrency) task(ctx context.Context) error {
 	return nil
 }
 
-// TestLeaderOneAtATime: two replicas compete for one task through a
-// PostgreSQL advisory lock; only one runs it at any moment, and when the
-// leader stops the other takes over.
-func TestLeaderOneAtATime(t *testing.T) {
-	ctx := context.Background()
+// opener returns a func that opens a store, a pool of its own as each
+// replica has, on one fresh test database.
+func opener(t *testing.T) func() *postgres.DB {
 	url := pgtest.New(t)
-	open := func() *postgres.DB {
-		db, err := postgres.Open(ctx, url, postgres.Options{})
+	return func() *postgres.DB {
+		db, err := postgres.Open(context.Background(), url, postgres.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(db.Close)
 		return db
 	}
+}
+
+// TestLeaderOneAtATime: two replicas compete for one task through a
+// PostgreSQL advisory lock; only one runs it at any moment, and when the
+// leader stops the other takes over.
+func TestLeaderOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	open := opener(t)
 	var c taskConcurrency
 	logs := &channeltest.Log{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
@@ -99,15 +105,7 @@ func TestLeaderOneAtATime(t *testing.T) {
 func TestLeaderStepsDownWhenItsConnectionDies(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	url := pgtest.New(t)
-	open := func() *postgres.DB {
-		db, err := postgres.Open(ctx, url, postgres.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(db.Close)
-		return db
-	}
+	open := opener(t)
 	var c taskConcurrency
 	logs := &channeltest.Log{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
