@@ -18,8 +18,8 @@ type Binding struct {
 	Agent string
 }
 
-// matches reports whether the binding covers addr.
-func (b Binding) matches(addr channels.Address) bool {
+// Matches reports whether the binding covers addr.
+func (b Binding) Matches(addr channels.Address) bool {
 	s := addr.String()
 	if prefix, wild := strings.CutSuffix(b.Chat, "*"); wild {
 		return strings.HasPrefix(s, prefix)
@@ -59,7 +59,7 @@ var _ AgentRoute = Directory{}
 // default agent.
 func (d Directory) Bound(addr channels.Address) string {
 	for _, b := range d.Bindings {
-		if b.matches(addr) && slices.Contains(d.Names, b.Agent) {
+		if b.Matches(addr) && slices.Contains(d.Names, b.Agent) {
 			return b.Agent
 		}
 	}

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
 )
@@ -31,4 +32,17 @@ func untilAligned(now time.Time, interval time.Duration) time.Duration {
 	t := now.UnixNano() - int64(alignPhase)
 	next := (t/int64(interval) + 1) * int64(interval)
 	return time.Duration(next - t)
+}
+
+// Sleep waits d; it reports false, sooner, when ctx ends first. The
+// pipeline's background loops and those of features wait with it.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

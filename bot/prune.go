@@ -32,7 +32,7 @@ type Pruning struct {
 // Loop prunes at every aligned moment of p.Every until ctx ends; the first
 // pass waits for the first one, so start-up does no pruning work.
 func (p Pruning) Loop(ctx context.Context) {
-	if !sleep(ctx, UntilAligned(p.Every)) {
+	if !Sleep(ctx, UntilAligned(p.Every)) {
 		return
 	}
 	repeat(ctx, p.Every, p.Log, p.What+" pruning", func(ctx context.Context) error {

@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
+	"github.com/switchboard-chat/switchboard/bot/leader"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/channels"
@@ -86,7 +87,7 @@ type daemon struct {
 	live      *bot.Liveness // the heartbeat of what disp and sched hold
 	// leaders hold the channels only one replica may receive on (Telegram
 	// polling allows one poller per bot token).
-	leaders map[string]*bot.Leader
+	leaders map[string]*leader.Leader
 	// leaderTasks run on one replica at a time besides the channels
 	// (registering Telegram's webhook).
 	leaderTasks []leaderTask
@@ -201,7 +202,7 @@ func newDaemonLogged(cfg *config.Config, logOut io.Writer) *daemon {
 		log:       newLogger(logOut, cfg.Log.Level, cfg.Log.Format, scrubber),
 		metricSet: metrics.NewSet(),
 		channels:  map[string]channels.Channel{},
-		leaders:   map[string]*bot.Leader{},
+		leaders:   map[string]*leader.Leader{},
 		replica:   replicaName(cfg.Replica),
 	}
 	if cfg.Replica != "" {
@@ -273,11 +274,11 @@ func (d *daemon) openChannels() error {
 		d.channels[tg.Platform()] = tg
 		if opts.Webhook.URL == "" {
 			// One poller per bot token: the leader polls, every replica sends.
-			d.leaders[tg.Platform()] = &bot.Leader{Lock: d.st.db, Key: "leader:telegram:poll", Logger: d.log}
+			d.leaders[tg.Platform()] = &leader.Leader{Lock: d.st.db, Key: "leader:telegram:poll", Logger: d.log}
 		} else {
 			// Every replica takes webhook requests; one registers the webhook.
 			d.leaderTasks = append(d.leaderTasks, leaderTask{
-				leader: &bot.Leader{Lock: d.st.db, Key: "leader:telegram:webhook", Logger: d.log},
+				leader: &leader.Leader{Lock: d.st.db, Key: "leader:telegram:webhook", Logger: d.log},
 				run:    holdAfter(tg.RegisterWebhook),
 			})
 		}
@@ -301,7 +302,7 @@ func (d *daemon) openChannels() error {
 		d.channels[dc.Platform()] = dc
 		// One gateway session per bot: the leader holds it, every replica
 		// sends over REST; a new leader resumes the stored session.
-		d.leaders[dc.Platform()] = &bot.Leader{Lock: d.st.db, Key: "leader:discord:gateway", Logger: d.log}
+		d.leaders[dc.Platform()] = &leader.Leader{Lock: d.st.db, Key: "leader:discord:gateway", Logger: d.log}
 	}
 	if len(d.channels) == 0 {
 		d.log.Warn(noPlatformAdvice)

@@ -5,13 +5,13 @@ import (
 	"os"
 	"slices"
 
-	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/leader"
 )
 
 // leaderTask is work one replica at a time does besides receiving on a
 // channel: registering Telegram's webhook.
 type leaderTask struct {
-	leader *bot.Leader
+	leader *leader.Leader
 	run    func(context.Context) error
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
+	"github.com/switchboard-chat/switchboard/bot/messaging"
 	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/tools"
 	toolexec "github.com/switchboard-chat/switchboard/tools/exec"
@@ -51,7 +52,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Events: func(ctx context.Context, ev teams.TaskEvent) { d.teams.TaskEvent(ctx, ev) }}),
 		teams.NewMessageTool(teams.MessageToolOptions{Mailbox: d.st.rdb, TeamOf: teamOf(d.cfg), Members: teamMembers(d.cfg),
 			Activate: func(ctx context.Context, team, agent string) { d.teams.MailArrived(ctx, team, agent) }}))
-	all = append(all, sessions.NewMessagingTools(bot.NewMessenger(bot.MessengerOptions{
+	all = append(all, sessions.NewMessagingTools(messaging.New(messaging.Options{
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	}))...)

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/leader"
 	"github.com/switchboard-chat/switchboard/storage/postgres/redact"
 )
 
@@ -44,7 +45,7 @@ type lockSession struct {
 
 // shareChecksFor bounds how old another leadership's check may be for a
 // Check to rely on it (see Check).
-const shareChecksFor = bot.DefaultLeaderInterval / 2
+const shareChecksFor = leader.DefaultInterval / 2
 
 // lockState is a DB's lock session and the mutex that orders every
 // statement on it. Statements run one at a time; each is a few

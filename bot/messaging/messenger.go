@@ -1,4 +1,12 @@
-package bot
+// Package messaging lets agents post to chats other than the one they
+// answer in: the Messenger behind the message and create_forum_topic tools
+// (tools/sessions). A post goes only to a chat the agent serves and only
+// through the pipeline's durable outbox (bot.Outbox), so it is delivered
+// once like any reply.
+//
+// Imports flow one way: messaging imports bot (and agentcore, channels,
+// tools); bot never imports messaging.
+package messaging
 
 import (
 	"context"
@@ -6,33 +14,40 @@ import (
 	"log/slog"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 	"github.com/switchboard-chat/switchboard/tools/sessions"
 )
 
-// MessengerOptions wires a Messenger.
-type MessengerOptions struct {
-	Outbox   Outbox
-	History  agentcore.History
+// Options wires a Messenger.
+type Options struct {
+	// Outbox queues the posts; the dispatcher delivers them.
+	Outbox bot.Outbox
+	// History tells which chats an agent has a conversation in.
+	History agentcore.History
+	// Channels are the platforms, by name, a post may go to.
 	Channels map[string]channels.Channel
 	// Bindings are the chats each agent is bound to.
-	Bindings []Binding
-	Nudge    func()
-	Scrub    func(string) string
-	Logger   *slog.Logger
+	Bindings []bot.Binding
+	// Nudge, when set, wakes the dispatcher after a post is queued.
+	Nudge func()
+	// Scrub removes secrets from a post's text; nil keeps it as it is.
+	Scrub func(string) string
+	// Logger receives a line per post; nil discards them.
+	Logger *slog.Logger
 }
 
 // Messenger lets agents post to other chats (the message and
 // create_forum_topic tools): only to chats they serve — the chat of the
 // call, a chat they have a conversation in, or one a binding gives them —
 // and only through the durable outbox.
-type Messenger struct{ o MessengerOptions }
+type Messenger struct{ o Options }
 
 var _ sessions.Messenger = (*Messenger)(nil)
 
-// NewMessenger returns a Messenger.
-func NewMessenger(o MessengerOptions) *Messenger {
+// New returns a Messenger.
+func New(o Options) *Messenger {
 	if o.Scrub == nil {
 		o.Scrub = func(s string) string { return s }
 	}
@@ -51,7 +66,7 @@ func (m *Messenger) reachable(ctx context.Context, from tools.Call, to channels.
 		return true, nil
 	}
 	for _, b := range m.o.Bindings {
-		if b.Agent == from.Agent && b.matches(to) {
+		if b.Agent == from.Agent && b.Matches(to) {
 			return true, nil
 		}
 	}
@@ -68,7 +83,7 @@ func (m *Messenger) reachable(ctx context.Context, from tools.Call, to channels.
 	return false, nil
 }
 
-// Send implements tools.Messenger.
+// Send implements sessions.Messenger.
 func (m *Messenger) Send(ctx context.Context, from tools.Call, to, text string) error {
 	addr, err := channels.ParseAddress(to)
 	if err != nil {
@@ -81,7 +96,7 @@ func (m *Messenger) Send(ctx context.Context, from tools.Call, to, text string) 
 	if !ok {
 		return sessions.ErrUnreachable
 	}
-	if _, err := m.o.Outbox.Enqueue(ctx, OutboxMessage{To: addr, Text: m.o.Scrub(text)}); err != nil {
+	if _, err := m.o.Outbox.Enqueue(ctx, bot.OutboxMessage{To: addr, Text: m.o.Scrub(text)}); err != nil {
 		return fmt.Errorf("queue the message: %w", err)
 	}
 	m.o.Logger.Info("agent posted to another chat", "agent", from.Agent, "session", from.Session, "to", addr.String())
@@ -91,7 +106,7 @@ func (m *Messenger) Send(ctx context.Context, from tools.Call, to, text string) 
 	return nil
 }
 
-// CreateTopic implements tools.Messenger.
+// CreateTopic implements sessions.Messenger.
 func (m *Messenger) CreateTopic(ctx context.Context, from tools.Call, chat, name string) (string, error) {
 	addr, err := channels.ParseAddress(chat)
 	if err != nil {

@@ -1,4 +1,4 @@
-package bot_test
+package leader_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/leader"
 	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -32,25 +33,31 @@ func (c *taskConcurrency) task(ctx context.Context) error {
 	return nil
 }
 
-// TestLeaderOneAtATime: two replicas compete for one task through a
-// PostgreSQL advisory lock; only one runs it at any moment, and when the
-// leader stops the other takes over.
-func TestLeaderOneAtATime(t *testing.T) {
-	ctx := context.Background()
+// opener returns a func that opens a store, a pool of its own as each
+// replica has, on one fresh test database.
+func opener(t *testing.T) func() *postgres.DB {
 	url := pgtest.New(t)
-	open := func() *postgres.DB {
-		db, err := postgres.Open(ctx, url, postgres.Options{})
+	return func() *postgres.DB {
+		db, err := postgres.Open(context.Background(), url, postgres.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(db.Close)
 		return db
 	}
+}
+
+// TestLeaderOneAtATime: two replicas compete for one task through a
+// PostgreSQL advisory lock; only one runs it at any moment, and when the
+// leader stops the other takes over.
+func TestLeaderOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	open := opener(t)
 	var c taskConcurrency
 	logs := &channeltest.Log{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
-	a := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log}
-	b := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log}
+	a := &leader.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log}
+	b := &leader.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log}
 	ctxA, stopA := context.WithCancel(ctx)
 	ctxB, stopB := context.WithCancel(ctx)
 	defer stopA()
@@ -59,7 +66,7 @@ func TestLeaderOneAtATime(t *testing.T) {
 	go func() { a.Run(ctxA, c.task); close(doneA) }()
 	go func() { b.Run(ctxB, c.task); close(doneB) }()
 
-	bot.WaitUntil(t, "one replica leads", func() bool { return a.Held() || b.Held() })
+	channeltest.WaitUntil(t, "one replica leads", func() bool { return a.Held() || b.Held() })
 	time.Sleep(time.Second) // several check periods with both competing
 	if a.Held() == b.Held() {
 		t.Fatalf("exactly one replica must lead: a=%v b=%v", a.Held(), b.Held())
@@ -83,7 +90,7 @@ func TestLeaderOneAtATime(t *testing.T) {
 	if leader.Held() {
 		t.Error("a stopped leader still reports Held")
 	}
-	bot.WaitUntil(t, "the standby replica takes over", standby.Held)
+	channeltest.WaitUntil(t, "the standby replica takes over", standby.Held)
 	if standby.Standby() {
 		t.Error("the new leader still reports Standby")
 	}
@@ -98,30 +105,22 @@ func TestLeaderOneAtATime(t *testing.T) {
 func TestLeaderStepsDownWhenItsConnectionDies(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	url := pgtest.New(t)
-	open := func() *postgres.DB {
-		db, err := postgres.Open(ctx, url, postgres.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(db.Close)
-		return db
-	}
+	open := opener(t)
 	var c taskConcurrency
 	logs := &channeltest.Log{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	admin := open()
-	a := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log.With("replica", "a")}
-	b := &bot.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log.With("replica", "b")}
+	a := &leader.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log.With("replica", "a")}
+	b := &leader.Leader{Lock: open(), Key: "leader:test", Interval: 200 * time.Millisecond, Logger: log.With("replica", "b")}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
 	wg.Add(1)
 	go func() { defer wg.Done(); a.Run(ctx, c.task) }()
-	bot.WaitUntil(t, "a leads", a.Held)
+	channeltest.WaitUntil(t, "a leads", a.Held)
 	wg.Add(1)
 	go func() { defer wg.Done(); b.Run(ctx, c.task) }()
-	bot.WaitUntil(t, "b stands by", func() bool { return strings.Contains(logs.String(), "replica=b") })
+	channeltest.WaitUntil(t, "b stands by", func() bool { return strings.Contains(logs.String(), "replica=b") })
 
 	var pid int32
 	err := admin.Pool().QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
@@ -133,7 +132,7 @@ func TestLeaderStepsDownWhenItsConnectionDies(t *testing.T) {
 		t.Fatalf("pg_terminate_backend: %v", err)
 	}
 	killed := time.Now()
-	bot.WaitUntil(t, "b takes over", b.Held)
+	channeltest.WaitUntil(t, "b takes over", b.Held)
 	t.Logf("b leads %s after a's connection was terminated", time.Since(killed))
 	if c.max.Load() != 1 {
 		t.Errorf("the task ran on %d replicas at once", c.max.Load())
@@ -170,13 +169,13 @@ func TestLeaderLogsOutageOnce(t *testing.T) {
 	defer cancel()
 	logs := &channeltest.Log{}
 	lock := &downLeaderLock{}
-	l := &bot.Leader{Lock: lock, Key: "leader:test", Interval: 10 * time.Millisecond,
+	l := &leader.Leader{Lock: lock, Key: "leader:test", Interval: 10 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	done := make(chan struct{})
 	go func() { l.Run(ctx, func(ctx context.Context) error { <-ctx.Done(); return nil }); close(done) }()
-	bot.WaitUntil(t, "10 failed attempts", func() bool { return lock.calls.Load() >= 10 })
+	channeltest.WaitUntil(t, "10 failed attempts", func() bool { return lock.calls.Load() >= 10 })
 	lock.up.Store(true)
-	bot.WaitUntil(t, "leading after the outage", l.Held)
+	channeltest.WaitUntil(t, "leading after the outage", l.Held)
 	cancel()
 	<-done
 	out := logs.String()
@@ -250,15 +249,15 @@ func TestLeaderTakeoverWaitsForTheOldLeader(t *testing.T) {
 	const interval = 100 * time.Millisecond
 	lock := &fadingLock{checkTakes: interval / 3}
 	var c taskConcurrency
-	a := &bot.Leader{Lock: lock, Key: "leader:test", Interval: interval}
-	b := &bot.Leader{Lock: lock, Key: "leader:test", Interval: interval}
+	a := &leader.Leader{Lock: lock, Key: "leader:test", Interval: interval}
+	b := &leader.Leader{Lock: lock, Key: "leader:test", Interval: interval}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
 	wg.Go(func() { a.Run(ctx, c.task) })
-	bot.WaitUntil(t, "a leads", a.Held)
+	channeltest.WaitUntil(t, "a leads", a.Held)
 	wg.Go(func() { b.Run(ctx, c.task) })
-	bot.WaitUntil(t, "b stands by", b.Standby)
+	channeltest.WaitUntil(t, "b stands by", b.Standby)
 	for range 3 {
 		leader, standby := a, b
 		if b.Held() {
@@ -279,7 +278,7 @@ func TestLeaderTakeoverWaitsForTheOldLeader(t *testing.T) {
 			gaps <- n
 		}()
 		lock.fade()
-		bot.WaitUntil(t, "the standby takes over", standby.Held)
+		channeltest.WaitUntil(t, "the standby takes over", standby.Held)
 		stopSampling()
 		if n := <-gaps; n > 0 {
 			t.Errorf("the replica taking over reported neither Held nor Standby %d times", n)
@@ -290,6 +289,6 @@ func TestLeaderTakeoverWaitsForTheOldLeader(t *testing.T) {
 		if c.max.Load() != 1 {
 			t.Fatalf("the task ran on %d replicas at once", c.max.Load())
 		}
-		bot.WaitUntil(t, "the old leader stands by", leader.Standby)
+		channeltest.WaitUntil(t, "the old leader stands by", leader.Standby)
 	}
 }

@@ -1,44 +1,37 @@
-package bot
+// Package leader runs a task on one replica at a time: the platform
+// pollers that a platform allows only once per bot (Telegram's getUpdates
+// poller and its webhook registration, Discord's gateway). Leadership is
+// a bot.LeaderLock (PostgreSQL's advisory locks implement it); a Leader
+// seeks it, runs the task while it holds it and steps down when it is
+// lost.
+//
+// Imports flow one way: leader imports bot; bot never imports leader.
+package leader
 
 import (
 	"context"
 	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/bot"
 )
 
-// LeaderLock grants leadership of a key to one replica at a time.
-// PostgreSQL implements it with a session-level advisory lock, so
-// leadership does not depend on Redis: a Redis outage never stops the
-// Telegram poller.
-type LeaderLock interface {
-	// TryLead takes leadership of key when no one holds it. ok is false
-	// (with a nil error) when another replica leads; err says the lock
-	// service could not be asked.
-	TryLead(ctx context.Context, key string) (lease Lease, ok bool, err error)
-}
-
-// Lease is leadership held by this replica.
-type Lease interface {
-	// Check returns an error when leadership may be lost (the connection
-	// that holds it broke); the holder must step down then.
-	Check(ctx context.Context) error
-	// Release gives leadership up.
-	Release(ctx context.Context) error
-}
-
-// DefaultLeaderInterval is how often a leader checks its lease and a
-// standby replica asks for leadership.
-const DefaultLeaderInterval = 2 * time.Second
+// DefaultInterval is how often a leader checks its lease and a standby
+// replica asks for leadership.
+const DefaultInterval = 2 * time.Second
 
 // Leader runs a task on one replica at a time, the one holding a
-// LeaderLock. Telegram allows a single getUpdates poller per bot token, so
-// with several replicas only the leader polls; every replica still sends.
+// bot.LeaderLock. Telegram allows a single getUpdates poller per bot
+// token, so with several replicas only the leader polls; every replica
+// still sends.
 type Leader struct {
-	Lock LeaderLock
-	Key  string
+	// Lock grants the leadership.
+	Lock bot.LeaderLock
+	// Key names the leadership: one leader per key across replicas.
+	Key string
 	// Interval is how often the lease is checked and leadership sought
-	// (default DefaultLeaderInterval).
+	// (default DefaultInterval).
 	Interval time.Duration
 	// Logger receives leadership changes; nil discards them.
 	Logger  *slog.Logger
@@ -67,7 +60,7 @@ func (l *Leader) Standby() bool { return l.standby.Load() }
 func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 	interval := l.Interval
 	if interval <= 0 {
-		interval = DefaultLeaderInterval
+		interval = DefaultInterval
 	}
 	log := l.Logger
 	if log == nil {
@@ -97,7 +90,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 				log.Info("another replica leads; standing by")
 				standby = true
 			}
-			if !sleep(ctx, UntilAligned(interval)) {
+			if !bot.Sleep(ctx, bot.UntilAligned(interval)) {
 				return
 			}
 			continue
@@ -108,7 +101,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 		takeover := standby
 		standby = false
 		pause := l.lead(ctx, lease, interval, takeover, log, fn)
-		if !sleep(ctx, pause) {
+		if !bot.Sleep(ctx, pause) {
 			return
 		}
 	}
@@ -119,15 +112,15 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 // intervals before it runs fn, so that the replica that led before has
 // checked its lease, found it lost and stopped; a replica that finds the
 // lock free when it first asks runs fn at once.
-func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, takeover bool, log *slog.Logger, fn func(context.Context) error) time.Duration {
+func (l *Leader) lead(ctx context.Context, lease bot.Lease, interval time.Duration, takeover bool, log *slog.Logger, fn func(context.Context) error) time.Duration {
 	runCtx, cancel := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		// At aligned moments (UntilAligned), with the daemon's other idle
+		// At aligned moments (bot.UntilAligned), with the daemon's other idle
 		// work: an idle daemon then wakes once a second instead of also
 		// at its own moments for this.
-		for sleep(runCtx, UntilAligned(interval)) {
+		for bot.Sleep(runCtx, bot.UntilAligned(interval)) {
 			cctx, stop := context.WithTimeout(runCtx, interval)
 			err := lease.Check(cctx)
 			stop()
@@ -143,7 +136,7 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 		// and the task then takes a moment to stop: half an interval more.
 		wait := interval + interval/2
 		log.Info("taking over; waiting for the replica that led to stop", "wait_ms", wait.Milliseconds())
-		sleep(runCtx, wait)
+		bot.Sleep(runCtx, wait)
 	}
 	pause := min(interval, time.Second)
 	if runCtx.Err() == nil {
@@ -165,16 +158,4 @@ func (l *Leader) lead(ctx context.Context, lease Lease, interval time.Duration, 
 		log.Debug("leader lock release failed (the lock ends with its connection)", "err", err)
 	}
 	return pause
-}
-
-// sleep waits d; it reports false, sooner, when ctx ends first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
