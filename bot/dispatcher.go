@@ -187,7 +187,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 func (d *Dispatcher) nextPoll() time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	wait := UntilAligned(d.o.Poll)
+	wait := d.o.Poll
 	if !d.wakeAt.IsZero() {
 		if until := max(time.Until(d.wakeAt), time.Millisecond); until < wait {
 			d.wakeAt = time.Time{}

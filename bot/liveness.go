@@ -253,7 +253,7 @@ func (l *Liveness) beatWhileHeld(ctx context.Context) bool {
 			l.beatLocked(ctx) // not when a Cover has just beaten
 		}
 		l.store.Unlock()
-		t := time.NewTimer(UntilAligned(l.o.Interval))
+		t := time.NewTimer(l.o.Interval)
 		select {
 		case <-ctx.Done():
 			t.Stop()

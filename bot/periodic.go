@@ -6,13 +6,12 @@ import (
 	"time"
 )
 
-// repeat calls pass now and then at every aligned moment of interval
-// (UntilAligned)
-// until ctx ends. A run of failures is logged twice: when it starts
-// ("<what> failed; will keep trying") and when a pass works again, so an
-// outage does not flood the log.
+// repeat calls pass now and then every interval until ctx ends. A run of
+// failures is logged twice: when it starts ("<what> failed; will keep
+// trying") and when a pass works again, so an outage does not flood the
+// log.
 func repeat(ctx context.Context, interval time.Duration, log *slog.Logger, what string, pass func(context.Context) error) {
-	RepeatPaced(ctx, log, what, pass, func() time.Duration { return UntilAligned(interval) }, nil)
+	RepeatPaced(ctx, log, what, pass, func() time.Duration { return interval }, nil)
 }
 
 // RepeatPaced calls pass until ctx ends, logging a run of failures as repeat
@@ -37,5 +36,18 @@ func RepeatPaced(ctx context.Context, log *slog.Logger, what string, pass func(c
 		case <-t.C:
 		}
 		t.Stop()
+	}
+}
+
+// Sleep waits d; it reports false, sooner, when ctx ends first. The
+// pipeline's background loops and those of features wait with it.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }

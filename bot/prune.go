@@ -21,7 +21,7 @@ type Pruning struct {
 	What  string        // names the rows in logs: "outbox", "job runs"
 	Lock  string        // the leadership one replica takes to prune
 	Keep  time.Duration // rows older than this go
-	Every time.Duration // how often a pass runs, at aligned moments (UntilAligned)
+	Every time.Duration // how often a pass runs
 	// Store is the store that prunes; when it is also a LeaderLock, only
 	// the replica holding Lock prunes.
 	Store any
@@ -29,10 +29,10 @@ type Pruning struct {
 	Log   *slog.Logger
 }
 
-// Loop prunes at every aligned moment of p.Every until ctx ends; the first
+// Loop prunes every p.Every until ctx ends; the first
 // pass waits for the first one, so start-up does no pruning work.
 func (p Pruning) Loop(ctx context.Context) {
-	if !Sleep(ctx, UntilAligned(p.Every)) {
+	if !Sleep(ctx, p.Every) {
 		return
 	}
 	repeat(ctx, p.Every, p.Log, p.What+" pruning", func(ctx context.Context) error {

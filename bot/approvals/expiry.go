@@ -73,5 +73,5 @@ func (s *Service) RunExpiry(ctx context.Context, interval time.Duration) {
 	bot.RepeatPaced(ctx, s.o.Logger, "approval expiry", func(ctx context.Context) error {
 		_, err := s.ExpireDue(ctx)
 		return err
-	}, func() time.Duration { return bot.UntilAligned(interval) }, nil)
+	}, func() time.Duration { return interval }, nil)
 }

@@ -141,7 +141,7 @@ func (s *Scheduler) checkBy(t time.Time) {
 func (s *Scheduler) untilCheck() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	wait := bot.UntilAligned(s.o.Tick)
+	wait := s.o.Tick
 	for _, t := range []time.Time{s.nextAt, s.retryAt} {
 		if !t.IsZero() {
 			wait = min(wait, max(time.Until(t), time.Millisecond))

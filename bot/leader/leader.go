@@ -90,7 +90,7 @@ func (l *Leader) Run(ctx context.Context, fn func(context.Context) error) {
 				log.Info("another replica leads; standing by")
 				standby = true
 			}
-			if !bot.Sleep(ctx, bot.UntilAligned(interval)) {
+			if !bot.Sleep(ctx, interval) {
 				return
 			}
 			continue
@@ -117,10 +117,7 @@ func (l *Leader) lead(ctx context.Context, lease bot.Lease, interval time.Durati
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		// At aligned moments (bot.UntilAligned), with the daemon's other idle
-		// work: an idle daemon then wakes once a second instead of also
-		// at its own moments for this.
-		for bot.Sleep(runCtx, bot.UntilAligned(interval)) {
+		for bot.Sleep(runCtx, interval) {
 			cctx, stop := context.WithTimeout(runCtx, interval)
 			err := lease.Check(cctx)
 			stop()

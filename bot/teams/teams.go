@@ -273,7 +273,7 @@ func (s *Service) RunMail(ctx context.Context, teams []string, interval time.Dur
 		return err
 	}
 	bot.RepeatPaced(ctx, s.log, "reading the team inboxes", pass,
-		func() time.Duration { return bot.UntilAligned(interval) }, nil)
+		func() time.Duration { return interval }, nil)
 }
 
 // Owns implements bot.SessionOwner: the team sessions.

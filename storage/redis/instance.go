@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/switchboard-chat/switchboard/bot"
 )
 
 // DefaultInstanceTTL is how long an instance's heartbeat key outlives its
@@ -154,7 +152,7 @@ func (s *Store) waitForBeat(ctx context.Context) bool {
 		every = s.inst.ttl / 3
 	}
 	s.inst.setBeating(needed)
-	t := time.NewTimer(bot.UntilAligned(every)) // with the daemon's other idle work
+	t := time.NewTimer(every)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
