@@ -31,7 +31,7 @@ func newExecPipeline(t *testing.T, lanes bot.LaneOptions) *execPipeline {
 	p := startPipeline(t, pipelineOptions{
 		Access: bot.AccessOptions{Mode: bot.AccessModeOpen, Admins: []string{"test:boss"}}, Lanes: lanes,
 		Tools: func(approvals *approvals.Service) []tools.Tool {
-			return []tools.Tool{exec.NewExec(exec.ExecOptions{WorkspaceRoot: root, Mode: exec.ExecModeAsk, Approver: approvals})}
+			return []tools.Tool{exec.New(exec.Options{WorkspaceRoot: root, Mode: exec.ExecModeAsk, Approver: approvals})}
 		},
 	})
 	return &execPipeline{pipeline: p, workspace: root}

@@ -30,8 +30,8 @@ func newDocWorld(t *testing.T, kinds map[string]string) *docWorld {
 	wsp := exec.Workspaces{Root: t.TempDir()}
 	kind := func(agent string) string { return kinds[agent] }
 	w := &docWorld{tools: map[string]tools.Tool{}}
-	all := append(fs.NewFSTools(fs.FSOptions{Workspaces: wsp, Docs: db, AgentKind: kind}),
-		memory.NewMemoryTools(memory.MemoryOptions{Docs: db, AgentKind: kind})...)
+	all := append(fs.NewTools(fs.Options{Workspaces: wsp, Docs: db, AgentKind: kind}),
+		memory.NewTools(memory.Options{Docs: db, AgentKind: kind})...)
 	for _, tool := range all {
 		w.tools[tool.Name()] = tool
 	}
@@ -193,8 +193,8 @@ func TestMemorySearchByMeaning(t *testing.T) {
 	emb := agentcore.NewEmbedder(agentcore.EmbedderOptions{BaseURL: llm.URL(), Model: "embed-test"})
 	wsp := exec.Workspaces{Root: t.TempDir()}
 	set := map[string]tools.Tool{}
-	for _, tool := range append(fs.NewFSTools(fs.FSOptions{Workspaces: wsp, Docs: db, Embedder: emb}),
-		memory.NewMemoryTools(memory.MemoryOptions{Docs: db, Embedder: emb})...) {
+	for _, tool := range append(fs.NewTools(fs.Options{Workspaces: wsp, Docs: db, Embedder: emb}),
+		memory.NewTools(memory.Options{Docs: db, Embedder: emb})...) {
 		set[tool.Name()] = tool
 	}
 	c := tools.Call{Channel: "telegram", ChatID: "5", UserID: "telegram:5", Agent: "ops", Session: "ops/telegram:5"}
@@ -217,7 +217,7 @@ func TestMemorySearchByMeaning(t *testing.T) {
 		t.Errorf("search by meaning = %+v", r)
 	}
 	// Without the embedder the same query finds nothing: the words differ.
-	plain := memory.NewMemoryTools(memory.MemoryOptions{Docs: db})[0]
+	plain := memory.NewTools(memory.Options{Docs: db})[0]
 	if r := plain.Execute(tools.WithCall(ctx, c), json.RawMessage(`{"query":"where is my car"}`)); !strings.HasPrefix(r.ForLLM, "nothing in memory") {
 		t.Errorf("word search alone = %+v", r)
 	}

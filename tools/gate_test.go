@@ -44,7 +44,7 @@ func TestGateDecisionsByClass(t *testing.T) {
 		{tool: classed{named{name: "write_file"}, tools.SideEffectMutating}, decision: tools.Denied, wantAsk: true, wantText: "denied"},
 		{tool: classed{named{name: "web_fetch"}, tools.SideEffectNetwork}, wantText: "side-effect class (network) is denied"},
 		{tool: classed{named{name: "spawn"}, tools.SideEffectSpawns}, decision: tools.AllowedOnce, wantRun: true, wantAsk: true}, // unset class: ask
-		{tool: exec.NewExec(exec.ExecOptions{WorkspaceRoot: t.TempDir()}), wantRun: true},                                        // exec asks itself
+		{tool: exec.New(exec.Options{WorkspaceRoot: t.TempDir()}), wantRun: true},                                                // exec asks itself
 	}
 	for _, tc := range cases {
 		approver := &toolstest.Approver{Decision: tc.decision}

@@ -53,7 +53,7 @@ type describedTools struct {
 // NewRegistry returns an empty registry.
 func NewRegistry(opts RegistryOptions) *Registry {
 	if opts.Scrubber == nil {
-		opts.Scrubber = scrub.NewScrubber()
+		opts.Scrubber = scrub.New()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -43,7 +43,7 @@ func (l *limiter) Allow(_ context.Context, key string) (bool, error) {
 func TestRegistryExecuteInjectsContextAndScrubs(t *testing.T) {
 	var observed []string
 	r := NewRegistry(RegistryOptions{
-		Scrubber: scrub.NewScrubber("top-secret-value"),
+		Scrubber: scrub.New("top-secret-value"),
 		Observe:  func(tool string, _ time.Duration, isErr bool) { observed = append(observed, tool) },
 	})
 	if err := r.Register(probe{out: "leak top-secret-value"}); err != nil {

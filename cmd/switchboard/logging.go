@@ -132,5 +132,5 @@ func (h *scrubHandler) WithGroup(name string) slog.Handler {
 
 // newScrubber returns a scrubber that knows every configured secret.
 func newScrubber(cfg *config.Config) *scrub.Scrubber {
-	return scrub.NewScrubber(cfg.Secrets()...)
+	return scrub.New(cfg.Secrets()...)
 }

@@ -14,7 +14,7 @@ import (
 
 func TestLoggerScrubsSecretsEverywhere(t *testing.T) {
 	var buf bytes.Buffer
-	log := newLogger(&buf, "debug", "json", scrub.NewScrubber("hunter2-very-secret"))
+	log := newLogger(&buf, "debug", "json", scrub.New("hunter2-very-secret"))
 	log = log.With("dsn", "postgres://u:hunter2-very-secret@h/db")
 	log.Info("connecting with hunter2-very-secret",
 		"err", errors.New("auth failed for hunter2-very-secret"),
@@ -62,7 +62,7 @@ func TestLoggerWithWritesWhatSlogWrites(t *testing.T) {
 		if format == "json" {
 			plain, next = slog.NewJSONHandler(&want, opts), slog.NewJSONHandler(&got, opts)
 		}
-		script(slog.New(&scrubHandler{next: next, s: scrub.NewScrubber("not-in-these-lines")}))
+		script(slog.New(&scrubHandler{next: next, s: scrub.New("not-in-these-lines")}))
 		script(slog.New(plain))
 		if got.String() != want.String() {
 			t.Errorf("%s:\n got  %s\n want %s", format, got.String(), want.String())
@@ -79,7 +79,7 @@ func TestLoggerWithScrubsAndServesGoroutines(t *testing.T) {
 	const secret = "hunter2-very-secret"
 	var mu sync.Mutex
 	var buf bytes.Buffer
-	log := newLogger(lockedWriter{&mu, &buf}, "info", "json", scrub.NewScrubber(secret))
+	log := newLogger(lockedWriter{&mu, &buf}, "info", "json", scrub.New(secret))
 	l := log.With("a", "x "+secret).WithGroup("g").With("b", secret, "c", errors.New("e "+secret))
 	var wg sync.WaitGroup
 	for i := range 8 {
@@ -111,7 +111,7 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 // a message: a logger with the message's platform, chat and user, another
 // with its session, and a debug line that the info level drops.
 func BenchmarkLoggerPerMessage(b *testing.B) {
-	log := newLogger(io.Discard, "info", "text", scrub.NewScrubber("hunter2-very-secret", "another-secret-value"))
+	log := newLogger(io.Discard, "info", "text", scrub.New("hunter2-very-secret", "another-secret-value"))
 	b.ReportAllocs()
 	for b.Loop() {
 		l := log.With("platform", "telegram", "chat", "7639392380183", "user", "telegram:7639392380183")

@@ -37,16 +37,16 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		}})
 	kinds := agentKinds(d.cfg)
 	perUser := func(agent string) bool { return kinds(agent) == tools.KindOpen }
-	exec := toolexec.NewExec(toolexec.ExecOptions{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver, Sandbox: sandbox,
+	exec := toolexec.New(toolexec.Options{WorkspaceRoot: place.workspaces, Mode: d.cfg.Exec.Approval, Approver: approver, Sandbox: sandbox,
 		RunAs: place.user, PerUser: perUser, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: jobs.NewCronStore(d.st.db), Approver: approver, Logger: d.log})
 	embedder := d.embedder()
-	all := fs.NewFSTools(fs.FSOptions{
+	all := fs.NewTools(fs.Options{
 		Workspaces: toolexec.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
 		Docs: d.st.docs, AgentKind: kinds, Embedder: embedder,
 	})
-	all = append(all, memory.NewMemoryTools(memory.MemoryOptions{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
-	all = append(all, sessions.NewSessionsTools(sessions.SessionsOptions{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
+	all = append(all, memory.NewTools(memory.Options{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
+	all = append(all, sessions.NewTools(sessions.Options{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
 	all = append(all, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, teams.NewTaskTool(teams.TaskToolOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
 		// The team runtime exists by the time a tool runs.
 		Events: func(ctx context.Context, ev teams.TaskEvent) { d.teams.TaskEvent(ctx, ev) }}),
@@ -57,8 +57,8 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	}))...)
 	web := d.cfg.Tools.Web
-	fetch := toolweb.NewWebFetch(toolweb.WebFetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
-	search := toolweb.NewWebSearch(toolweb.WebSearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
+	fetch := toolweb.NewFetch(toolweb.FetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
+	search := toolweb.NewSearch(toolweb.SearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
 	d.tools, d.exec, d.procs = reg, exec, toolexec.NewProcesses(exec)
 	all = append(all, d.procs)
 	if len(d.cfg.CredentialedExec) > 0 {

@@ -27,7 +27,7 @@ func TestNoApproverHintNamesThePersonsPlatform(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			call := tools.Call{Channel: tt.channel, ChatID: "c", UserID: tt.user, Session: "s", Agent: "main", ToolCallID: "call-1"}
 			approver := &toolstest.Approver{ApproveErr: tools.ErrNoApprover}
-			res := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Approver: approver}).
+			res := exec.New(exec.Options{Logger: discard, WorkspaceRoot: t.TempDir(), Approver: approver}).
 				Execute(tools.WithCall(context.Background(), call), execArgs(t, "touch x", nil))
 			if !res.IsError || !strings.Contains(res.ForLLM, tt.want) {
 				t.Errorf("result = %q, want it to name %s", res.ForLLM, tt.want)

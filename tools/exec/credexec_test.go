@@ -44,13 +44,13 @@ func TestCredentialedExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	run := exec.New(exec.Options{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
 	tool, err := exec.NewCredentialedExec([]exec.CredentialedBinary{{Name: "gh", Path: gh,
 		Env: map[string]string{"GH_TOKEN": token}, DenyArgs: deny}}, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: scrub.NewScrubber(token)})
+	reg := tools.NewRegistry(tools.RegistryOptions{Scrubber: scrub.New(token)})
 	if err := reg.Register(tool); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ var hostileValues = []string{
 func TestCustomToolHostileArguments(t *testing.T) {
 	root := t.TempDir()
 	ws := workspaceOf(t, root)
-	run := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	run := exec.New(exec.Options{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
 	tool, err := exec.NewCustom(exec.CustomSpec{
 		Name: "show", Description: "prints its argument",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"value":{"type":"string"}},"required":["value"]}`),
@@ -67,7 +67,7 @@ func TestCustomToolHostileArguments(t *testing.T) {
 }
 
 func TestCustomToolChecks(t *testing.T) {
-	run := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
+	run := exec.New(exec.Options{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
 	params := json.RawMessage(`{"type":"object","properties":{"domain":{"type":"string","maxLength":20},"n":{"type":"integer"}},"required":["domain"]}`)
 	for _, bad := range []exec.CustomSpec{
 		{Name: "Bad-Name", Command: "true"},

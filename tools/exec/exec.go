@@ -28,9 +28,9 @@ const (
 	DefaultExecShell     = "/bin/sh"
 )
 
-// ExecOptions configures the exec tool. Every field but WorkspaceRoot is
+// Options configures the exec tool. Every field but WorkspaceRoot is
 // optional.
-type ExecOptions struct {
+type Options struct {
 	// WorkspaceRoot holds one directory per session (see WorkspaceDir);
 	// commands run there.
 	WorkspaceRoot string
@@ -67,13 +67,13 @@ type ExecOptions struct {
 // Exec is the "exec" tool: it runs a shell command in the session's
 // workspace after the shell guard and, in ask mode, the approvers agreed.
 // It is not a sandbox: an approved command can do whatever its user (the
-// daemon's, or ExecOptions.RunAs) can.
+// daemon's, or Options.RunAs) can.
 type Exec struct {
-	opts ExecOptions
+	opts Options
 }
 
-// NewExec returns the exec tool with defaults filled in.
-func NewExec(o ExecOptions) *Exec {
+// New returns the exec tool with defaults filled in.
+func New(o Options) *Exec {
 	if o.Mode == "" {
 		o.Mode = ExecModeAsk
 	}

@@ -18,7 +18,7 @@ func TestExecNeverRunsBypassesUnasked(t *testing.T) {
 	root := t.TempDir()
 	for _, tc := range shellguardtest.BypassCases {
 		approver := &toolstest.Approver{Decision: tools.Denied}
-		e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
+		e := exec.New(exec.Options{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
 		res := e.Execute(toolstest.Context(), execArgs(t, tc.Cmd, nil))
 		asked, requests := approver.Calls()
 		if !res.IsError {
@@ -56,7 +56,7 @@ func TestExecRunsBenignAfterApproval(t *testing.T) {
 			continue // the fake shell's log is line-based
 		}
 		approver := &toolstest.Approver{Decision: tools.AllowedOnce}
-		e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
+		e := exec.New(exec.Options{Logger: discard, WorkspaceRoot: root, Approver: approver, Shell: shell})
 		res := e.Execute(toolstest.Context(), execArgs(t, cmd, nil))
 		if res.IsError {
 			t.Errorf("%q: %q", cmd, res.ForLLM)

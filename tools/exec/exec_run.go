@@ -20,7 +20,7 @@ import (
 // command's process group was killed (a daemonized grandchild may hold it).
 const outputGrace = 2 * time.Second
 
-// defaultExecPath is the PATH of commands unless ExecOptions.Env says
+// defaultExecPath is the PATH of commands unless Options.Env says
 // otherwise.
 const defaultExecPath = "/usr/local/bin:/usr/bin:/bin"
 

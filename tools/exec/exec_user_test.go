@@ -23,7 +23,7 @@ func TestExecRunsAsTheUnprivilegedUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Join(reachableTempDir(t), "workspaces")
-	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow, RunAs: u})
+	e := exec.New(exec.Options{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow, RunAs: u})
 	res := e.Execute(toolstest.Context(), execArgs(t, `id -u; id -G; touch mine && echo wrote; touch ../escape 2>/dev/null || echo refused`, nil))
 	if res.IsError {
 		t.Fatalf("exec failed: %s", res.ForLLM)
@@ -103,7 +103,7 @@ func reachableTempDir(t *testing.T) string {
 // the workspace root, the call says so instead of failing obscurely.
 func TestExecRefusesAnUnreachableWorkspace(t *testing.T) {
 	u := &exec.ExecUser{Name: "nobody", UID: 65534, GID: 65534}
-	e := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: filepath.Join(t.TempDir(), "ws"), Mode: exec.ExecModeAllow, RunAs: u})
+	e := exec.New(exec.Options{Logger: discard, WorkspaceRoot: filepath.Join(t.TempDir(), "ws"), Mode: exec.ExecModeAllow, RunAs: u})
 	res := e.Execute(toolstest.Context(), execArgs(t, "id", nil))
 	if !res.IsError || !strings.Contains(res.ForLLM, "cannot reach") {
 		t.Fatalf("result = %q", res.ForLLM)

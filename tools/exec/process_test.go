@@ -31,7 +31,7 @@ func waitUntilTrue(t *testing.T, what string, cond func() bool) {
 // read back (the newest 64 KiB), stop kills it and its children, a session
 // runs at most four, and Close kills what is left.
 func TestProcesses(t *testing.T) {
-	run := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
+	run := exec.New(exec.Options{Logger: discard, WorkspaceRoot: t.TempDir(), Mode: exec.ExecModeAllow})
 	p := exec.NewProcesses(run)
 	defer p.Close()
 	do := func(args string) tools.Result { return p.Execute(toolstest.Context(), json.RawMessage(args)) }

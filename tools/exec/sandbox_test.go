@@ -60,7 +60,7 @@ func TestSandboxConfinesCommands(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	dial := "curl -s -m 3 -o /dev/null http://127.0.0.1:" + itoa(port) + "/ && echo connected"
 
-	boxed := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow, Sandbox: sb})
+	boxed := exec.New(exec.Options{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow, Sandbox: sb})
 	run := func(e *exec.Exec, command string) tools.Result {
 		return e.Execute(toolstest.Context(), execArgs(t, command, nil))
 	}
@@ -95,7 +95,7 @@ func TestSandboxConfinesCommands(t *testing.T) {
 	}
 	// Control: the same dial without the sandbox connects, so the check
 	// above can fail.
-	open := exec.NewExec(exec.ExecOptions{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
+	open := exec.New(exec.Options{Logger: discard, WorkspaceRoot: root, Mode: exec.ExecModeAllow})
 	run(open, dial) // the listener hangs up at once: curl itself reports an empty reply
 	if hits.Load() == 0 {
 		t.Fatal("without the sandbox the dial did not connect either (is curl installed?); the test proves nothing")

@@ -30,10 +30,10 @@ const (
 	binarySniff    = 8000      // bytes looked at to tell binary files
 )
 
-// FSOptions configures the fs tools (read_file, write_file, edit,
+// Options configures the fs tools (read_file, write_file, edit,
 // list_files, search, glob): they work in the session's workspace, the
 // same directory exec runs in.
-type FSOptions struct {
+type Options struct {
 	Workspaces exec.Workspaces
 	// DenyPaths are hidden and refused: names (".git" anywhere) or
 	// workspace-relative paths ("secrets/prod"). Nil means DefaultDenyPaths.
@@ -50,8 +50,8 @@ type FSOptions struct {
 	Embedder tools.Embedder
 }
 
-// NewFSTools returns the six fs tools.
-func NewFSTools(o FSOptions) []tools.Tool {
+// NewTools returns the six fs tools.
+func NewTools(o Options) []tools.Tool {
 	if o.DenyPaths == nil {
 		o.DenyPaths = DefaultDenyPaths
 	}
@@ -64,7 +64,7 @@ func NewFSTools(o FSOptions) []tools.Tool {
 // component itself (openat-style): a symlink or ".." that leads out is
 // refused at the moment of access, so swapping a symlink after a check
 // cannot lead out either.
-type jail struct{ opts FSOptions }
+type jail struct{ opts Options }
 
 // open returns the workspace of the call's session as an os.Root.
 func (j *jail) open(call tools.Call) (*os.Root, error) {

@@ -60,7 +60,7 @@ func newFSWorld(t *testing.T) *fsWorld {
 		toolstest.Must(t, os.Symlink(target, filepath.Join(ws, name)))
 	}
 	w := &fsWorld{tools: map[string]tools.Tool{}, ws: ws, outside: outside}
-	for _, tool := range fs.NewFSTools(fs.FSOptions{Workspaces: wsp}) {
+	for _, tool := range fs.NewTools(fs.Options{Workspaces: wsp}) {
 		w.tools[tool.Name()] = tool
 	}
 	return w
@@ -256,7 +256,7 @@ func TestFSToolsDoTheirJobs(t *testing.T) {
 }
 
 func TestFSNeedsASession(t *testing.T) {
-	fsTools := fs.NewFSTools(fs.FSOptions{Workspaces: exec.Workspaces{Root: t.TempDir()}})
+	fsTools := fs.NewTools(fs.Options{Workspaces: exec.Workspaces{Root: t.TempDir()}})
 	for _, tool := range fsTools {
 		r := tool.Execute(context.Background(), json.RawMessage(`{"path":"x","pattern":"x","content":"x","old_text":"a","new_text":"b"}`))
 		if !r.IsError || !strings.Contains(r.ForLLM, "no session") {
@@ -264,7 +264,7 @@ func TestFSNeedsASession(t *testing.T) {
 		}
 	}
 	if got := len(fsTools); got != 6 {
-		t.Fatalf("NewFSTools returned %d tools, want 6", got)
+		t.Fatalf("NewTools returned %d tools, want 6", got)
 	}
 	names := fmt.Sprint(func() []string {
 		var n []string
@@ -283,7 +283,7 @@ func TestFSNeedsASession(t *testing.T) {
 func TestWorkspacesPerUserForOpenAgents(t *testing.T) {
 	wsp := exec.Workspaces{Root: t.TempDir(), PerUser: func(agent string) bool { return agent == "pal" }}
 	set := map[string]tools.Tool{}
-	for _, tool := range fs.NewFSTools(fs.FSOptions{Workspaces: wsp}) {
+	for _, tool := range fs.NewTools(fs.Options{Workspaces: wsp}) {
 		set[tool.Name()] = tool
 	}
 	run := func(agent, user, chat, tool string, args string) tools.Result {

@@ -16,8 +16,8 @@ import (
 // maxMemoryHits bounds one memory_search.
 const maxMemoryHits = 10
 
-// MemoryOptions configures memory_search and memory_get.
-type MemoryOptions struct {
+// Options configures memory_search and memory_get.
+type Options struct {
 	Docs tools.DocStore
 	// AgentKind returns an agent's kind; nil means predefined.
 	AgentKind func(agent string) string
@@ -26,16 +26,16 @@ type MemoryOptions struct {
 	Embedder tools.Embedder
 }
 
-// NewMemoryTools returns memory_search and memory_get. Memory documents
+// NewTools returns memory_search and memory_get. Memory documents
 // are written with write_file under memory/ (or MEMORY.md): per chat for a
 // predefined agent, per person for an open one, with the agent's own as a
 // shared fallback.
-func NewMemoryTools(o MemoryOptions) []tools.Tool {
+func NewTools(o Options) []tools.Tool {
 	return []tools.Tool{&MemorySearch{o}, &MemoryGet{o}}
 }
 
 // memoryScopes are the scopes a call's memory is read from, best first.
-func (o MemoryOptions) memoryScopes(c tools.Call) []string {
+func (o Options) memoryScopes(c tools.Call) []string {
 	kind := tools.KindPredefined
 	if o.AgentKind != nil {
 		kind = o.AgentKind(c.Agent)
@@ -46,7 +46,7 @@ func (o MemoryOptions) memoryScopes(c tools.Call) []string {
 
 // MemorySearch is the memory_search tool: full-text search over the
 // agent's memory documents.
-type MemorySearch struct{ o MemoryOptions }
+type MemorySearch struct{ o Options }
 
 // Name implements Tool.
 func (*MemorySearch) Name() string { return "memory_search" }
@@ -100,7 +100,7 @@ func (t *MemorySearch) Execute(ctx context.Context, raw json.RawMessage) tools.R
 }
 
 // MemoryGet is the memory_get tool: one memory document.
-type MemoryGet struct{ o MemoryOptions }
+type MemoryGet struct{ o Options }
 
 // Name implements Tool.
 func (*MemoryGet) Name() string { return "memory_get" }

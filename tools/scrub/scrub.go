@@ -153,8 +153,8 @@ type Scrubber struct {
 	index      *secretIndex
 }
 
-// NewScrubber returns a scrubber that also redacts the given values.
-func NewScrubber(values ...string) *Scrubber {
+// New returns a scrubber that also redacts the given values.
+func New(values ...string) *Scrubber {
 	s := &Scrubber{}
 	s.Add(values...)
 	return s

@@ -17,7 +17,7 @@ const formSecret = "Zq9vT4mK2pLx8wR"
 // written: re-cased, split over lines, spaced out, with invisible
 // characters or Markdown between its letters, or encoded whole.
 func TestScrubSecretInEveryForm(t *testing.T) {
-	s := scrub.NewScrubber(formSecret)
+	s := scrub.New(formSecret)
 	pct := ""
 	for _, c := range []byte(formSecret) {
 		pct += fmt.Sprintf("%%%02X", c)
@@ -57,7 +57,7 @@ func TestScrubSecretInEveryForm(t *testing.T) {
 		}
 	}
 	// Twice, and next to another secret.
-	s2 := scrub.NewScrubber(formSecret, "Other-Secret-77xy")
+	s2 := scrub.New(formSecret, "Other-Secret-77xy")
 	got := s2.Scrub("a " + formSecret + " b ZQ9VT4MK2PLX8WR c Other-Secret-77xy" + formSecret)
 	if strings.Count(got, scrub.Redacted) < 3 || strings.Contains(got, "77xy") || strings.Contains(got, "Zq9v") {
 		t.Errorf("repeated and adjacent secrets: %q", got)
@@ -102,7 +102,7 @@ var ordinaryReplies = []string{
 // TestScrubLeavesOrdinaryTextAlone: with 50 random secrets configured,
 // ordinary replies come back byte for byte.
 func TestScrubLeavesOrdinaryTextAlone(t *testing.T) {
-	s := scrub.NewScrubber(randomSecrets(50)...)
+	s := scrub.New(randomSecrets(50)...)
 	for _, text := range ordinaryReplies {
 		if got := s.Scrub(text); got != text {
 			t.Errorf("changed:\n%q\n→\n%q", text, got)
@@ -126,7 +126,7 @@ func randomSecrets(n int) []string {
 
 // BenchmarkScrub: 50 configured secrets over ~1 MiB of ordinary text.
 func BenchmarkScrub(b *testing.B) {
-	s := scrub.NewScrubber(randomSecrets(50)...)
+	s := scrub.New(randomSecrets(50)...)
 	var sb strings.Builder
 	for sb.Len() < 1<<20 {
 		for _, r := range ordinaryReplies {

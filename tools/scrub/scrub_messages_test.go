@@ -29,7 +29,7 @@ var messageCalls = map[string]bool{"add": true, "Errorf": true, "Sprintf": true,
 // harmless value. The messages are read from the source, so a new one is
 // covered without listing it.
 func TestScrubLeavesTheDaemonsOwnMessagesAlone(t *testing.T) {
-	s := scrub.NewScrubber("a-configured-secret-value")
+	s := scrub.New("a-configured-secret-value")
 	msgs := daemonMessages(t)
 	if len(msgs) < 100 {
 		t.Fatalf("found %d messages in %v, want the daemon's hundreds: is the parsing broken?", len(msgs), messageSources)

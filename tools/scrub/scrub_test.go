@@ -6,7 +6,7 @@ import (
 )
 
 func TestScrubberRedactsConfiguredValues(t *testing.T) {
-	s := NewScrubber("plain-words-not-a-pattern", "postgres://app:s3cr3t-pass@db:5432/x", "short")
+	s := New("plain-words-not-a-pattern", "postgres://app:s3cr3t-pass@db:5432/x", "short")
 	cases := []struct{ in, leak string }{
 		{"the key is plain-words-not-a-pattern, ok?", "plain-words-not-a-pattern"},
 		{"dsn=postgres://app:s3cr3t-pass@db:5432/x", "s3cr3t-pass"},
@@ -29,7 +29,7 @@ func TestScrubberRedactsConfiguredValues(t *testing.T) {
 }
 
 func TestScrubberStaticPatterns(t *testing.T) {
-	s := NewScrubber()
+	s := New()
 	leaks := []string{
 		"sk-abcdefghijklmnopqrstuvwxyz123456",
 		"sk-ant-api03-abcdefghijklmnopqrstuvwx",
@@ -61,7 +61,7 @@ func TestScrubberStaticPatterns(t *testing.T) {
 }
 
 func TestScrubberAddLater(t *testing.T) {
-	s := NewScrubber()
+	s := New()
 	if got := s.Scrub("abcdefgh"); got != "abcdefgh" {
 		t.Fatalf("scrubbed before Add: %q", got)
 	}
@@ -77,7 +77,7 @@ func TestScrubberAddLater(t *testing.T) {
 // with digits, mixed case or symbols, one after "=" or "Bearer ", or a
 // quoted one is still redacted.
 func TestScrubKeyValueKeepsProseRedactsValues(t *testing.T) {
-	s := NewScrubber()
+	s := New()
 	for _, ok := range []string{
 		"Telegram rejected the token: check telegram.token (from @BotFather)",
 		"api_key: SWITCHBOARD_LLM_API_KEY is not set",
@@ -112,7 +112,7 @@ func TestScrubKeyValueKeepsProseRedactsValues(t *testing.T) {
 // (or a user, or a password parameter) is redacted whole; one without any
 // credential, or with the placeholder of an example, is left as written.
 func TestScrubDatabaseURLsOnlyWithCredentials(t *testing.T) {
-	s := NewScrubber()
+	s := New()
 	for _, ok := range []string{
 		"set redis.url (e.g. redis://127.0.0.1:6379/0) or use the in-process Redis",
 		"expected redis://[user:password@]host:port[/db]",

@@ -38,9 +38,9 @@ type SessionWriter interface {
 	PostToSession(ctx context.Context, session, text string) error
 }
 
-// SessionsOptions configures sessions_list, sessions_history and
+// Options configures sessions_list, sessions_history and
 // sessions_send.
-type SessionsOptions struct {
+type Options struct {
 	Store SessionReader
 	// Writer enables sessions_send; nil leaves it out.
 	Writer SessionWriter
@@ -49,9 +49,9 @@ type SessionsOptions struct {
 	IsAdmin func(identity string) bool
 }
 
-// NewSessionsTools returns sessions_list, sessions_history and, with a
+// NewTools returns sessions_list, sessions_history and, with a
 // Writer, sessions_send.
-func NewSessionsTools(o SessionsOptions) []tools.Tool {
+func NewTools(o Options) []tools.Tool {
 	out := []tools.Tool{&SessionsList{o}, &SessionsHistory{o}}
 	if o.Writer != nil {
 		out = append(out, &SessionsSend{o})
@@ -63,7 +63,7 @@ func NewSessionsTools(o SessionsOptions) []tools.Tool {
 // of the caller's agent in its chat (or a thread of it), any of that
 // agent's for an admin; posting also reaches other agents' sessions in the
 // same chat.
-func (o SessionsOptions) mayReach(c tools.Call, session string, anyAgent bool) bool {
+func (o Options) mayReach(c tools.Call, session string, anyAgent bool) bool {
 	agent, scope, ok := strings.Cut(session, "/")
 	if !ok || agent == "" || scope == "" || (!anyAgent && agent != c.Agent) {
 		return false
@@ -74,7 +74,7 @@ func (o SessionsOptions) mayReach(c tools.Call, session string, anyAgent bool) b
 
 // visibleScope is the scope a caller may list: the call's chat, or
 // everything for an admin.
-func (o SessionsOptions) visibleScope(c tools.Call) string {
+func (o Options) visibleScope(c tools.Call) string {
 	if o.IsAdmin != nil && o.IsAdmin(c.UserID) {
 		return ""
 	}
@@ -82,7 +82,7 @@ func (o SessionsOptions) visibleScope(c tools.Call) string {
 }
 
 // SessionsList is the sessions_list tool.
-type SessionsList struct{ o SessionsOptions }
+type SessionsList struct{ o Options }
 
 // Name implements Tool.
 func (*SessionsList) Name() string { return "sessions_list" }
@@ -121,7 +121,7 @@ func (t *SessionsList) Execute(ctx context.Context, _ json.RawMessage) tools.Res
 }
 
 // SessionsHistory is the sessions_history tool.
-type SessionsHistory struct{ o SessionsOptions }
+type SessionsHistory struct{ o Options }
 
 // Name implements Tool.
 func (*SessionsHistory) Name() string { return "sessions_history" }
@@ -180,7 +180,7 @@ func (t *SessionsHistory) Execute(ctx context.Context, raw json.RawMessage) tool
 
 // SessionsSend is the sessions_send tool: post into another session, whose
 // agent answers in that session's chat.
-type SessionsSend struct{ o SessionsOptions }
+type SessionsSend struct{ o Options }
 
 // Name implements Tool.
 func (*SessionsSend) Name() string { return "sessions_send" }

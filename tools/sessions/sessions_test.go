@@ -23,7 +23,7 @@ func TestSessionsToolsShowOnlyWhatTheCallerMaySee(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set := sessions.NewSessionsTools(sessions.SessionsOptions{Store: db, IsAdmin: func(id string) bool { return id == "telegram:99" }})
+	set := sessions.NewTools(sessions.Options{Store: db, IsAdmin: func(id string) bool { return id == "telegram:99" }})
 	run := func(tool int, user, chat string, args string) tools.Result {
 		c := tools.Call{Channel: "telegram", ChatID: chat, UserID: user, Agent: "ops", Session: "ops/telegram:" + chat}
 		return set[tool].Execute(tools.WithCall(ctx, c), json.RawMessage(args))

@@ -30,8 +30,8 @@ const (
 	maxFetchShown        = 100_000 // characters of Markdown returned
 )
 
-// WebFetchOptions configures web_fetch.
-type WebFetchOptions struct {
+// FetchOptions configures web_fetch.
+type FetchOptions struct {
 	// MaxBytes caps the body read (default 2 MB); Timeout the whole fetch
 	// (default 20 s).
 	MaxBytes int64
@@ -47,12 +47,12 @@ type WebFetchOptions struct {
 
 // WebFetch is the web_fetch tool: a web page as readable Markdown.
 type WebFetch struct {
-	opts   WebFetchOptions
+	opts   FetchOptions
 	client *http.Client
 }
 
-// NewWebFetch returns web_fetch with its SSRF-guarded HTTP client.
-func NewWebFetch(o WebFetchOptions) *WebFetch {
+// NewFetch returns web_fetch with its SSRF-guarded HTTP client.
+func NewFetch(o FetchOptions) *WebFetch {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultFetchMaxBytes
 	}

@@ -36,7 +36,7 @@ func newFetchWorld(t *testing.T, h http.Handler, dns map[string][]string) *fetch
 	t.Cleanup(w.srv.Close)
 	local := w.srv.Listener.Addr().String()
 	lookups := map[string]int{}
-	w.fetch = web.NewWebFetch(web.WebFetchOptions{
+	w.fetch = web.NewFetch(web.FetchOptions{
 		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
 			answers, ok := dns[host]
 			if !ok {
@@ -194,10 +194,10 @@ func TestWebFetchAllowPrivate(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) { fmt.Fprint(rw, "intranet") }))
 	defer srv.Close()
 	raw, _ := json.Marshal(map[string]string{"url": srv.URL})
-	if r := web.NewWebFetch(web.WebFetchOptions{}).Execute(context.Background(), raw); !r.IsError {
+	if r := web.NewFetch(web.FetchOptions{}).Execute(context.Background(), raw); !r.IsError {
 		t.Fatalf("a loopback server was fetched by default: %+v", r)
 	}
-	if r := web.NewWebFetch(web.WebFetchOptions{AllowPrivate: true}).Execute(context.Background(), raw); r.IsError || !strings.Contains(r.ForLLM, "intranet") {
+	if r := web.NewFetch(web.FetchOptions{AllowPrivate: true}).Execute(context.Background(), raw); r.IsError || !strings.Contains(r.ForLLM, "intranet") {
 		t.Fatalf("allow_private: %+v", r)
 	}
 }

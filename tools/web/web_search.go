@@ -29,8 +29,8 @@ const (
 	maxSearchBody      = 2 << 20
 )
 
-// WebSearchOptions configures web_search.
-type WebSearchOptions struct {
+// SearchOptions configures web_search.
+type SearchOptions struct {
 	// Provider is duckduckgo (default), brave or searxng.
 	Provider string
 	// URL overrides the provider's endpoint (the SearXNG server's base
@@ -44,14 +44,14 @@ type WebSearchOptions struct {
 
 // WebSearch is the web_search tool.
 type WebSearch struct {
-	opts   WebSearchOptions
+	opts   SearchOptions
 	client *http.Client
 }
 
-// NewWebSearch returns web_search for the configured provider. The
+// NewSearch returns web_search for the configured provider. The
 // endpoint is the admin's choice, so it is not behind the SSRF guard (a
 // SearXNG server is often on the local network).
-func NewWebSearch(o WebSearchOptions) *WebSearch {
+func NewSearch(o SearchOptions) *WebSearch {
 	if o.Provider == "" {
 		o.Provider = SearchDuckDuckGo
 	}

@@ -37,10 +37,10 @@ func TestWebSearchProviders(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	run := func(o web.WebSearchOptions, args string) tools.Result {
-		return web.NewWebSearch(o).Execute(context.Background(), json.RawMessage(args))
+	run := func(o web.SearchOptions, args string) tools.Result {
+		return web.NewSearch(o).Execute(context.Background(), json.RawMessage(args))
 	}
-	ddg := run(web.WebSearchOptions{URL: srv.URL}, `{"query":"golang docs"}`)
+	ddg := run(web.SearchOptions{URL: srv.URL}, `{"query":"golang docs"}`)
 	for _, want := range []string{"1. The Go docs\n   https://go.dev/doc/\n   Documentation for the Go language.", "2. Packages\n   https://pkg.go.dev/"} {
 		if ddg.IsError || !strings.Contains(ddg.ForLLM, want) {
 			t.Errorf("duckduckgo result lacks %q:\n%s", want, ddg.ForLLM)
@@ -49,22 +49,22 @@ func TestWebSearchProviders(t *testing.T) {
 	if gotQuery != "golang docs" {
 		t.Errorf("query sent = %q", gotQuery)
 	}
-	if r := run(web.WebSearchOptions{URL: srv.URL}, `{"query":"golang docs","count":1}`); strings.Contains(r.ForLLM, "Packages") {
+	if r := run(web.SearchOptions{URL: srv.URL}, `{"query":"golang docs","count":1}`); strings.Contains(r.ForLLM, "Packages") {
 		t.Errorf("count 1 returned more: %s", r.ForLLM)
 	}
-	brave := run(web.WebSearchOptions{Provider: "brave", URL: srv.URL, APIKey: "k-123"}, `{"query":"x"}`)
+	brave := run(web.SearchOptions{Provider: "brave", URL: srv.URL, APIKey: "k-123"}, `{"query":"x"}`)
 	if brave.IsError || !strings.Contains(brave.ForLLM, "1. Brave hit\n   https://example.com/b\n   with bold words") || gotKey != "k-123" {
 		t.Errorf("brave: %+v (key %q)", brave, gotKey)
 	}
-	searx := run(web.WebSearchOptions{Provider: "searxng", URL: srv.URL}, `{"query":"x"}`)
+	searx := run(web.SearchOptions{Provider: "searxng", URL: srv.URL}, `{"query":"x"}`)
 	if searx.IsError || !strings.Contains(searx.ForLLM, "1. Searx hit\n   https://example.com/s\n   from searx") {
 		t.Errorf("searxng: %+v", searx)
 	}
-	broken := run(web.WebSearchOptions{Provider: "searxng", URL: srv.URL + "/broken"}, `{"query":"x"}`)
+	broken := run(web.SearchOptions{Provider: "searxng", URL: srv.URL + "/broken"}, `{"query":"x"}`)
 	if !broken.IsError || !strings.Contains(broken.ForLLM, "HTTP 503") {
 		t.Errorf("a failing provider: %+v", broken)
 	}
-	if r := run(web.WebSearchOptions{URL: srv.URL}, `{}`); !r.IsError {
+	if r := run(web.SearchOptions{URL: srv.URL}, `{}`); !r.IsError {
 		t.Errorf("missing query: %+v", r)
 	}
 }
