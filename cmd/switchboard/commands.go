@@ -5,20 +5,33 @@ import (
 
 	"github.com/switchboard-chat/switchboard/bot/contextfiles"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
+	"github.com/switchboard-chat/switchboard/bot/handoff"
 )
 
-// registerCommands builds the custom-tools catalog and registers the chat
-// commands of the context-files and custom-tools features with the
-// router, in the order /help lists them: /context, then /tools (/jobs
-// follows, from wireJobs).
-func (d *daemon) registerCommands() error {
+// wireFeatures hooks the features into the router. Their chat commands
+// are registered in the order /help lists them: /tasks, /handoff,
+// /context, /approvals, /cancel, /revoke, /tools, /jobs. allow and owner
+// are as for wireDecisions and wireJobs.
+func (d *daemon) wireFeatures(allow []string, owner string) error {
+	if err := d.wireTeams(); err != nil {
+		return err
+	}
+	if err := d.router.Register(handoff.Commands(d.handoff)...); err != nil {
+		return fmt.Errorf("handoff: %w", err)
+	}
+	ctxCmds := contextfiles.Commands(contextfiles.Options{Docs: d.st.docs, Chats: d.router, Logger: d.log})
+	if err := d.router.Register(ctxCmds...); err != nil {
+		return fmt.Errorf("context files: %w", err)
+	}
+	if err := d.wireDecisions(allow); err != nil {
+		return err
+	}
 	d.customTools = customtools.New(customtools.Options{
 		Store: d.customs, Install: d.installCustom, Uninstall: d.tools.Unregister,
 		AddSecret: func(v string) { d.scrubber.Add(v) }, Logger: d.log,
 	})
-	cmds := contextfiles.Commands(contextfiles.Options{Docs: d.st.docs, Chats: d.router, Logger: d.log})
-	if err := d.router.Register(append(cmds, customtools.Commands(d.customTools)...)...); err != nil {
-		return fmt.Errorf("chat commands: %w", err)
+	if err := d.router.Register(customtools.Commands(d.customTools)...); err != nil {
+		return fmt.Errorf("custom tools: %w", err)
 	}
-	return nil
+	return d.wireJobs(owner)
 }

@@ -169,23 +169,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	}
 	d.router = d.newRouter(agents, o.allow)
 	d.wireSubagents()
-	if err := d.wireTeams(); err != nil {
-		st.close(ctx)
-		return nil, err
-	}
-	if err := d.router.Register(handoff.Commands(d.handoff)...); err != nil {
-		st.close(ctx)
-		return nil, fmt.Errorf("handoff: %w", err)
-	}
-	if err := d.registerCommands(); err != nil {
-		st.close(ctx)
-		return nil, err
-	}
-	if err := d.wireDecisions(o.allow); err != nil {
-		st.close(ctx)
-		return nil, err
-	}
-	if err := d.wireJobs(owner); err != nil {
+	if err := d.wireFeatures(o.allow, owner); err != nil {
 		st.close(ctx)
 		return nil, err
 	}

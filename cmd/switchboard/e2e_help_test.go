@@ -1,0 +1,41 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
+)
+
+// TestE2EHelpListsEveryCommand: /help in the built daemon lists the
+// built-in commands and those the features register, in the order the
+// commands' documentation gives them, each once.
+func TestE2EHelpListsEveryCommand(t *testing.T) {
+	ctx := testCtx(t, time.Minute)
+	llm := llmtest.NewServer()
+	defer llm.Close()
+	p := startChat(t,
+		"SWITCHBOARD_LLM_BASE_URL="+llm.URL(),
+		"SWITCHBOARD_LLM_MODEL=test-model",
+		"SWITCHBOARD_DATABASE_URL="+pgtest.New(t),
+		"SWITCHBOARD_REDIS_URL="+redistest.URL(t),
+		"SWITCHBOARD_REDIS_PREFIX="+redistest.Prefix(t),
+		"SWITCHBOARD_DATA_DIR="+reachableDir(t),
+	)
+	p.waitAfter(ctx, 0, regexp.MustCompile(`type a message`))
+	mark := p.typeLine("/help")
+	p.waitAfter(ctx, mark, regexp.MustCompile(`/jobs`))
+	want := []string{"help", "whoami", "status", "agents", "tasks", "handoff", "context", "approvals", "cancel", "revoke", "tools", "jobs"}
+	var got []string
+	for _, m := range regexp.MustCompile(`(?m)^\W*/([a-z]+) — `).FindAllStringSubmatch(p.out.String()[mark:], -1) {
+		got = append(got, m[1])
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("/help lists %v, want %v; output:\n%s", got, want, p.out.String()[mark:])
+	}
+	p.quit(ctx)
+}
