@@ -5,8 +5,9 @@
 //
 // # Features
 //
-// A feature (bot/jobs, bot/handoff, bot/teams, bot/subagents; the others
-// follow) is a package under bot/ that owns its types, its store
+// A feature (bot/approvals, bot/access, bot/jobs, bot/handoff, bot/teams,
+// bot/subagents, bot/admin, bot/customtools, bot/contextfiles,
+// bot/messaging) is a package under bot/ that owns its types, its store
 // interface, its chat commands and its tools. It imports bot; bot never
 // imports a feature. It hooks into the pipeline in these ways:
 //
@@ -33,11 +34,14 @@
 //     Router.HandOver and Wake, and owns those sessions through
 //     Router.RunInBackground: the run calls its SessionOwner to prepare
 //     each run and tells it how the run ended (see background.go).
-//   - Background loops and metrics: RepeatPaced, Pruning, RetryDelay,
-//     Liveness, NewCounterVec and NewObserver are the pipeline's own
-//     building blocks, exported for features so they behave alike.
+//   - Background loops and metrics: RepeatPaced, Sleep, Pruning,
+//     RetryDelay, Liveness, NewCounterVec and NewObserver are the
+//     pipeline's own building blocks, exported for features so they
+//     behave alike. bot/leader and bot/progress are building blocks too:
+//     the platform pollers' leader election and the run's progress note.
 //
 // cmd/switchboard constructs each feature with its store and registers it:
 // the wiring of a feature is in one file there (cmd/switchboard/jobs.go,
-// teams.go, subagents.go).
+// teams.go, subagents.go, decisions.go, admin_api.go), and commands.go
+// registers the features in the order /help lists their commands.
 package bot
