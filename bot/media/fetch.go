@@ -68,7 +68,11 @@ type intake struct {
 // Read passes on at most max+1 bytes in all; past max it returns
 // ErrTooLarge.
 func (in *intake) Read(p []byte) (int, error) {
-	if left := in.max + 1 - in.n; int64(len(p)) > left {
+	left := in.max + 1 - in.n
+	if left <= 0 {
+		return 0, ErrTooLarge
+	}
+	if int64(len(p)) > left {
 		p = p[:left]
 	}
 	k, err := in.r.Read(p)

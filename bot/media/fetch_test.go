@@ -71,8 +71,7 @@ func TestMediaFetchStoresOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := media.Stored{SHA256: "", Name: "notes.md", Type: "text/markdown", Size: int64(len(body))}
-	want.SHA256 = first.SHA256
+	want := media.Stored{SHA256: first.SHA256, Name: "notes.md", Type: "text/markdown", Size: int64(len(body))}
 	if first != want || len(first.SHA256) != 64 {
 		t.Fatalf("Fetch = %+v, want %+v with a hex sha256", first, want)
 	}
