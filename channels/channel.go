@@ -57,6 +57,9 @@ type Inbound struct {
 	MessageID  string       // platform id of the message (for replies)
 	Press      *ButtonPress // set when the event is a button press
 	ExternalID string       // platform-unique id of the update, for dedupe
+	// Attachments are the files sent with the message; Text is then the
+	// caption.
+	Attachments []Attachment
 }
 
 // Address returns where the event came from.

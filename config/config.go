@@ -55,6 +55,8 @@ type Config struct {
 	Subagents Subagents `mapstructure:"subagents"`
 	// Conversation says how a chat's messages are taken in.
 	Conversation Conversation `mapstructure:"conversation"`
+	// Media bounds and keeps the attachments people send.
+	Media Media `mapstructure:"media"`
 	// Log configures logging.
 	Log Log `mapstructure:"log"`
 	// Jobs are scheduled agent jobs defined in the file (not settable by env).
@@ -380,6 +382,15 @@ type Conversation struct {
 	Queue string `mapstructure:"queue"`
 }
 
+// Media bounds the attachments people send and says how long they are kept.
+type Media struct {
+	// MaxBytes is the largest attachment downloaded or sent; a larger one
+	// is not downloaded and the person is told the limit.
+	MaxBytes int64 `mapstructure:"max_bytes"`
+	// Keep is how long stored attachments are kept.
+	Keep time.Duration `mapstructure:"keep"`
+}
+
 // Log configures logging.
 type Log struct {
 	// Level is debug, info, warn or error.
@@ -418,6 +429,7 @@ func Defaults() Config {
 			HistoryLimit:  50,
 		},
 		Conversation: Conversation{Queue: "steer"},
+		Media:        Media{MaxBytes: 20_000_000, Keep: 30 * 24 * time.Hour},
 		Handoff:      Handoff{TTL: 24 * time.Hour},
 		Subagents:    Subagents{MaxConcurrent: 8, MaxDepth: 1, MaxChildren: 5, ArchiveAfter: time.Hour},
 		Log:          Log{Level: "info", Format: "text"},

@@ -320,9 +320,9 @@ func decodeHook() mapstructure.DecodeHookFunc {
 			switch from.Kind() {
 			case reflect.String:
 				s := strings.TrimSpace(data.(string))
-				d, err := time.ParseDuration(s)
+				d, err := parseDuration(s)
 				if err != nil {
-					return nil, fmt.Errorf("%q is not a duration: use a number with a unit, e.g. 90s or 2m", s)
+					return nil, fmt.Errorf("%q is not a duration: use a number with a unit, e.g. 90s, 2m or 30d", s)
 				}
 				return d, nil
 			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -331,7 +331,7 @@ func decodeHook() mapstructure.DecodeHookFunc {
 				if from == durationType {
 					return data, nil
 				}
-				return nil, fmt.Errorf("%v has no unit: write a duration such as 90s or 2m", data)
+				return nil, fmt.Errorf("%v has no unit: write a duration such as 90s, 2m or 30d", data)
 			}
 			return data, nil
 		},

@@ -167,7 +167,7 @@ func (c *Config) validateTools(add func(string, ...any)) {
 	}
 }
 
-// validateFeatures checks the subagent and handoff limits.
+// validateFeatures checks the subagent, handoff and media settings.
 func (c *Config) validateFeatures(add func(string, ...any)) {
 	if sa := c.Subagents; sa.MaxConcurrent < 1 || sa.MaxDepth < 1 || sa.MaxChildren < 1 || sa.ArchiveAfter < time.Minute {
 		add("subagents: max_concurrent, max_depth and max_children must be at least 1 and archive_after at least 1m "+
@@ -175,6 +175,17 @@ func (c *Config) validateFeatures(add func(string, ...any)) {
 	}
 	if c.Handoff.TTL < time.Minute {
 		add("handoff.ttl must be at least 1m (got %s); 24h suits most teams", c.Handoff.TTL)
+	}
+	c.validateMedia(add)
+}
+
+// validateMedia checks the attachment limit and how long attachments are kept.
+func (c *Config) validateMedia(add func(string, ...any)) {
+	if c.Media.MaxBytes <= 0 {
+		add("media.max_bytes must be more than 0 (got %d); the default 20000000 (20 MB) is Telegram's download limit for bots", c.Media.MaxBytes)
+	}
+	if c.Media.Keep < time.Hour {
+		add("media.keep must be at least 1h (got %s): attachments must outlive the run that reads them; the default is 30d", c.Media.Keep)
 	}
 }
 

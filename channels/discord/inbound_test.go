@@ -3,6 +3,7 @@ package discord_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestReceiveMessages(t *testing.T) {
 		Platform: "discord", ChatID: channelID, UserID: userID, UserName: "Ann", Text: "hello *bot*",
 		MessageID: id, ExternalID: id,
 	}
-	if in != want {
+	if !reflect.DeepEqual(in, want) {
 		t.Errorf("guild message = %+v\nwant            %+v", in, want)
 	}
 

@@ -2,6 +2,7 @@ package slack_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestDirectMessage(t *testing.T) {
 	in := h.Next()
 	want := channels.Inbound{Platform: "slack", ChatID: "D0ANN", UserID: "U0ANN", UserName: "Ann",
 		Text: "hi <there> & you", Direct: true, MessageID: "1700000000.000100", ExternalID: "Ev001"}
-	if in != want {
+	if !reflect.DeepEqual(in, want) {
 		t.Errorf("inbound\n got %+v\nwant %+v", in, want)
 	}
 	if err := h.fake.WaitAck(ctx, env); err != nil {
@@ -65,7 +66,7 @@ func TestMentionInChannel(t *testing.T) {
 	in := h.Next()
 	want := channels.Inbound{Platform: "slack", ChatID: "C0GEN", ThreadID: "1700000001.000100", UserID: "U0ANN",
 		UserName: "Ann", Text: "deploy it", MessageID: "1700000001.000100", ExternalID: "EvMention"}
-	if in != want {
+	if !reflect.DeepEqual(in, want) {
 		t.Errorf("inbound\n got %+v\nwant %+v", in, want)
 	}
 	h.none(ctx)

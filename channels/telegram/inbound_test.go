@@ -2,6 +2,7 @@ package telegram_test
 
 import (
 	"context"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func TestReceiveText(t *testing.T) {
 		Platform: "telegram", ChatID: "42", UserID: "42", UserName: "Ann", Text: "hello *bot*",
 		Direct: true, MessageID: "1", ExternalID: strconv.FormatInt(upd, 10),
 	}
-	if in != want {
+	if !reflect.DeepEqual(in, want) {
 		t.Errorf("inbound = %+v\nwant      %+v", in, want)
 	}
 
@@ -78,7 +79,7 @@ func TestRedeliveredUpdateReachesHandlerAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := h.Next()
-	if second != first || second.ExternalID != strconv.FormatInt(upd, 10) {
+	if !reflect.DeepEqual(second, first) || second.ExternalID != strconv.FormatInt(upd, 10) {
 		t.Errorf("redelivered = %+v, want %+v", second, first)
 	}
 }
