@@ -106,6 +106,8 @@ func (c *Channel) onMessage(ctx context.Context, h channels.Handler, updateID in
 		Direct:     direct,
 		MessageID:  strconv.Itoa(m.ID),
 		ExternalID: strconv.FormatInt(updateID, 10),
+
+		Attachments: c.attachments(m),
 	})
 }
 

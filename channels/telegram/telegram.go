@@ -69,6 +69,7 @@ type Channel struct {
 	log       *slog.Logger
 	bot       *bot.Bot
 	transport *http.Transport
+	files     *http.Client // file downloads, over transport; bounded by the caller's context
 	inflight  inflight
 	lanes     *chatLanes
 
@@ -127,6 +128,7 @@ func New(opts Options) (*Channel, error) {
 		transport: apiTransport(opts.MaxParallelChats),
 		lanes:     newChatLanes(opts.MaxParallelChats),
 	}
+	c.files = c.fileClient()
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
 	c.rejects = &channels.WebhookRejects{Log: c.log, Platform: Platform, Hint: "check telegram.webhook_secret"}
 	c.health.Set(errNotStarted)

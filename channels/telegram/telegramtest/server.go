@@ -48,6 +48,7 @@ type Server struct {
 	wh        webhookState
 	watch     func(Message) // Watch's f, nil if none
 	flood     floodState
+	files     map[string]storedFile // AddFile's, by file id
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is
@@ -216,6 +217,7 @@ var handlers = map[string]handler{
 	"setmycommands":          (*Server).setMyCommands,
 	"getmycommands":          (*Server).getMyCommands,
 	"createforumtopic":       (*Server).createForumTopic,
+	"getfile":                (*Server).getFile,
 }
 
 // apiError is a Bot API error response.
@@ -230,6 +232,10 @@ func badRequest(desc string) *apiError {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok {
+		s.serveFile(w, r, rest)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	if !ok {
 		writeError(w, &apiError{status: http.StatusNotFound, desc: "Not Found"})

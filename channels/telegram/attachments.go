@@ -1,0 +1,124 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// fileRef is what the Bot API says about one file of a message.
+type fileRef struct {
+	kind, name, mime, fileID string
+	size                     int64
+}
+
+// attachments returns the files m carries, one Attachment each: of a photo
+// only its largest size, the one Telegram lists last.
+func (c *Channel) attachments(m *models.Message) []channels.Attachment {
+	var refs []fileRef
+	if n := len(m.Photo); n > 0 {
+		p := m.Photo[n-1]
+		refs = append(refs, fileRef{kind: channels.KindPhoto, name: "photo.jpg", fileID: p.FileID, size: int64(p.FileSize)})
+	}
+	if d := m.Document; d != nil {
+		refs = append(refs, fileRef{kind: channels.KindDocument, name: orName(d.FileName, "document"), mime: d.MimeType, fileID: d.FileID, size: d.FileSize})
+	}
+	if v := m.Voice; v != nil {
+		refs = append(refs, fileRef{kind: channels.KindVoice, name: "voice.ogg", mime: v.MimeType, fileID: v.FileID, size: v.FileSize})
+	}
+	if a := m.Audio; a != nil {
+		refs = append(refs, fileRef{kind: channels.KindAudio, name: orName(a.FileName, "audio.mp3"), mime: a.MimeType, fileID: a.FileID, size: a.FileSize})
+	}
+	if v := m.Video; v != nil {
+		refs = append(refs, fileRef{kind: channels.KindVideo, name: orName(v.FileName, "video.mp4"), mime: v.MimeType, fileID: v.FileID, size: v.FileSize})
+	}
+	if v := m.VideoNote; v != nil {
+		refs = append(refs, fileRef{kind: channels.KindVideoNote, name: "video_note.mp4", fileID: v.FileID, size: int64(v.FileSize)})
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	out := make([]channels.Attachment, 0, len(refs))
+	for _, r := range refs {
+		fileID := r.fileID
+		out = append(out, channels.Attachment{
+			Kind: r.kind, Name: r.name, DeclaredType: r.mime, Size: r.size,
+			Open: func(ctx context.Context) (io.ReadCloser, error) { return c.openFile(ctx, fileID) },
+		})
+	}
+	return out
+}
+
+// orName is name, or fallback when the sender gave none.
+func orName(name, fallback string) string {
+	if name == "" {
+		return fallback
+	}
+	return name
+}
+
+// errForeignFileHost refuses a download link that does not point at the
+// configured Bot API server: files are fetched from nowhere else.
+var errForeignFileHost = errors.New("telegram: file link is not on the Bot API server; not fetched")
+
+// openFile asks the Bot API where fileID is (getFile) and opens its
+// download from the same server. The caller closes the body.
+func (c *Channel) openFile(ctx context.Context, fileID string) (io.ReadCloser, error) {
+	f, err := c.bot.GetFile(ctx, &bot.GetFileParams{FileID: fileID})
+	if err != nil {
+		return nil, fmt.Errorf("telegram: getFile: %w", c.redact(err))
+	}
+	if f.FilePath == "" {
+		return nil, errors.New("telegram: getFile gave no file path; the file may be too large for the Bot API")
+	}
+	link := c.bot.FileDownloadLink(f)
+	if !sameServer(link, c.opts.APIURL) {
+		return nil, errForeignFileHost
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: file download: %w", c.redact(err))
+	}
+	resp, err := c.files.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: file download: %w", c.redact(err))
+	}
+	if resp.StatusCode != http.StatusOK {
+		_ = resp.Body.Close()
+		return nil, fmt.Errorf("telegram: file download answered %s", resp.Status)
+	}
+	return resp.Body, nil
+}
+
+// fileClient downloads files over the API transport. A redirect away from
+// the Bot API server is refused like a foreign link: following it would
+// fetch from a host the configuration never named.
+func (c *Channel) fileClient() *http.Client {
+	return &http.Client{
+		Transport: c.transport,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("telegram: file download: too many redirects")
+			}
+			if !sameServer(req.URL.String(), c.opts.APIURL) {
+				return errForeignFileHost
+			}
+			return nil
+		},
+	}
+}
+
+// sameServer reports whether link has the scheme and host of base.
+func sameServer(link, base string) bool {
+	l, err1 := url.Parse(link)
+	b, err2 := url.Parse(base)
+	return err1 == nil && err2 == nil && l.Scheme == b.Scheme && l.Host == b.Host && l.User == nil
+}

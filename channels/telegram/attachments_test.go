@@ -1,0 +1,144 @@
+package telegram_test
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+)
+
+// readAttachment opens a and returns all its bytes.
+func readAttachment(ctx context.Context, t *testing.T, a channels.Attachment) []byte {
+	t.Helper()
+	if a.Open == nil {
+		t.Fatalf("attachment %+v has no Open", a)
+	}
+	rc, err := a.Open(ctx)
+	if err != nil {
+		t.Fatalf("Open %s: %v", a.Name, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatalf("read %s: %v", a.Name, err)
+	}
+	return b
+}
+
+func TestPhotoAttachmentIsTheLargestSize(t *testing.T) {
+	h := newHarness(t, nil)
+	h.Start(nil)
+	h.waitPolling()
+	big := []byte("\xff\xd8\xff\xe0 the full-size photo")
+	h.fake.AddFile("ph1", "photo.jpg", big)
+	h.fake.AddFile("ph1-small", "small.jpg", []byte("the preview"))
+	h.fake.SendMedia(21, 21, "why is this red?", telegramtest.Media{Kind: "photo", FileID: "ph1", Size: int64(len(big))})
+
+	in := h.Next()
+	if !strings.HasPrefix(in.Text, "why is this red?") {
+		t.Errorf("text = %q, want the caption first", in.Text)
+	}
+	if len(in.Attachments) != 1 {
+		t.Fatalf("attachments = %+v, want one", in.Attachments)
+	}
+	a := in.Attachments[0]
+	if a.Kind != channels.KindPhoto || a.Name != "photo.jpg" || a.Size != int64(len(big)) || a.DeclaredType != "" {
+		t.Errorf("attachment = %+v", a)
+	}
+	if got := readAttachment(h.Ctx(), t, a); string(got) != string(big) {
+		t.Errorf("Open returned %q, want the largest size's bytes %q", got, big)
+	}
+}
+
+func TestDocumentKeepsNameAndType(t *testing.T) {
+	h := newHarness(t, nil)
+	h.Start(nil)
+	h.waitPolling()
+	body := []byte("ERROR one\nERROR two\n")
+	h.fake.AddFile("doc1", "build.log", body)
+	h.fake.SendMedia(22, 22, "count the errors", telegramtest.Media{Kind: "document", FileID: "doc1",
+		FileName: "build 42.log", MimeType: "text/plain", Size: int64(len(body))})
+
+	in := h.Next()
+	if len(in.Attachments) != 1 {
+		t.Fatalf("attachments = %+v, want one", in.Attachments)
+	}
+	a := in.Attachments[0]
+	if a.Kind != channels.KindDocument || a.Name != "build 42.log" || a.DeclaredType != "text/plain" || a.Size != int64(len(body)) {
+		t.Errorf("attachment = %+v", a)
+	}
+	if got := readAttachment(h.Ctx(), t, a); string(got) != string(body) {
+		t.Errorf("Open returned %q, want %q", got, body)
+	}
+}
+
+func TestAttachmentKinds(t *testing.T) {
+	h := newHarness(t, nil)
+	h.Start(nil)
+	h.waitPolling()
+	cases := []struct {
+		media    telegramtest.Media
+		kind     string
+		name     string
+		declared string
+	}{
+		{telegramtest.Media{Kind: "voice", FileID: "v1", MimeType: "audio/ogg", Size: 5}, channels.KindVoice, "voice.ogg", "audio/ogg"},
+		{telegramtest.Media{Kind: "audio", FileID: "a1", MimeType: "audio/mpeg", Size: 5}, channels.KindAudio, "audio.mp3", "audio/mpeg"},
+		{telegramtest.Media{Kind: "audio", FileID: "a2", FileName: "standup.m4a", MimeType: "audio/mp4", Size: 5}, channels.KindAudio, "standup.m4a", "audio/mp4"},
+		{telegramtest.Media{Kind: "video", FileID: "vi1", MimeType: "video/mp4", Size: 5}, channels.KindVideo, "video.mp4", "video/mp4"},
+		{telegramtest.Media{Kind: "video_note", FileID: "vn1", Size: 5}, channels.KindVideoNote, "video_note.mp4", ""},
+	}
+	for i, c := range cases {
+		body := []byte("bytes of " + c.media.FileID)
+		h.fake.AddFile(c.media.FileID, "f", body)
+		chat := int64(30 + i)
+		h.fake.SendMedia(chat, chat, "listen", c.media)
+		in := h.Next()
+		if len(in.Attachments) != 1 {
+			t.Errorf("%s: attachments = %+v, want one", c.media.FileID, in.Attachments)
+			continue
+		}
+		a := in.Attachments[0]
+		if a.Kind != c.kind || a.Name != c.name || a.DeclaredType != c.declared || a.Size != 5 {
+			t.Errorf("%s: attachment = %+v, want kind %s, name %s, type %q", c.media.FileID, a, c.kind, c.name, c.declared)
+		}
+		if got := readAttachment(h.Ctx(), t, a); string(got) != string(body) {
+			t.Errorf("%s: Open returned %q, want %q", c.media.FileID, got, body)
+		}
+	}
+}
+
+func TestTextHasNoAttachments(t *testing.T) {
+	h := newHarness(t, nil)
+	h.Start(nil)
+	h.waitPolling()
+	h.fake.SendText(23, 23, "Ann", "just words")
+	if in := h.Next(); in.Attachments != nil {
+		t.Errorf("attachments of a text message = %+v", in.Attachments)
+	}
+}
+
+func TestUnknownFileOpenFails(t *testing.T) {
+	h := newHarness(t, nil)
+	h.Start(nil)
+	h.waitPolling()
+	h.fake.SendMedia(24, 24, "see", telegramtest.Media{Kind: "document", FileID: "gone", FileName: "x.pdf"})
+	in := h.Next()
+	if len(in.Attachments) != 1 {
+		t.Fatalf("attachments = %+v, want one", in.Attachments)
+	}
+	rc, err := in.Attachments[0].Open(h.Ctx())
+	if err == nil {
+		rc.Close()
+		t.Fatal("Open of a file the API does not know succeeded")
+	}
+	if strings.Contains(err.Error(), token) {
+		t.Errorf("error shows the bot token: %v", err)
+	}
+	if n := h.fake.Requests("file"); n != 0 {
+		t.Errorf("%d downloads after a failed getFile, want none", n)
+	}
+}
