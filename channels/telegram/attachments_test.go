@@ -1,6 +1,7 @@
 package telegram_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -10,8 +11,26 @@ import (
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
-// readAttachment opens a and returns all its bytes.
-func readAttachment(ctx context.Context, t *testing.T, a channels.Attachment) []byte {
+// pollingHarness is a harness whose channel is started and polling.
+func pollingHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t, nil)
+	h.Start(nil)
+	h.waitPolling()
+	return h
+}
+
+// onlyAttachment returns the one attachment of in.
+func onlyAttachment(t *testing.T, in channels.Inbound) channels.Attachment {
+	t.Helper()
+	if len(in.Attachments) != 1 {
+		t.Fatalf("attachments = %+v, want one", in.Attachments)
+	}
+	return in.Attachments[0]
+}
+
+// wantBody opens a and checks it returns exactly want.
+func wantBody(ctx context.Context, t *testing.T, a channels.Attachment, want []byte) {
 	t.Helper()
 	if a.Open == nil {
 		t.Fatalf("attachment %+v has no Open", a)
@@ -21,17 +40,17 @@ func readAttachment(ctx context.Context, t *testing.T, a channels.Attachment) []
 		t.Fatalf("Open %s: %v", a.Name, err)
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(rc)
+	got, err := io.ReadAll(rc)
 	if err != nil {
 		t.Fatalf("read %s: %v", a.Name, err)
 	}
-	return b
+	if !bytes.Equal(got, want) {
+		t.Errorf("Open %s returned %q, want %q", a.Name, got, want)
+	}
 }
 
 func TestPhotoAttachmentIsTheLargestSize(t *testing.T) {
-	h := newHarness(t, nil)
-	h.Start(nil)
-	h.waitPolling()
+	h := pollingHarness(t)
 	big := []byte("\xff\xd8\xff\xe0 the full-size photo")
 	h.fake.AddFile("ph1", "photo.jpg", big)
 	h.fake.AddFile("ph1-small", "small.jpg", []byte("the preview"))
@@ -41,44 +60,30 @@ func TestPhotoAttachmentIsTheLargestSize(t *testing.T) {
 	if !strings.HasPrefix(in.Text, "why is this red?") {
 		t.Errorf("text = %q, want the caption first", in.Text)
 	}
-	if len(in.Attachments) != 1 {
-		t.Fatalf("attachments = %+v, want one", in.Attachments)
-	}
-	a := in.Attachments[0]
+	a := onlyAttachment(t, in)
 	if a.Kind != channels.KindPhoto || a.Name != "photo.jpg" || a.Size != int64(len(big)) || a.DeclaredType != "" {
 		t.Errorf("attachment = %+v", a)
 	}
-	if got := readAttachment(h.Ctx(), t, a); string(got) != string(big) {
-		t.Errorf("Open returned %q, want the largest size's bytes %q", got, big)
-	}
+	wantBody(h.Ctx(), t, a, big) // the largest size's bytes
 }
 
 func TestDocumentKeepsNameAndType(t *testing.T) {
-	h := newHarness(t, nil)
-	h.Start(nil)
-	h.waitPolling()
+	h := pollingHarness(t)
 	body := []byte("ERROR one\nERROR two\n")
 	h.fake.AddFile("doc1", "build.log", body)
 	h.fake.SendMedia(22, 22, "count the errors", telegramtest.Media{Kind: "document", FileID: "doc1",
 		FileName: "build 42.log", MimeType: "text/plain", Size: int64(len(body))})
 
 	in := h.Next()
-	if len(in.Attachments) != 1 {
-		t.Fatalf("attachments = %+v, want one", in.Attachments)
-	}
-	a := in.Attachments[0]
+	a := onlyAttachment(t, in)
 	if a.Kind != channels.KindDocument || a.Name != "build 42.log" || a.DeclaredType != "text/plain" || a.Size != int64(len(body)) {
 		t.Errorf("attachment = %+v", a)
 	}
-	if got := readAttachment(h.Ctx(), t, a); string(got) != string(body) {
-		t.Errorf("Open returned %q, want %q", got, body)
-	}
+	wantBody(h.Ctx(), t, a, body)
 }
 
 func TestAttachmentKinds(t *testing.T) {
-	h := newHarness(t, nil)
-	h.Start(nil)
-	h.waitPolling()
+	h := pollingHarness(t)
 	cases := []struct {
 		media    telegramtest.Media
 		kind     string
@@ -96,25 +101,16 @@ func TestAttachmentKinds(t *testing.T) {
 		h.fake.AddFile(c.media.FileID, "f", body)
 		chat := int64(30 + i)
 		h.fake.SendMedia(chat, chat, "listen", c.media)
-		in := h.Next()
-		if len(in.Attachments) != 1 {
-			t.Errorf("%s: attachments = %+v, want one", c.media.FileID, in.Attachments)
-			continue
-		}
-		a := in.Attachments[0]
+		a := onlyAttachment(t, h.Next())
 		if a.Kind != c.kind || a.Name != c.name || a.DeclaredType != c.declared || a.Size != 5 {
 			t.Errorf("%s: attachment = %+v, want kind %s, name %s, type %q", c.media.FileID, a, c.kind, c.name, c.declared)
 		}
-		if got := readAttachment(h.Ctx(), t, a); string(got) != string(body) {
-			t.Errorf("%s: Open returned %q, want %q", c.media.FileID, got, body)
-		}
+		wantBody(h.Ctx(), t, a, body)
 	}
 }
 
 func TestTextHasNoAttachments(t *testing.T) {
-	h := newHarness(t, nil)
-	h.Start(nil)
-	h.waitPolling()
+	h := pollingHarness(t)
 	h.fake.SendText(23, 23, "Ann", "just words")
 	if in := h.Next(); in.Attachments != nil {
 		t.Errorf("attachments of a text message = %+v", in.Attachments)
@@ -122,15 +118,9 @@ func TestTextHasNoAttachments(t *testing.T) {
 }
 
 func TestUnknownFileOpenFails(t *testing.T) {
-	h := newHarness(t, nil)
-	h.Start(nil)
-	h.waitPolling()
+	h := pollingHarness(t)
 	h.fake.SendMedia(24, 24, "see", telegramtest.Media{Kind: "document", FileID: "gone", FileName: "x.pdf"})
-	in := h.Next()
-	if len(in.Attachments) != 1 {
-		t.Fatalf("attachments = %+v, want one", in.Attachments)
-	}
-	rc, err := in.Attachments[0].Open(h.Ctx())
+	rc, err := onlyAttachment(t, h.Next()).Open(h.Ctx())
 	if err == nil {
 		rc.Close()
 		t.Fatal("Open of a file the API does not know succeeded")

@@ -1,7 +1,8 @@
 // Package telegramtest provides a fake Telegram Bot API server for tests: an
 // in-process httptest server that the real github.com/go-telegram/bot client
 // works against unchanged. It long-polls getUpdates with Telegram's offset
-// semantics, records what the bot sends, validates requests the way Telegram
+// semantics, records what the bot sends, serves the files a test registers
+// (getFile and their downloads), validates requests the way Telegram
 // does where that is cheap (message length, HTML entities, callback data) and
 // can inject failures such as 429 Too Many Requests.
 package telegramtest

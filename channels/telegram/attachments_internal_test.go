@@ -1,0 +1,111 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+const fileTestToken = "555:file-test-token"
+
+// fileAPI is a Bot API server whose getFile names path "x" and whose
+// download of it answers with download; it counts the downloads asked.
+func fileAPI(t *testing.T, download http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var downloads atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/bot" + fileTestToken + "/getFile":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"ok":true,"result":{"file_id":"f","file_unique_id":"uf","file_path":"x"}}`))
+		case "/file/bot" + fileTestToken + "/x":
+			downloads.Add(1)
+			download(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &downloads
+}
+
+// elsewhere is a host no file may be fetched from; it counts requests.
+func elsewhere(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		_, _ = w.Write([]byte("not yours"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+func newFileChannel(t *testing.T, apiURL string) *Channel {
+	t.Helper()
+	c, err := New(Options{Token: fileTestToken, APIURL: apiURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.transport.CloseIdleConnections)
+	return c
+}
+
+func TestOpenFileFollowsNoRedirectToAnotherHost(t *testing.T) {
+	other, hits := elsewhere(t)
+	api, downloads := fileAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/x", http.StatusFound)
+	})
+	c := newFileChannel(t, api.URL)
+	rc, err := c.openFile(context.Background(), "f")
+	if err == nil {
+		rc.Close()
+		t.Fatal("a download redirected to another host succeeded")
+	}
+	if !errors.Is(err, errForeignFileHost) || strings.Contains(err.Error(), fileTestToken) {
+		t.Errorf("error = %v, want errForeignFileHost without the token", err)
+	}
+	if downloads.Load() != 1 || hits.Load() != 0 {
+		t.Errorf("downloads %d, requests elsewhere %d; want 1 and 0", downloads.Load(), hits.Load())
+	}
+}
+
+func TestOpenFileRefusesALinkOffTheAPIServer(t *testing.T) {
+	other, hits := elsewhere(t)
+	api, downloads := fileAPI(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	c := newFileChannel(t, api.URL)
+	// The client builds links from its own server URL; a configuration
+	// naming another server must make every link foreign.
+	c.opts.APIURL = other.URL
+	if rc, err := c.openFile(context.Background(), "f"); !errors.Is(err, errForeignFileHost) {
+		if rc != nil {
+			rc.Close()
+		}
+		t.Fatalf("openFile = %v, want errForeignFileHost", err)
+	}
+	if downloads.Load() != 0 || hits.Load() != 0 {
+		t.Errorf("downloads %d, requests elsewhere %d; want none", downloads.Load(), hits.Load())
+	}
+}
+
+func TestSameServer(t *testing.T) {
+	base := "https://api.telegram.org"
+	for link, want := range map[string]bool{
+		"https://api.telegram.org/file/bot1:x/photos/a.jpg":      true,
+		"http://api.telegram.org/file/bot1:x/a":                  false,
+		"https://api.telegram.org.evil.example/file/bot1:x/a":    false,
+		"https://api.telegram.org:8443/file/bot1:x/a":            false,
+		"https://me@api.telegram.org/file/bot1:x/a":              false,
+		"https://evil.example/file/bot1:x/a":                     false,
+		"https://api.telegram.org/file/bot1:x/@evil.example/../": true, // a path, still the same host
+		"::not a url": false,
+	} {
+		if got := sameServer(link, base); got != want {
+			t.Errorf("sameServer(%q) = %v, want %v", link, got, want)
+		}
+	}
+}
