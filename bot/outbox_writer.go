@@ -36,7 +36,7 @@ func (w *outboxWriter) send(ctx context.Context, m OutboxMessage) int64 {
 // to the message (the approval it asks for) exists before anyone can
 // answer it.
 func (w *outboxWriter) sendStored(ctx context.Context, m OutboxMessage, stored func(id int64)) int64 {
-	m.Text = w.scrub(m.Text)
+	m = w.scrubbed(m)
 	row, err := w.write(ctx, func(claim Claim) (OutboxMessage, bool, error) {
 		row, claimed, err := w.outbox.EnqueueClaimed(ctx, m, claim)
 		if err == nil && stored != nil {

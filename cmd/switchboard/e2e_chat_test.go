@@ -55,6 +55,23 @@ func startChat(t *testing.T, env ...string) *chatProc {
 	return p
 }
 
+// startChatOn starts switchboard chat with the fake model llm, a fresh
+// database, Redis prefix and data dir, and env; it returns once the
+// prompt is shown.
+func startChatOn(t *testing.T, llm *llmtest.Server, env ...string) *chatProc {
+	t.Helper()
+	p := startChat(t, append([]string{
+		"SWITCHBOARD_LLM_BASE_URL=" + llm.URL(),
+		"SWITCHBOARD_LLM_MODEL=test-model",
+		"SWITCHBOARD_DATABASE_URL=" + pgtest.New(t),
+		"SWITCHBOARD_REDIS_URL=" + redistest.URL(t),
+		"SWITCHBOARD_REDIS_PREFIX=" + redistest.Prefix(t),
+		"SWITCHBOARD_DATA_DIR=" + reachableDir(t),
+	}, env...)...)
+	p.waitAfter(testCtx(t, time.Minute), 0, regexp.MustCompile(`type a message`))
+	return p
+}
+
 // typeLine types line and returns how much output there was before it, so
 // that a wait can look at what came after.
 func (p *chatProc) typeLine(line string) int {
@@ -106,16 +123,7 @@ func TestE2EChatApprovesByNumber(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
 	llm := llmtest.NewServer()
 	defer llm.Close()
-	p := startChat(t,
-		"SWITCHBOARD_LLM_BASE_URL="+llm.URL(),
-		"SWITCHBOARD_LLM_MODEL=test-model",
-		"SWITCHBOARD_DATABASE_URL="+pgtest.New(t),
-		"SWITCHBOARD_REDIS_URL="+redistest.URL(t),
-		"SWITCHBOARD_REDIS_PREFIX="+redistest.Prefix(t),
-		"SWITCHBOARD_DATA_DIR="+reachableDir(t),
-		"SWITCHBOARD_LOG_LEVEL=debug",
-	)
-	p.waitAfter(ctx, 0, regexp.MustCompile(`type a message`))
+	p := startChatOn(t, llm, "SWITCHBOARD_LOG_LEVEL=debug")
 
 	choices := regexp.MustCompile(`#(\d+)   1\) Allow once  2\) Always allow  3\) Deny\n\s+type 1-3 to choose \(a number answers the newest request\), or /allow (\d+), /deny (\d+)`)
 	mark := p.typeLine(`please CALL_TOOL:exec {"command":"echo approved-in-terminal"}`)

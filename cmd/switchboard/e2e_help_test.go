@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
-	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
-	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
 )
 
 // TestE2EHelpListsEveryCommand: /help in the built daemon lists the
@@ -18,15 +16,7 @@ func TestE2EHelpListsEveryCommand(t *testing.T) {
 	ctx := testCtx(t, time.Minute)
 	llm := llmtest.NewServer()
 	defer llm.Close()
-	p := startChat(t,
-		"SWITCHBOARD_LLM_BASE_URL="+llm.URL(),
-		"SWITCHBOARD_LLM_MODEL=test-model",
-		"SWITCHBOARD_DATABASE_URL="+pgtest.New(t),
-		"SWITCHBOARD_REDIS_URL="+redistest.URL(t),
-		"SWITCHBOARD_REDIS_PREFIX="+redistest.Prefix(t),
-		"SWITCHBOARD_DATA_DIR="+reachableDir(t),
-	)
-	p.waitAfter(ctx, 0, regexp.MustCompile(`type a message`))
+	p := startChatOn(t, llm)
 	mark := p.typeLine("/help")
 	p.waitAfter(ctx, mark, regexp.MustCompile(`/jobs`))
 	want := []string{"help", "whoami", "status", "agents", "tasks", "handoff", "context", "approvals", "cancel", "revoke", "tools", "jobs"}
