@@ -149,7 +149,7 @@ func TestAdminAPIEndpoints(t *testing.T) {
 	expect(t, code, body, 200, `"identity":"test:stranger"`)
 	code, body = call("POST", "/api/v1/access-requests/"+req.ID+"/decision", `{"decision":"approve"}`)
 	expect(t, code, body, 200, `"status":"approved"`)
-	told := p.ch.waitFor(t, "stranger", 1)
+	told := p.ch.WaitFor(t, "stranger", 1)
 	if !strings.Contains(told[0].Text, "an admin let you in") {
 		t.Fatalf("the person was told %q", told[0].Text)
 	}
@@ -165,7 +165,7 @@ func TestAdminAPIEndpoints(t *testing.T) {
 	code, body = call("GET", "/api/v1/agents", "")
 	expect(t, code, body, 200, `"name":"default"`)
 	p.router.Handle(ctx, msg("c1", "boss", "hello")) // an admin: let in
-	p.ch.waitFor(t, "c1", 1)
+	p.ch.WaitFor(t, "c1", 1)
 	code, body = call("GET", "/api/v1/sessions", "")
 	expect(t, code, body, 200, "default/test:c1")
 

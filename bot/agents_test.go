@@ -28,7 +28,7 @@ func TestBindingsChooseTheAgent(t *testing.T) {
 		p.router.Handle(ctx, msg(chat, "u1", "hello from "+chat))
 	}
 	for chat := range want {
-		if got := p.ch.waitFor(t, chat, 1)[0].Text; !strings.Contains(got, "echo: hello from "+chat) {
+		if got := p.ch.WaitFor(t, chat, 1)[0].Text; !strings.Contains(got, "echo: hello from "+chat) {
 			t.Errorf("%s answered %q", chat, got)
 		}
 	}
@@ -64,7 +64,7 @@ func TestBindingsChooseTheAgent(t *testing.T) {
 	}
 
 	p.router.Handle(ctx, msg("team-a", "u1", "/agents"))
-	list := p.ch.waitFor(t, "team-a", 2)[1].Text
+	list := p.ch.WaitFor(t, "team-a", 2)[1].Text
 	for _, line := range []string{"- default — no description (model m)", "- ops — the ops agent (model m-ops)",
 		"- writer — the writer agent (model m-writer) ← answers in this chat"} {
 		if !strings.Contains(list, line) {
@@ -72,7 +72,7 @@ func TestBindingsChooseTheAgent(t *testing.T) {
 		}
 	}
 	p.router.Handle(ctx, msg("ops-room", "u1", "/status"))
-	if st := p.ch.waitFor(t, "ops-room", 2)[1].Text; !strings.Contains(st, "Agent: ops") {
+	if st := p.ch.WaitFor(t, "ops-room", 2)[1].Text; !strings.Contains(st, "Agent: ops") {
 		t.Errorf("/status in ops-room = %q", st)
 	}
 }
@@ -85,7 +85,7 @@ func TestContextCommand(t *testing.T) {
 	say := func(user, text string, n int) string {
 		t.Helper()
 		p.router.Handle(ctx, msg("room", user, text))
-		return p.ch.waitFor(t, "room", n)[n-1].Text
+		return p.ch.WaitFor(t, "room", n)[n-1].Text
 	}
 	if got := say("dev", "/context", 1); !strings.Contains(got, "Only admins") {
 		t.Fatalf("non-admin /context = %q", got)
@@ -116,14 +116,14 @@ func TestTasksCommand(t *testing.T) {
 	p := startPipeline(t, pipelineOptions{})
 	ctx := context.Background()
 	p.router.Handle(ctx, msg("room", "u1", "/tasks"))
-	if got := p.ch.waitFor(t, "room", 1)[0].Text; !strings.Contains(got, "Team crew (lead default) has no open tasks") {
+	if got := p.ch.WaitFor(t, "room", 1)[0].Text; !strings.Contains(got, "Team crew (lead default) has no open tasks") {
 		t.Fatalf("/tasks on an empty board = %q", got)
 	}
 	if _, err := p.db.CreateTask(ctx, teams.Task{Team: "crew", Subject: "check the backups", CreatedBy: "default"}); err != nil {
 		t.Fatal(err)
 	}
 	p.router.Handle(ctx, msg("room", "u1", "/tasks"))
-	if got := p.ch.waitFor(t, "room", 2)[1].Text; !strings.Contains(got, "[pending] check the backups — unclaimed, 0%") {
+	if got := p.ch.WaitFor(t, "room", 2)[1].Text; !strings.Contains(got, "[pending] check the backups — unclaimed, 0%") {
 		t.Fatalf("/tasks = %q", got)
 	}
 }

@@ -21,7 +21,7 @@ import (
 func press(p *pipeline, chat, user, data string, i int) channels.Inbound {
 	return channels.Inbound{Platform: "test", ChatID: chat, UserID: user, UserName: "U" + user,
 		ExternalID: "press-" + data + "-" + user + "-" + time.Now().Format("150405.000000000") + "-" + strconv.FormatInt(extID.Add(1), 10),
-		Press:      &channels.ButtonPress{ID: "cb", Data: data, MessageID: p.ch.idOf(chat, i)}}
+		Press:      &channels.ButtonPress{ID: "cb", Data: data, MessageID: p.ch.IDOf(chat, i)}}
 }
 
 func approvalRequest(session, callID, cmd string) tools.ApprovalRequest {
@@ -85,11 +85,11 @@ func TestApprovalAllowOnceByApproverOnly(t *testing.T) {
 		t.Fatalf("first Approve waiting = %+v; want a new request for the command", w)
 	}
 
-	ask := p.ch.waitFor(t, "boss", 1)[0]
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
 	if !strings.Contains(ask.Text, "echo hi; ls -la") || !strings.Contains(ask.Text, "test:dev") {
 		t.Fatalf("approver message lacks the exact command or the requester: %q", ask.Text)
 	}
-	wait := p.ch.waitFor(t, "work", 1)[0]
+	wait := p.ch.WaitFor(t, "work", 1)[0]
 	if !strings.Contains(wait.Text, "Waiting") || !strings.Contains(wait.Text, "/cancel") {
 		t.Fatalf("requester chat note = %q", wait.Text)
 	}
@@ -103,17 +103,17 @@ func TestApprovalAllowOnceByApproverOnly(t *testing.T) {
 	if w := pending(t, p.approvals, req); w.New {
 		t.Fatalf("asking again made a second request: %+v", w)
 	}
-	if n := p.ch.count("boss"); n != 1 {
+	if n := p.ch.Count("boss"); n != 1 {
 		t.Fatalf("approver got %d requests, want 1", n)
 	}
 
 	p.router.Handle(ctx, press(p, "boss", "boss", once, 0))
 	decided(t, p.approvals, req, tools.AllowedOnce)
-	edited := p.ch.waitEdit(t, p.ch.idOf("boss", 0))
+	edited := p.ch.waitEdit(t, p.ch.IDOf("boss", 0))
 	if !strings.Contains(edited, "Allowed once by test:boss") {
 		t.Fatalf("approver message after decision = %q", edited)
 	}
-	if e := p.ch.waitEdit(t, p.ch.idOf("work", 0)); !strings.Contains(e, "Allowed once by test:boss") {
+	if e := p.ch.waitEdit(t, p.ch.IDOf("work", 0)); !strings.Contains(e, "Allowed once by test:boss") {
 		t.Fatalf("requester note after decision = %q", e)
 	}
 	// A replayed press changes nothing and says so.
@@ -125,7 +125,7 @@ func TestApprovalAllowOnceByApproverOnly(t *testing.T) {
 	if w := pending(t, p.approvals, req); !w.New {
 		t.Fatalf("a used allow-once authorized a second execution: %+v", w)
 	}
-	p.ch.waitFor(t, "boss", 2)
+	p.ch.WaitFor(t, "boss", 2)
 	var used int
 	if err := p.db.Pool().QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE action = 'approval.used'`).Scan(&used); err != nil {
 		t.Fatal(err)
@@ -140,8 +140,8 @@ func TestApprovalRaceTwoApprovers(t *testing.T) {
 	ctx := context.Background()
 	req := approvalRequest("default/test:work", "call-race", "make deploy")
 	pending(t, p.approvals, req)
-	m1 := p.ch.waitFor(t, "a1", 1)[0]
-	m2 := p.ch.waitFor(t, "a2", 1)[0]
+	m1 := p.ch.WaitFor(t, "a1", 1)[0]
+	m2 := p.ch.WaitFor(t, "a2", 1)[0]
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -175,7 +175,7 @@ func TestApprovalAlwaysAllowStoresFullPattern(t *testing.T) {
 	ctx := context.Background()
 	req := approvalRequest("default/test:work", "call-aa", "echo a")
 	pending(t, p.approvals, req)
-	ask := p.ch.waitFor(t, "boss", 1)[0]
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
 	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Always allow"), 0))
 	decided(t, p.approvals, req, tools.AllowedAlways)
 	for pattern, want := range map[string]bool{"echo a": true, "echo a; id": false, "echo b": false, "echo": false} {
@@ -196,7 +196,7 @@ func TestApprovalDangerousCommand(t *testing.T) {
 	req := approvalRequest("default/test:work", "call-danger", "crontab jobs.txt")
 	req.Warnings = []string{"installs a crontab: its commands run later on a schedule, without asking"}
 	pending(t, p.approvals, req)
-	ask := p.ch.waitFor(t, "boss", 1)[0]
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
 	if !strings.Contains(ask.Text, "⚠️ Dangerous: installs a crontab") {
 		t.Fatalf("approver message lacks the warning: %q", ask.Text)
 	}
@@ -227,7 +227,7 @@ func TestApprovalDangerousCommand(t *testing.T) {
 
 	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Allow once"), 0))
 	decided(t, p.approvals, req, tools.AllowedOnce)
-	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "⚠️ Dangerous: installs a crontab") {
+	if e := p.ch.waitEdit(t, p.ch.IDOf("boss", 0)); !strings.Contains(e, "⚠️ Dangerous: installs a crontab") {
 		t.Fatalf("outcome lacks the warning: %q", e)
 	}
 }
@@ -240,7 +240,7 @@ func TestApprovalExpires(t *testing.T) {
 	ap.Attach(resumeFunc{p.router, func(session string) { mu.Lock(); resumed = append(resumed, session); mu.Unlock() }})
 	req := approvalRequest("default/test:work", "call-exp", "sleep 1")
 	pending(t, ap, req)
-	ask := p.ch.waitFor(t, "boss", 1)[0]
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
 	if n, err := ap.ExpireDue(context.Background()); err != nil || n != 0 {
 		t.Fatalf("ExpireDue before the deadline = %d, %v; want 0", n, err)
 	}
@@ -254,7 +254,7 @@ func TestApprovalExpires(t *testing.T) {
 	}
 	mu.Unlock()
 	decided(t, ap, req, tools.Expired)
-	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "Expired") {
+	if e := p.ch.waitEdit(t, p.ch.IDOf("boss", 0)); !strings.Contains(e, "Expired") {
 		t.Fatalf("expired message = %q", e)
 	}
 	// A press after expiry changes nothing.
@@ -323,13 +323,13 @@ func TestApprovalSurvivesRestart(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Admins: []string{"test:boss"}})
 	req := approvalRequest("default/test:work", "call-dur", "uptime")
 	pending(t, p.approvals, req)
-	ask := p.ch.waitFor(t, "boss", 1)[0]
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
 	restarted := approvals.New(approvals.Options{Store: p.db, Messages: p.db, Approvers: []string{"test:boss"}, Timeout: time.Minute})
 	restarted.Attach(resumeFunc{p.router, nil})
 	if w := pending(t, restarted, req); w.New {
 		t.Fatalf("the restarted service asked again: %+v", w)
 	}
-	if n := p.ch.count("boss"); n != 1 {
+	if n := p.ch.Count("boss"); n != 1 {
 		t.Fatalf("approvers got %d requests, want the original one only", n)
 	}
 	p.router.Handle(context.Background(), press(p, "boss", "boss", buttonData(t, ask, "Allow once"), 0))
@@ -340,17 +340,17 @@ func TestAccessRequestFlow(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Mode: bot.AccessModeRequest, Admins: []string{"test:boss"}})
 	ctx := context.Background()
 	p.router.Handle(ctx, msg("dm-new", "new", "hello?"))
-	ask := p.ch.waitFor(t, "boss", 1)[0]
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
 	if !strings.Contains(ask.Text, "test:new") || !strings.Contains(ask.Text, "Unew") {
 		t.Fatalf("admin message should name the identity and display name: %q", ask.Text)
 	}
-	if told := p.ch.waitFor(t, "dm-new", 1)[0]; !strings.Contains(told.Text, "asked an admin") {
+	if told := p.ch.WaitFor(t, "dm-new", 1)[0]; !strings.Contains(told.Text, "asked an admin") {
 		t.Fatalf("user told %q", told.Text)
 	}
 	// Writing again does not spam the admins.
 	p.router.Handle(ctx, msg("dm-new", "new", "hello??"))
 	time.Sleep(300 * time.Millisecond)
-	if n := p.ch.count("boss"); n != 1 {
+	if n := p.ch.Count("boss"); n != 1 {
 		t.Fatalf("admins got %d requests", n)
 	}
 	// A forged press by the requester changes nothing.
@@ -362,19 +362,19 @@ func TestAccessRequestFlow(t *testing.T) {
 		t.Fatal("a forged press allowed the user")
 	}
 	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Approve"), 0))
-	if told := p.ch.waitFor(t, "dm-new", 2)[1]; !strings.Contains(told.Text, "let you in") {
+	if told := p.ch.WaitFor(t, "dm-new", 2)[1]; !strings.Contains(told.Text, "let you in") {
 		t.Fatalf("approved user told %q", told.Text)
 	}
-	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "Approved") || !strings.Contains(e, "test:boss") {
+	if e := p.ch.waitEdit(t, p.ch.IDOf("boss", 0)); !strings.Contains(e, "Approved") || !strings.Contains(e, "test:boss") {
 		t.Fatalf("admin message after decision = %q", e)
 	}
 	p.router.Handle(ctx, msg("dm-new", "new", "now I'm in"))
-	if r := p.ch.waitFor(t, "dm-new", 3)[2]; !strings.Contains(r.Text, "echo: now I'm in") {
+	if r := p.ch.WaitFor(t, "dm-new", 3)[2]; !strings.Contains(r.Text, "echo: now I'm in") {
 		t.Fatalf("approved user's message not answered by the agent: %q", r.Text)
 	}
 	// Revoke shuts them out again.
 	p.router.Handle(ctx, msg("boss-dm", "boss", "/revoke test:new"))
-	if r := p.ch.waitFor(t, "boss-dm", 1)[0]; !strings.Contains(r.Text, "Revoked") {
+	if r := p.ch.WaitFor(t, "boss-dm", 1)[0]; !strings.Contains(r.Text, "Revoked") {
 		t.Fatalf("/revoke answer = %q", r.Text)
 	}
 	if ok, _ := p.db.IsAllowed(ctx, "test:new"); ok {
@@ -386,14 +386,14 @@ func TestAccessRequestDeniedToldOnce(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{Mode: bot.AccessModeRequest, Admins: []string{"test:boss"}})
 	ctx := context.Background()
 	p.router.Handle(ctx, msg("dm-x", "x", "let me in"))
-	ask := p.ch.waitFor(t, "boss", 1)[0]
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
 	p.router.Handle(ctx, press(p, "boss", "boss", buttonData(t, ask, "Deny"), 0))
-	if told := p.ch.waitFor(t, "dm-x", 2)[1]; !strings.Contains(told.Text, "declined") {
+	if told := p.ch.WaitFor(t, "dm-x", 2)[1]; !strings.Contains(told.Text, "declined") {
 		t.Fatalf("denied user told %q", told.Text)
 	}
 	p.router.Handle(ctx, msg("dm-x", "x", "pretty please"))
 	time.Sleep(300 * time.Millisecond)
-	if n, m := p.ch.count("dm-x"), p.ch.count("boss"); n != 2 || m != 1 {
+	if n, m := p.ch.Count("dm-x"), p.ch.Count("boss"); n != 2 || m != 1 {
 		t.Fatalf("after denial: user got %d messages (want 2), admins %d (want 1)", n, m)
 	}
 }
@@ -407,7 +407,7 @@ func TestApprovalSaysWhoAsks(t *testing.T) {
 		{"ops/" + tools.TeamScope("crew", "test:work"), "agent default, working for team crew, wants to run `exec`"},
 	} {
 		pending(t, p.approvals, approvalRequest(c.session, fmt.Sprint("call-who-", i), "uptime"))
-		ask := p.ch.waitFor(t, "boss", i+1)[i]
+		ask := p.ch.WaitFor(t, "boss", i+1)[i]
 		if !strings.Contains(ask.Text, c.want) || !strings.Contains(ask.Text, "in test:work") {
 			t.Errorf("card = %q; want %q and the chat", ask.Text, c.want)
 		}

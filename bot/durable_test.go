@@ -111,7 +111,7 @@ func TestHandleLeavesMessageForRedeliveryWhilePostgresIsDown(t *testing.T) {
 	if err := p.router.Handle(ctx, in); err != nil {
 		t.Fatalf("redelivery: %v", err)
 	}
-	if got := p.ch.waitFor(t, "d1", 1); !strings.Contains(got[0].Text, "echo: keep me") {
+	if got := p.ch.WaitFor(t, "d1", 1); !strings.Contains(got[0].Text, "echo: keep me") {
 		t.Fatalf("reply = %q", got[0].Text)
 	}
 	// Delivered again after it was stored: nothing new.
@@ -119,7 +119,7 @@ func TestHandleLeavesMessageForRedeliveryWhilePostgresIsDown(t *testing.T) {
 		t.Fatalf("second redelivery: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if n := p.ch.count("d1"); n != 1 {
+	if n := p.ch.Count("d1"); n != 1 {
 		t.Errorf("chat got %d messages, want the one answer", n)
 	}
 	if n := len(p.llm.Requests()); n != 1 {
@@ -145,7 +145,7 @@ func TestHandleStoresDespiteCancelledContext(t *testing.T) {
 	if len(msgs) == 0 || msgs[0].Content != "saved anyway" || msgs[0].ExternalID != in.ExternalID {
 		t.Fatalf("stored session = %+v, want the message", msgs)
 	}
-	if got := p.ch.waitFor(t, "d2", 1); !strings.Contains(got[0].Text, "echo: saved anyway") {
+	if got := p.ch.WaitFor(t, "d2", 1); !strings.Contains(got[0].Text, "echo: saved anyway") {
 		t.Fatalf("reply = %q", got[0].Text)
 	}
 }
@@ -164,10 +164,10 @@ func TestRedeliveredStoredMessageIsRun(t *testing.T) {
 	if err := p.router.Handle(ctx, in); err != nil {
 		t.Fatalf("redelivery: %v", err)
 	}
-	if got := p.ch.waitFor(t, "d3", 1); !strings.Contains(got[0].Text, "echo: stored before the crash") {
+	if got := p.ch.WaitFor(t, "d3", 1); !strings.Contains(got[0].Text, "echo: stored before the crash") {
 		t.Fatalf("reply = %q", got[0].Text)
 	}
-	if got := p.ch.waitFor(t, "d3", 1); !strings.Contains(got[0].Text, "history: 1 user messages") {
+	if got := p.ch.WaitFor(t, "d3", 1); !strings.Contains(got[0].Text, "history: 1 user messages") {
 		t.Errorf("reply = %q, want the message stored once", got[0].Text)
 	}
 }

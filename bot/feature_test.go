@@ -29,7 +29,7 @@ func TestRegisteredCommand(t *testing.T) {
 	}
 	p.router.Handle(ctx, msg("c7", "boss", "/ping now"))
 	p.router.Handle(ctx, msg("c7", "boss", "/help"))
-	got := p.ch.waitFor(t, "c7", 2)
+	got := p.ch.WaitFor(t, "c7", 2)
 	if got[0].Text != "pong now" {
 		t.Errorf("/ping = %q", got[0].Text)
 	}

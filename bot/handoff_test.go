@@ -35,7 +35,7 @@ func TestHandoffRoutesTheChat(t *testing.T) {
 	say := func(text string, n int) string {
 		t.Helper()
 		p.router.Handle(ctx, msg("room", "u1", text))
-		return p.ch.waitFor(t, "room", n)[n-1].Text
+		return p.ch.WaitFor(t, "room", n)[n-1].Text
 	}
 	say("hello", 1)
 	if got := say("/handoff ops", 2); !strings.Contains(got, "Now talking to ops (handed off by default: asked by test:u1)") {
@@ -70,7 +70,7 @@ func TestHandoffRoutesTheChat(t *testing.T) {
 	if got := say("and now?", 9); modelOf(p, "and now?") != "m" {
 		t.Fatalf("after handing back: %q by %q", got, modelOf(p, "and now?"))
 	}
-	for _, m := range p.ch.waitFor(t, "room", 9) {
+	for _, m := range p.ch.WaitFor(t, "room", 9) {
 		if strings.Contains(m.Text, "[Handoff]") {
 			t.Fatalf("the handoff note reached the chat: %q", m.Text)
 		}

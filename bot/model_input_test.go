@@ -28,7 +28,7 @@ func requestsWith(p *pipeline, text string) int {
 // sentWith counts the messages sent to chat that contain text.
 func sentWith(p *pipeline, chat, text string) int {
 	n := 0
-	for _, m := range p.ch.sentTo(chat) {
+	for _, m := range p.ch.SentTo(chat) {
 		if strings.Contains(m.Text, text) {
 			n++
 		}
@@ -43,13 +43,13 @@ func TestHandoffNoteReachesTheReceivingModel(t *testing.T) {
 	p := startPipeline(t, pipelineOptions{Agents: []string{"ops"}, Handoff: true})
 	ctx := context.Background()
 	p.router.Handle(ctx, msg("room", "u1", "the disk on db-3 is full"))
-	p.ch.waitFor(t, "room", 1)
+	p.ch.WaitFor(t, "room", 1)
 	if _, err := p.handoff.To(ctx, channels.Address{Platform: "test", ChatID: "room"}, "ops", "an outage question", "test:u1"); err != nil {
 		t.Fatal(err)
 	}
-	p.ch.waitFor(t, "room", 2) // "Now talking to ops"
+	p.ch.WaitFor(t, "room", 2) // "Now talking to ops"
 	p.router.Handle(ctx, msg("room", "u1", "can you help?"))
-	p.ch.waitFor(t, "room", 3)
+	p.ch.WaitFor(t, "room", 3)
 	var first *struct{ role, content string }
 	for _, r := range p.llm.Requests() {
 		if r.Model != "m-ops" {
@@ -83,7 +83,7 @@ func TestFailedRunApologyIsNotShownToTheModel(t *testing.T) {
 	ctx := context.Background()
 	p.llm.Fail(http.StatusInternalServerError, 1)
 	p.router.Handle(ctx, msg("c1", "u1", "first"))
-	if got := p.ch.waitFor(t, "c1", 1)[0].Text; !strings.Contains(got, "Sorry, I couldn't answer that") {
+	if got := p.ch.WaitFor(t, "c1", 1)[0].Text; !strings.Contains(got, "Sorry, I couldn't answer that") {
 		t.Fatalf("reply = %q, want the apology", got)
 	}
 	unfinished, err := p.db.Unfinished(ctx, bot.UnfinishedQuery{OlderThan: -time.Hour})
@@ -96,7 +96,7 @@ func TestFailedRunApologyIsNotShownToTheModel(t *testing.T) {
 		}
 	}
 	p.router.Handle(ctx, msg("c1", "u1", "second"))
-	if got := p.ch.waitFor(t, "c1", 2)[1].Text; !strings.Contains(got, "echo: second") {
+	if got := p.ch.WaitFor(t, "c1", 2)[1].Text; !strings.Contains(got, "echo: second") {
 		t.Fatalf("second reply = %q", got)
 	}
 	if n := len(p.llm.Requests()); n != 2 {
@@ -117,7 +117,7 @@ func TestUnknownModelAsksAnAdmin(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{})
 	p.llm.Fail(http.StatusNotFound, 1)
 	p.router.Handle(context.Background(), msg("c1", "u1", "hello"))
-	got := p.ch.waitFor(t, "c1", 1)[0].Text
+	got := p.ch.WaitFor(t, "c1", 1)[0].Text
 	for _, want := range []string{`does not know the model "m"`, "misconfigured", "An admin must set llm.model"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("reply = %q, want it to say %q", got, want)
@@ -137,12 +137,12 @@ func TestHugeMessageIsCut(t *testing.T) {
 	ctx := context.Background()
 	huge := strings.Repeat("é", 40_000) + strings.Repeat("x", 1_000_000)
 	p.router.Handle(ctx, msg("c1", "u1", huge))
-	got := p.ch.waitFor(t, "c1", 2)
+	got := p.ch.WaitFor(t, "c1", 2)
 	if !strings.Contains(got[0].Text, "Your message was too long: I read only its first 40 000 characters (1 000 000 more were cut)") {
 		t.Fatalf("first message to the chat = %q, want the cut notice", got[0].Text)
 	}
 	p.router.Handle(ctx, msg("c1", "u1", "next"))
-	p.ch.waitFor(t, "c1", 3)
+	p.ch.WaitFor(t, "c1", 3)
 	reqs := p.llm.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls, want 2", len(reqs))

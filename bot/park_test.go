@@ -49,27 +49,27 @@ func TestParkedApprovalAnswersAndCancels(t *testing.T) {
 	p := newExecPipeline(t, bot.LaneOptions{})
 	ctx := context.Background()
 	p.router.Handle(ctx, msg("work", "dev", execCall("touch canary")))
-	ask := p.ch.waitFor(t, "boss", 1)[0]
-	if note := p.ch.waitFor(t, "work", 1)[0]; !strings.Contains(note.Text, "Waiting for an approver") {
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
+	if note := p.ch.WaitFor(t, "work", 1)[0]; !strings.Contains(note.Text, "Waiting for an approver") {
 		t.Fatalf("requester note = %q", note.Text)
 	}
 
 	p.router.Handle(ctx, msg("work", "dev", "are you still there?"))
-	got := p.ch.waitFor(t, "work", 2)[1]
+	got := p.ch.WaitFor(t, "work", 2)[1]
 	if !strings.Contains(got.Text, "waiting for an admin to approve") || !strings.Contains(got.Text, "touch canary") ||
 		!strings.Contains(got.Text, "/cancel") {
 		t.Fatalf("answer while parked = %q", got.Text)
 	}
 
 	p.router.Handle(ctx, msg("work", "dev", "/cancel"))
-	if got := p.ch.waitFor(t, "work", 3)[2]; !strings.Contains(got.Text, "Withdrawn") {
+	if got := p.ch.WaitFor(t, "work", 3)[2]; !strings.Contains(got.Text, "Withdrawn") {
 		t.Fatalf("/cancel answer = %q", got.Text)
 	}
-	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "Withdrawn by test:dev") {
+	if e := p.ch.waitEdit(t, p.ch.IDOf("boss", 0)); !strings.Contains(e, "Withdrawn by test:dev") {
 		t.Fatalf("approver message after /cancel = %q", e)
 	}
 	// The resumed run tells the model and answers the waiting message.
-	reply := p.ch.waitFor(t, "work", 4)[3]
+	reply := p.ch.WaitFor(t, "work", 4)[3]
 	if !strings.Contains(reply.Text, "are you still there?") {
 		t.Fatalf("reply after /cancel = %q", reply.Text)
 	}
@@ -103,10 +103,10 @@ func TestHundredPendingApprovalsDoNotDelayOtherChats(t *testing.T) {
 	for i := range parked {
 		p.router.Handle(ctx, msg(fmt.Sprint("chat", i), fmt.Sprint("u", i), execCall(fmt.Sprintf("touch f%d", i))))
 	}
-	p.ch.waitFor(t, "boss", parked)
+	p.ch.WaitFor(t, "boss", parked)
 	start := time.Now()
 	p.router.Handle(ctx, msg("other", "someone", "hello"))
-	reply := p.ch.waitFor(t, "other", 1)[0]
+	reply := p.ch.WaitFor(t, "other", 1)[0]
 	took := time.Since(start)
 	if !strings.Contains(reply.Text, "echo: hello") {
 		t.Fatalf("reply = %q", reply.Text)
@@ -133,17 +133,17 @@ func TestAllowOnceWithReplayedToolCallIDs(t *testing.T) {
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "call_0", Name: "exec", Arguments: `{"command":"echo run >> log.txt"}`}}}
 	})
 	p.router.Handle(ctx, msg("work", "dev", "log a run"))
-	ask := p.ch.waitFor(t, "boss", 1)[0]
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
 	p.router.Handle(ctx, press(p.pipeline, "boss", "boss", buttonData(t, ask, "Allow once"), 0))
 	var reply channels.Outbound
 	for i := 1; ; i++ { // the requester note comes first
-		reply = p.ch.waitFor(t, "work", i+1)[i]
+		reply = p.ch.WaitFor(t, "work", i+1)[i]
 		if strings.HasPrefix(reply.Text, "ran:") {
 			break
 		}
 	}
 	p.router.Handle(ctx, msg("work", "dev", "again please"))
-	second := p.ch.waitFor(t, "boss", 2)[1]
+	second := p.ch.WaitFor(t, "boss", 2)[1]
 	if !strings.Contains(second.Text, "echo run >> log.txt") {
 		t.Fatalf("second approval request = %q", second.Text)
 	}
@@ -170,7 +170,7 @@ func TestApprovalShowsInvisibleCharacters(t *testing.T) {
 	p := newExecPipeline(t, bot.LaneOptions{})
 	ctx := context.Background()
 	p.router.Handle(ctx, msg("work", "dev", execCall("echo safe\u202e fr- mr\u200b")))
-	ask := p.ch.waitFor(t, "boss", 1)[0]
+	ask := p.ch.WaitFor(t, "boss", 1)[0]
 	for _, want := range []string{"⟨U+202E⟩", "⟨U+200B⟩", "exactly this text would run"} {
 		if !strings.Contains(ask.Text, want) {
 			t.Fatalf("approval message lacks %q: %q", want, ask.Text)
@@ -180,11 +180,11 @@ func TestApprovalShowsInvisibleCharacters(t *testing.T) {
 		t.Fatalf("approval message carries the raw bidi override: %q", ask.Text)
 	}
 	p.router.Handle(ctx, msg("boss", "boss", "/approvals"))
-	if list := p.ch.waitFor(t, "boss", 2)[1]; !strings.Contains(list.Text, "⟨U+202E⟩") || !strings.Contains(list.Text, "exactly this text would run") {
+	if list := p.ch.WaitFor(t, "boss", 2)[1]; !strings.Contains(list.Text, "⟨U+202E⟩") || !strings.Contains(list.Text, "exactly this text would run") {
 		t.Fatalf("/approvals = %q", list.Text)
 	}
 	p.router.Handle(ctx, press(p.pipeline, "boss", "boss", buttonData(t, ask, "Deny"), 0))
-	if e := p.ch.waitEdit(t, p.ch.idOf("boss", 0)); !strings.Contains(e, "⟨U+202E⟩") {
+	if e := p.ch.waitEdit(t, p.ch.IDOf("boss", 0)); !strings.Contains(e, "⟨U+202E⟩") {
 		t.Fatalf("decided message = %q", e)
 	}
 }

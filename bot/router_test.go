@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/storage/redis"
@@ -28,76 +29,17 @@ import (
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// recorder is a channel that records what is sent to it, edits and press
-// answers.
+// recorder is a channel that records what is sent to it (Recorder),
+// edits and press answers.
 type recorder struct {
+	*channeltest.Recorder
 	mu      sync.Mutex
-	sent    []channels.Outbound
 	edits   map[string]string // message id → latest text
 	answers []string
-	cond    *sync.Cond
 }
 
 func newRecorder() *recorder {
-	r := &recorder{edits: map[string]string{}}
-	r.cond = sync.NewCond(&r.mu)
-	return r
-}
-
-func (r *recorder) Platform() string { return "test" }
-
-func (r *recorder) Start(ctx context.Context, _ channels.Handler) error {
-	<-ctx.Done()
-	return nil
-}
-
-func (r *recorder) Send(_ context.Context, m channels.Outbound) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.sent = append(r.sent, m)
-	r.cond.Broadcast()
-	return fmt.Sprint(len(r.sent)), nil
-}
-
-// idOf returns the platform message id given to the i-th message (0-based)
-// sent to chat.
-func (r *recorder) idOf(chat string, i int) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for k, m := range r.sent {
-		if m.To.ChatID == chat {
-			if n == i {
-				return fmt.Sprint(k + 1)
-			}
-			n++
-		}
-	}
-	return ""
-}
-
-// waitFor waits until n messages were sent to chat and returns them.
-func (r *recorder) waitFor(t *testing.T, chat string, n int) []channels.Outbound {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	go func() { time.Sleep(time.Until(deadline)); r.cond.Broadcast() }()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for {
-		var got []channels.Outbound
-		for _, m := range r.sent {
-			if m.To.ChatID == chat {
-				got = append(got, m)
-			}
-		}
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("chat %s: %d messages, want %d: %+v", chat, len(got), n, got)
-		}
-		r.cond.Wait()
-	}
+	return &recorder{Recorder: channeltest.NewRecorder(), edits: map[string]string{}}
 }
 
 func (r *recorder) Edit(_ context.Context, _ channels.Address, id string, m channels.Outbound) error {
@@ -107,7 +49,6 @@ func (r *recorder) Edit(_ context.Context, _ channels.Address, id string, m chan
 		return fmt.Errorf("edits here always remove buttons")
 	}
 	r.edits[id] = m.Text
-	r.cond.Broadcast()
 	return nil
 }
 
@@ -115,7 +56,6 @@ func (r *recorder) AnswerPress(_ context.Context, _ channels.ButtonPress, text s
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.answers = append(r.answers, text)
-	r.cond.Broadcast()
 	return nil
 }
 
@@ -146,18 +86,6 @@ func (r *recorder) waitEdit(t *testing.T, id string) string {
 	}
 	t.Fatalf("message %s was never edited", id)
 	return ""
-}
-
-func (r *recorder) count(chat string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, m := range r.sent {
-		if m.To.ChatID == chat {
-			n++
-		}
-	}
-	return n
 }
 
 // pipeline is a Router and Dispatcher on real PostgreSQL and Redis, with
@@ -355,12 +283,12 @@ func TestRouterAnswersAndDedupes(t *testing.T) {
 	in := msg("c1", "u1", "hello")
 	p.router.Handle(ctx, in)
 	p.router.Handle(ctx, in) // redelivered
-	got := p.ch.waitFor(t, "c1", 1)
+	got := p.ch.WaitFor(t, "c1", 1)
 	if !strings.Contains(got[0].Text, "echo: hello") {
 		t.Fatalf("reply = %q", got[0].Text)
 	}
 	p.router.Handle(ctx, msg("c1", "u1", "next"))
-	got = p.ch.waitFor(t, "c1", 2)
+	got = p.ch.WaitFor(t, "c1", 2)
 	if !strings.Contains(got[1].Text, "history: 2 user messages") {
 		t.Fatalf("second reply = %q (the duplicate must not be in history)", got[1].Text)
 	}
@@ -379,25 +307,25 @@ func TestRouterRateLimitNoticeOnce(t *testing.T) {
 	// Two messages within the limit, each answered before the next.
 	for i := range 2 {
 		p.router.Handle(ctx, msg("c2", "u2", fmt.Sprintf("m%d", i)))
-		p.ch.waitFor(t, "c2", i+1)
+		p.ch.WaitFor(t, "c2", i+1)
 	}
 	for i := 2; i < 6; i++ {
 		p.router.Handle(ctx, msg("c2", "u2", fmt.Sprintf("m%d", i)))
 	}
-	got := p.ch.waitFor(t, "c2", 3) // two replies + one notice
+	got := p.ch.WaitFor(t, "c2", 3) // two replies + one notice
 	time.Sleep(300 * time.Millisecond)
 	notices := 0
-	for _, m := range p.ch.waitFor(t, "c2", 3) {
+	for _, m := range p.ch.WaitFor(t, "c2", 3) {
 		if strings.Contains(m.Text, "Try again in") {
 			notices++
 		}
 	}
-	if notices != 1 || p.ch.count("c2") != 3 {
+	if notices != 1 || p.ch.Count("c2") != 3 {
 		t.Fatalf("want exactly one rate-limit notice and two replies, got %d notices in %+v", notices, got)
 	}
 	// Another user in another chat is not affected.
 	p.router.Handle(ctx, msg("c3", "u3", "me too"))
-	if r := p.ch.waitFor(t, "c3", 1); !strings.Contains(r[0].Text, "echo: me too") {
+	if r := p.ch.WaitFor(t, "c3", 1); !strings.Contains(r[0].Text, "echo: me too") {
 		t.Fatalf("other user's reply = %q", r[0].Text)
 	}
 }
@@ -408,15 +336,15 @@ func TestRouterAllowlistDeniesStrangers(t *testing.T) {
 	p.router.Handle(ctx, msg("c4", "stranger", "let me in"))
 	p.router.Handle(ctx, msg("c4", "stranger", "please"))
 	p.router.Handle(ctx, msg("c5", "friend", "hi"))
-	if r := p.ch.waitFor(t, "c5", 1); !strings.Contains(r[0].Text, "echo: hi") {
+	if r := p.ch.WaitFor(t, "c5", 1); !strings.Contains(r[0].Text, "echo: hi") {
 		t.Fatalf("allowed user's reply = %q", r[0].Text)
 	}
-	got := p.ch.waitFor(t, "c4", 1)
+	got := p.ch.WaitFor(t, "c4", 1)
 	if !strings.Contains(got[0].Text, "test:stranger") {
 		t.Fatalf("refusal should name the identity: %q", got[0].Text)
 	}
 	time.Sleep(200 * time.Millisecond)
-	if n := p.ch.count("c4"); n != 1 {
+	if n := p.ch.Count("c4"); n != 1 {
 		t.Fatalf("stranger got %d messages, want 1 (no spam)", n)
 	}
 	for _, r := range p.llm.Requests() {
@@ -433,7 +361,7 @@ func TestRouterCommands(t *testing.T) {
 	ctx := context.Background()
 	p.router.Handle(ctx, msg("c6", "boss", "/whoami@my_bot"))
 	p.router.Handle(ctx, msg("c6", "boss", "/help"))
-	got := p.ch.waitFor(t, "c6", 2)
+	got := p.ch.WaitFor(t, "c6", 2)
 	if !strings.Contains(got[0].Text, "test:boss") || !strings.Contains(got[0].Text, "admin") {
 		t.Fatalf("/whoami = %q", got[0].Text)
 	}
@@ -448,7 +376,7 @@ func TestRouterCommands(t *testing.T) {
 func TestRouterToolCallLoop(t *testing.T) {
 	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{})
 	p.router.Handle(context.Background(), msg("c7", "u7", "what time? CALL_TOOL:datetime"))
-	got := p.ch.waitFor(t, "c7", 1)
+	got := p.ch.WaitFor(t, "c7", 1)
 	if !strings.Contains(got[0].Text, "tool datetime said:") || !strings.Contains(got[0].Text, "UTC") {
 		t.Fatalf("reply = %q", got[0].Text)
 	}
@@ -465,13 +393,13 @@ func TestRecoveryFinishesInterruptedSession(t *testing.T) {
 	}
 	// Only sessions idle for a moment are recovered (live runs are left alone).
 	deadline := time.Now().Add(15 * time.Second)
-	for p.ch.count("c8") == 0 && time.Now().Before(deadline) {
+	for p.ch.Count("c8") == 0 && time.Now().Before(deadline) {
 		if _, err := p.router.Recover(ctx, 0); err != nil {
 			t.Fatalf("recover: %v", err)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	got := p.ch.waitFor(t, "c8", 1)
+	got := p.ch.WaitFor(t, "c8", 1)
 	if !strings.Contains(got[0].Text, "echo: lost in a crash") {
 		t.Fatalf("recovered reply = %q", got[0].Text)
 	}
@@ -479,7 +407,7 @@ func TestRecoveryFinishesInterruptedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if n := p.ch.count("c8"); n != 1 {
+	if n := p.ch.Count("c8"); n != 1 {
 		t.Fatalf("recovered session answered %d times", n)
 	}
 }
@@ -505,17 +433,4 @@ func subagentOptions(o *subagents.Options) subagents.Options {
 		return subagents.Options{}
 	}
 	return *o
-}
-
-// sentTo returns what was sent to chat so far.
-func (r *recorder) sentTo(chat string) []channels.Outbound {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []channels.Outbound
-	for _, m := range r.sent {
-		if m.To.ChatID == chat {
-			out = append(out, m)
-		}
-	}
-	return out
 }

@@ -79,7 +79,7 @@ func TestSubagentAnnouncesItsResult(t *testing.T) {
 	// then it answers the result straight away.
 	var heard string
 	bot.WaitUntil(t, "the announced result to be answered", func() bool {
-		for _, m := range p.ch.sentTo("c1") {
+		for _, m := range p.ch.SentTo("c1") {
 			if strings.Contains(m.Text, "parent heard: [Subagent summarise the logs (") {
 				heard = m.Text
 				return true
@@ -107,12 +107,12 @@ func TestSubagentAnnouncesItsResult(t *testing.T) {
 func TestSubagentRunWaitsForTheResult(t *testing.T) {
 	p := subPipeline(t, subagents.Options{})
 	p.router.Handle(context.Background(), msg("c1", "u1", "run count the files"))
-	got := p.ch.waitFor(t, "c1", 1)
+	got := p.ch.WaitFor(t, "c1", 1)
 	if !strings.Contains(got[0].Text, "completed: sub result for: count the files") {
 		t.Fatalf("reply = %q", got[0].Text)
 	}
 	time.Sleep(2 * time.Second) // an announcement would wake the parent within 1 s
-	if n := len(p.ch.sentTo("c1")); n != 1 {
+	if n := len(p.ch.SentTo("c1")); n != 1 {
 		t.Fatalf("%d messages in the chat; want only the answer", n)
 	}
 }
@@ -213,7 +213,7 @@ func TestSubagentCancelStopsItsToolCall(t *testing.T) {
 	if n, err := p.router.Recover(ctx, 0); err != nil || n != 0 {
 		t.Fatalf("recovery picked up %d sessions (%v); a cancelled subagent is finished", n, err)
 	}
-	if msgs := p.ch.sentTo("c1"); len(msgs) != 0 {
+	if msgs := p.ch.SentTo("c1"); len(msgs) != 0 {
 		t.Fatalf("the chat got %q; the parent asked for the cancel", msgs[0].Text)
 	}
 }
@@ -238,7 +238,7 @@ func TestSubagentSteer(t *testing.T) {
 	if err := <-block.ended; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the first subagent's tool call ended with %v", err)
 	}
-	got := p.ch.waitFor(t, "c1", 1)
+	got := p.ch.WaitFor(t, "c1", 1)
 	if !strings.Contains(got[0].Text, "parent heard: [Subagent digger (") || !strings.Contains(got[0].Text, "sub result for: summarise the logs instead") {
 		t.Fatalf("chat got %q; want the steered subagent's result", got[0].Text)
 	}

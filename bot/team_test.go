@@ -52,7 +52,7 @@ func TestTeamBlockerReachesTheLead(t *testing.T) {
 	p.llm.Handle(blockerBrain)
 	ctx := context.Background()
 	p.router.Handle(ctx, msg("c1", "u1", "the database is down, get it fixed"))
-	got := p.ch.waitFor(t, "c1", 1)
+	got := p.ch.WaitFor(t, "c1", 1)
 	if !strings.HasPrefix(got[0].Text, "lead heard: teammate: ops reported a blocker on task #") ||
 		!strings.Contains(got[0].Text, "(fix the database): no access to the database") {
 		t.Fatalf("chat got %q", got[0].Text)
@@ -65,7 +65,7 @@ func TestTeamBlockerReachesTheLead(t *testing.T) {
 	if n, err := p.router.Recover(ctx, 0); err != nil || n != 0 {
 		t.Fatalf("recovery picked up %d sessions (%v); everything is finished", n, err)
 	}
-	if msgs := p.ch.sentTo("c1"); len(msgs) != 1 {
+	if msgs := p.ch.SentTo("c1"); len(msgs) != 1 {
 		t.Fatalf("the chat got %d messages; want only the lead's answer", len(msgs))
 	}
 }

@@ -29,8 +29,8 @@ func TestOneTracePerMessage(t *testing.T) {
 	if err := p.router.Handle(t.Context(), plain); err != nil {
 		t.Fatal(err)
 	}
-	p.ch.waitFor(t, "trace-1", 1)
-	p.ch.waitFor(t, "trace-2", 1)
+	p.ch.WaitFor(t, "trace-1", 1)
+	p.ch.WaitFor(t, "trace-2", 1)
 
 	// The send spans end just after Send returns, and the run's span after
 	// the run hands its reply over: wait until both have ended.

@@ -131,7 +131,7 @@ func TestSchedulerExactlyOnceAcrossReplicas(t *testing.T) {
 				open++
 			}
 		}
-		if open == 0 && ch.count("room") >= len(runs) {
+		if open == 0 && ch.Count("room") >= len(runs) {
 			break
 		}
 	}
@@ -159,10 +159,9 @@ func TestSchedulerExactlyOnceAcrossReplicas(t *testing.T) {
 			t.Errorf("gap of %s before slot %s", gap, runs[i-1].ScheduledAt.UTC())
 		}
 	}
-	ch.mu.Lock()
-	defer ch.mu.Unlock()
+	sent := ch.Sent()
 	delivered := map[string]int{}
-	for _, m := range ch.sent {
+	for _, m := range sent {
 		delivered[m.Text]++
 	}
 	for text := range slots {
@@ -170,7 +169,7 @@ func TestSchedulerExactlyOnceAcrossReplicas(t *testing.T) {
 			t.Errorf("%s delivered %d times, want 1", text, delivered[text])
 		}
 	}
-	if len(ch.sent) != len(slots) {
-		t.Errorf("%d messages sent for %d slots", len(ch.sent), len(slots))
+	if len(sent) != len(slots) {
+		t.Errorf("%d messages sent for %d slots", len(sent), len(slots))
 	}
 }

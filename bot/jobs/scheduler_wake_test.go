@@ -49,7 +49,7 @@ func TestSchedulerWakesForSlotsAndRetriesWithoutPolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Three replies: the first slot after its retry, then the next slots.
-	got := ch.waitFor(t, "room", 3)
+	got := ch.WaitFor(t, "room", 3)
 	if calls.Load() < 4 {
 		t.Errorf("%d model calls for 3 replies; want the failed attempt retried", calls.Load())
 	}
