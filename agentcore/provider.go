@@ -38,6 +38,22 @@ type Message struct {
 	ExternalID string
 	// Seq is the message's position in its session, set by History.Load.
 	Seq int64
+	// Images are pictures sent with a user message. The model reads them
+	// as image input when its agent has vision; otherwise only the
+	// attachment lines in Content tell of them.
+	Images []Image
+}
+
+// Image is one picture a user message carries, by reference to the stored
+// attachment (bot/media): its bytes are loaded only while a request to a
+// model with vision is built, never kept in the history.
+type Image struct {
+	// SHA256 is the stored attachment's key.
+	SHA256 string
+	// Type is its MIME type, sniffed from the bytes ("image/png").
+	Type string
+	// Data is the content, set only on the copy in a Request.
+	Data []byte
 }
 
 // ToolCall is the model's request to run one tool.

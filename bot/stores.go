@@ -87,11 +87,30 @@ type OutboxMessage struct {
 	Text      string
 	Buttons   [][]channels.Button
 	ReplyTo   string
-	Attempts  int
+	// File, when set, is sent with Text as its caption: a photo, voice
+	// message or document stored in PostgreSQL (bot/media), opened only
+	// when it is delivered.
+	File     *OutboxFile
+	Attempts int
 	// Trace is the span of the run that wrote the row, when it is handed
 	// to the dispatcher in memory; its send continues that trace. Not
 	// stored.
 	Trace trace.SpanContext
+}
+
+// OutboxFile is the file an outbox row sends, by reference to the stored
+// attachment (bot/media).
+type OutboxFile struct {
+	// SHA256 is the stored content's key.
+	SHA256 string
+	// Kind is channels.KindPhoto, KindVoice or KindDocument.
+	Kind string
+	// Name is the file name shown in the chat (already safe).
+	Name string
+	// Type is the MIME type.
+	Type string
+	// Size is the content's length in bytes.
+	Size int64
 }
 
 // Outbox is the durable queue of replies. Postgres implements it.

@@ -95,6 +95,9 @@ type Outbound struct {
 	// same Key are the same message, and a platform that can deduplicate
 	// (Discord's nonce) shows it once.
 	Key string
+	// File, when set, is sent with Text as its caption. An adapter that
+	// cannot send files returns an ErrPermanent error.
+	File *File
 }
 
 // Handler receives inbound events from a channel. It returns nil once the
