@@ -61,6 +61,10 @@ const Platform = "discord"
 // DefaultAPIURL is Discord's API host.
 const DefaultAPIURL = "https://discord.com"
 
+// DefaultMaxFileBytes is Discord's upload limit for a bot in a server
+// without boosts and in direct messages: 10 MiB.
+const DefaultMaxFileBytes = 10 << 20
+
 // Intents are the gateway intents the channel asks for. MessageContent is
 // privileged and must be enabled in the Developer Portal.
 const Intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMessages |
@@ -79,6 +83,10 @@ type Options struct {
 	// messages that mention the bot or reply to it count there (direct
 	// messages always do).
 	AllGuildMessages bool
+	// MaxFileBytes is the largest file Send attaches; a larger one is
+	// refused with *channels.FileTooLargeError before any of it is read.
+	// Default DefaultMaxFileBytes; a boosted server takes more.
+	MaxFileBytes int64
 	// Sessions, when set, keeps the gateway session so that the replica
 	// holding the gateway next (or this one, restarted) resumes it and
 	// Discord replays the events sent in between. Stopping then leaves
@@ -89,12 +97,14 @@ type Options struct {
 // Channel is a Discord bot connection. It implements channels.Channel,
 // Editor, Typer, PressAnswerer and ReadyChecker.
 type Channel struct {
-	opts  Options
-	token string // without the "Bot " prefix, for redaction
-	log   *slog.Logger
-	sess  *discordgo.Session
-	conns *connTracker
-	dms   *directory
+	opts    Options
+	token   string // without the "Bot " prefix, for redaction
+	log     *slog.Logger
+	sess    *discordgo.Session
+	files   *http.Client // attachment downloads; bounded by the caller's context
+	uploads *http.Client // file sends, streamed
+	conns   *connTracker
+	dms     *directory
 
 	running  atomic.Bool
 	stopping atomic.Bool
@@ -139,6 +149,9 @@ func New(opts Options) (*Channel, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
 	opts.Retry = opts.Retry.WithDefaults(60 * time.Second)
 	transport, err := newTransport(opts.APIURL)
 	if err != nil {
@@ -160,6 +173,8 @@ func New(opts Options) (*Channel, error) {
 	c.health = channels.NewHealth(Platform, c.log, func(err error) error { return c.redact(err) })
 	c.health.Set(errNotStarted)
 	sess.Client = &http.Client{Transport: transport, Timeout: 30 * time.Second}
+	c.files = c.fileClient(transport)
+	c.uploads = uploadClient(transport)
 	sess.Dialer = c.conns.dialer()
 	sess.Identify.Intents = Intents
 	sess.ShouldReconnectOnError = false // Start reconnects, with backoff and a way to stop

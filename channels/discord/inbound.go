@@ -3,7 +3,6 @@ package discord
 import (
 	"context"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,8 +11,8 @@ import (
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
-// textOnlyReply answers attachments or stickers sent without text in a
-// direct message.
+// textOnlyReply answers a sticker sent without text in a direct message:
+// a sticker is neither text nor a file the bot can read.
 const textOnlyReply = "I can only read text messages for now."
 
 // ackTimeout bounds acknowledging a press: Discord wants an answer within
@@ -132,9 +131,10 @@ func (c *Channel) addressed(m *discordgo.Message) bool {
 	return strings.Contains(m.Content, "<@"+me+">") || strings.Contains(m.Content, "<@!"+me+">")
 }
 
-// onMessage delivers a text message from a person. Messages from bots
-// (this one included), webhooks and the system are ignored; attachments
-// without text in a direct message get a polite answer.
+// onMessage delivers a message from a person: its text and its
+// attachments, either of which may be empty. Messages from bots (this one
+// included), webhooks and the system are ignored; a sticker alone in a
+// direct message gets a polite answer.
 func (c *Channel) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
 	if m.Message == nil || m.Author == nil || m.Author.Bot || m.WebhookID != "" || m.Author.ID == c.bot() {
 		return
@@ -151,8 +151,8 @@ func (c *Channel) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
 	if !direct && !c.opts.AllGuildMessages && !c.addressed(m.Message) {
 		return // in servers only messages meant for the bot count
 	}
-	if strings.TrimSpace(m.Content) == "" {
-		if direct && (len(m.Attachments) > 0 || len(m.StickerItems) > 0) {
+	if strings.TrimSpace(m.Content) == "" && len(m.Attachments) == 0 {
+		if direct && len(m.StickerItems) > 0 {
 			channelID, messageID := m.ChannelID, m.ID
 			c.stage(event{run: func(ctx context.Context, _ channels.Handler) error {
 				c.replyTextOnly(ctx, channelID, messageID)
@@ -162,8 +162,8 @@ func (c *Channel) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
 		return
 	}
 	text := c.stripMention(m.Content)
-	if n := len(m.Attachments); n > 0 {
-		text = channels.WithUnreadMedia(text, attachmentsNote(n))
+	if strings.TrimSpace(text) == "" {
+		text = "" // files alone, or just "@bot" with them
 	}
 	in := channels.Inbound{
 		Platform:   Platform,
@@ -174,16 +174,10 @@ func (c *Channel) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
 		Direct:     direct,
 		MessageID:  m.ID,
 		ExternalID: m.ID,
+
+		Attachments: c.attachments(m.Message),
 	}
 	c.stage(event{run: func(ctx context.Context, h channels.Handler) error { return c.deliver(ctx, h, in) }})
-}
-
-// attachmentsNote says how many files came with a message.
-func attachmentsNote(n int) string {
-	if n == 1 {
-		return "an attachment"
-	}
-	return strconv.Itoa(n) + " attachments"
 }
 
 // deliver calls h, which retries until the event is stored or the channel

@@ -76,29 +76,6 @@ func TestIgnoresBotsWebhooksAndSystemMessages(t *testing.T) {
 	}
 }
 
-func TestAttachmentWithoutTextInDM(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, nil)
-	h.startReady()
-	ctx := h.Ctx()
-	id := h.fake.PushMessage(discordtest.Incoming{ChannelID: dmID, UserID: userID, Attachments: 1})
-	msgs, err := h.fake.WaitMessages(ctx, dmID, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if msgs[0].Content != "I can only read text messages for now." || msgs[0].ReplyTo != id || !msgs[0].AllowedMentions.NoneAllowed() {
-		t.Errorf("reply to an attachment = %+v", msgs[0])
-	}
-	h.fake.PushMessage(discordtest.Incoming{ChannelID: channelID, GuildID: guildID, UserID: userID, Attachments: 1})
-	h.fake.SendMessage(channelID, guildID, userID, "Ann", "text")
-	if in := h.Next(); in.Text != "text" {
-		t.Errorf("got %+v", in)
-	}
-	if got := h.fake.Messages(channelID); len(got) != 0 {
-		t.Errorf("answered an attachment in a guild channel: %+v", got)
-	}
-}
-
 func TestButtonPressIsAcknowledgedThenDelivered(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
@@ -207,18 +184,5 @@ func TestGuildMessagesNeedMention(t *testing.T) {
 	h.fake.SendMessage("", "", "43", "bo", "hello in private")
 	if in := h.Next(); in.Text != "hello in private" || !in.Direct {
 		t.Fatalf("direct message = %+v", in)
-	}
-}
-
-// Text that comes with attachments is answered, and the model is told the
-// files themselves were not read.
-func TestTextWithAttachmentsSaysTheyWereNotRead(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, nil)
-	h.startReady()
-	h.fake.PushMessage(discordtest.Incoming{ChannelID: dmID, UserID: userID, Text: "what does this log say?", Attachments: 2})
-	in := h.Next()
-	if !strings.HasPrefix(in.Text, "what does this log say?\n\n[2 attachments sent with this message could not be read") {
-		t.Errorf("text with attachments reached the handler as %q", in.Text)
 	}
 }

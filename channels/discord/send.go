@@ -40,7 +40,8 @@ const (
 
 // Send renders msg.Text as Discord Markdown and sends it in as many
 // messages as it needs: the first replies to msg.ReplyTo (notifying its
-// author), the last carries the buttons. No message can mention anyone:
+// author) and carries msg.File, if any, with the text as its caption (a
+// file may go without one); the last carries the buttons. No message can mention anyone:
 // allowed_mentions parses nothing and the text disarms mentions too. A
 // ChatID that is a user id reaches that user's direct messages. It waits
 // out short rate limits and returns *channels.RetryAfterError for longer
@@ -59,8 +60,16 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 		return "", fmt.Errorf("discord: send to %s: reply-to id %q is not a Discord message id: %w",
 			msg.To, msg.ReplyTo, channels.ErrPermanent)
 	}
+	if msg.File != nil {
+		if err := c.checkFile(msg.File); err != nil {
+			return "", fmt.Errorf("discord: send to %s: %w", msg.To, err)
+		}
+	}
 	parts := markup.DiscordMarkdown(msg.Text, maxMessage)
-	if len(parts) == 0 {
+	switch {
+	case len(parts) == 0 && msg.File != nil:
+		parts = []string{""} // the file alone
+	case len(parts) == 0:
 		return "", fmt.Errorf("discord: send to %s: the message has no visible text: %w", msg.To, channels.ErrPermanent)
 	}
 	var channelID, lastID string
@@ -79,7 +88,11 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 		var m *discordgo.Message
 		send := func(ctx context.Context, ch string) error {
 			var err error
-			m, err = c.sendMessage(ctx, ch, build(ch), partNonce(msg.Key, i))
+			if i == 0 && msg.File != nil {
+				m, err = c.sendFile(ctx, ch, build(ch), partNonce(msg.Key, i), msg.File)
+			} else {
+				m, err = c.sendMessage(ctx, ch, build(ch), partNonce(msg.Key, i))
+			}
 			if err == nil {
 				channelID = ch
 			}
@@ -343,6 +356,10 @@ func retryAfter(err error) (time.Duration, bool) {
 	var rest *discordgo.RESTError
 	if errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode == http.StatusTooManyRequests {
 		return time.Second, true
+	}
+	var cdn *downloadLimitedError
+	if errors.As(err, &cdn) {
+		return cdn.after, true
 	}
 	return 0, false
 }

@@ -11,15 +11,18 @@ import (
 
 // Incoming is a message a user (or another bot) writes.
 type Incoming struct {
-	ChannelID   string
-	GuildID     string // empty: a DM channel with UserID
-	UserID      string
-	UserName    string
-	Text        string
-	Bot         bool   // written by a bot account
-	WebhookID   string // written through a webhook
-	Type        int    // Discord message type; 0 default, 19 reply, 7 member join…
-	Attachments int    // number of attached files
+	ChannelID string
+	GuildID   string // empty: a DM channel with UserID
+	UserID    string
+	UserName  string
+	Text      string
+	Bot       bool   // written by a bot account
+	WebhookID string // written through a webhook
+	Type      int    // Discord message type; 0 default, 19 reply, 7 member join…
+	Flags     int    // message flags; 1<<13 marks a voice message
+	// Files are attached to the message; the fake's CDN serves those
+	// without a URL of their own.
+	Files []File
 }
 
 // SendMessage makes userID write text in channelID (a guild channel when
@@ -49,7 +52,8 @@ func (s *Server) PushMessage(in Incoming) string {
 	m := &message{Message: Message{
 		ID: s.newIDLocked(), ChannelID: in.ChannelID, GuildID: ch.guildID, AuthorID: in.UserID,
 		Content: in.Text, Created: time.Now(),
-	}, attachments: in.Attachments, typ: in.Type}
+	}, typ: in.Type, flags: in.Flags}
+	m.Files = s.storeFilesLocked(in.ChannelID, m.ID, in.Files)
 	s.messages[m.ID] = m
 	s.order = append(s.order, m.ID)
 	obj := s.messageObjectLocked(m)
@@ -186,9 +190,9 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 // postFollowup serves POST /webhooks/{application}/{token}: a follow-up
 // message to an acknowledged interaction.
 func (s *Server) postFollowup(w http.ResponseWriter, r *http.Request) {
-	body, _, err := readBody(r)
+	body, _, _, err := readBody(r)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
+		writeBodyError(w, err)
 		return
 	}
 	var content string

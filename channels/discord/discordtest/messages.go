@@ -3,6 +3,7 @@ package discordtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -24,10 +25,15 @@ type Message struct {
 	// AllowedMentions is what the sender asked for; nil when it sent none
 	// (then Discord would parse every mention in Content).
 	AllowedMentions *AllowedMentions
-	Multipart       bool   // sent as multipart/form-data
-	Nonce           string // the nonce it was created with, if any
-	Edits           int
-	Created         time.Time
+	Multipart       bool // sent as multipart/form-data
+	// ContentLength is the request's declared body length; -1 when it
+	// was sent chunked, without one.
+	ContentLength int64
+	// Files are the files the message carries, as the bot uploaded them.
+	Files   []File
+	Nonce   string // the nonce it was created with, if any
+	Edits   int
+	Created time.Time
 }
 
 // Button is one button of an action row.
@@ -55,8 +61,8 @@ func (a *AllowedMentions) NoneAllowed() bool {
 // message is a stored message.
 type message struct {
 	Message
-	attachments int
-	typ         int
+	typ   int
+	flags int
 }
 
 // Messages returns the messages the bot posted in channelID, oldest first,
@@ -74,6 +80,7 @@ func (s *Server) messagesLocked(channelID string) []Message {
 		if m.ChannelID == channelID && m.AuthorID == BotID {
 			c := m.Message
 			c.Buttons = cloneRows(m.Buttons)
+			c.Files = append([]File(nil), m.Files...)
 			out = append(out, c)
 		}
 	}
@@ -157,28 +164,45 @@ func (s *Server) byNonceLocked(channelID, nonce string) *message {
 	return nil
 }
 
-// readBody decodes a JSON or multipart (payload_json) request body.
-func readBody(r *http.Request) (messageBody, bool, error) {
+// readBody decodes a JSON or multipart (payload_json) request body; of a
+// multipart body it also returns the uploaded files.
+func readBody(r *http.Request) (messageBody, bool, []File, error) {
 	var body messageBody
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
 		if err := r.ParseMultipartForm(8 << 20); err != nil {
-			return body, true, err
+			return body, true, nil, err
+		}
+		defer func() { _ = r.MultipartForm.RemoveAll() }()
+		files, uerr := uploadedFiles(r.MultipartForm)
+		if uerr != nil {
+			return body, true, nil, uerr
 		}
 		payload := r.FormValue("payload_json")
 		if payload == "" {
-			return body, true, nil
+			return body, true, files, nil
 		}
-		return body, true, json.Unmarshal([]byte(payload), &body)
+		return body, true, files, json.Unmarshal([]byte(payload), &body)
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
 	if err != nil {
-		return body, false, err
+		return body, false, nil, err
 	}
 	if len(data) == 0 {
-		return body, false, nil
+		return body, false, nil, nil
 	}
-	return body, false, json.Unmarshal(data, &body)
+	return body, false, nil, json.Unmarshal(data, &body)
+}
+
+// writeBodyError answers a body readBody could not take: a refused upload
+// as Discord refuses it, anything else as invalid JSON.
+func writeBodyError(w http.ResponseWriter, err error) {
+	var uerr *uploadError
+	if errors.As(err, &uerr) {
+		writeError(w, uerr.status, uerr.code, uerr.msg)
+		return
+	}
+	writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
 }
 
 // formError is a validation failure: the field and Discord's error text.
@@ -255,9 +279,9 @@ func parseRows(raw json.RawMessage) ([][]Button, *formError) {
 // postMessage serves POST /channels/{channel}/messages.
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	channelID := r.PathValue("channel")
-	body, multipart, err := readBody(r)
+	body, multipart, files, err := readBody(r)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
+		writeBodyError(w, err)
 		return
 	}
 	var content string
@@ -281,7 +305,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if strings.TrimSpace(content) == "" && len(rows) == 0 {
+	if strings.TrimSpace(content) == "" && len(rows) == 0 && len(files) == 0 {
 		writeError(w, http.StatusBadRequest, 50006, "Cannot send an empty message")
 		return
 	}
@@ -303,7 +327,8 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	m := &message{Message: Message{
 		ChannelID: channelID, GuildID: ch.guildID, AuthorID: BotID, Content: content, Buttons: rows,
-		AllowedMentions: body.AllowedMentions, Multipart: multipart, Nonce: nonce, Created: time.Now(),
+		AllowedMentions: body.AllowedMentions, Multipart: multipart, ContentLength: r.ContentLength,
+		Nonce: nonce, Created: time.Now(),
 	}}
 	if ref := body.Reference; ref != nil && ref.MessageID != "" {
 		target, ok := s.messages[ref.MessageID]
@@ -318,6 +343,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	m.ID = s.newIDLocked()
+	m.Files = s.storeFilesLocked(channelID, m.ID, files)
 	s.messages[m.ID] = m
 	s.order = append(s.order, m.ID)
 	s.notifyLocked()
@@ -329,9 +355,9 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 // patchMessage serves PATCH /channels/{channel}/messages/{message}.
 func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request) {
 	channelID, messageID := r.PathValue("channel"), r.PathValue("message")
-	body, _, err := readBody(r)
+	body, _, _, err := readBody(r)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, 50109, "The request body contains invalid JSON.")
+		writeBodyError(w, err)
 		return
 	}
 	if body.Content != nil {
@@ -387,19 +413,12 @@ func (s *Server) messageObjectLocked(m *message) map[string]any {
 		}
 		rows = append(rows, map[string]any{"type": 1, "components": bs})
 	}
-	attachments := []any{}
-	for i := range m.attachments {
-		attachments = append(attachments, map[string]any{
-			"id": fmt.Sprintf("%s%d", m.ID, i), "filename": "file.png", "size": 1,
-			"url": "https://cdn.discordapp.com/attachments/x/file.png", "proxy_url": "https://media.discordapp.net/x/file.png",
-		})
-	}
 	obj := map[string]any{
 		"id": m.ID, "channel_id": m.ChannelID, "author": author, "content": m.Content,
 		"timestamp": timestamp(m.Created), "edited_timestamp": nil, "tts": false,
 		"mention_everyone": false, "mentions": []any{}, "mention_roles": []any{},
-		"attachments": attachments, "embeds": []any{}, "pinned": false, "type": m.typ,
-		"flags": 0, "components": rows,
+		"attachments": attachmentObjects(m.Files), "embeds": []any{}, "pinned": false, "type": m.typ,
+		"flags": m.flags, "components": rows,
 	}
 	if m.GuildID != "" {
 		obj["guild_id"] = m.GuildID

@@ -78,6 +78,8 @@ type Server struct {
 	typing       map[string]int
 	failures     map[string][]Failure
 	requests     map[string]int
+	cdn          map[string][]byte // escaped path → content
+	cdnRequests  []CDNRequest
 
 	// gateway
 	sessions    map[string]*session
@@ -103,6 +105,7 @@ func NewServer() *Server {
 		typing:       map[string]int{},
 		failures:     map[string][]Failure{},
 		requests:     map[string]int{},
+		cdn:          map[string][]byte{},
 		sessions:     map[string]*session{},
 		conns:        map[*gwConn]struct{}{},
 		heartbeat:    41250 * time.Millisecond,
@@ -119,6 +122,7 @@ func NewServer() *Server {
 	mux.HandleFunc("POST /api/{version}/channels/{channel}/typing", s.route(RouteTyping, true, s.postTyping))
 	mux.HandleFunc("POST /api/{version}/interactions/{id}/{token}/callback", s.route(RouteCallback, false, s.postCallback))
 	mux.HandleFunc("POST /api/{version}/webhooks/{application}/{token}", s.route(RouteFollowup, false, s.postFollowup))
+	mux.HandleFunc("GET /attachments/{channel}/{attachment}/{filename}", s.recordCDN(s.route(RouteCDN, false, s.getAttachment)))
 	mux.HandleFunc("GET /ws/", s.serveGateway)
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, 0, "404: Not Found")
@@ -194,7 +198,11 @@ type Failure struct {
 	Message    string        // defaults by Status
 	RetryAfter time.Duration // 429: retry_after in the body and Retry-After header
 	Global     bool          // 429: a global rate limit
-	Times      int           // how many calls fail; at least 1
+	// ExtraRetryAfter are more Retry-After values sent after the one
+	// RetryAfter makes (whole seconds, rounded up), as a proxy adding its
+	// own would; a client should heed the last.
+	ExtraRetryAfter []string
+	Times           int // how many calls fail; at least 1
 }
 
 // Fail makes the next times calls of route fail with status; a 429 carries
@@ -290,6 +298,9 @@ func writeFailure(w http.ResponseWriter, f Failure) {
 	}
 	secs := f.RetryAfter.Seconds()
 	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
+	for _, v := range f.ExtraRetryAfter {
+		w.Header().Add("Retry-After", v)
+	}
 	if f.Global {
 		w.Header().Set("X-RateLimit-Global", "true")
 	}
