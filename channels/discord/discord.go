@@ -20,6 +20,19 @@
 // that user's direct-message channel, either at once for users it has seen
 // or after Discord answers Unknown Channel.
 //
+// # Files
+//
+// A message's attachments reach the handler as Inbound.Attachments (a
+// message may carry files and no text). Their URLs come in the message, so
+// Open fetches only https URLs on Discord's CDN (cdn.discordapp.com,
+// media.discordapp.net), or on the Options.APIURL server when that is not
+// Discord's; any other link, or a redirect off those hosts, is refused
+// unfetched. A file going out (Outbound.File) is streamed as files[0] of a
+// multipart message create, the text its caption; one over
+// Options.MaxFileBytes is refused with *channels.FileTooLargeError unread.
+// Discord has no voice-message upload without a waveform, so a voice goes
+// out as an audio file, which Discord plays inline.
+//
 // # Rate limits and shutdown
 //
 // discordgo's own limiter paces requests per route from Discord's

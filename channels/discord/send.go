@@ -41,12 +41,14 @@ const (
 // Send renders msg.Text as Discord Markdown and sends it in as many
 // messages as it needs: the first replies to msg.ReplyTo (notifying its
 // author) and carries msg.File, if any, with the text as its caption (a
-// file may go without one); the last carries the buttons. No message can mention anyone:
-// allowed_mentions parses nothing and the text disarms mentions too. A
+// file may go without one); the last carries the buttons. No message can
+// mention anyone: allowed_mentions parses nothing and the text disarms
+// mentions too. A
 // ChatID that is a user id reaches that user's direct messages. It waits
 // out short rate limits and returns *channels.RetryAfterError for longer
 // ones, and wraps channels.ErrPermanent when retrying cannot help (unknown
-// channel, missing access). It returns the id of the last message sent.
+// channel, missing access, a file over Options.MaxFileBytes: a
+// *channels.FileTooLargeError). It returns the id of the last message sent.
 func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, error) {
 	chatID, err := target(msg.To)
 	if err != nil {
