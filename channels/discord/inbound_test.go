@@ -186,3 +186,27 @@ func TestGuildMessagesNeedMention(t *testing.T) {
 		t.Fatalf("direct message = %+v", in)
 	}
 }
+
+// A sticker alone in a direct message is answered: the bot reads text and
+// files, not stickers. In a server it is passed over in silence.
+func TestStickerWithoutTextInDM(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.startReady()
+	id := h.fake.PushMessage(discordtest.Incoming{ChannelID: dmID, UserID: userID, Stickers: 1})
+	msgs, err := h.fake.WaitMessages(h.Ctx(), dmID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs[0].Content != "I can only read text messages for now." || msgs[0].ReplyTo != id || !msgs[0].AllowedMentions.NoneAllowed() {
+		t.Errorf("reply to a sticker = %+v", msgs[0])
+	}
+	h.fake.PushMessage(discordtest.Incoming{ChannelID: channelID, GuildID: guildID, UserID: userID, Stickers: 1})
+	h.fake.SendMessage(channelID, guildID, userID, "Ann", "text")
+	if in := h.Next(); in.Text != "text" {
+		t.Errorf("got %+v", in)
+	}
+	if got := h.fake.Messages(channelID); len(got) != 0 {
+		t.Errorf("answered a sticker in a server channel: %+v", got)
+	}
+}

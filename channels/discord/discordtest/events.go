@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"time"
@@ -20,6 +21,7 @@ type Incoming struct {
 	WebhookID string // written through a webhook
 	Type      int    // Discord message type; 0 default, 19 reply, 7 member join…
 	Flags     int    // message flags; 1<<13 marks a voice message
+	Stickers  int    // number of stickers sent
 	// Files are attached to the message; the fake's CDN serves those
 	// without a URL of their own.
 	Files []File
@@ -72,6 +74,13 @@ func (s *Server) PushMessage(in Incoming) string {
 		}
 	}
 	obj["mentions"] = mentions
+	if in.Stickers > 0 {
+		var stickers []any
+		for i := range in.Stickers {
+			stickers = append(stickers, map[string]any{"id": fmt.Sprintf("%s%d", m.ID, i), "name": "wave", "format_type": 1})
+		}
+		obj["sticker_items"] = stickers
+	}
 	if ch.guildID != "" {
 		obj["member"] = map[string]any{"roles": []any{}, "joined_at": timestamp(m.Created), "deaf": false, "mute": false}
 	}
