@@ -52,6 +52,8 @@ type Channel struct {
 	opts      Options
 	log       *slog.Logger
 	api       *slack.Client
+	uploads   *slack.Client // api over files: no overall timeout, redirects checked
+	files     *http.Client  // downloads and uploads (fileClient)
 	transport *http.Transport
 	listen    map[string]bool // Options.Channels
 	inbox     chan *queued
@@ -130,6 +132,12 @@ func New(opts Options) (*Channel, error) {
 		slack.OptionAPIURL(opts.APIURL),
 		slack.OptionAppLevelToken(opts.AppToken),
 		slack.OptionHTTPClient(&http.Client{Transport: c.transport, Timeout: 30 * time.Second}),
+		slack.OptionLog(libLog{c.log}),
+	)
+	c.files = c.fileClient()
+	c.uploads = slack.New(opts.BotToken,
+		slack.OptionAPIURL(opts.APIURL),
+		slack.OptionHTTPClient(c.files),
 		slack.OptionLog(libLog{c.log}),
 	)
 	return c, nil
