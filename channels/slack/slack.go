@@ -1,7 +1,9 @@
 // Package slack connects switchboard to Slack with slack-go: it receives
 // direct messages, mentions, messages in chosen channels and button presses
 // over Socket Mode or the HTTP Events API, and sends, edits and answers
-// messages, rendering Markdown as Slack mrkdwn in Block Kit sections.
+// messages, rendering Markdown as Slack mrkdwn in Block Kit sections. Files
+// shared with a message arrive as attachments, downloaded with the bot token
+// from Slack's file host only; files go out with Slack's upload v2.
 package slack
 
 import (

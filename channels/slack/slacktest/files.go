@@ -2,6 +2,7 @@ package slacktest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -106,7 +107,7 @@ func (s *Server) serveDownload(w http.ResponseWriter, r *http.Request) {
 	case f.RedirectTo != "":
 		http.Redirect(w, r, f.RedirectTo, http.StatusFound)
 	default:
-		w.Header().Set("Content-Type", firstNonEmpty(f.ContentType, f.Mimetype, "application/octet-stream"))
+		w.Header().Set("Content-Type", cmp.Or(f.ContentType, f.Mimetype, "application/octet-stream"))
 		w.Header().Set("Content-Length", strconv.Itoa(len(f.Body)))
 		_, _ = w.Write(f.Body)
 	}
@@ -242,13 +243,4 @@ func (s *Server) Uploads(channel string) []Uploaded {
 		}
 	}
 	return out
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

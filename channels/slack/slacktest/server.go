@@ -1,8 +1,8 @@
 // Package slacktest fakes the parts of Slack the slack channel talks to,
 // for tests: the Web API methods it calls (served by slack-go's own
-// slacktest server, with handlers for what that lacks), a Socket Mode
-// WebSocket endpoint speaking the envelope protocol, and signed Events API
-// requests.
+// slacktest server, with handlers for what that lacks), file downloads
+// for the bot token and upload v2, a Socket Mode WebSocket endpoint
+// speaking the envelope protocol, and signed Events API requests.
 package slacktest
 
 import (
