@@ -2,7 +2,6 @@ package slack
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -19,11 +18,16 @@ func (c *Channel) fromEvent(e slackevents.EventsAPIEvent) (channels.Inbound, boo
 		return channels.Inbound{}, false
 	}
 	var in channels.Inbound
+	var files []slack.File
 	switch ev := e.InnerEvent.Data.(type) {
 	case *slackevents.MessageEvent:
 		in, ok = c.fromMessage(ev)
+		if ev.Message != nil {
+			files = ev.Message.Files
+		}
 	case *slackevents.AppMentionEvent:
 		in, ok = c.fromMention(ev)
+		files = ev.Files
 	default:
 		ok = false
 	}
@@ -34,6 +38,7 @@ func (c *Channel) fromEvent(e slackevents.EventsAPIEvent) (channels.Inbound, boo
 	if cb.EventID != "" {
 		in.ExternalID = cb.EventID
 	}
+	in.Attachments = c.attachments(files, fileSubtypes(cb.InnerEvent))
 	return in, true
 }
 
@@ -43,7 +48,8 @@ var userMessage = map[string]bool{"": true, "thread_broadcast": true, "file_shar
 
 // fromMessage maps a message event. It keeps messages people write in a
 // direct conversation with the bot or in a listened-to channel; mentions
-// elsewhere arrive as app_mention events.
+// elsewhere arrive as app_mention events. A message of files alone is
+// kept too, with no text: fromEvent adds its files.
 func (c *Channel) fromMessage(m *slackevents.MessageEvent) (channels.Inbound, bool) {
 	bot := c.whoami()
 	if !userMessage[m.SubType] || m.BotID != "" || m.User == "" || m.User == bot.userID {
@@ -54,11 +60,8 @@ func (c *Channel) fromMessage(m *slackevents.MessageEvent) (channels.Inbound, bo
 		return channels.Inbound{}, false
 	}
 	text := c.cleanText(m.Text, bot.userID)
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && (m.Message == nil || len(m.Message.Files) == 0) {
 		return channels.Inbound{}, false
-	}
-	if m.Message != nil {
-		text = withFiles(text, len(m.Message.Files))
 	}
 	return channels.Inbound{
 		Platform:   Platform,
@@ -80,8 +83,8 @@ func (c *Channel) fromMention(m *slackevents.AppMentionEvent) (channels.Inbound,
 		strings.HasPrefix(m.Channel, "D") || c.listen[m.Channel] {
 		return channels.Inbound{}, false
 	}
-	text := withFiles(c.cleanText(m.Text, bot.userID), len(m.Files))
-	if strings.TrimSpace(text) == "" {
+	text := c.cleanText(m.Text, bot.userID)
+	if strings.TrimSpace(text) == "" && len(m.Files) == 0 {
 		return channels.Inbound{}, false
 	}
 	return channels.Inbound{
@@ -93,18 +96,6 @@ func (c *Channel) fromMention(m *slackevents.AppMentionEvent) (channels.Inbound,
 		MessageID:  m.TimeStamp,
 		ExternalID: fallbackID("", m.Channel, m.TimeStamp),
 	}, true
-}
-
-// withFiles tells the model that the n files shared with text were not
-// read. Files without text are not answered: there is nothing to answer.
-func withFiles(text string, n int) string {
-	switch {
-	case n == 0 || strings.TrimSpace(text) == "":
-		return text
-	case n == 1:
-		return channels.WithUnreadMedia(text, "a file")
-	}
-	return channels.WithUnreadMedia(text, strconv.Itoa(n)+" files")
 }
 
 // fromPress maps a press on one of our buttons.

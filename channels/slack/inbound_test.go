@@ -259,19 +259,3 @@ func TestHandlerPanicDoesNotStopTheChannel(t *testing.T) {
 		t.Errorf("panic not logged:\n%s", h.Log)
 	}
 }
-
-// Text shared with files is answered, and the model is told the files
-// were not read.
-func TestTextWithFilesSaysTheyWereNotRead(t *testing.T) {
-	h := newHarness(t, nil)
-	h.startSocket()
-	ev := slacktest.Msg{Channel: "D0ANN", User: "U0ANN", Text: "what does this log say?", SubType: "file_share"}.Event()
-	ev["files"] = []any{map[string]any{"id": "F1", "name": "app.log"}}
-	if _, err := h.fake.SendEvent("Ev010", ev); err != nil {
-		t.Fatal(err)
-	}
-	in := h.Next()
-	if !strings.HasPrefix(in.Text, "what does this log say?\n\n[a file sent with this message could not be read") {
-		t.Errorf("text with a file reached the handler as %q", in.Text)
-	}
-}

@@ -32,7 +32,13 @@ const (
 // longer ones, and wraps channels.ErrPermanent when retrying cannot help
 // (channel not found, bot not in channel, archived, token rejected). It
 // returns the ts of the last message sent.
+//
+// With msg.File set it uploads the file instead (see sendFile), msg.Text
+// being its caption.
 func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, error) {
+	if msg.File != nil {
+		return c.sendFile(ctx, msg)
+	}
 	actions, err := actionBlocks(msg.Buttons)
 	if err != nil {
 		return "", fmt.Errorf("slack: send to %s: %w", msg.To, err)
@@ -45,6 +51,12 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 	if len(parts) == 0 {
 		return "", fmt.Errorf("slack: send to %s: the message has no visible text: %w", msg.To, channels.ErrPermanent)
 	}
+	return c.postParts(ctx, channel, msg.To, parts, actions)
+}
+
+// postParts posts each rendered part as one message in channel (and
+// to's thread), the actions under the last, and returns the last ts.
+func (c *Channel) postParts(ctx context.Context, channel string, to channels.Address, parts []string, actions []slack.Block) (string, error) {
 	var last string
 	for i, part := range parts {
 		blocks := []slack.Block{section(part)}
@@ -52,8 +64,8 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 			blocks = append(blocks, actions...)
 		}
 		opts := []slack.MsgOption{slack.MsgOptionText(part, false), slack.MsgOptionBlocks(blocks...)}
-		if msg.To.ThreadID != "" {
-			opts = append(opts, slack.MsgOptionTS(msg.To.ThreadID))
+		if to.ThreadID != "" {
+			opts = append(opts, slack.MsgOptionTS(to.ThreadID))
 		}
 		err := c.retry(ctx, func(ctx context.Context) error {
 			var err error
@@ -61,7 +73,7 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 			return err
 		})
 		if err != nil {
-			return "", fmt.Errorf("slack: send part %d of %d to %s: %w", i+1, len(parts), msg.To, c.classify(err))
+			return "", fmt.Errorf("slack: send part %d of %d to %s: %w", i+1, len(parts), to, c.classify(err))
 		}
 	}
 	return last, nil

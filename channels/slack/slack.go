@@ -1,7 +1,9 @@
 // Package slack connects switchboard to Slack with slack-go: it receives
 // direct messages, mentions, messages in chosen channels and button presses
 // over Socket Mode or the HTTP Events API, and sends, edits and answers
-// messages, rendering Markdown as Slack mrkdwn in Block Kit sections.
+// messages, rendering Markdown as Slack mrkdwn in Block Kit sections. Files
+// shared with a message arrive as attachments, downloaded with the bot token
+// from Slack's file host only; files go out with Slack's upload v2.
 package slack
 
 import (
@@ -52,6 +54,8 @@ type Channel struct {
 	opts      Options
 	log       *slog.Logger
 	api       *slack.Client
+	uploads   *slack.Client // api over files: no overall timeout, redirects checked
+	files     *http.Client  // downloads and uploads (fileClient)
 	transport *http.Transport
 	listen    map[string]bool // Options.Channels
 	inbox     chan *queued
@@ -130,6 +134,12 @@ func New(opts Options) (*Channel, error) {
 		slack.OptionAPIURL(opts.APIURL),
 		slack.OptionAppLevelToken(opts.AppToken),
 		slack.OptionHTTPClient(&http.Client{Transport: c.transport, Timeout: 30 * time.Second}),
+		slack.OptionLog(libLog{c.log}),
+	)
+	c.files = c.fileClient()
+	c.uploads = slack.New(opts.BotToken,
+		slack.OptionAPIURL(opts.APIURL),
+		slack.OptionHTTPClient(c.files),
 		slack.OptionLog(libLog{c.log}),
 	)
 	return c, nil

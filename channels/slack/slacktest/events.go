@@ -22,6 +22,10 @@ type Msg struct {
 	ThreadTS    string // set for a reply in a thread
 	SubType     string // "bot_message", "message_changed", "channel_join"…
 	BotID       string // set for messages from bots
+	// Files are the file objects shared with the message, from
+	// Server.AddFile or built by hand; Slack marks such a message with
+	// SubType "file_share".
+	Files []map[string]any
 }
 
 // Event returns the message as an Events API "message" event.
@@ -41,6 +45,10 @@ func (m Msg) Event() map[string]any {
 	}
 	if m.User != "" {
 		e["client_msg_id"] = "cm-" + m.TS
+	}
+	if len(m.Files) > 0 {
+		e["files"] = m.Files
+		e["upload"] = true
 	}
 	return e
 }

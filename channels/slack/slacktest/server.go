@@ -1,8 +1,8 @@
 // Package slacktest fakes the parts of Slack the slack channel talks to,
 // for tests: the Web API methods it calls (served by slack-go's own
-// slacktest server, with handlers for what that lacks), a Socket Mode
-// WebSocket endpoint speaking the envelope protocol, and signed Events API
-// requests.
+// slacktest server, with handlers for what that lacks), file downloads
+// for the bot token and upload v2, a Socket Mode WebSocket endpoint
+// speaking the envelope protocol, and signed Events API requests.
 package slacktest
 
 import (
@@ -35,14 +35,14 @@ type Button struct {
 }
 
 // Message is one chat.postMessage, chat.update, chat.postEphemeral or
-// chat.delete call.
+// chat.delete call, or a file shared by files.completeUploadExternal.
 type Message struct {
-	Method   string // "chat.postMessage", "chat.update", "chat.postEphemeral" or "chat.delete"
+	Method   string // "chat.postMessage", "chat.update", "chat.postEphemeral", "chat.delete" or "files.completeUploadExternal"
 	Channel  string
 	TS       string // the message's ts (assigned, or the one updated)
 	ThreadTS string
 	User     string // chat.postEphemeral: who sees it
-	Text     string // the text field
+	Text     string // the text field; a shared file's initial_comment
 	Section  string // the text of the section block, "" without one
 	Verbatim bool   // the section text is verbatim
 	Buttons  [][]Button
@@ -74,6 +74,7 @@ type Server struct {
 	seq      int
 
 	socket socketState
+	files  fileState
 }
 
 // NewServer starts a fake that accepts botToken on the Web API and
@@ -89,6 +90,7 @@ func NewServer(botToken, appToken string) *Server {
 		opens:    map[string]string{},
 	}
 	s.socket.init()
+	s.files.init()
 	s.api = upstream.NewTestServer(func(c upstream.Customize) {
 		for method, h := range map[string]func(url.Values) (any, error){
 			"auth.test":          s.authTest,
@@ -98,9 +100,15 @@ func NewServer(botToken, appToken string) *Server {
 			"chat.update":        s.update,
 			"chat.postEphemeral": s.postEphemeral,
 			"chat.delete":        s.chatDelete,
+
+			"files.getUploadURLExternal":   s.getUploadURL,
+			"files.completeUploadExternal": s.completeUpload,
+			"files.info":                   s.filesInfo,
 		} {
 			c.Handle("/"+method, s.webMethod(method, h))
 		}
+		c.Handle(downloadPath, s.serveDownload)
+		c.Handle(uploadPath, s.serveUpload)
 		c.Handle("/apps.connections.open", s.connectionsOpen)
 		c.Handle("/socket-mode", s.serveSocket)
 	})
@@ -232,16 +240,7 @@ func (s *Server) webMethod(method string, h func(url.Values) (any, error)) http.
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		switch {
-		case f != nil && f.status == http.StatusTooManyRequests:
-			w.Header().Set("Retry-After", strconv.Itoa(f.retryAfter))
-			w.WriteHeader(f.status)
-			_, _ = w.Write([]byte(`{"ok":false,"error":"ratelimited"}`))
-			return
-		case f != nil && f.status != 0:
-			w.WriteHeader(f.status)
-			return
-		case f != nil:
-			writeJSON(w, map[string]any{"ok": false, "error": f.slackError})
+		case writeFailure(w, f):
 			return
 		case token(r) != s.botToken:
 			writeJSON(w, map[string]any{"ok": false, "error": "invalid_auth"})
@@ -254,6 +253,24 @@ func (s *Server) webMethod(method string, h func(url.Values) (any, error)) http.
 		}
 		writeJSON(w, out)
 	}
+}
+
+// writeFailure answers with the scripted failure f, if any, and reports
+// whether it did.
+func writeFailure(w http.ResponseWriter, f *failure) bool {
+	switch {
+	case f == nil:
+		return false
+	case f.status == http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", strconv.Itoa(f.retryAfter))
+		w.WriteHeader(f.status)
+		_, _ = w.Write([]byte(`{"ok":false,"error":"ratelimited"}`))
+	case f.status != 0:
+		w.WriteHeader(f.status)
+	default:
+		writeJSON(w, map[string]any{"ok": false, "error": f.slackError})
+	}
+	return true
 }
 
 // nextFailure pops the scripted failure for method, if any; call with
