@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +40,11 @@ type Options struct {
 	// MaxParallelChats bounds how many chats' updates are handled at once;
 	// default 32.
 	MaxParallelChats int
+
+	// AlbumWait is how long the parts of an album (photos sent together)
+	// are awaited after the latest one before the album is handed over as
+	// one message; default 1s.
+	AlbumWait time.Duration
 
 	// Webhook, when its URL is set, receives updates over HTTP instead of
 	// long polling: Telegram posts each update to URL, and Webhook serves
@@ -83,10 +87,7 @@ type Channel struct {
 
 	hooks   webhookGate              // webhook requests being handled
 	rejects *channels.WebhookRejects // refused webhook requests
-
-	mu      sync.Mutex
-	albums  [recentAlbums]albumKey // media groups answered lately, a ring
-	albumAt int                    // next slot of albums to overwrite
+	albums  *albumCollector          // albums being collected
 }
 
 var (
@@ -127,6 +128,7 @@ func New(opts Options) (*Channel, error) {
 		log:       opts.Logger.With("platform", Platform),
 		transport: apiTransport(opts.MaxParallelChats),
 		lanes:     newChatLanes(opts.MaxParallelChats),
+		albums:    newAlbumCollector(opts.AlbumWait),
 	}
 	c.files = c.fileClient()
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
