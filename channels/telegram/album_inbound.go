@@ -24,7 +24,12 @@ func (c *Channel) queueAlbum(ctx context.Context, al *album, handOver bool) {
 		return
 	}
 	c.lanes.submit(al.key.chat, func() {
-		c.handle(ctx, ids, func(h channels.Handler) error { return c.deliverAlbum(ctx, h, al) })
+		var err error = errStopped
+		defer func() { c.albums.finish(al, err) }()
+		c.handle(ctx, ids, func(h channels.Handler) error {
+			err = c.deliverAlbum(ctx, h, al)
+			return err
+		})
 	})
 }
 
@@ -37,17 +42,12 @@ func (c *Channel) webhookAlbumPart(ctx, runCtx context.Context, h channels.Handl
 	}
 	al := c.albums.add(runCtx, key, u, func(al *album, handOver bool) {
 		if !handOver {
-			al.finish(errStopped)
 			return
 		}
 		c.albums.goDeliver(func() {
 			dctx, cancel := context.WithTimeout(runCtx, c.webhookWait())
 			defer cancel()
-			err := c.deliverAlbum(dctx, h, al)
-			if err == nil {
-				c.albums.handedOver(al)
-			}
-			al.finish(err)
+			c.albums.finish(al, c.deliverAlbum(dctx, h, al))
 		})
 	})
 	select {

@@ -59,14 +59,13 @@ type album struct {
 	// stopping). It runs once, with the collector locked: it must be quick.
 	onClose func(al *album, handOver bool)
 
-	done chan struct{} // closed by finish
+	done chan struct{} // closed by the collector's finish
 	err  error         // the handler's answer, set before done closes
 }
 
-// finish records the album's outcome for the requests waiting on it.
-func (al *album) finish(err error) {
-	al.err = err
-	close(al.done)
+// has reports whether update id is a part of al.
+func (al *album) has(id int64) bool {
+	return slices.ContainsFunc(al.parts, func(p *models.Update) bool { return p.ID == id })
 }
 
 // updates returns the album's parts ordered by update id.
@@ -82,6 +81,9 @@ type albumCollector struct {
 
 	mu     sync.Mutex
 	open   map[albumKey]*album
+	// handing are the albums handed over and not yet finished: a part
+	// posted again meanwhile waits for its album's outcome.
+	handing map[albumKey]*album
 	recent [recentAlbumParts]int64 // handed-over update ids, a ring
 	at     int
 	wg     sync.WaitGroup // collecting and delivering goroutines
@@ -91,7 +93,7 @@ func newAlbumCollector(wait time.Duration) *albumCollector {
 	if wait <= 0 {
 		wait = defaultAlbumWait
 	}
-	return &albumCollector{wait: wait, open: map[albumKey]*album{}}
+	return &albumCollector{wait: wait, open: map[albumKey]*album{}, handing: map[albumKey]*album{}}
 }
 
 // albumOf returns the album u is a part of, if any: a message of a person
@@ -109,6 +111,9 @@ func albumOf(u *models.Update) (albumKey, bool) {
 func (a *albumCollector) add(ctx context.Context, key albumKey, u *models.Update, onClose func(*album, bool)) *album {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if al := a.handing[key]; al != nil && al.has(u.ID) {
+		return al
+	}
 	al := a.open[key]
 	if al == nil {
 		al = &album{key: key, kick: make(chan struct{}, 1), taken: make(chan struct{}),
@@ -117,7 +122,7 @@ func (a *albumCollector) add(ctx context.Context, key albumKey, u *models.Update
 		a.wg.Add(1)
 		go a.watch(ctx, al)
 	}
-	if slices.ContainsFunc(al.parts, func(p *models.Update) bool { return p.ID == u.ID }) {
+	if al.has(u.ID) {
 		return al // posted again while its album is collected
 	}
 	al.parts = append(al.parts, u)
@@ -170,7 +175,31 @@ func (a *albumCollector) closeLocked(al *album, handOver bool) {
 	}
 	close(al.taken)
 	delete(a.open, al.key)
+	if handOver {
+		a.handing[al.key] = al
+	} else {
+		al.err = errStopped
+		close(al.done)
+	}
 	al.onClose(al, handOver)
+}
+
+// finish records the outcome of handing al over for the requests waiting
+// on it; once handled, its parts are remembered.
+func (a *albumCollector) finish(al *album, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.handing[al.key] == al {
+		delete(a.handing, al.key)
+	}
+	if err == nil {
+		for _, u := range al.parts {
+			a.recent[a.at] = u.ID
+			a.at = (a.at + 1) % recentAlbumParts
+		}
+	}
+	al.err = err
+	close(al.done)
 }
 
 // flushChat hands over the albums of chat being collected: another update
@@ -187,16 +216,6 @@ func (a *albumCollector) flushChat(chat int64) {
 
 // goDeliver runs deliver on a goroutine that waitIdle waits for.
 func (a *albumCollector) goDeliver(deliver func()) { a.wg.Go(deliver) }
-
-// handedOver records that the updates of al were handled.
-func (a *albumCollector) handedOver(al *album) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, u := range al.parts {
-		a.recent[a.at] = u.ID
-		a.at = (a.at + 1) % recentAlbumParts
-	}
-}
 
 // wasHandedOver reports whether update id was handled with its album
 // lately.

@@ -84,8 +84,9 @@ type Media struct {
 	Size     int64  // file_size
 }
 
-// fields returns the message fields that carry m.
-func (m Media) fields() map[string]any {
+// Fields returns the message fields that carry m, for Incoming.Extra (with
+// a caption or a media_group_id added, say).
+func (m Media) Fields() map[string]any {
 	f := map[string]any{"file_id": m.FileID, "file_unique_id": "u" + m.FileID, "file_size": m.Size}
 	if m.FileName != "" {
 		f["file_name"] = m.FileName
@@ -113,7 +114,7 @@ func (m Media) fields() map[string]any {
 // when chatID is positive) carrying m with caption (none when empty), and
 // returns the update id.
 func (s *Server) SendMedia(chatID, userID int64, caption string, m Media) (updateID int64) {
-	extra := m.fields()
+	extra := m.Fields()
 	if caption != "" {
 		extra["caption"] = caption
 	}
