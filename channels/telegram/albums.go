@@ -79,14 +79,14 @@ func (al *album) updates() []*models.Update {
 type albumCollector struct {
 	wait time.Duration
 
-	mu     sync.Mutex
-	open   map[albumKey]*album
+	mu   sync.Mutex
+	open map[albumKey]*album
 	// handing are the albums handed over and not yet finished: a part
 	// posted again meanwhile waits for its album's outcome.
 	handing map[albumKey]*album
-	recent [recentAlbumParts]int64 // handed-over update ids, a ring
-	at     int
-	wg     sync.WaitGroup // collecting and delivering goroutines
+	recent  [recentAlbumParts]int64 // handed-over update ids, a ring
+	at      int
+	wg      sync.WaitGroup // collecting and delivering goroutines
 }
 
 func newAlbumCollector(wait time.Duration) *albumCollector {
