@@ -42,7 +42,7 @@ func (s *Server) getFile(p params) (any, *apiError) {
 }
 
 // serveFile serves GET /file/bot<token>/<file_path>, counted by Requests
-// as method "file".
+// as method "file"; Fail("file", ...) makes downloads fail.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) {
 	s.mu.Lock()
 	s.requests["file"]++
@@ -60,9 +60,12 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) 
 		}
 	}
 	s.mu.Unlock()
+	f := s.takeFailure("file")
 	switch {
 	case offline:
 		dropConnection(w)
+	case f != nil:
+		writeError(w, f)
 	case r.Method != http.MethodGet:
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	case !found:
