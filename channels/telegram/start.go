@@ -79,7 +79,7 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 	// A poller of its own, starting after the last update handed over in
 	// full: a previous Start cut short (leadership lost, with updates
 	// fetched but not handled) must not confirm those.
-	poller, err := c.newBot(c.inflight.resumeAfter())
+	poller, err := c.newBot(c.inflight.resumeAfter(), c.opts.PollTimeout+15*time.Second)
 	if err != nil {
 		return err
 	}

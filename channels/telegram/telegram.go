@@ -72,6 +72,7 @@ type Channel struct {
 	opts      Options
 	log       *slog.Logger
 	bot       *bot.Bot
+	uploads   *bot.Bot // sends files: no overall timeout, the caller's context bounds an upload
 	transport *http.Transport
 	files     *http.Client // file downloads, over transport; bounded by the caller's context
 	inflight  inflight
@@ -134,8 +135,11 @@ func New(opts Options) (*Channel, error) {
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
 	c.rejects = &channels.WebhookRejects{Log: c.log, Platform: Platform, Hint: "check telegram.webhook_secret"}
 	c.health.Set(errNotStarted)
-	b, err := c.newBot(0)
+	b, err := c.newBot(0, c.opts.PollTimeout+15*time.Second)
 	if err != nil {
+		return nil, err
+	}
+	if c.uploads, err = c.newBot(0, 0); err != nil {
 		return nil, err
 	}
 	c.bot = b
@@ -143,12 +147,13 @@ func New(opts Options) (*Channel, error) {
 }
 
 // newBot builds a go-telegram/bot client whose first getUpdates asks for
-// the updates after lastUpdateID. The one New keeps sends; Start polls
+// the updates after lastUpdateID and whose every call ends after timeout
+// (0: only its context ends it). The one New keeps sends; Start polls
 // with a fresh one, so that a poll cut short (a lost leadership) never
 // confirms updates it fetched but did not hand over.
-func (c *Channel) newBot(lastUpdateID int64) (*bot.Bot, error) {
+func (c *Channel) newBot(lastUpdateID int64, timeout time.Duration) (*bot.Bot, error) {
 	client := &pollClient{
-		http: &http.Client{Transport: c.transport, Timeout: c.opts.PollTimeout + 15*time.Second},
+		http: &http.Client{Transport: c.transport, Timeout: timeout},
 		ch:   c,
 	}
 	b, err := bot.New(c.opts.Token,

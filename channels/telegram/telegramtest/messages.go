@@ -25,6 +25,9 @@ type Message struct {
 	Buttons   [][]Button
 	ReplyTo   int // id of the message replied to, 0 if none
 	Edits     int // how many times it was edited
+	// File is "photo", "voice" or "document" for a file the bot sent (see
+	// Uploads); Text is then its caption.
+	File string
 }
 
 // Button is an inline keyboard button.
