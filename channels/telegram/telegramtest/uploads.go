@@ -139,40 +139,26 @@ func (s *Server) sendUpload(method string, p params, up *upload) (any, *apiError
 	if up.size == 0 {
 		return nil, badRequest("file must be non-empty")
 	}
-	chatID, err := p.chatID()
-	if err != nil {
-		return nil, err
-	}
-	visible, err := checkCaption(p["caption"], p["parse_mode"])
-	if err != nil {
-		return nil, err
-	}
-	buttons, err := keyboard(p)
-	if err != nil {
-		return nil, err
-	}
-	thread, err := p.int("message_thread_id")
+	sc, err := parseSend(p, "caption", checkCaption)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.chatLocked(chatID)
-	reply, err := replyTo(p, c)
+	c, m, err := s.newBotMessageLocked(sc, p)
 	if err != nil {
 		return nil, err
 	}
-	m := &Message{ID: c.newMessageID(), ChatID: chatID, ThreadID: thread, Text: p["caption"], Visible: visible,
-		ParseMode: p["parse_mode"], Buttons: buttons, ReplyTo: reply, File: field}
+	m.File = field
 	c.msgs = append(c.msgs, m)
 	s.uploads = append(s.uploads, Upload{Method: "send" + strings.ToUpper(field[:1]) + field[1:], MessageID: m.ID,
-		ChatID: chatID, ThreadID: thread, ReplyTo: reply, FileName: up.name, Size: up.size, SHA256: up.sum,
-		Body: up.head, Caption: p["caption"], ParseMode: p["parse_mode"], Buttons: buttons})
+		ChatID: m.ChatID, ThreadID: m.ThreadID, ReplyTo: m.ReplyTo, FileName: up.name, Size: up.size, SHA256: up.sum,
+		Body: up.head, Caption: m.Text, ParseMode: m.ParseMode, Buttons: cloneButtons(m.Buttons)})
 	s.notifyLocked()
 	j := s.messageJSONLocked(c, m)
 	delete(j, "text")
-	if visible != "" {
-		j["caption"] = visible
+	if m.Visible != "" {
+		j["caption"] = m.Visible
 	}
 	j[field] = map[string]any{"file_id": fmt.Sprintf("sent-%d", m.ID), "file_unique_id": fmt.Sprintf("usent-%d", m.ID), "file_size": up.size}
 	if field == "photo" {
