@@ -2,11 +2,13 @@ package telegram
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -69,10 +71,20 @@ func orName(name, fallback string) string {
 // configured Bot API server: files are fetched from nowhere else.
 var errForeignFileHost = errors.New("telegram: file link is not on the Bot API server; not fetched")
 
+// fileLimits is the cooldown key of getFile and downloads: they go to no
+// chat, and Telegram's 429 for them holds for the bot's file calls.
+const fileLimits = "files"
+
 // openFile asks the Bot API where fileID is (getFile) and opens its
-// download from the same server. The caller closes the body.
+// download from the same server, waiting out 429 answers as sends do. The
+// caller closes the body.
 func (c *Channel) openFile(ctx context.Context, fileID string) (io.ReadCloser, error) {
-	f, err := c.bot.GetFile(ctx, &bot.GetFileParams{FileID: fileID})
+	var f *models.File
+	err := c.retry(ctx, fileLimits, func(ctx context.Context) error {
+		var err error
+		f, err = c.bot.GetFile(ctx, &bot.GetFileParams{FileID: fileID})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("telegram: getFile: %w", c.redact(err))
 	}
@@ -83,19 +95,55 @@ func (c *Channel) openFile(ctx context.Context, fileID string) (io.ReadCloser, e
 	if !sameServer(link, c.opts.APIURL) {
 		return nil, errForeignFileHost
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	var body io.ReadCloser
+	err = c.retry(ctx, fileLimits, func(ctx context.Context) error {
+		var err error
+		body, err = c.download(ctx, link)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("telegram: file download: %w", c.redact(err))
+	}
+	return body, nil
+}
+
+// download GETs link; a 429 comes back as *bot.TooManyRequestsError, with
+// the retry_after of its body or its Retry-After header.
+func (c *Channel) download(ctx context.Context, link string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := c.files.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("telegram: file download: %w", c.redact(err))
+		return nil, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		_ = resp.Body.Close()
-		return nil, fmt.Errorf("telegram: file download answered %s", resp.Status)
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return resp.Body, nil
+	case http.StatusTooManyRequests:
+		defer resp.Body.Close()
+		return nil, &bot.TooManyRequestsError{Message: "file download answered 429", RetryAfter: downloadRetryAfter(resp)}
 	}
-	return resp.Body, nil
+	_ = resp.Body.Close()
+	return nil, fmt.Errorf("answered %s", resp.Status)
+}
+
+// downloadRetryAfter reads how many seconds a 429 asks to wait: the Bot
+// API's parameters.retry_after, else the Retry-After header, else 1.
+func downloadRetryAfter(resp *http.Response) int {
+	var r struct {
+		Parameters struct {
+			RetryAfter int `json:"retry_after"`
+		} `json:"parameters"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&r) == nil && r.Parameters.RetryAfter > 0 {
+		return r.Parameters.RetryAfter
+	}
+	if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && n > 0 {
+		return n
+	}
+	return 1
 }
 
 // fileClient downloads files over the API transport. A redirect away from

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
@@ -130,5 +131,24 @@ func TestUnknownFileOpenFails(t *testing.T) {
 	}
 	if n := h.fake.Requests("file"); n != 0 {
 		t.Errorf("%d downloads after a failed getFile, want none", n)
+	}
+}
+
+// getFile and the download answering 429 are waited out and retried.
+func TestFileRateLimitWaitedOut(t *testing.T) {
+	h := pollingHarness(t)
+	body := []byte("rate limited bytes")
+	h.fake.AddFile("rl", "rl.bin", body)
+	h.fake.SendMedia(25, 25, "", telegramtest.Media{Kind: "document", FileID: "rl", FileName: "rl.bin"})
+	a := onlyAttachment(t, h.Next())
+	h.fake.Fail("getFile", 429, 1, 1)
+	h.fake.Fail("file", 429, 1, 1)
+	start := time.Now()
+	wantBody(h.Ctx(), t, a, body)
+	if took := time.Since(start); took < 2*time.Second {
+		t.Errorf("took %v, want both retry_after (1s each) waited out", took)
+	}
+	if g, f := h.fake.Requests("getFile"), h.fake.Requests("file"); g != 2 || f != 2 {
+		t.Errorf("getFile %d times, download %d times; want 2 each", g, f)
 	}
 }

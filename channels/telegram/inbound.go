@@ -12,37 +12,44 @@ import (
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
-// textOnlyReply answers media in a private chat.
+// textOnlyReply answers, in a private chat, a message with neither text
+// nor a file switchboard reads (a sticker, a location...).
 const textOnlyReply = "I can only read text messages for now."
-
-// albumKey names a media group answered with textOnlyReply, so an album of
-// ten photos gets one answer.
-type albumKey struct {
-	chatID  int64
-	groupID string
-}
-
-// recentAlbums is how many answered media groups are remembered: chats are
-// handled concurrently, so the photos of albums in several chats interleave.
-const recentAlbums = 64
 
 // dispatch is the library's handler for every update. It queues the update
 // on its chat's lane and returns at once, so the updates of one getUpdates
 // batch are handled concurrently across chats and in order within a chat.
+// A part of an album waits for the album's other parts instead (see
+// albums.go); any other update of the chat first hands over the chat's
+// albums, so it does not overtake them.
 func (c *Channel) dispatch(ctx context.Context, _ *bot.Bot, u *models.Update) {
-	c.lanes.submit(chatOf(u), func() { c.handle(ctx, u) })
+	if key, ok := albumOf(u); ok {
+		c.inflight.park(u.ID)
+		c.albums.add(ctx, key, u, func(al *album, handOver bool) { c.queueAlbum(ctx, al, handOver) })
+		return
+	}
+	chat := chatOf(u)
+	c.albums.flushChat(chat)
+	c.lanes.submit(chat, func() {
+		c.handle(ctx, []int64{u.ID}, func(h channels.Handler) error { return c.deliver(ctx, h, u) })
+	})
 }
 
-// handle delivers one update to the handler, calling it again while it
-// fails (see Start). Once Start is stopping it delivers nothing more: such
-// updates are not confirmed to Telegram, which sends them again.
-func (c *Channel) handle(ctx context.Context, u *models.Update) {
+// handle hands the updates ids to the handler through deliver, calling it
+// again while it fails (see Start). Once Start is stopping it delivers
+// nothing more: such updates are not confirmed to Telegram, which sends
+// them again.
+func (c *Channel) handle(ctx context.Context, ids []int64, deliver func(channels.Handler) error) {
 	handled := false
-	defer func() { c.inflight.done(handled) }()
+	defer func() {
+		for _, id := range ids {
+			c.inflight.done(id, handled)
+		}
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			handled = true // dropped for good: delivering it again would panic again
-			c.log.Error("telegram update handler panicked; update dropped", "update_id", u.ID, "panic", r)
+			c.log.Error("telegram update handler panicked; update dropped", "update_ids", ids, "panic", r)
 		}
 	}()
 	if ctx.Err() != nil {
@@ -52,9 +59,9 @@ func (c *Channel) handle(ctx context.Context, u *models.Update) {
 	if hp == nil {
 		return
 	}
-	if err := c.deliver(ctx, *hp, u); err != nil {
+	if err := deliver(*hp); err != nil {
 		// Only a stop ends the retries: the update stays unconfirmed.
-		c.log.Info("telegram update left unconfirmed; Telegram delivers it again", "update_id", u.ID, "error", err)
+		c.log.Info("telegram update left unconfirmed; Telegram delivers it again", "update_ids", ids, "error", err)
 		return
 	}
 	handled = true
@@ -73,42 +80,48 @@ func (c *Channel) deliver(ctx context.Context, h channels.Handler, u *models.Upd
 	return nil
 }
 
-// onMessage delivers a text message, or the caption of media, and returns
-// the handler's error. Media without a caption in a private chat get a
-// polite answer instead; other messages and everything from bots are
-// ignored.
+// onMessage delivers a message with text or with files (its caption, if
+// any, is the text) and returns the handler's error. A message with
+// neither in a private chat gets a polite answer instead; other messages
+// and everything from bots are ignored.
 func (c *Channel) onMessage(ctx context.Context, h channels.Handler, updateID int64, m *models.Message) error {
 	if m.From == nil || m.From.IsBot {
 		return nil
 	}
-	direct := m.Chat.Type == models.ChatTypePrivate
-	text := m.Text
-	if text == "" && m.Caption != "" {
-		// The caption is the person's words about the media: answer it,
-		// telling the model the media itself was not read. An album's
-		// other items (no caption) then get no "text only" answer.
-		c.firstOfAlbum(m)
-		text = channels.WithUnreadMedia(m.Caption, mediaKind(m))
-	}
-	if text == "" {
-		if direct && hasMedia(m) && c.firstOfAlbum(m) {
+	in := c.messageInbound(updateID, m)
+	if in.Text == "" && len(in.Attachments) == 0 {
+		if in.Direct && hasMedia(m) {
 			c.replyTextOnly(ctx, m)
 		}
 		return nil
 	}
-	return h(ctx, channels.Inbound{
-		Platform:   Platform,
-		ChatID:     strconv.FormatInt(m.Chat.ID, 10),
-		ThreadID:   topic(m),
-		UserID:     strconv.FormatInt(m.From.ID, 10),
-		UserName:   displayName(m.From),
-		Text:       text,
-		Direct:     direct,
-		MessageID:  strconv.Itoa(m.ID),
-		ExternalID: strconv.FormatInt(updateID, 10),
+	return h(ctx, in)
+}
 
+// messageInbound is m as an Inbound: its text, or the caption of its
+// files, and the files. A caption of media switchboard does not read (an
+// animation) tells the model so.
+func (c *Channel) messageInbound(updateID int64, m *models.Message) channels.Inbound {
+	in := channels.Inbound{
+		Platform:    Platform,
+		ChatID:      strconv.FormatInt(m.Chat.ID, 10),
+		ThreadID:    topic(m),
+		UserID:      strconv.FormatInt(m.From.ID, 10),
+		UserName:    displayName(m.From),
+		Text:        m.Text,
+		Direct:      m.Chat.Type == models.ChatTypePrivate,
+		MessageID:   strconv.Itoa(m.ID),
+		ExternalID:  strconv.FormatInt(updateID, 10),
 		Attachments: c.attachments(m),
-	})
+	}
+	switch {
+	case in.Text != "":
+	case len(in.Attachments) > 0:
+		in.Text = m.Caption
+	case m.Caption != "":
+		in.Text = channels.WithUnreadMedia(m.Caption, mediaKind(m))
+	}
+	return in
 }
 
 // mediaKind names the media a caption belongs to, for the model.
@@ -186,25 +199,6 @@ func hasMedia(m *models.Message) bool {
 		m.Voice != nil || m.Video != nil || m.VideoNote != nil || m.Animation != nil ||
 		m.Contact != nil || m.Location != nil || m.Venue != nil || m.Poll != nil ||
 		m.Dice != nil || m.Story != nil || m.PaidMedia != nil || m.Checklist != nil
-}
-
-// firstOfAlbum reports whether m is the first message of its media group
-// seen lately (or belongs to none).
-func (c *Channel) firstOfAlbum(m *models.Message) bool {
-	if m.MediaGroupID == "" {
-		return true
-	}
-	key := albumKey{chatID: m.Chat.ID, groupID: m.MediaGroupID}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, k := range c.albums {
-		if k == key {
-			return false
-		}
-	}
-	c.albums[c.albumAt] = key
-	c.albumAt = (c.albumAt + 1) % recentAlbums
-	return true
 }
 
 // replyTextOnly tells the sender that only text is understood.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"reflect"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -144,19 +143,23 @@ func TestNonTextMessages(t *testing.T) {
 	h.fake.PushMessage(telegramtest.Incoming{ChatID: 9, UserID: 9, Text: "edit", Edited: true})
 	h.fake.SendText(9, 9, "Ed", "real text")
 
-	// Updates are handled in order, so once the text arrives the others are done.
-	if in := h.Next(); in.Text != "real text" {
-		t.Errorf("first event reaching the handler = %+v, want the text message", in)
+	// Updates are handled in order: the album (handed over when the chat's
+	// next update came), then the text.
+	if in := h.Next(); in.Text != "" || len(in.Attachments) != 2 {
+		t.Errorf("first event reaching the handler = %+v, want the album of two photos", in)
 	}
-	if got := len(h.fake.Messages(9)); got != 2 {
-		t.Errorf("%d replies in the private chat, want 2 (sticker, album)", got)
+	if in := h.Next(); in.Text != "real text" {
+		t.Errorf("second event reaching the handler = %+v, want the text message", in)
+	}
+	if got := len(h.fake.Messages(9)); got != 1 {
+		t.Errorf("%d replies in the private chat, want 1 (the sticker)", got)
 	}
 	if got := h.fake.Messages(-9); len(got) != 0 {
 		t.Errorf("replied in a group: %+v", got)
 	}
 }
 
-func TestInterleavedAlbumsAnsweredOncePerChat(t *testing.T) {
+func TestInterleavedAlbumsOneInboundPerChat(t *testing.T) {
 	h := newHarness(t, nil)
 	photo := func(group string) map[string]any {
 		return map[string]any{"media_group_id": group, "photo": []any{map[string]any{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}}}
@@ -169,20 +172,27 @@ func TestInterleavedAlbumsAnsweredOncePerChat(t *testing.T) {
 	h.fake.SendText(11, 11, "Ann", "done 11")
 	h.fake.SendText(12, 12, "Bo", "done 12")
 	h.Start(nil)
-	// Each chat's updates are handled in order: its text comes after its photos.
-	for range 2 {
-		h.Next()
+	// Each chat's updates are handled in order: its album, then its text.
+	next := map[string][]channels.Inbound{}
+	for range 4 {
+		in := h.Next()
+		next[in.ChatID] = append(next[in.ChatID], in)
+	}
+	for _, chat := range []string{"11", "12"} {
+		got := next[chat]
+		if len(got) != 2 || len(got[0].Attachments) != 3 || got[1].Text != "done "+chat {
+			t.Errorf("chat %s got %+v, want one album of three photos, then its text", chat, got)
+		}
 	}
 	for _, chat := range []int64{11, 12} {
-		if got := h.fake.Messages(chat); len(got) != 1 {
-			t.Errorf("chat %d got %d answers to one album, want 1: %+v", chat, len(got), got)
+		if got := h.fake.Messages(chat); len(got) != 0 {
+			t.Errorf("chat %d was answered %+v, want nothing", chat, got)
 		}
 	}
 }
 
-// A photo's caption is the person's message: it reaches the handler, with
-// a line telling the model the photo itself was not read, and the album's
-// other photos get no "text only" answer.
+// A photo's caption is the person's message, and the album it came with
+// is one message.
 func TestPhotoCaptionIsAnswered(t *testing.T) {
 	h := newHarness(t, nil)
 	h.Start(nil)
@@ -198,9 +208,8 @@ func TestPhotoCaptionIsAnswered(t *testing.T) {
 	h.fake.PushMessage(telegramtest.Incoming{ChatID: 19, UserID: 19, Extra: photo("")})
 	h.fake.SendText(19, 19, "Ed", "and this")
 
-	in := h.Next()
-	if !strings.HasPrefix(in.Text, "why is this build red?\n\n[a photo sent with this message could not be read") {
-		t.Errorf("captioned photo reached the handler as %q", in.Text)
+	if in := h.Next(); in.Text != "why is this build red?" || len(in.Attachments) != 2 {
+		t.Errorf("captioned album reached the handler as %q with %d attachments", in.Text, len(in.Attachments))
 	}
 	if next := h.Next(); next.Text != "and this" {
 		t.Errorf("next event = %+v, want the text message", next)

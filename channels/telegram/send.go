@@ -23,6 +23,8 @@ const (
 
 // Send renders msg.Text as Telegram HTML and sends it in as many messages as
 // it needs: the first replies to msg.ReplyTo, the last carries the buttons.
+// With msg.File it sends the file instead, msg.Text its caption (see
+// sendFile); a file over the Bot API's limit is *channels.FileTooLargeError.
 // A part Telegram cannot parse is resent as plain text. It waits out short
 // rate limits and returns *channels.RetryAfterError for longer ones, and
 // wraps channels.ErrPermanent when retrying cannot help (chat not found,
@@ -43,22 +45,32 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 				msg.To, msg.ReplyTo, channels.ErrPermanent)
 		}
 	}
-	parts := markup.TelegramHTML(msg.Text, maxMessage)
+	fs := outgoing{chatID: chatID, thread: thread, replyTo: replyTo, keyboard: keyboard}
+	if msg.File != nil {
+		return c.sendFile(ctx, msg, fs)
+	}
+	return c.sendText(ctx, msg.To, fs, msg.Text)
+}
+
+// sendText sends text in as many messages as it needs: the first replies
+// to fs.replyTo, the last carries fs.keyboard.
+func (c *Channel) sendText(ctx context.Context, to channels.Address, fs outgoing, text string) (string, error) {
+	parts := markup.TelegramHTML(text, maxMessage)
 	if len(parts) == 0 {
-		return "", fmt.Errorf("telegram: send to %s: the message has no visible text: %w", msg.To, channels.ErrPermanent)
+		return "", fmt.Errorf("telegram: send to %s: the message has no visible text: %w", to, channels.ErrPermanent)
 	}
 	lastID := 0
 	for i, part := range parts {
-		p := &bot.SendMessageParams{ChatID: chatID, MessageThreadID: thread, Text: part, ParseMode: models.ParseModeHTML}
-		if i == 0 && replyTo != 0 {
-			p.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+		p := &bot.SendMessageParams{ChatID: fs.chatID, MessageThreadID: fs.thread, Text: part, ParseMode: models.ParseModeHTML}
+		if i == 0 && fs.replyTo != 0 {
+			p.ReplyParameters = &models.ReplyParameters{MessageID: fs.replyTo, AllowSendingWithoutReply: true}
 		}
-		if i == len(parts)-1 && keyboard != nil {
-			p.ReplyMarkup = keyboard
+		if i == len(parts)-1 && fs.keyboard != nil {
+			p.ReplyMarkup = fs.keyboard
 		}
 		m, err := c.sendPart(ctx, p)
 		if err != nil {
-			return "", fmt.Errorf("telegram: send part %d of %d to %s: %w", i+1, len(parts), msg.To, err)
+			return "", fmt.Errorf("telegram: send part %d of %d to %s: %w", i+1, len(parts), to, err)
 		}
 		lastID = m.ID
 	}

@@ -1,14 +1,9 @@
 package telegram
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -78,17 +73,19 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 		c.hooks.open(ctx, store)
 		<-ctx.Done()
 		c.hooks.close()
+		c.albums.waitIdle()
 		return nil
 	}
 	// A poller of its own, starting after the last update handed over in
 	// full: a previous Start cut short (leadership lost, with updates
 	// fetched but not handled) must not confirm those.
-	poller, err := c.newBot(c.inflight.resumeAfter())
+	poller, err := c.newBot(c.inflight.resumeAfter(), c.opts.PollTimeout+15*time.Second)
 	if err != nil {
 		return err
 	}
-	poller.Start(ctx) // polls until ctx ends
-	c.lanes.wait()    // the library no longer dispatches; let the lanes drain
+	poller.Start(ctx)   // polls until ctx ends
+	c.albums.waitIdle() // the library no longer dispatches; albums give up
+	c.lanes.wait()      // and the lanes drain
 	return nil
 }
 
@@ -156,156 +153,3 @@ func (c *Channel) failed(op string, err error, retryIn time.Duration) {
 
 // succeeded records a successful call, ending any failure streak.
 func (c *Channel) succeeded(op string) { c.health.Succeeded(op) }
-
-// pollClient is the HTTP client the library uses. It watches getUpdates:
-// each call waits until the updates of the previous call are handled, so
-// its offset confirms only handled updates, and its outcome tells Ready
-// whether polling works. Every request's body is read ahead first
-// (withLength), so a call leaves in one write, not one per form field.
-type pollClient struct {
-	http *http.Client
-	ch   *Channel
-}
-
-// Do implements bot.HttpClient.
-func (p *pollClient) Do(req *http.Request) (*http.Response, error) {
-	req, err := withLength(req, sendAheadLimit)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasSuffix(req.URL.Path, "/getUpdates") {
-		return p.http.Do(req)
-	}
-	if err := p.ch.inflight.wait(req.Context()); err != nil {
-		return nil, err
-	}
-	if err := req.Context().Err(); err != nil {
-		return nil, err // stopping: do not confirm anything more
-	}
-	resp, err := p.http.Do(req)
-	if err != nil {
-		if req.Context().Err() == nil {
-			p.ch.failed("poll", err, 0)
-		}
-		return nil, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if err != nil {
-		p.ch.failed("poll", err, 0)
-		return nil, fmt.Errorf("read getUpdates response: %w", err)
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-
-	var r struct {
-		OK          bool            `json:"ok"`
-		Result      json.RawMessage `json:"result"`
-		ErrorCode   int             `json:"error_code"`
-		Description string          `json:"description"`
-	}
-	switch {
-	case json.Unmarshal(body, &r) != nil:
-		p.ch.failed("poll", fmt.Errorf("getUpdates answered HTTP %d with an undecodable body", resp.StatusCode), 0)
-	case !r.OK:
-		p.ch.failed("poll", fmt.Errorf("getUpdates: %d %s", r.ErrorCode, r.Description), 0)
-	default:
-		// The library decodes the result the same way; it dispatches
-		// these updates only if this succeeds.
-		var updates []*models.Update
-		if json.Unmarshal(r.Result, &updates) == nil {
-			p.ch.inflight.fetched(updates)
-		}
-		p.ch.succeeded("poll")
-	}
-	return resp, nil
-}
-
-// inflight counts updates fetched but not yet handled, and remembers
-// where the next poller must start.
-type inflight struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // closed when n drops to zero
-	// first and last are the update ids of the newest batch; incomplete
-	// says one of its updates was not handled (Start stopped first).
-	first, last int64
-	incomplete  bool
-	resume      int64 // lastUpdateID for the next poller (see reset)
-}
-
-// reset forgets the counted updates when Start begins, and decides where
-// its poller starts: after the newest batch when it was handled in full,
-// else at that batch's first update (Telegram delivers the batch again;
-// the handler's durable dedupe drops what it stored already).
-func (f *inflight) reset() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.n > 0 || f.incomplete {
-		f.resume = f.first - 1
-	} else {
-		f.resume = f.last
-	}
-	if f.n > 0 {
-		close(f.idle)
-	}
-	f.n, f.incomplete = 0, false
-}
-
-// resumeAfter returns the update id the next poller starts after.
-func (f *inflight) resumeAfter() int64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.resume
-}
-
-// fetched counts a getUpdates batch.
-func (f *inflight) fetched(updates []*models.Update) {
-	if len(updates) == 0 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.first, f.last = updates[0].ID, updates[0].ID
-	for _, u := range updates {
-		f.first, f.last = min(f.first, u.ID), max(f.last, u.ID)
-	}
-	f.incomplete = false
-	if f.n == 0 {
-		f.idle = make(chan struct{})
-	}
-	f.n += len(updates)
-}
-
-// done counts one update off; handled is false when it was not handed
-// over (Start stopped first).
-func (f *inflight) done(handled bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !handled {
-		f.incomplete = true
-	}
-	if f.n == 0 {
-		return
-	}
-	f.n--
-	if f.n == 0 {
-		close(f.idle)
-	}
-}
-
-// wait blocks until every counted update is handled or ctx ends.
-func (f *inflight) wait(ctx context.Context) error {
-	f.mu.Lock()
-	if f.n == 0 {
-		f.mu.Unlock()
-		return nil
-	}
-	idle := f.idle
-	f.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

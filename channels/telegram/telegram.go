@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +41,11 @@ type Options struct {
 	// default 32.
 	MaxParallelChats int
 
+	// AlbumWait is how long the parts of an album (photos sent together)
+	// are awaited after the latest one before the album is handed over as
+	// one message; default 1s.
+	AlbumWait time.Duration
+
 	// Webhook, when its URL is set, receives updates over HTTP instead of
 	// long polling: Telegram posts each update to URL, and Webhook serves
 	// them. Secret must come with every request.
@@ -68,6 +72,7 @@ type Channel struct {
 	opts      Options
 	log       *slog.Logger
 	bot       *bot.Bot
+	uploads   *bot.Bot // sends files: no overall timeout, the caller's context bounds an upload
 	transport *http.Transport
 	files     *http.Client // file downloads, over transport; bounded by the caller's context
 	inflight  inflight
@@ -83,10 +88,7 @@ type Channel struct {
 
 	hooks   webhookGate              // webhook requests being handled
 	rejects *channels.WebhookRejects // refused webhook requests
-
-	mu      sync.Mutex
-	albums  [recentAlbums]albumKey // media groups answered lately, a ring
-	albumAt int                    // next slot of albums to overwrite
+	albums  *albumCollector          // albums being collected
 }
 
 var (
@@ -127,13 +129,17 @@ func New(opts Options) (*Channel, error) {
 		log:       opts.Logger.With("platform", Platform),
 		transport: apiTransport(opts.MaxParallelChats),
 		lanes:     newChatLanes(opts.MaxParallelChats),
+		albums:    newAlbumCollector(opts.AlbumWait),
 	}
 	c.files = c.fileClient()
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
 	c.rejects = &channels.WebhookRejects{Log: c.log, Platform: Platform, Hint: "check telegram.webhook_secret"}
 	c.health.Set(errNotStarted)
-	b, err := c.newBot(0)
+	b, err := c.newBot(0, c.opts.PollTimeout+15*time.Second)
 	if err != nil {
+		return nil, err
+	}
+	if c.uploads, err = c.newBot(0, 0); err != nil {
 		return nil, err
 	}
 	c.bot = b
@@ -141,12 +147,13 @@ func New(opts Options) (*Channel, error) {
 }
 
 // newBot builds a go-telegram/bot client whose first getUpdates asks for
-// the updates after lastUpdateID. The one New keeps sends; Start polls
+// the updates after lastUpdateID and whose every call ends after timeout
+// (0: only its context ends it). The one New keeps sends; Start polls
 // with a fresh one, so that a poll cut short (a lost leadership) never
 // confirms updates it fetched but did not hand over.
-func (c *Channel) newBot(lastUpdateID int64) (*bot.Bot, error) {
+func (c *Channel) newBot(lastUpdateID int64, timeout time.Duration) (*bot.Bot, error) {
 	client := &pollClient{
-		http: &http.Client{Transport: c.transport, Timeout: c.opts.PollTimeout + 15*time.Second},
+		http: &http.Client{Transport: c.transport, Timeout: timeout},
 		ch:   c,
 	}
 	b, err := bot.New(c.opts.Token,

@@ -178,19 +178,35 @@ func (c *Channel) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	// Retries end with the channel or the wait; each store attempt itself
 	// is not cut short by either (the handler's durable writes outlive
 	// their caller's context).
-	wait := c.opts.Webhook.Wait
-	if wait <= 0 {
-		wait = defaultWebhookWait
-	}
-	ctx, cancel := context.WithTimeout(runCtx, wait)
+	ctx, cancel := context.WithTimeout(runCtx, c.webhookWait())
 	defer cancel()
-	if err := c.deliver(ctx, h, &u); err != nil {
+	if err := c.deliverPosted(ctx, runCtx, h, &u); err != nil {
 		c.log.Info("telegram update not stored; answered 503 so Telegram delivers it again",
 			"update_id", u.ID, "error", err)
 		http.Error(w, "update not stored; retry later", http.StatusServiceUnavailable)
 		return
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// webhookWait is how long a webhook request waits for its update to be
+// handled.
+func (c *Channel) webhookWait() time.Duration {
+	if c.opts.Webhook.Wait > 0 {
+		return c.opts.Webhook.Wait
+	}
+	return defaultWebhookWait
+}
+
+// deliverPosted hands an update posted to the webhook to h: an album's
+// part with its album (see albums.go), anything else at once, after the
+// chat's albums being collected.
+func (c *Channel) deliverPosted(ctx, runCtx context.Context, h channels.Handler, u *models.Update) error {
+	if key, ok := albumOf(u); ok {
+		return c.webhookAlbumPart(ctx, runCtx, h, key, u)
+	}
+	c.albums.flushChat(chatOf(u))
+	return c.deliver(ctx, h, u)
 }
 
 // RegisterWebhook tells Telegram to post updates to the webhook URL with

@@ -42,7 +42,7 @@ func (s *Server) getFile(p params) (any, *apiError) {
 }
 
 // serveFile serves GET /file/bot<token>/<file_path>, counted by Requests
-// as method "file".
+// as method "file"; Fail("file", ...) makes downloads fail.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) {
 	s.mu.Lock()
 	s.requests["file"]++
@@ -60,9 +60,12 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) 
 		}
 	}
 	s.mu.Unlock()
+	f := s.takeFailure("file")
 	switch {
 	case offline:
 		dropConnection(w)
+	case f != nil:
+		writeError(w, f)
 	case r.Method != http.MethodGet:
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	case !found:
@@ -84,8 +87,9 @@ type Media struct {
 	Size     int64  // file_size
 }
 
-// fields returns the message fields that carry m.
-func (m Media) fields() map[string]any {
+// Fields returns the message fields that carry m, for Incoming.Extra (with
+// a caption or a media_group_id added, say).
+func (m Media) Fields() map[string]any {
 	f := map[string]any{"file_id": m.FileID, "file_unique_id": "u" + m.FileID, "file_size": m.Size}
 	if m.FileName != "" {
 		f["file_name"] = m.FileName
@@ -113,7 +117,7 @@ func (m Media) fields() map[string]any {
 // when chatID is positive) carrying m with caption (none when empty), and
 // returns the update id.
 func (s *Server) SendMedia(chatID, userID int64, caption string, m Media) (updateID int64) {
-	extra := m.fields()
+	extra := m.Fields()
 	if caption != "" {
 		extra["caption"] = caption
 	}

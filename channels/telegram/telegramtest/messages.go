@@ -25,6 +25,9 @@ type Message struct {
 	Buttons   [][]Button
 	ReplyTo   int // id of the message replied to, 0 if none
 	Edits     int // how many times it was edited
+	// File is "photo", "voice" or "document" for a file the bot sent (see
+	// Uploads); Text is then its caption.
+	File string
 }
 
 // Button is an inline keyboard button.
@@ -256,34 +259,62 @@ func replyTo(p params, c *chat) (int, *apiError) {
 	return 0, badRequest("message to be replied not found")
 }
 
-func (s *Server) sendMessage(p params) (any, *apiError) {
+// sendCall is a send method's validated parameters.
+type sendCall struct {
+	chatID  int64
+	text    string // as sent
+	visible string
+	buttons [][]Button
+	thread  int
+}
+
+// parseSend validates the chat, the text (of field textField, checked by
+// check), the keyboard and the topic of a send method.
+func parseSend(p params, textField string, check func(text, parseMode string) (string, *apiError)) (sendCall, *apiError) {
 	chatID, err := p.chatID()
 	if err != nil {
-		return nil, err
+		return sendCall{}, err
 	}
-	visible, err := checkText(p["text"], p["parse_mode"])
+	visible, err := check(p[textField], p["parse_mode"])
 	if err != nil {
-		return nil, err
+		return sendCall{}, err
 	}
 	buttons, err := keyboard(p)
 	if err != nil {
-		return nil, err
+		return sendCall{}, err
 	}
 	thread, err := p.int("message_thread_id")
+	if err != nil {
+		return sendCall{}, err
+	}
+	return sendCall{chatID: chatID, text: p[textField], visible: visible, buttons: buttons, thread: thread}, nil
+}
+
+// newBotMessageLocked builds the bot's new message in its chat, checking
+// what it replies to; the caller appends it. s.mu must be held.
+func (s *Server) newBotMessageLocked(sc sendCall, p params) (*chat, *Message, *apiError) {
+	c := s.chatLocked(sc.chatID)
+	reply, err := replyTo(p, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, &Message{
+		ID: c.newMessageID(), ChatID: sc.chatID, ThreadID: sc.thread,
+		Text: sc.text, Visible: sc.visible, ParseMode: p["parse_mode"],
+		Buttons: sc.buttons, ReplyTo: reply,
+	}, nil
+}
+
+func (s *Server) sendMessage(p params) (any, *apiError) {
+	sc, err := parseSend(p, "text", checkText)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.chatLocked(chatID)
-	reply, err := replyTo(p, c)
+	c, m, err := s.newBotMessageLocked(sc, p)
 	if err != nil {
 		return nil, err
-	}
-	m := &Message{
-		ID: c.newMessageID(), ChatID: chatID, ThreadID: thread,
-		Text: p["text"], Visible: visible, ParseMode: p["parse_mode"],
-		Buttons: buttons, ReplyTo: reply,
 	}
 	c.msgs = append(c.msgs, m)
 	s.notifyLocked()

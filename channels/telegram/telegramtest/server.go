@@ -50,6 +50,7 @@ type Server struct {
 	watch     func(Message) // Watch's f, nil if none
 	flood     floodState
 	files     map[string]storedFile // AddFile's, by file id
+	uploads   []Upload              // files the bot sent
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is
@@ -219,6 +220,9 @@ var handlers = map[string]handler{
 	"getmycommands":          (*Server).getMyCommands,
 	"createforumtopic":       (*Server).createForumTopic,
 	"getfile":                (*Server).getFile,
+	"sendphoto":              nil, // uploads, served by sendUpload
+	"sendvoice":              nil,
+	"senddocument":           nil,
 }
 
 // apiError is a Bot API error response.
@@ -264,7 +268,14 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{status: http.StatusNotFound, desc: "Not Found"})
 		return
 	}
-	p, err := parseParams(r)
+	var up *upload
+	var p params
+	var err error
+	if uploadField[method] != "" {
+		p, up, err = parseUpload(r)
+	} else {
+		p, err = parseParams(r)
+	}
 	if err != nil {
 		writeError(w, badRequest(err.Error()))
 		return
@@ -293,7 +304,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGetUpdates(w, r, p)
 		return
 	}
-	result, apiErr := h(s, p)
+	var result any
+	var apiErr *apiError
+	if uploadField[method] != "" {
+		result, apiErr = s.sendUpload(method, p, up)
+	} else {
+		result, apiErr = h(s, p)
+	}
 	if apiErr != nil {
 		writeError(w, apiErr)
 		return

@@ -1,0 +1,198 @@
+package telegram_test
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+)
+
+// sendAlbum sends three parts of one album in chat: two photos (the second
+// captioned) and a document, and returns their update ids.
+func sendAlbum(fake *telegramtest.Server, chat int64, group string) []int64 {
+	fake.AddFile("al-1", "one.jpg", []byte("first photo"))
+	fake.AddFile("al-2", "two.jpg", []byte("second photo"))
+	fake.AddFile("al-3", "notes.txt", []byte("the notes"))
+	parts := []struct {
+		caption string
+		media   telegramtest.Media
+	}{
+		{"", telegramtest.Media{Kind: "photo", FileID: "al-1", Size: 11}},
+		{"compare these", telegramtest.Media{Kind: "photo", FileID: "al-2", Size: 12}},
+		{"", telegramtest.Media{Kind: "document", FileID: "al-3", FileName: "notes.txt", MimeType: "text/plain", Size: 9}},
+	}
+	var ids []int64
+	for _, p := range parts {
+		extra := p.media.Fields()
+		extra["media_group_id"] = group
+		if p.caption != "" {
+			extra["caption"] = p.caption
+		}
+		id, _ := fake.PushMessage(telegramtest.Incoming{ChatID: chat, UserID: chat, Extra: extra})
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// checkAlbum checks that in is the album sendAlbum sent, first update
+// first.
+func checkAlbum(t *testing.T, h *harness, in channels.Inbound, ids []int64) {
+	t.Helper()
+	if in.ExternalID != strconv.FormatInt(ids[0], 10) || in.Text != "compare these" || len(in.Attachments) != 3 {
+		t.Fatalf("album inbound = %+v, want update %d with the caption and three attachments", in, ids[0])
+	}
+	for i, want := range []string{"first photo", "second photo", "the notes"} {
+		wantBody(h.Ctx(), t, in.Attachments[i], []byte(want))
+	}
+	if in.Attachments[2].Name != "notes.txt" || in.Attachments[0].Kind != channels.KindPhoto {
+		t.Errorf("attachments = %+v", in.Attachments)
+	}
+}
+
+func TestAlbumIsOneInbound(t *testing.T) {
+	h := pollingHarness(t)
+	ids := sendAlbum(h.fake, 51, "g51")
+	in := h.Next()
+	checkAlbum(t, h, in, ids)
+	if in.MessageID != "1" {
+		t.Errorf("message id = %s, want the first part's (1)", in.MessageID)
+	}
+	h.fake.SendText(51, 51, "Ann", "after")
+	if next := h.Next(); next.Text != "after" {
+		t.Errorf("next event = %+v, want the text (the album came once)", next)
+	}
+	channeltestWaitConfirmed(t, h)
+}
+
+// channeltestWaitConfirmed waits until Telegram has no update pending.
+func channeltestWaitConfirmed(t *testing.T, h *harness) {
+	t.Helper()
+	h.WaitUntil("every update confirmed", func() bool { return len(h.fake.Pending()) == 0 })
+}
+
+// An album whose handler fails is confirmed to Telegram only once it was
+// handled, and is handled once.
+func TestAlbumNotConfirmedUntilHandled(t *testing.T) {
+	h := newHarness(t, nil)
+	f := newFlakyHandler()
+	h.Start(f.handle)
+	h.waitPolling()
+	ids := sendAlbum(h.fake, 52, "g52")
+	first := strconv.FormatInt(ids[0], 10)
+	f.waitCalls(h.Ctx(), t, 3) // failed, retried
+	for _, id := range ids {
+		if !slices.Contains(h.fake.Pending(), id) {
+			t.Fatalf("album part %d confirmed while its handler fails: pending %v", id, h.fake.Pending())
+		}
+	}
+	for _, id := range ids[1:] {
+		if n := f.callsOf(strconv.FormatInt(id, 10)); n != 0 {
+			t.Errorf("part %d reached the handler on its own %d times", id, n)
+		}
+	}
+	f.heal()
+	checkAlbum(t, h, <-f.out, ids)
+	channeltestWaitConfirmed(t, h)
+	select {
+	case in := <-f.out:
+		t.Errorf("handled again: %+v", in)
+	default:
+	}
+	t.Logf("the album was handed to the handler %d times", f.callsOf(first))
+}
+
+// An album cut short by a stop is delivered again, whole, after a restart.
+func TestAlbumRedeliveredAfterRestart(t *testing.T) {
+	h := newHarness(t, nil)
+	f := newFlakyHandler()
+	h.Start(f.handle)
+	h.waitPolling()
+	ids := sendAlbum(h.fake, 53, "g53")
+	f.waitCalls(h.Ctx(), t, 2)
+	h.Stop()
+	restarted := newHarnessOn(t, h.fake, nil)
+	restarted.Start(nil)
+	checkAlbum(t, restarted, restarted.Next(), ids)
+	channeltestWaitConfirmed(t, restarted)
+}
+
+func TestUncaptionedPhotoReachesHandler(t *testing.T) {
+	h := pollingHarness(t)
+	h.fake.AddFile("solo", "p.jpg", []byte("a screenshot"))
+	h.fake.SendMedia(54, 54, "", telegramtest.Media{Kind: "photo", FileID: "solo", Size: 12})
+	in := h.Next()
+	if in.Text != "" || len(in.Attachments) != 1 {
+		t.Fatalf("uncaptioned photo = %+v, want no text and the photo", in)
+	}
+	wantBody(h.Ctx(), t, in.Attachments[0], []byte("a screenshot"))
+	if got := h.fake.Messages(54); len(got) != 0 {
+		t.Errorf("the photo was answered %+v", got)
+	}
+}
+
+// albumPartBody is part n of album group in chat, as the webhook gets it.
+func albumPartBody(id, chat int64, group string) []byte {
+	n, c := strconv.FormatInt(id, 10), strconv.FormatInt(chat, 10)
+	return []byte(`{"update_id":` + n + `,"message":{"message_id":` + n + `,"date":1700000000,` +
+		`"chat":{"id":` + c + `,"type":"private"},"from":{"id":` + c + `,"is_bot":false,"first_name":"Ann"},` +
+		`"media_group_id":"` + group + `","photo":[{"file_id":"f` + n + `","file_unique_id":"u` + n + `","width":1,"height":1}]}}`)
+}
+
+// postAlbum posts the parts ids concurrently, as a Bot API with several
+// connections does, and returns their answers.
+func postAlbum(t *testing.T, url string, chat int64, ids []int64) []int {
+	t.Helper()
+	codes := make([]int, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() { codes[i] = post(t, url, hookSecret, albumPartBody(id, chat, "wg"), true) })
+	}
+	wg.Wait()
+	return codes
+}
+
+// Webhook: every part of an album is answered only once the album was
+// handled, 503 while the handler fails, and the album is handled once.
+func TestWebhookAlbumAnsweredOnceHandled(t *testing.T) {
+	fake := telegramtest.NewServer(token)
+	t.Cleanup(fake.Close)
+	h, srv := webhookHarness(t, fake, 300*time.Millisecond)
+	f := newFlakyHandler()
+	h.Start(f.handle)
+	h.waitConnected()
+	ids := []int64{701, 702, 703}
+	for i, code := range postAlbum(t, srv.URL, 55, ids) {
+		if code != http.StatusServiceUnavailable {
+			t.Errorf("part %d answered %d while the handler fails, want 503", ids[i], code)
+		}
+	}
+	f.heal()
+	// Telegram posts the parts again until each is answered 200; a
+	// delivery of the album still running may answer the first round.
+	for round := 0; ; round++ {
+		codes := postAlbum(t, srv.URL, 55, ids)
+		if !slices.ContainsFunc(codes, func(c int) bool { return c != http.StatusOK }) {
+			break
+		}
+		if round == 5 {
+			t.Fatalf("parts answered %v after the handler healed, want 200 for all", codes)
+		}
+	}
+	in := <-f.out
+	if in.ExternalID != "701" || len(in.Attachments) != 3 {
+		t.Fatalf("album = %+v, want update 701 with three photos", in)
+	}
+	if got := post(t, srv.URL, hookSecret, albumPartBody(702, 55, "wg"), true); got != http.StatusOK {
+		t.Errorf("a part posted again after its album was handled: %d, want 200", got)
+	}
+	select {
+	case in := <-f.out:
+		t.Errorf("handled again: %+v", in)
+	default:
+	}
+}
