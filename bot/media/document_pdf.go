@@ -89,10 +89,12 @@ func firstLine(stderr string, err error) string {
 	return line
 }
 
-// capped writes at most left more bytes to w and drops the rest.
+// capped writes at most left more bytes to w and drops the rest; over
+// tells that some were dropped.
 type capped struct {
 	w    *bytes.Buffer
 	left int
+	over bool
 }
 
 // Write implements io.Writer; it never fails, so the program is not
@@ -101,5 +103,6 @@ func (c *capped) Write(p []byte) (int, error) {
 	n := min(len(p), c.left)
 	c.w.Write(p[:n])
 	c.left -= n
+	c.over = c.over || n < len(p)
 	return len(p), nil
 }
