@@ -42,9 +42,7 @@ func TestMediaCreateImageCappedAndChecked(t *testing.T) {
 	if res := h.run("create_image", map[string]string{"prompt": "a lighthouse"}); !res.IsError || !strings.Contains(res.ForLLM, "the image model failed: 502") {
 		t.Fatalf("create_image with the server down = %+v", res)
 	}
-	if len(h.queue.rows) != 0 {
-		t.Fatalf("rows queued: %+v", h.queue.rows)
-	}
+	h.noRows()
 	none := newHarness(t, 1_000_000, func(o *media.ToolOptions) { o.Images = nil })
 	if res := none.run("create_image", map[string]string{"prompt": "a lighthouse"}); !res.IsError || res.ForLLM != "no image model is configured: set media.images.model" {
 		t.Fatalf("create_image without an image model = %+v", res)
@@ -76,9 +74,7 @@ func TestMediaTTSSendsAVoiceMessage(t *testing.T) {
 	if res := h.run("tts", map[string]string{"text": strings.Repeat("a", 4097)}); !res.IsError {
 		t.Fatalf("tts of 4097 characters = %+v", res)
 	}
-	if len(h.queue.rows) != 0 {
-		t.Fatalf("rows queued: %+v", h.queue.rows)
-	}
+	h.noRows()
 }
 
 func TestMediaReadImage(t *testing.T) {

@@ -80,9 +80,9 @@ func (r *ReadVideo) sound(ctx context.Context, ffmpeg string, f *workspaceFile, 
 	case r.t.o.Transcriber == nil:
 		return "(not transcribed: " + errNoTranscriber + ")"
 	}
-	maxBytes := r.t.o.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = maxFrameBytes
+	maxBytes := int64(maxSoundBytes)
+	if m := r.t.o.MaxBytes; m > 0 {
+		maxBytes = min(maxBytes, m)
 	}
 	var text string
 	cut, err := videoSound(ctx, ffmpeg, f.File, maxBytes, func(audio io.Reader) error {
@@ -94,7 +94,7 @@ func (r *ReadVideo) sound(ctx context.Context, ffmpeg string, f *workspaceFile, 
 		return "(unavailable: " + err.Error() + ")"
 	}
 	if cut {
-		text += "\n(only the first part: the sound is longer than media.max_bytes allows)"
+		text += "\n(only the first part: the sound is longer than one transcription takes)"
 	}
 	return text
 }

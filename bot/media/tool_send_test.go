@@ -32,6 +32,14 @@ func (h *harness) oneRow() bot.OutboxMessage {
 	return row
 }
 
+// noRows checks that nothing was queued for the chat.
+func (h *harness) noRows() {
+	h.t.Helper()
+	if len(h.queue.rows) != 0 {
+		h.t.Fatalf("rows queued: %+v", h.queue.rows)
+	}
+}
+
 func TestMediaSendFileQueuesTheStoredBytes(t *testing.T) {
 	h := newHarness(t, 1_000_000, nil)
 	report := minimalPDF("Quarterly report")
@@ -78,9 +86,7 @@ func TestMediaSendFileLimits(t *testing.T) {
 	if res := h.run("send_file", map[string]string{"path": "ok.txt"}); !res.IsError || !strings.Contains(res.ForLLM, "try again later") {
 		t.Fatalf("send_file with the outbox down = %+v", res)
 	}
-	if len(h.queue.rows) != 0 {
-		t.Fatalf("rows queued: %+v", h.queue.rows)
-	}
+	h.noRows()
 }
 
 // TestMediaToolsStayInTheWorkspace: every tool that takes a path refuses

@@ -17,8 +17,11 @@ import (
 var ErrNoFFmpeg = errors.New("videos cannot be read here: install ffmpeg to read videos")
 
 // Video reading limits: each ffmpeg run is stopped after videoTimeout; a
-// frame is a JPEG at most maxFrameWidth wide and maxFrameBytes long.
+// frame is a JPEG at most maxFrameWidth wide and maxFrameBytes long; the
+// sound sent to be transcribed is at most maxSoundBytes (OpenAI's limit for
+// one transcription; at 24 kbit/s about two hours).
 const (
+	maxSoundBytes = 25 << 20
 	videoTimeout  = 2 * time.Minute
 	maxFrameBytes = 5 << 20
 	maxFrameWidth = 1024
