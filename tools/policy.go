@@ -26,8 +26,9 @@ var Groups = map[string][]string{
 	"memory":     {"memory_search", "memory_get"},
 	"sessions":   {"sessions_list", "sessions_history", "sessions_send", "spawn", "session_status"},
 	"automation": {"cron", "datetime"},
-	"messaging":  {"message", "create_forum_topic"},
+	"messaging":  {"message", "create_forum_topic", "send_file"},
 	"teams":      {"handoff", "team_tasks", "team_message"},
+	"media":      {"read_image", "read_audio", "read_document", "read_video", "create_image", "tts"},
 }
 
 // Planned are the tools of the seeds' inventory (and the contract) that are
@@ -35,8 +36,7 @@ var Groups = map[string][]string{
 // name them, so a configuration written for them keeps working when they
 // land; until then they match nothing.
 var Planned = map[string][]string{
-	"media": {"read_image", "read_audio", "read_document", "read_video",
-		"create_image", "create_audio", "create_video", "tts", "send_file"},
+	"media":     {"create_audio", "create_video"},
 	"knowledge": {"knowledge_graph_search", "skill_search", "use_skill", "publish_skill"},
 	"":          {"openai_compat_call", "workspace_dir"},
 }

@@ -63,7 +63,7 @@ func TestPolicyPipeline(t *testing.T) {
 		{name: "full profile is everything", p: tools.Policy{Global: tools.PolicyRules{Profile: "full"}},
 			want: everything},
 		{name: "messaging profile", p: tools.Policy{Global: tools.PolicyRules{Profile: "messaging"}},
-			want: []string{"create_forum_topic", "message", "session_status", "sessions_history", "sessions_list",
+			want: []string{"create_forum_topic", "message", "send_file", "session_status", "sessions_history", "sessions_list",
 				"sessions_send", "spawn", "web_fetch", "web_search"}},
 		{name: "coding profile has fs and runtime, not messaging", p: tools.Policy{Global: tools.PolicyRules{Profile: "coding"}},
 			must: []string{"read_file", "exec", "memory_search", "web_fetch"}, mustNot: []string{"message", "cron", "mcp_files_read"}},
@@ -172,8 +172,7 @@ func TestValidateRulesAcceptsPlannedTools(t *testing.T) {
 	for _, names := range tools.Planned {
 		planned = append(planned, names...)
 	}
-	for _, name := range []string{"read_image", "read_audio", "read_document", "read_video", "create_image", "tts",
-		"skill_search", "use_skill", "publish_skill", "knowledge_graph_search"} {
+	for _, name := range []string{"create_audio", "create_video", "skill_search", "use_skill", "publish_skill", "knowledge_graph_search"} {
 		if !slices.Contains(planned, name) {
 			t.Errorf("%s is not among the planned tools", name)
 		}
@@ -191,9 +190,18 @@ func TestValidateRulesAcceptsPlannedTools(t *testing.T) {
 		}
 	}
 	// Named, a planned tool matches nothing until it is built.
-	p := tools.Policy{Global: tools.PolicyRules{Allow: []string{"read_image", "exec"}}}
+	p := tools.Policy{Global: tools.PolicyRules{Allow: []string{"create_audio", "exec"}}}
 	if got := sorted(p.Allowed(builtInventory())); !slices.Equal(got, []string{"exec"}) {
-		t.Errorf("allow [read_image, exec] offers %v, want [exec]", got)
+		t.Errorf("allow [create_audio, exec] offers %v, want [exec]", got)
+	}
+	// Built, the media tools are in their groups.
+	media := tools.Policy{Global: tools.PolicyRules{Allow: []string{"group:media"}}}
+	if got := sorted(media.Allowed(builtInventory())); !slices.Equal(got, []string{"create_image", "read_audio", "read_document", "read_image", "read_video", "tts"}) {
+		t.Errorf("allow [group:media] offers %v", got)
+	}
+	messaging := tools.Policy{Global: tools.PolicyRules{Profile: tools.ProfileMessaging}}
+	if got := messaging.Allowed(builtInventory()); !got["send_file"] || got["read_image"] {
+		t.Errorf("the messaging profile offers %v, want send_file and no media reading", sorted(got))
 	}
 }
 

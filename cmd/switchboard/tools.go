@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
+	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/bot/messaging"
 	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/tools"
@@ -41,8 +42,9 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		RunAs: place.user, PerUser: perUser, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: jobs.NewCronStore(d.st.db), Approver: approver, Logger: d.log})
 	embedder := d.embedder()
+	workspaces := toolexec.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}
 	all := fs.NewTools(fs.Options{
-		Workspaces: toolexec.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
+		Workspaces: workspaces, DenyPaths: d.cfg.Tools.FS.DenyPaths,
 		Docs: d.st.docs, AgentKind: kinds, Embedder: embedder,
 	})
 	all = append(all, memory.NewTools(memory.Options{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
@@ -56,6 +58,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Outbox: d.st.db, History: d.st.db, Channels: d.channels, Bindings: bindingsOf(d.cfg),
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	}))...)
+	all = append(all, d.mediaTools(workspaces)...)
 	web := d.cfg.Tools.Web
 	fetch := toolweb.NewFetch(toolweb.FetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
 	search := toolweb.NewSearch(toolweb.SearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
@@ -81,6 +84,32 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		}
 	}
 	return reg, nil
+}
+
+// mediaServices are the model services behind the media tools; each one
+// left nil makes its tools say which media.* setting turns it on.
+type mediaServices struct {
+	transcriber media.Transcriber // media.transcription: read_audio, read_video
+	vision      media.ImageReader // media.vision: read_image, read_video
+	images      media.ImageMaker  // media.images: create_image
+	speaker     media.Speaker     // media.tts: tts
+}
+
+// mediaServices builds the media model services from media.*. None is
+// built yet: agentcore/mediamodels implements them, and this is where
+// they are set.
+func (d *daemon) mediaServices() mediaServices { return mediaServices{} }
+
+// mediaTools returns read_image, read_audio, read_document, read_video,
+// create_image, tts and send_file: files of the caller's workspace (the fs
+// tools' jail), stored in PostgreSQL and sent through the outbox.
+func (d *daemon) mediaTools(workspaces toolexec.Workspaces) []tools.Tool {
+	svc := d.mediaServices()
+	return media.NewTools(media.ToolOptions{
+		Files: fs.NewFiles(fs.Options{Workspaces: workspaces, DenyPaths: d.cfg.Tools.FS.DenyPaths}),
+		Store: d.st.db, Outbox: d.st.db, Nudge: d.nudge, Scrub: d.scrubber.Scrub, MaxBytes: d.cfg.Media.MaxBytes,
+		Transcriber: svc.transcriber, Vision: svc.vision, Images: svc.images, Speaker: svc.speaker,
+	})
 }
 
 // embedder returns the embeddings model for memory search, or nil (off).
