@@ -2,6 +2,7 @@ package agentcore
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -226,7 +227,7 @@ func openAIMessage(m *Message) (openai.ChatCompletionMessageParamUnion, error) {
 	case RoleSystem:
 		return openai.SystemMessage(m.Content), nil
 	case RoleUser:
-		return openai.UserMessage(m.Content), nil
+		return openAIUserMessage(m), nil
 	case RoleTool:
 		return openai.ToolMessage(m.Content, m.ToolCallID), nil
 	case RoleAssistant:
@@ -248,6 +249,24 @@ func openAIMessage(m *Message) (openai.ChatCompletionMessageParamUnion, error) {
 		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
 	}
 	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}
+
+// openAIUserMessage is m as the API's user message: its text, then its
+// images as image_url parts holding data URLs.
+func openAIUserMessage(m *Message) openai.ChatCompletionMessageParamUnion {
+	images, text := visionParts(m, openAIImageLimits)
+	if len(images) == 0 {
+		return openai.UserMessage(text)
+	}
+	parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(images)+1)
+	if text != "" {
+		parts = append(parts, openai.TextContentPart(text))
+	}
+	for _, im := range images {
+		url := "data:" + im.typ + ";base64," + base64.StdEncoding.EncodeToString(im.data)
+		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+	}
+	return openai.UserMessage(parts)
 }
 
 // argumentsText is the wire text of stored arguments. Arguments the model
