@@ -39,6 +39,10 @@ const maxImagePixels = 60_000_000
 // not among them (OpenAI refuses animated ones): it is re-encoded.
 var sendableTypes = map[string]string{"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
 
+// minFitEdge is the smallest long side fitImage scales a picture to
+// before it gives up on the byte limit.
+const minFitEdge = 16
+
 // jpegQuality is the quality of re-encoded images: text in screenshots
 // stays legible.
 const jpegQuality = 85
@@ -69,8 +73,7 @@ func fitImage(data []byte, lim imageLimits) (typ string, out []byte, err error) 
 	if t, ok := sendableTypes[format]; ok && len(data) <= lim.maxBytes && (lim.maxEdge == 0 || long <= lim.maxEdge) {
 		return t, data, nil
 	}
-	edge := min(long, lim.fitEdge)
-	for edge >= 16 {
+	for edge := min(long, lim.fitEdge); ; edge /= 2 {
 		out, err := scaledJPEG(img, edge)
 		if err != nil {
 			return "", nil, err
@@ -78,7 +81,9 @@ func fitImage(data []byte, lim imageLimits) (typ string, out []byte, err error) 
 		if len(out) <= lim.maxBytes {
 			return "image/jpeg", out, nil
 		}
-		edge /= 2
+		if edge <= minFitEdge {
+			break
+		}
 	}
 	return "", nil, fmt.Errorf("%w: no size of it fits in %d bytes", errUnreadableImage, lim.maxBytes)
 }
