@@ -66,7 +66,7 @@ func NewAnthropic(opts AnthropicOptions) *Anthropic {
 	if maxTokens <= 0 {
 		maxTokens = anthropicDefaultMaxTokens
 	}
-	p := &Anthropic{api: newLLMAPI("anthropic", base, opts.APIKey, opts.Timeout), model: opts.Model, maxTokens: maxTokens}
+	p := &Anthropic{api: newLLMAPI("anthropic", "", base, opts.APIKey, opts.Timeout), model: opts.Model, maxTokens: maxTokens}
 	ro := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(base),
