@@ -97,7 +97,7 @@ func (a *llmAPI) failRead(ctx context.Context, err error) error {
 		return a.fail(ctx, err)
 	}
 	return &ProviderError{Provider: a.provider, Err: fmt.Errorf(
-		"the answer of the LLM server at %s broke off or is not valid; try again: %w", a.baseURL, err)}
+		"the answer of the server at %s broke off or is not what the API sends (check %s.base_url); try again: %w", a.baseURL, a.config, err)}
 }
 
 // errorMessage is the message in an error answer: error.message (OpenAI's

@@ -42,18 +42,18 @@ func (t MediaTTS) Service() MediaModel {
 	return MediaModel{BaseURL: t.BaseURL, APIKey: t.APIKey, Model: t.Model}
 }
 
-// MediaService returns the settings of the media service m with its empty
-// base_url and api_key taken from llm.* when llm.provider is openai (an
-// Anthropic URL and key serve no OpenAI-compatible media endpoints).
-func (c *Config) MediaService(m MediaModel) MediaModel {
-	if c.LLM.Provider != "openai" {
+// WithLLM returns m with its empty base_url and api_key taken from l when
+// l's provider is openai (an Anthropic URL and key serve no
+// OpenAI-compatible media endpoints).
+func (m MediaModel) WithLLM(l LLM) MediaModel {
+	if l.Provider != "openai" {
 		return m
 	}
 	if m.BaseURL == "" {
-		m.BaseURL = c.LLM.BaseURL
+		m.BaseURL = l.BaseURL
 	}
 	if m.APIKey == "" {
-		m.APIKey = c.LLM.APIKey
+		m.APIKey = l.APIKey
 	}
 	return m
 }

@@ -85,16 +85,16 @@ agents:
 		t.Errorf("agents[].vision: seer %v (set false), plain %v (unset: llm.vision); want false, true",
 			c.LLMFor(c.Agents[0]).Vision, c.LLMFor(c.Agents[1]).Vision)
 	}
-	if got := c.MediaService(c.Media.Transcription); got != (MediaModel{BaseURL: "http://whisper.local:8080/v1", APIKey: "llm-key", Model: "whisper-1"}) {
+	if got := c.Media.Transcription.WithLLM(c.LLM); got != (MediaModel{BaseURL: "http://whisper.local:8080/v1", APIKey: "llm-key", Model: "whisper-1"}) {
 		t.Errorf("transcription = %+v; want its own URL and llm's key", got)
 	}
-	if got := c.MediaService(c.Media.Images); got != (MediaModel{BaseURL: "http://img.local/v1", APIKey: "img-key", Model: "gpt-image-1"}) {
+	if got := c.Media.Images.WithLLM(c.LLM); got != (MediaModel{BaseURL: "http://img.local/v1", APIKey: "img-key", Model: "gpt-image-1"}) {
 		t.Errorf("images = %+v; want its own settings", got)
 	}
-	if got := c.MediaService(c.Media.Vision); got != (MediaModel{BaseURL: "http://llm.local/v1", APIKey: "vision-key", Model: "gpt-4o-mini"}) {
+	if got := c.Media.Vision.WithLLM(c.LLM); got != (MediaModel{BaseURL: "http://llm.local/v1", APIKey: "vision-key", Model: "gpt-4o-mini"}) {
 		t.Errorf("vision = %+v; want llm's URL and its own key", got)
 	}
-	if tts := c.MediaService(c.Media.TTS.Service()); tts.Model != "tts-1" || c.Media.TTS.Voice != "nova" || tts.BaseURL != "http://llm.local/v1" {
+	if tts := c.Media.TTS.Service().WithLLM(c.LLM); tts.Model != "tts-1" || c.Media.TTS.Voice != "nova" || tts.BaseURL != "http://llm.local/v1" {
 		t.Errorf("tts = %+v voice %q", tts, c.Media.TTS.Voice)
 	}
 	secrets := strings.Join(c.Secrets(), " ")
@@ -118,7 +118,7 @@ func TestConfigMediaServicesOnAnthropic(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "media.transcription.base_url must be set: llm.provider anthropic has no OpenAI-compatible endpoint") {
 		t.Fatalf("Validate = %v", err)
 	}
-	if got := c.MediaService(c.Media.Transcription); got.BaseURL != "" || got.APIKey != "" {
+	if got := c.Media.Transcription.WithLLM(c.LLM); got.BaseURL != "" || got.APIKey != "" {
 		t.Errorf("MediaService borrowed anthropic's settings: %+v", got)
 	}
 }
