@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -24,7 +25,8 @@ type MediaReply struct {
 	// this HTTP status.
 	Status int
 	// Garbage, when non-empty, is sent as a 200 answer's whole body
-	// instead, as a misconfigured server or a proxy's page would be.
+	// instead, as a misconfigured server or a proxy's page would be: as
+	// JSON when it starts with { or [, else as HTML.
 	Garbage string
 }
 
@@ -137,7 +139,11 @@ func (r MediaReply) failed(w http.ResponseWriter) bool {
 		writeError(w, r.Status, 0, fmt.Sprintf("llmtest: scripted failure (HTTP %d)", r.Status))
 		return true
 	case r.Garbage != "":
-		w.Header().Set("Content-Type", "text/html")
+		typ := "text/html"
+		if strings.HasPrefix(r.Garbage, "{") || strings.HasPrefix(r.Garbage, "[") {
+			typ = "application/json" // JSON of the wrong shape
+		}
+		w.Header().Set("Content-Type", typ)
 		_, _ = io.WriteString(w, r.Garbage)
 		return true
 	}
