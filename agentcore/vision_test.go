@@ -71,15 +71,21 @@ func photoMessage(im agentcore.Image, id string) *agentcore.Message {
 	}
 }
 
+// openAIVisionAgent is an agent with vision on the fake OpenAI server,
+// loading pictures from a store of its own.
+func openAIVisionAgent(t *testing.T) (*agentcore.Agent, *llmtest.Server, *imageStore) {
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	store := &imageStore{}
+	a := newAgent(t, llm, pgtest.Open(t, context.Background()))
+	a.Vision, a.Images = true, store
+	return a, llm, store
+}
+
 func TestVisionOpenAIGetsTheExactBytes(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.Open(t, ctx)
-	llm := llmtest.NewServer()
-	defer llm.Close()
-	store := &imageStore{}
+	a, llm, store := openAIVisionAgent(t)
 	pic := testPNG(t, 40, 30)
-	a := newAgent(t, llm, db)
-	a.Vision, a.Images = true, store
 
 	if _, err := a.Run(ctx, agentcore.RunInput{Session: "a/v:1", User: photoMessage(store.add("image/png", pic), "u1")}); err != nil {
 		t.Fatal(err)
@@ -109,12 +115,8 @@ func TestVisionOpenAIGetsTheExactBytes(t *testing.T) {
 
 func TestVisionOffSendsNoImage(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.Open(t, ctx)
-	llm := llmtest.NewServer()
-	defer llm.Close()
-	store := &imageStore{}
-	a := newAgent(t, llm, db)
-	a.Images = store // loader present, vision off
+	a, llm, store := openAIVisionAgent(t)
+	a.Vision = false // the loader stays
 
 	if _, err := a.Run(ctx, agentcore.RunInput{Session: "a/v:2", User: photoMessage(store.add("image/png", testPNG(t, 4, 4)), "u1")}); err != nil {
 		t.Fatal(err)
@@ -130,12 +132,7 @@ func TestVisionOffSendsNoImage(t *testing.T) {
 
 func TestVisionUnreadableImageBecomesANote(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.Open(t, ctx)
-	llm := llmtest.NewServer()
-	defer llm.Close()
-	store := &imageStore{}
-	a := newAgent(t, llm, db)
-	a.Vision, a.Images = true, store
+	a, llm, store := openAIVisionAgent(t)
 	fake := store.add("image/png", append([]byte("\x89PNG\r\n\x1a\n"), "#!/bin/sh\nrm -rf /\n"...))
 	gone := agentcore.Image{SHA256: strings.Repeat("0", 64), Type: "image/jpeg"}
 	msg := &agentcore.Message{

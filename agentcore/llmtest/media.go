@@ -179,10 +179,19 @@ func (s *Server) serveTranscription(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"text": reply.Text})
 }
 
+// decodeMedia reads a JSON request body into v and answers 400 when it is
+// not JSON or ok says a required member (what) is missing.
+func decodeMedia(w http.ResponseWriter, r *http.Request, v any, ok func() bool, what string) bool {
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(v); err != nil || !ok() {
+		writeError(w, http.StatusBadRequest, 0, fmt.Sprintf("llmtest: want a JSON body with %s (%v)", what, err))
+		return false
+	}
+	return true
+}
+
 func (s *Server) serveImageGeneration(w http.ResponseWriter, r *http.Request) {
 	var req ImageRequest
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil || req.Prompt == "" {
-		writeError(w, http.StatusBadRequest, 0, fmt.Sprintf("llmtest: want a JSON body with a prompt (%v)", err))
+	if !decodeMedia(w, r, &req, func() bool { return req.Prompt != "" }, "a prompt") {
 		return
 	}
 	req.Auth = r.Header.Get("Authorization")
@@ -202,8 +211,7 @@ func (s *Server) serveImageGeneration(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serveSpeech(w http.ResponseWriter, r *http.Request) {
 	var req SpeechRequest
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil || req.Input == "" {
-		writeError(w, http.StatusBadRequest, 0, fmt.Sprintf("llmtest: want a JSON body with an input (%v)", err))
+	if !decodeMedia(w, r, &req, func() bool { return req.Input != "" }, "an input") {
 		return
 	}
 	req.Auth = r.Header.Get("Authorization")
