@@ -49,6 +49,13 @@ type Agent struct {
 	// Tracer, when set, traces each model call and each tool call as
 	// children of the run's span.
 	Tracer trace.Tracer
+	// Vision says the model reads images (llm.vision, agents[].vision):
+	// the pictures of user messages reach it as image input, loaded
+	// through Images for each model call. Without it they are not sent.
+	Vision bool
+	// Images loads those pictures; with Vision and no Images, the model
+	// is told each picture could not be read.
+	Images ImageLoader
 }
 
 // RunInput is what a run needs to know.

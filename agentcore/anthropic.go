@@ -2,6 +2,7 @@ package agentcore
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,7 +66,7 @@ func NewAnthropic(opts AnthropicOptions) *Anthropic {
 	if maxTokens <= 0 {
 		maxTokens = anthropicDefaultMaxTokens
 	}
-	p := &Anthropic{api: newLLMAPI("anthropic", base, opts.APIKey, opts.Timeout), model: opts.Model, maxTokens: maxTokens}
+	p := &Anthropic{api: newLLMAPI("anthropic", "", base, opts.APIKey, opts.Timeout), model: opts.Model, maxTokens: maxTokens}
 	ro := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(base),
@@ -178,8 +179,14 @@ func (p *Anthropic) params(req Request) (anthropic.MessageNewParams, error) {
 func anthropicBlocks(m Message) (assistant bool, blocks []anthropic.ContentBlockParamUnion, err error) {
 	switch m.Role {
 	case RoleUser:
-		if m.Content != "" {
-			blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+		// Images go first: Anthropic's advice, as the model reads the
+		// text about a picture better after the picture.
+		images, text := visionParts(&m, anthropicImageLimits)
+		for _, im := range images {
+			blocks = append(blocks, anthropic.NewImageBlockBase64(im.typ, base64.StdEncoding.EncodeToString(im.data)))
+		}
+		if text != "" {
+			blocks = append(blocks, anthropic.NewTextBlock(text))
 		}
 	case RoleTool:
 		blocks = append(blocks, toolResult(m))

@@ -43,7 +43,7 @@ func NewEmbedder(o EmbedderOptions) *Embedder {
 	// A failure that may pass (rate limit, 5xx, network) is tried once more,
 	// after about half a second or the server's Retry-After (at most 10 s).
 	retry := RetryOptions{Attempts: 2, Max: 10 * time.Second, Logger: o.Logger}.withDefaults()
-	api, ro := openAIClientOptions(o.BaseURL, o.APIKey, nil, timeout)
+	api, ro := openAIClientOptions(OpenAIOptions{BaseURL: o.BaseURL, APIKey: o.APIKey, Timeout: timeout})
 	return &Embedder{api: api, client: openai.NewEmbeddingService(ro...), model: o.Model, retry: retry}
 }
 

@@ -22,21 +22,26 @@ const maxErrorBody = 64 << 10
 // compatible servers answer with HTML pages, plain text or {"detail": …}.
 type llmAPI struct {
 	provider string        // ProviderError.Provider: "openai", "anthropic"
+	config   string        // the config section naming the server, for messages: "llm", "media.tts"
 	baseURL  string        // as configured, for messages
 	apiKey   string        // only to redact it from what servers send back
 	timeout  time.Duration // bounds one call, its body included; 0 means none
 	urlErr   error         // why baseURL cannot be used, checked before each call
 }
 
-// newLLMAPI returns the plumbing for the server at base.
-func newLLMAPI(provider, base, apiKey string, timeout time.Duration) llmAPI {
-	a := llmAPI{provider: provider, baseURL: base, apiKey: apiKey, timeout: timeout}
+// newLLMAPI returns the plumbing for the server at base, configured in
+// the config section config ("" is "llm").
+func newLLMAPI(provider, config, base, apiKey string, timeout time.Duration) llmAPI {
+	if config == "" {
+		config = "llm"
+	}
+	a := llmAPI{provider: provider, config: config, baseURL: base, apiKey: apiKey, timeout: timeout}
 	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
 		if err == nil {
 			err = errors.New("it needs a scheme and a host")
 		}
 		a.urlErr = &ProviderError{Provider: provider, Err: fmt.Errorf(
-			"llm.base_url %q is not a usable URL: %w", base, err)}
+			"%s.base_url %q is not a usable URL: %w", config, base, err)}
 	}
 	return a
 }
@@ -56,7 +61,7 @@ func (a *llmAPI) checkStatus(req *http.Request, next func(*http.Request) (*http.
 		Status:     resp.StatusCode,
 		RetryAfter: retryAfter(resp.Header, time.Now()),
 		Code:       errorCode(raw),
-		Err:        errors.New(describeFailure(resp.StatusCode, redact(errorMessage(raw), a.apiKey))),
+		Err:        errors.New(describeFailure(a.config, resp.StatusCode, redact(errorMessage(raw), a.apiKey))),
 	}
 }
 
@@ -71,9 +76,9 @@ func (a *llmAPI) fail(ctx context.Context, err error) error {
 	pe = &ProviderError{Provider: a.provider, Err: err}
 	if ctx.Err() == nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			pe.Err = fmt.Errorf("the LLM server at %s did not finish answering within %s (llm.timeout): %w", a.baseURL, a.timeout, err)
+			pe.Err = fmt.Errorf("the server at %s did not finish answering within %s (%s.timeout): %w", a.baseURL, a.timeout, a.config, err)
 		} else {
-			pe.Err = fmt.Errorf("could not reach the LLM server at %s (check llm.base_url and that the server is running): %w", a.baseURL, err)
+			pe.Err = fmt.Errorf("could not reach the server at %s (check %s.base_url and that the server is running): %w", a.baseURL, a.config, err)
 		}
 	}
 	if cerr := ctx.Err(); cerr != nil && !errors.Is(pe.Err, cerr) {
@@ -92,7 +97,7 @@ func (a *llmAPI) failRead(ctx context.Context, err error) error {
 		return a.fail(ctx, err)
 	}
 	return &ProviderError{Provider: a.provider, Err: fmt.Errorf(
-		"the answer of the LLM server at %s broke off or is not valid; try again: %w", a.baseURL, err)}
+		"the answer of the server at %s broke off or is not what the API sends (check %s.base_url); try again: %w", a.baseURL, a.config, err)}
 }
 
 // errorMessage is the message in an error answer: error.message (OpenAI's
@@ -146,15 +151,16 @@ func llmTransport() *http.Transport {
 	return t
 }
 
-// describeFailure says what an HTTP status from an LLM API means and what to
-// do about it, followed by the server's own message.
-func describeFailure(status int, serverMsg string) string {
+// describeFailure says what an HTTP status from the server configured in
+// config means and what to do about it, followed by the server's own
+// message.
+func describeFailure(config string, status int, serverMsg string) string {
 	var what string
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		what = "the LLM server refused the credentials; check llm.api_key"
+		what = "the server refused the credentials; check " + config + ".api_key"
 	case status == http.StatusNotFound:
-		what = "the LLM server does not know this model or endpoint; check llm.model and llm.base_url"
+		what = "the server does not know this model or endpoint; check " + config + ".model and " + config + ".base_url"
 	case status == http.StatusTooManyRequests:
 		what = "the LLM server is rate limiting; wait a moment and try again"
 	case status >= 500:

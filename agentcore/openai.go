@@ -2,6 +2,7 @@ package agentcore
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +38,9 @@ type OpenAIOptions struct {
 	HTTPClient *http.Client
 	// Timeout bounds one call, the streamed body included; 0 means none.
 	Timeout time.Duration
+	// Config is the config section that sets this server up, named in
+	// error messages ("check media.vision.api_key"); "" is "llm".
+	Config string
 }
 
 // OpenAI is a Provider for the OpenAI chat completions API and the servers
@@ -60,11 +64,12 @@ type OpenAI struct {
 // than through openai.NewClient, which would read OPENAI_API_KEY and
 // OPENAI_BASE_URL from the environment: the daemon takes its key from its
 // config only.
-func openAIClientOptions(base, key string, client *http.Client, timeout time.Duration) (llmAPI, []option.RequestOption) {
+func openAIClientOptions(o OpenAIOptions) (llmAPI, []option.RequestOption) {
+	base, key, timeout := o.BaseURL, o.APIKey, o.Timeout
 	if base == "" {
 		base = openAIDefaultBaseURL
 	}
-	api := newLLMAPI("openai", base, key, timeout)
+	api := newLLMAPI("openai", o.Config, base, key, timeout)
 	bearer := key
 	if bearer == "" {
 		bearer = openAINoKey
@@ -72,7 +77,7 @@ func openAIClientOptions(base, key string, client *http.Client, timeout time.Dur
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithAPIKey(bearer),
-		option.WithHTTPClient(httpClientOr(client)),
+		option.WithHTTPClient(httpClientOr(o.HTTPClient)),
 		option.WithMaxRetries(0),
 		option.WithHeader("User-Agent", "switchboard"),
 		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
@@ -89,7 +94,7 @@ func openAIClientOptions(base, key string, client *http.Client, timeout time.Dur
 // reads no environment variables and does not retry; wrap the provider with
 // WithRetry.
 func NewOpenAI(opts OpenAIOptions) *OpenAI {
-	api, ro := openAIClientOptions(opts.BaseURL, opts.APIKey, opts.HTTPClient, opts.Timeout)
+	api, ro := openAIClientOptions(opts)
 	return &OpenAI{
 		api:                 api,
 		client:              openai.NewChatCompletionService(ro...),
@@ -124,7 +129,7 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string
 	}
 	if acc.chunks == 0 {
 		return Response{}, &ProviderError{Provider: p.Name(), Err: fmt.Errorf(
-			"the LLM server at %s sent an empty stream; check that llm.base_url points at an OpenAI-compatible /v1 endpoint", p.api.baseURL)}
+			"the LLM server at %s sent an empty stream; check that %s.base_url points at an OpenAI-compatible /v1 endpoint", p.api.baseURL, p.api.config)}
 	}
 	if acc.finish == "" {
 		return Response{}, &ProviderError{Provider: p.Name(), Err: errors.New(
@@ -146,7 +151,7 @@ func (p *OpenAI) streamFailure(ctx context.Context, err error) error {
 			"the LLM server reported an error mid-stream: " + redact(msg, p.api.apiKey))}
 	case errors.As(err, &syntaxErr):
 		return &ProviderError{Provider: p.Name(), Err: fmt.Errorf(
-			"the LLM server sent a stream event that is not JSON (%w); check that llm.base_url points at an OpenAI-compatible /v1 endpoint", err)}
+			"the LLM server sent a stream event that is not JSON (%w); check that %s.base_url points at an OpenAI-compatible /v1 endpoint", err, p.api.config)}
 	}
 	return p.api.failRead(ctx, err)
 }
@@ -226,7 +231,7 @@ func openAIMessage(m *Message) (openai.ChatCompletionMessageParamUnion, error) {
 	case RoleSystem:
 		return openai.SystemMessage(m.Content), nil
 	case RoleUser:
-		return openai.UserMessage(m.Content), nil
+		return openAIUserMessage(m), nil
 	case RoleTool:
 		return openai.ToolMessage(m.Content, m.ToolCallID), nil
 	case RoleAssistant:
@@ -248,6 +253,24 @@ func openAIMessage(m *Message) (openai.ChatCompletionMessageParamUnion, error) {
 		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
 	}
 	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}
+
+// openAIUserMessage is m as the API's user message: its text, then its
+// images as image_url parts holding data URLs.
+func openAIUserMessage(m *Message) openai.ChatCompletionMessageParamUnion {
+	images, text := visionParts(m, openAIImageLimits)
+	if len(images) == 0 {
+		return openai.UserMessage(text)
+	}
+	parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(images)+1)
+	if text != "" {
+		parts = append(parts, openai.TextContentPart(text))
+	}
+	for _, im := range images {
+		url := "data:" + im.typ + ";base64," + base64.StdEncoding.EncodeToString(im.data)
+		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+	}
+	return openai.UserMessage(parts)
 }
 
 // argumentsText is the wire text of stored arguments. Arguments the model

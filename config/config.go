@@ -116,6 +116,9 @@ type LLM struct {
 	Timeout time.Duration `mapstructure:"timeout"`
 	// MaxTokens caps a reply; 0 means the provider's default.
 	MaxTokens int `mapstructure:"max_tokens"`
+	// Vision says the model reads images: the pictures people send reach
+	// it as image input.
+	Vision bool `mapstructure:"vision"`
 }
 
 // Telegram configures the Telegram channel; a token turns it on.
@@ -288,11 +291,14 @@ type NamedAgent struct {
 	SystemPrompt  string `mapstructure:"system_prompt"`
 	MaxIterations int    `mapstructure:"max_iterations"`
 	HistoryLimit  int    `mapstructure:"history_limit"`
-	// Provider, BaseURL, APIKey and Model override llm.*.
+	// Provider, BaseURL, APIKey, Model and Vision override llm.*.
 	Provider string `mapstructure:"provider"`
 	BaseURL  string `mapstructure:"base_url"`
 	APIKey   string `mapstructure:"api_key" secret:"true"`
 	Model    string `mapstructure:"model"`
+	// Vision, when set, says whether this agent's model reads images;
+	// unset, llm.vision does.
+	Vision *bool `mapstructure:"vision"`
 	// Kind is predefined (context files per agent) or open (per user).
 	Kind string `mapstructure:"kind"`
 	// Tools is the agent's tool policy, applied after the global one.
@@ -317,6 +323,9 @@ func (c *Config) LLMFor(a NamedAgent) LLM {
 	}
 	if a.Model != "" {
 		l.Model = a.Model
+	}
+	if a.Vision != nil {
+		l.Vision = *a.Vision
 	}
 	return l
 }
@@ -382,15 +391,6 @@ type Conversation struct {
 	Queue string `mapstructure:"queue"`
 }
 
-// Media bounds the attachments people send and says how long they are kept.
-type Media struct {
-	// MaxBytes is the largest attachment downloaded or sent; a larger one
-	// is not downloaded and the person is told the limit.
-	MaxBytes int64 `mapstructure:"max_bytes"`
-	// Keep is how long stored attachments are kept.
-	Keep time.Duration `mapstructure:"keep"`
-}
-
 // Log configures logging.
 type Log struct {
 	// Level is debug, info, warn or error.
@@ -429,7 +429,7 @@ func Defaults() Config {
 			HistoryLimit:  50,
 		},
 		Conversation: Conversation{Queue: "steer"},
-		Media:        Media{MaxBytes: 20_000_000, Keep: 30 * 24 * time.Hour},
+		Media:        Media{MaxBytes: 20_000_000, Keep: 30 * 24 * time.Hour, TTS: MediaTTS{Voice: "alloy"}},
 		Handoff:      Handoff{TTL: 24 * time.Hour},
 		Subagents:    Subagents{MaxConcurrent: 8, MaxDepth: 1, MaxChildren: 5, ArchiveAfter: time.Hour},
 		Log:          Log{Level: "info", Format: "text"},

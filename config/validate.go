@@ -187,6 +187,22 @@ func (c *Config) validateMedia(add func(string, ...any)) {
 	if c.Media.Keep < time.Hour {
 		add("media.keep must be at least 1h (got %s): attachments must outlive the run that reads them; the default is 30d", c.Media.Keep)
 	}
+	for _, s := range []struct {
+		key string
+		m   MediaModel
+	}{
+		{"media.transcription", c.Media.Transcription}, {"media.vision", c.Media.Vision},
+		{"media.images", c.Media.Images}, {"media.tts", c.Media.TTS.Service()},
+	} {
+		checkHTTPURL(add, s.key+".base_url", s.m.BaseURL)
+		if s.m.Model != "" && s.m.BaseURL == "" && c.LLM.Provider != "openai" {
+			add("%s.base_url must be set: llm.provider %s has no OpenAI-compatible endpoint to borrow (or leave %s.model empty to turn it off)",
+				s.key, c.LLM.Provider, s.key)
+		}
+	}
+	if c.Media.TTS.Model != "" && strings.TrimSpace(c.Media.TTS.Voice) == "" {
+		add("media.tts.voice must name a voice of the speech server when media.tts.model is set (the default is alloy)")
+	}
 }
 
 // validateLog checks the conversation queue mode and the log settings.

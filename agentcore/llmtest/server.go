@@ -1,6 +1,7 @@
 // Package llmtest is a scripted OpenAI-compatible server for tests: it serves
-// chat completions (streamed and not) and the model list over a real HTTP
-// listener, answers with scripted replies or a deterministic echo, and records
+// chat completions (streamed and not), the model list, embeddings and the
+// media endpoints (transcriptions, image generations, speech) over a real
+// HTTP listener, answers with scripted replies or a deterministic echo, and records
 // every request it receives.
 //
 // With no script (deploy/fakes serves it so), the server answers with Echo,
@@ -61,6 +62,8 @@ type Message struct {
 	Content    string // text content; parts of an array content are joined
 	ToolCalls  []ToolCall
 	ToolCallID string
+	// Images are the image_url parts of an array content, in order.
+	Images []Image
 }
 
 // Request is one chat request as the server decoded it.
@@ -89,6 +92,8 @@ type Server struct {
 	synonyms   map[string]string
 	embedCalls int
 	models     []string // what GET /v1/models lists; none: 404
+
+	media media // the audio and image endpoints' scripts and records
 }
 
 // NewServer starts a fake on a loopback port. Unscripted requests get the
@@ -99,6 +104,9 @@ func NewServer() *Server {
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("GET /v1/models", s.serveModels)
 	mux.HandleFunc("POST /v1/embeddings", s.serveEmbeddings)
+	mux.HandleFunc("POST /v1/audio/transcriptions", s.serveTranscription)
+	mux.HandleFunc("POST /v1/images/generations", s.serveImageGeneration)
+	mux.HandleFunc("POST /v1/audio/speech", s.serveSpeech)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, 0, fmt.Sprintf("llmtest: no route for %s %s", r.Method, r.URL.Path))
 	})

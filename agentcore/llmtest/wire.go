@@ -63,11 +63,11 @@ func decodeRequest(r *http.Request) (wireRequest, Request, error) {
 		req.Tools = append(req.Tools, t.Function.Name)
 	}
 	for i, m := range wr.Messages {
-		text, err := contentText(m.Content)
+		text, images, err := contentText(m.Content)
 		if err != nil {
 			return wireRequest{}, Request{}, fmt.Errorf("llmtest: messages[%d].content: %w", i, err)
 		}
-		msg := Message{Role: m.Role, Content: text, ToolCallID: m.ToolCallID}
+		msg := Message{Role: m.Role, Content: text, ToolCallID: m.ToolCallID, Images: images}
 		for _, c := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
 		}
@@ -76,27 +76,46 @@ func decodeRequest(r *http.Request) (wireRequest, Request, error) {
 	return wr, req, nil
 }
 
-// contentText reads a content that is null, a string or an array of parts.
-func contentText(raw json.RawMessage) (string, error) {
+// contentText reads a content that is null, a string or an array of
+// parts: the text of its text parts, joined, and its image parts.
+func contentText(raw json.RawMessage) (string, []Image, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return "", nil, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+		return s, nil, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", fmt.Errorf("want a string or an array of parts: %w", err)
+		return "", nil, fmt.Errorf("want a string or an array of parts: %w", err)
 	}
 	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
+	var images []Image
+	for i, p := range parts {
+		switch p.Type {
+		case "text":
+			b.WriteString(p.Text)
+		case "image_url":
+			if p.ImageURL == nil {
+				return "", nil, fmt.Errorf("part %d: image_url part without image_url", i)
+			}
+			im, err := parseImageURL(p.ImageURL.URL)
+			if err != nil {
+				return "", nil, fmt.Errorf("part %d: %w", i, err)
+			}
+			images = append(images, im)
+		default:
+			return "", nil, fmt.Errorf("part %d: unknown type %q", i, p.Type)
+		}
 	}
-	return b.String(), nil
+	return b.String(), images, nil
 }
 
 // validate applies the checks the real API makes on conversation shape and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/config"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -102,6 +104,8 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 			MaxIterations: spec.MaxIterations, HistoryLimit: spec.HistoryLimit,
 			MaxTokens: llm.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM, Tracer: d.tracing.tracer(),
 			Queue:     agentcore.QueueMode(d.cfg.Conversation.Queue),
+			Vision:    llm.Vision,
+			Images:    storedImages{db: d.st.db, maxBytes: d.cfg.Media.MaxBytes},
 			AllowTool: allowed.Allows,
 			Gate: func(ctx context.Context, call tools.Call, t tools.Tool, args json.RawMessage) (tools.Result, bool) {
 				return gate.Check(ctx, call, t, args)
@@ -114,7 +118,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 				return text, err
 			},
 		}
-		d.log.Info("agent ready", "agent", spec.Name, "provider", llm.Provider, "model", llm.Model, "tools", len(allowed.Set()))
+		d.log.Info("agent ready", "agent", spec.Name, "provider", llm.Provider, "model", llm.Model, "vision", llm.Vision, "tools", len(allowed.Set()))
 		if i == 0 {
 			out.def = a
 		} else {
@@ -126,6 +130,30 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 		out.info = nil // one agent: /agents says so in a line
 	}
 	return out, nil
+}
+
+// storedImages loads the pictures of user messages from the media store
+// for agents whose model has vision.
+type storedImages struct {
+	db       *postgres.DB
+	maxBytes int64 // media.max_bytes: nothing larger was stored
+}
+
+// LoadImage implements agentcore.ImageLoader.
+func (s storedImages) LoadImage(ctx context.Context, sha string) (string, []byte, error) {
+	rc, st, err := s.db.OpenMedia(ctx, sha)
+	if err != nil {
+		return "", nil, fmt.Errorf("open stored image %s: %w", sha, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, s.maxBytes+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("read stored image %s: %w", sha, err)
+	}
+	if int64(len(data)) > s.maxBytes {
+		return "", nil, fmt.Errorf("stored image %s is larger than media.max_bytes (%d)", sha, s.maxBytes)
+	}
+	return st.Type, data, nil
 }
 
 // agentKind returns an agent's kind, predefined unless set to open.

@@ -28,7 +28,7 @@ type storedToolCall struct {
 }
 
 // messageCols are the columns collectMessages reads.
-const messageCols = `role, content, tool_calls, tool_call_id, tool_name, is_error, coalesce(external_id, ''), seq`
+const messageCols = `role, content, tool_calls, tool_call_id, tool_name, is_error, coalesce(external_id, ''), seq, images`
 
 // Load returns the messages of session in order: the newest limit of them
 // when limit > 0, else all. An unknown session has no messages.
@@ -82,12 +82,13 @@ type messageScan struct {
 	m        agentcore.Message
 	role     roleScan
 	rawCalls []byte
+	rawImgs  []byte
 	dest     []any
 }
 
 func newMessageScan() *messageScan {
 	s := &messageScan{}
-	s.dest = []any{&s.role, &s.m.Content, &s.rawCalls, &s.m.ToolCallID, &s.m.ToolName, &s.m.IsError, &s.m.ExternalID, &s.m.Seq}
+	s.dest = []any{&s.role, &s.m.Content, &s.rawCalls, &s.m.ToolCallID, &s.m.ToolName, &s.m.IsError, &s.m.ExternalID, &s.m.Seq, &s.rawImgs}
 	return s
 }
 
@@ -115,7 +116,7 @@ func (r *roleScan) ScanBytes(v []byte) error {
 
 // scan reads the current row into a new message.
 func (s *messageScan) scan(rows pgx.Rows) (agentcore.Message, error) {
-	s.m, s.role, s.rawCalls = agentcore.Message{}, roleScan{}, s.rawCalls[:0]
+	s.m, s.role, s.rawCalls, s.rawImgs = agentcore.Message{}, roleScan{}, s.rawCalls[:0], s.rawImgs[:0]
 	if err := rows.Scan(s.dest...); err != nil {
 		return agentcore.Message{}, err
 	}
@@ -134,6 +135,11 @@ func (s *messageScan) scan(rows pgx.Rows) (agentcore.Message, error) {
 			m.ToolCalls = append(m.ToolCalls, tc)
 		}
 	}
+	images, err := decodeImages(s.rawImgs)
+	if err != nil {
+		return m, err
+	}
+	m.Images = images
 	return m, nil
 }
 
@@ -156,11 +162,11 @@ const appendCTE = `WITH s AS (
 		RETURNING s.last_seq
 	), ins AS (
 		INSERT INTO messages
-			(session_key, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, external_id)
+			(session_key, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, images)
 		SELECT $1, s.last_seq - $4::bigint + m.ord, m.role, m.content, m.tool_calls::jsonb,
-			m.tool_call_id, m.tool_name, m.is_error, m.external_id
-		FROM s, unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[], $11::text[])
-			WITH ORDINALITY AS m (role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, ord)
+			m.tool_call_id, m.tool_name, m.is_error, m.external_id, m.images::jsonb
+		FROM s, unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[], $11::text[], $12::text[])
+			WITH ORDINALITY AS m (role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, images, ord)
 	)`
 
 // Append adds msgs to the end of session atomically, creating the session if
@@ -216,7 +222,7 @@ type batch struct {
 	session, agent, scope               string
 	n                                   int64
 	roles, contents, callIDs, toolNames []string
-	calls, externalIDs                  []*string
+	calls, externalIDs, images          []*string
 	isErrors                            []bool
 }
 
@@ -227,7 +233,7 @@ func newBatch(session string, msgs []agentcore.Message) (*batch, error) {
 	}
 	n := len(msgs)
 	b.roles, b.contents, b.callIDs, b.toolNames = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	b.calls, b.externalIDs, b.isErrors = make([]*string, n), make([]*string, n), make([]bool, n)
+	b.calls, b.externalIDs, b.images, b.isErrors = make([]*string, n), make([]*string, n), make([]*string, n), make([]bool, n)
 	for i, m := range msgs {
 		encoded, err := encodeToolCalls(m.ToolCalls)
 		if err != nil {
@@ -237,6 +243,9 @@ func newBatch(session string, msgs []agentcore.Message) (*batch, error) {
 			s := string(encoded)
 			b.calls[i] = &s
 		}
+		if b.images[i], err = encodeImages(m.Images); err != nil {
+			return nil, fmt.Errorf("append to session %s: %w", session, err)
+		}
 		b.roles[i], b.contents[i] = string(m.Role), storable(m.Content)
 		b.callIDs[i], b.toolNames[i] = storable(m.ToolCallID), storable(m.ToolName)
 		b.isErrors[i], b.externalIDs[i] = m.IsError, nullIfEmpty(storable(m.ExternalID))
@@ -244,10 +253,14 @@ func newBatch(session string, msgs []agentcore.Message) (*batch, error) {
 	return b, nil
 }
 
-// args are appendSQL's parameters $1…$11.
+// appendParams is how many parameters appendSQL takes; a statement built
+// on appendCTE numbers its own from appendParams+1.
+const appendParams = 12
+
+// args are appendSQL's parameters $1…$12.
 func (b *batch) args(extra ...any) []any {
 	return append([]any{b.session, b.agent, b.scope, b.n,
-		b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs}, extra...)
+		b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, b.images}, extra...)
 }
 
 // encodeToolCalls renders calls for the tool_calls column; none is NULL.

@@ -10,15 +10,27 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 )
 
-// insertMessagesSQL inserts the unnested batch ($1 session, $3…$9 the
-// columns) at seq base+1, base+2, … where base is the SQL expression given.
+// insertMessagesSQL inserts the unnested batch ($1 session, $3…$9 and $11
+// the columns) at seq base+1, base+2, … where base is the SQL expression
+// given.
 func insertMessagesSQL(base string) string {
 	return `INSERT INTO messages
-			(session_key, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, external_id)
+			(session_key, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, images)
 		SELECT $1, ` + base + ` + m.ord, m.role, m.content, m.tool_calls::jsonb,
-			m.tool_call_id, m.tool_name, m.is_error, m.external_id
-		FROM ` + "%s" + `unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::text[])
-			WITH ORDINALITY AS m (role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, ord)`
+			m.tool_call_id, m.tool_name, m.is_error, m.external_id, m.images::jsonb
+		FROM ` + "%s" + `unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[], $9::text[], $11::text[])
+			WITH ORDINALITY AS m (role, content, tool_calls, tool_call_id, tool_name, is_error, external_id, images, ord)`
+}
+
+// insertParams is how many parameters an insert of a batch takes
+// (insertArgs); a statement built on insertMessagesSQL numbers its own
+// from insertParams+1.
+const insertParams = 11
+
+// insertArgs are the parameters of insertFastSQL and insertAtSQL: $1
+// session, $2 count, $3…$9 the columns, $10 after, $11 the images.
+func (b *batch) insertArgs(after int64) []any {
+	return []any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after, b.images}
 }
 
 // insertFastSQL is Insert when nothing was stored after `after` ($10): one
@@ -51,7 +63,7 @@ func (db *DB) Insert(ctx context.Context, session string, after int64, msgs ...a
 	if err != nil {
 		return 0, 0, err
 	}
-	args := []any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after}
+	args := b.insertArgs(after)
 	type inserted struct {
 		last  int64
 		moved int

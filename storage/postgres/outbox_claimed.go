@@ -86,7 +86,7 @@ var insertReplySQL = `WITH s AS (
 		WHERE key = $1 AND last_seq = $10::bigint
 		RETURNING last_seq
 	), ins AS (` + fmt.Sprintf(insertMessagesSQL(`s.last_seq - $2::bigint`), "s, ") + `
-	), o AS (` + outboxInsertSQL(`$1`, `s.last_seq`, `s, `, 11) + `)
+	), o AS (` + outboxInsertSQL(`$1`, `s.last_seq`, `s, `, insertParams+1) + `)
 	SELECT s.last_seq, o.id, o.attempts, o.claimed FROM s, o`
 
 // insertReplyAtSQL is the outbox row of InsertReply's slow path, inside
@@ -112,7 +112,7 @@ func (db *DB) InsertReply(ctx context.Context, session string, after int64, repl
 	if err != nil {
 		return bot.StoredReply{}, fmt.Errorf("insert reply into session %s: %w", session, err)
 	}
-	args := append([]any{b.session, b.n, b.roles, b.contents, b.calls, b.callIDs, b.toolNames, b.isErrors, b.externalIDs, after}, oargs...)
+	args := append(b.insertArgs(after), oargs...)
 	m.Session = session
 	row := db.replies.rowOnce(db.pool, session, insertReplySQL, args)
 	out, err := retryValue(ctx, func(ctx context.Context) (bot.StoredReply, error) {
@@ -122,7 +122,7 @@ func (db *DB) InsertReply(ctx context.Context, session string, after int64, repl
 			out.Row.SourceSeq = out.Seq
 			return out, err
 		}
-		out.Seq, out.Moved, err = db.insertMoving(ctx, b, after, args[:10], func(tx pgx.Tx, seq int64) error {
+		out.Seq, out.Moved, err = db.insertMoving(ctx, b, after, args[:insertParams], func(tx pgx.Tx, seq int64) error {
 			out.Row.SourceSeq = seq
 			return tx.QueryRow(ctx, insertReplyAtSQL, append([]any{session, seq}, oargs...)...).
 				Scan(&out.Row.ID, &out.Row.Attempts, &out.Claimed)
@@ -140,7 +140,7 @@ func (db *DB) InsertReply(ctx context.Context, session string, after int64, repl
 
 // appendReplySQL is AppendReply: appendSQL and the outbox row for the new
 // seq in one statement.
-var appendReplySQL = appendCTE + `, o AS (` + outboxInsertSQL(`$1`, `s.last_seq`, `s, `, 12) + `)
+var appendReplySQL = appendCTE + `, o AS (` + outboxInsertSQL(`$1`, `s.last_seq`, `s, `, appendParams+1) + `)
 	SELECT s.last_seq, o.id, o.attempts, o.claimed FROM s, o`
 
 // AppendReply stores reply at the end of session, as Append does, and its
