@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/agentcore/mediamodels"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/bot/media"
@@ -95,10 +96,26 @@ type mediaServices struct {
 	speaker     media.Speaker     // media.tts: tts
 }
 
-// mediaServices builds the media model services from media.*. None is
-// built yet: agentcore/mediamodels implements them, and this is where
-// they are set.
-func (d *daemon) mediaServices() mediaServices { return mediaServices{} }
+// mediaServices builds the media model services from media.* (an
+// empty model turns a service off). Each is set only when it is on: a nil
+// pointer in an interface would not read as "not configured".
+func (d *daemon) mediaServices() mediaServices {
+	m := mediamodels.FromConfig(d.cfg.Media, d.cfg.LLM)
+	var svc mediaServices
+	if m.Transcriber != nil {
+		svc.transcriber = m.Transcriber
+	}
+	if m.ImageReader != nil {
+		svc.vision = m.ImageReader
+	}
+	if m.ImageMaker != nil {
+		svc.images = m.ImageMaker
+	}
+	if m.Speaker != nil {
+		svc.speaker = m.Speaker
+	}
+	return svc
+}
 
 // mediaTools returns read_image, read_audio, read_document, read_video,
 // create_image, tts and send_file: files of the caller's workspace (the fs
