@@ -1,0 +1,151 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+var _ bot.AttachmentReceiver = (*Receiver)(nil)
+
+// Receiver takes in the attachments of a message for the router: each is
+// downloaded into the Store, put in the conversation's workspace inbox and
+// named to the model by a Line; a picture also becomes an image reference
+// and speech, when a Transcriber is set, its transcript.
+type Receiver struct {
+	// Store keeps the downloads (storage/postgres).
+	Store Store
+	// MaxBytes is the largest file downloaded (media.max_bytes).
+	MaxBytes int64
+	// Transcriber turns voice and audio into text; nil: they get their
+	// line only.
+	Transcriber Transcriber
+	// Log records transcription failures; nil logs nothing.
+	Log *slog.Logger
+}
+
+// fetched is one attachment after its download: stored, or refused with
+// the line the model reads and what the person is told.
+type fetched struct {
+	a      channels.Attachment
+	stored Stored
+	line   string // set when refused
+	tell   string
+}
+
+// Receive implements bot.AttachmentReceiver. Every file is downloaded
+// before any is put in workspace, so a download that fails (the message
+// is then redelivered) leaves no files behind; one that is too large, or
+// that the platform will never serve, is refused and the rest go on.
+func (r *Receiver) Receive(ctx context.Context, workspace string, atts []channels.Attachment) (bot.ReceivedAttachments, error) {
+	all := make([]fetched, 0, len(atts))
+	for _, a := range atts {
+		f, err := r.fetch(ctx, a)
+		if err != nil {
+			return bot.ReceivedAttachments{}, err
+		}
+		all = append(all, f)
+	}
+	var out bot.ReceivedAttachments
+	for _, f := range all {
+		if f.line != "" {
+			out.Lines = append(out.Lines, f.line)
+			out.Tell = append(out.Tell, f.tell)
+			continue
+		}
+		rel, err := PutInInbox(ctx, workspace, f.stored, r.Store)
+		if err != nil {
+			return bot.ReceivedAttachments{}, fmt.Errorf("put %s in the workspace: %w; it is tried again when the message is redelivered", f.stored.Name, err)
+		}
+		out.Lines = append(out.Lines, Line(rel, f.stored.Type, f.stored.Size))
+		if strings.HasPrefix(f.stored.Type, "image/") {
+			out.Images = append(out.Images, agentcore.Image{SHA256: f.stored.SHA256, Type: f.stored.Type})
+		}
+		if r.Transcriber != nil && speech(f.a, f.stored) {
+			out.Lines = append(out.Lines, r.transcribe(ctx, f.a, f.stored))
+		}
+	}
+	return out, nil
+}
+
+// fetch downloads a. Only a failure that a redelivery may cure is an
+// error.
+func (r *Receiver) fetch(ctx context.Context, a channels.Attachment) (fetched, error) {
+	s, err := Fetch(ctx, a, r.MaxBytes, r.Store)
+	name := SafeName(a.Name)
+	if strings.TrimSpace(a.Name) == "" && a.Kind != "" {
+		name = a.Kind // not "file": the kind says more
+	}
+	switch {
+	case err == nil:
+		return fetched{a: a, stored: s}, nil
+	case errors.Is(err, ErrTooLarge):
+		limit := HumanSize(r.MaxBytes)
+		return fetched{a: a,
+			line: fmt.Sprintf("[attachment: %s, not downloaded: larger than the %s limit]", name, limit),
+			tell: fmt.Sprintf("%s is larger than the %s limit; send a smaller file.", told(a, name), limit)}, nil
+	case errors.Is(err, channels.ErrPermanent):
+		return fetched{a: a,
+			line: fmt.Sprintf("[attachment: %s, not downloaded: the platform would not serve it]", name),
+			tell: fmt.Sprintf("I could not download %s: the platform would not serve it. Send it again.", told(a, name))}, nil
+	}
+	return fetched{}, fmt.Errorf("download %s: %w; it is tried again when the message is redelivered", name, err)
+}
+
+// told is how the person is told of attachment a, named name: by its name
+// when it had one, else by its kind ("your photo").
+func told(a channels.Attachment, name string) string {
+	if strings.TrimSpace(a.Name) == "" && a.Kind != "" {
+		return "your " + strings.ReplaceAll(a.Kind, "_", " ")
+	}
+	return name
+}
+
+// speech reports whether a is voice or audio to transcribe.
+func speech(a channels.Attachment, s Stored) bool {
+	return a.Kind == channels.KindVoice || a.Kind == channels.KindAudio || strings.HasPrefix(s.Type, "audio/")
+}
+
+// transcribe returns the transcript line of s, read from the stored copy:
+// "[voice] <transcript>". A failure is a line saying the transcript is
+// unavailable: the message still goes on, with its file in the inbox.
+func (r *Receiver) transcribe(ctx context.Context, a channels.Attachment, s Stored) string {
+	label := "audio"
+	if a.Kind == channels.KindVoice {
+		label = "voice"
+	}
+	text, err := r.readSpeech(ctx, s)
+	if err != nil {
+		if r.Log != nil {
+			r.Log.Warn("transcription failed; the message goes on without it", "sha256", s.SHA256, "err", err)
+		}
+		return fmt.Sprintf("[%s: the transcript is unavailable (the transcription service failed)]", label)
+	}
+	return fmt.Sprintf("[%s] %s", label, strings.TrimSpace(text))
+}
+
+// readSpeech transcribes the stored content of s.
+func (r *Receiver) readSpeech(ctx context.Context, s Stored) (string, error) {
+	body, _, err := r.Store.OpenMedia(ctx, s.SHA256)
+	if err != nil {
+		return "", err
+	}
+	defer body.Close()
+	return r.Transcriber.Transcribe(ctx, s.Name, body)
+}
+
+// Opener reads the stored content by its SHA-256, for the dispatcher's
+// OpenFile (bot.DispatcherOptions).
+func Opener(src Source) func(ctx context.Context, sha256 string) (io.ReadCloser, error) {
+	return func(ctx context.Context, sha256 string) (io.ReadCloser, error) {
+		body, _, err := src.OpenMedia(ctx, sha256)
+		return body, err
+	}
+}
