@@ -41,8 +41,10 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		RunAs: place.user, PerUser: perUser, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: jobs.NewCronStore(d.st.db), Approver: approver, Logger: d.log})
 	embedder := d.embedder()
+	// The fs tools and the attachments of messages share the workspaces.
+	d.workspaces = toolexec.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}
 	all := fs.NewTools(fs.Options{
-		Workspaces: toolexec.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}, DenyPaths: d.cfg.Tools.FS.DenyPaths,
+		Workspaces: d.workspaces, DenyPaths: d.cfg.Tools.FS.DenyPaths,
 		Docs: d.st.docs, AgentKind: kinds, Embedder: embedder,
 	})
 	all = append(all, memory.NewTools(memory.Options{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
