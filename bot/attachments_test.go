@@ -259,26 +259,27 @@ func TestRouterNamesAttachmentsWhenMediaIsOff(t *testing.T) {
 	}
 }
 
-// storedFile stores body as the media store would an attachment.
-func storedFile(t *testing.T, db *postgres.DB, name, body string) media.Stored {
+// queueFile stores body as the media store would an attachment and
+// queues it to chat as report.pdf with caption.
+func queueFile(t *testing.T, p *pipeline, chat, caption, body string) media.Stored {
 	t.Helper()
-	s, err := media.Fetch(context.Background(), attached(channels.KindDocument, name, body, 0, nil), 1<<20, db)
+	ctx := context.Background()
+	s, err := media.Fetch(ctx, attached(channels.KindDocument, "report.pdf", body, 0, nil), 1<<20, p.db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
-}
-
-func TestDispatcherSendsStoredFile(t *testing.T) {
-	p, _ := mediaPipeline(t, mediaSetup{MaxBytes: 1000})
-	ctx := context.Background()
-	s := storedFile(t, p.db, "report.pdf", "%PDF-1.7 the report")
-	row := bot.OutboxMessage{To: channels.Address{Platform: "test", ChatID: "f1"}, Text: "here it is",
+	row := bot.OutboxMessage{To: channels.Address{Platform: "test", ChatID: chat}, Text: caption,
 		File: &bot.OutboxFile{SHA256: s.SHA256, Kind: channels.KindDocument, Name: "report.pdf", Type: s.Type, Size: s.Size}}
 	if _, err := p.db.Enqueue(ctx, row); err != nil {
 		t.Fatal(err)
 	}
 	p.nudge()
+	return s
+}
+
+func TestDispatcherSendsStoredFile(t *testing.T) {
+	p, _ := mediaPipeline(t, mediaSetup{MaxBytes: 1000})
+	s := queueFile(t, p, "f1", "here it is", "%PDF-1.7 the report")
 	got := p.ch.WaitFor(t, "f1", 1)[0]
 	if got.Text != "here it is" || got.File == nil || got.File.Name != "report.pdf" || got.File.Kind != channels.KindDocument ||
 		got.File.Type != "application/pdf" || got.File.Size != s.Size {
@@ -292,13 +293,7 @@ func TestDispatcherSendsStoredFile(t *testing.T) {
 func TestDispatcherTellsOfFileTooLargeForPlatform(t *testing.T) {
 	p, _ := mediaPipeline(t, mediaSetup{MaxBytes: 1000, FileLimit: 10})
 	ctx := context.Background()
-	s := storedFile(t, p.db, "report.pdf", "%PDF-1.7 far more than ten bytes")
-	row := bot.OutboxMessage{To: channels.Address{Platform: "test", ChatID: "f2"}, Text: "the report",
-		File: &bot.OutboxFile{SHA256: s.SHA256, Kind: channels.KindDocument, Name: "report.pdf", Type: s.Type, Size: s.Size}}
-	if _, err := p.db.Enqueue(ctx, row); err != nil {
-		t.Fatal(err)
-	}
-	p.nudge()
+	queueFile(t, p, "f2", "the report", "%PDF-1.7 far more than ten bytes")
 	got := p.ch.WaitFor(t, "f2", 1)
 	want := "the report\n\nI made report.pdf (32 bytes) but test takes files up to 10 bytes."
 	if len(got) != 1 || got[0].File != nil || got[0].Text != want {
