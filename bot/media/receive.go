@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
@@ -27,8 +28,17 @@ type Receiver struct {
 	// Transcriber turns voice and audio into text; nil: they get their
 	// line only.
 	Transcriber Transcriber
+	// Owner, when set, is given the files put in a workspace (and its
+	// inbox): the unprivileged user exec runs as must be able to work on
+	// them. Nil: they stay the daemon's.
+	Owner *FileOwner
 	// Log records transcription failures; nil logs nothing.
 	Log *slog.Logger
+}
+
+// FileOwner is the user and group the workspaces belong to.
+type FileOwner struct {
+	UID, GID int
 }
 
 // fetched is one attachment after its download: stored, or refused with
@@ -61,6 +71,9 @@ func (r *Receiver) Receive(ctx context.Context, workspace string, atts []channel
 			continue
 		}
 		rel, err := PutInInbox(ctx, workspace, f.stored, r.Store)
+		if err == nil {
+			err = r.give(workspace, rel)
+		}
 		if err != nil {
 			return bot.ReceivedAttachments{}, fmt.Errorf("put %s in the workspace: %w; it is tried again when the message is redelivered", f.stored.Name, err)
 		}
@@ -73,6 +86,25 @@ func (r *Receiver) Receive(ctx context.Context, workspace string, atts []channel
 		}
 	}
 	return out, nil
+}
+
+// give hands rel, a file PutInInbox made in workspace, and its folder to
+// r.Owner, through an os.Root so no link leads the change elsewhere.
+func (r *Receiver) give(workspace, rel string) error {
+	if r.Owner == nil {
+		return nil
+	}
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, p := range []string{inboxDir, rel} {
+		if err := root.Lchown(p, r.Owner.UID, r.Owner.GID); err != nil {
+			return fmt.Errorf("give %s to uid %d: %w", p, r.Owner.UID, err)
+		}
+	}
+	return nil
 }
 
 // fetch downloads a. Only a failure that a redelivery may cure is an

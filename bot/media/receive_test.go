@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/bot/media"
@@ -145,5 +146,27 @@ func TestMediaReceiveFailedDownloadLeavesNothing(t *testing.T) {
 	}
 	if got.Images != nil {
 		t.Fatalf("a voice gave images %+v", got.Images)
+	}
+}
+
+func TestMediaReceiveGivesFilesToTheWorkspaceOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root can give files to another user")
+	}
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	r := &media.Receiver{Store: db, MaxBytes: 1000, Owner: &media.FileOwner{UID: 65534, GID: 65534}}
+	ws := t.TempDir()
+	if _, err := r.Receive(ctx, ws, []channels.Attachment{file(channels.KindDocument, "app.log", "ERROR\n", nil)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"inbox", "inbox/app.log"} {
+		fi, err := os.Stat(filepath.Join(ws, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 65534 || st.Gid != 65534 {
+			t.Errorf("%s belongs to %d:%d, want the exec user 65534:65534", p, st.Uid, st.Gid)
+		}
 	}
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,5 +47,20 @@ func TestE2EPhotoLandsInTheWorkspace(t *testing.T) {
 	}
 	if b, err := os.ReadFile(found[0]); err != nil || string(b) != photo {
 		t.Fatalf("%s = %q, %v; want the photo's bytes", found[0], b, err)
+	}
+	// As root the daemon runs exec as nobody, who must own the file to
+	// work on it.
+	if os.Geteuid() == 0 {
+		nobody, err := user.Lookup("nobody")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(found[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uid := fmt.Sprint(fi.Sys().(*syscall.Stat_t).Uid); uid != nobody.Uid {
+			t.Fatalf("%s belongs to uid %s, want exec's user nobody (%s)", found[0], uid, nobody.Uid)
+		}
 	}
 }

@@ -13,9 +13,14 @@ const mediaPruneLock = "media:prune"
 
 // mediaReceiver takes in the attachments of messages: downloaded into
 // PostgreSQL up to media.max_bytes and put in the workspace the
-// conversation's tools use. Voice is transcribed when d.transcriber is set.
+// conversation's tools use, owned by exec's user. Voice is transcribed when d.transcriber is set.
 func (d *daemon) mediaReceiver() *media.Receiver {
-	return &media.Receiver{Store: d.st.db, MaxBytes: d.cfg.Media.MaxBytes, Transcriber: d.transcriber, Log: d.log}
+	r := &media.Receiver{Store: d.st.db, MaxBytes: d.cfg.Media.MaxBytes, Transcriber: d.transcriber, Log: d.log}
+	if u := d.workspaces.RunAs; u != nil {
+		// exec runs as u in the workspace: the files must be its to work on.
+		r.Owner = &media.FileOwner{UID: int(u.UID), GID: int(u.GID)}
+	}
+	return r
 }
 
 // mediaPruning deletes the attachments stored (or sent) longer than
