@@ -2,12 +2,15 @@ package media
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
@@ -70,10 +73,7 @@ func (r *Receiver) Receive(ctx context.Context, workspace string, atts []channel
 			out.Tell = append(out.Tell, f.tell)
 			continue
 		}
-		rel, err := PutInInbox(ctx, workspace, f.stored, r.Store)
-		if err == nil {
-			err = r.give(workspace, rel)
-		}
+		rel, err := r.place(ctx, workspace, f.stored)
 		if err != nil {
 			return bot.ReceivedAttachments{}, fmt.Errorf("put %s in the workspace: %w; it is tried again when the message is redelivered", f.stored.Name, err)
 		}
@@ -86,6 +86,45 @@ func (r *Receiver) Receive(ctx context.Context, workspace string, atts []channel
 		}
 	}
 	return out, nil
+}
+
+// place puts s in workspace's inbox and returns its workspace path. When
+// inbox/<name> holds these very bytes already (the message was
+// redelivered, or the same file sent again) that file is the one named:
+// the inbox does not fill with copies.
+func (r *Receiver) place(ctx context.Context, workspace string, s Stored) (string, error) {
+	if rel, ok := holds(workspace, s); ok {
+		return rel, nil
+	}
+	rel, err := PutInInbox(ctx, workspace, s, r.Store)
+	if err != nil {
+		return "", err
+	}
+	return rel, r.give(workspace, rel)
+}
+
+// holds reports whether workspace's inbox/<s.Name> is a regular file with
+// s's content, and returns its workspace path.
+func holds(workspace string, s Stored) (string, bool) {
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return "", false
+	}
+	defer root.Close()
+	rel := inboxDir + "/" + SafeName(s.Name)
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0) // a FIFO planted there must not hang the message
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() != s.Size {
+		return "", false
+	}
+	sum := sha256.New()
+	if _, err := io.Copy(sum, f); err != nil {
+		return "", false
+	}
+	return rel, hex.EncodeToString(sum.Sum(nil)) == s.SHA256
 }
 
 // give hands rel, a file PutInInbox made in workspace, and its folder to

@@ -170,3 +170,36 @@ func TestMediaReceiveGivesFilesToTheWorkspaceOwner(t *testing.T) {
 		}
 	}
 }
+
+func TestMediaReceiveAgainNamesTheSameFile(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	r := &media.Receiver{Store: db, MaxBytes: 1000}
+	ws := t.TempDir()
+	lines := func(body string) string {
+		t.Helper()
+		got, err := r.Receive(ctx, ws, []channels.Attachment{file(channels.KindDocument, "app.log", body, nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got.Lines, "|")
+	}
+	first := lines("ERROR one\n")
+	if again := lines("ERROR one\n"); again != first || first != "[attachment: inbox/app.log, text/plain, 10 bytes]" {
+		t.Fatalf("the same file twice = %q then %q; want inbox/app.log both times", first, again)
+	}
+	if changed := lines("ERROR two\n"); changed != "[attachment: inbox/app (2).log, text/plain, 10 bytes]" {
+		t.Fatalf("another file of the same name = %q, want inbox/app (2).log", changed)
+	}
+	// A FIFO where the file would be is neither read nor waited on.
+	if err := syscall.Mkfifo(filepath.Join(ws, "inbox", "pipe.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Receive(ctx, ws, []channels.Attachment{file(channels.KindDocument, "pipe.txt", "data", nil)})
+	if err != nil || got.Lines[0] != "[attachment: inbox/pipe (2).txt, text/plain, 4 bytes]" {
+		t.Fatalf("beside a FIFO = %q, %v", got.Lines, err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(ws, "inbox")); len(entries) != 4 {
+		t.Fatalf("inbox holds %d entries, want 4 (app.log, app (2).log, the FIFO, pipe (2).txt)", len(entries))
+	}
+}
