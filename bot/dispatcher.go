@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/fnv"
+	"io"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -43,9 +44,13 @@ type DispatcherOptions struct {
 	// Keep is how long rows stay after they were delivered or given up on
 	// (default DefaultOutboxKeep; negative keeps them forever), when the
 	// Outbox is an OutboxPruner.
-	Keep    time.Duration
-	Metrics *Metrics
-	Logger  *slog.Logger
+	Keep time.Duration
+	// OpenFile reads the content of a file a row sends, stored under its
+	// SHA-256 (bot/media's store, through media.Opener). Nil: rows with a
+	// file fail.
+	OpenFile func(ctx context.Context, sha256 string) (io.ReadCloser, error)
+	Metrics  *Metrics
+	Logger   *slog.Logger
 	// Tracer traces each send, in the trace of the run that wrote the row
 	// when it was handed over in memory; nil records nothing.
 	Tracer trace.Tracer
@@ -397,7 +402,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxMessage) (ok bool, nex
 		return false, now
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, d.o.SendTimeout)
-	id, err := ch.Send(sendCtx, channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo, Key: outboxKey(m.Row())})
+	id, err := d.send(sendCtx, ch, m)
 	cancel()
 	if err == nil {
 		d.o.Metrics.MessagesOut.WithLabelValues(m.To.Platform).Inc()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // Runner runs an agent on a session; *agentcore.Agent implements it.
@@ -59,6 +60,14 @@ type Options struct {
 	Status func(ctx context.Context) []string
 	// Scrub removes configured secrets from outgoing text; nil: identity.
 	Scrub func(string) string
+	// Attachments, with Workspace, takes in the files sent with a message
+	// before it is stored; without them each file is only named to the
+	// model as not downloaded.
+	Attachments AttachmentReceiver
+	// Workspace returns the workspace directory of a tool call
+	// (tools/exec Workspaces.For): a message's files go to the workspace
+	// its run's tools use.
+	Workspace func(tools.Call) (string, error)
 	// Tracer traces each message from inbound to its replies' sends; nil
 	// records nothing.
 	Tracer trace.Tracer
@@ -171,11 +180,12 @@ func (r *Router) Handle(ctx context.Context, in channels.Inbound) (err error) {
 		return nil
 	}
 	text := strings.TrimSpace(in.Text)
-	if text == "" {
+	if text == "" && len(in.Attachments) == 0 {
 		return nil
 	}
 	cmd, args, isCmd := parseCommand(text)
-	isCmd = isCmd && r.isCommand(cmd)
+	// A caption is never a command: the file goes to the agent.
+	isCmd = isCmd && len(in.Attachments) == 0 && r.isCommand(cmd)
 	if isCmd && r.seenBefore(ctx, "in:", in, log) {
 		r.opts.Metrics.Duplicates.Inc()
 		log.Info("duplicate command dropped", "external_id", in.ExternalID)
@@ -239,7 +249,15 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 	key := r.sessionKey(ctx, in.Address())
 	limit := inboundLimit(in.Platform)
 	text, cut := capInbound(text, limit)
-	msg := agentcore.Message{Role: agentcore.RoleUser, Content: text, ExternalID: in.ExternalID}
+	// Received before the message is stored, so that Handle acknowledges
+	// the message only with its files; a failed download is redelivered.
+	files, err := r.receive(ctx, key, in, log)
+	if err != nil {
+		log.Debug("receive attachments failed; the message is left for redelivery", "external_id", in.ExternalID, "err", err)
+		return fmt.Errorf("receive attachments: %w", err)
+	}
+	msg := agentcore.Message{Role: agentcore.RoleUser, Content: withAttachments(text, files.Lines), Images: files.Images,
+		ExternalID: in.ExternalID}
 	fresh := true
 	if _, err := r.opts.History.Append(ctx, key, msg); err != nil {
 		if !errors.Is(err, agentcore.ErrDuplicate) {
@@ -254,6 +272,9 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 		r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, "message").Inc()
 		if cut > 0 {
 			r.notify(ctx, in, cutNotice(limit, cut))
+		}
+		for _, t := range files.Tell {
+			r.notify(ctx, in, t)
 		}
 	}
 	job := laneJob{Session: key, To: in.Address(), UserID: in.Identity(), Direct: in.Direct, ReplyTo: in.MessageID, message: fresh,

@@ -131,6 +131,9 @@ type pipelineOptions struct {
 	// Tracing, when set, traces the router, the dispatcher, the agent,
 	// PostgreSQL and Redis.
 	Tracing trace.TracerProvider
+	// Media, when set, takes in attachments and sends files (see
+	// mediaPipeline).
+	Media *mediaSetup
 }
 
 func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
@@ -143,12 +146,14 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	}
 	llm := llmtest.NewServer()
 	ch := newRecorder()
+	ch.FileLimit = o.Media.fileLimit()
 	chans := map[string]channels.Channel{"test": ch}
 	var tracer trace.Tracer
 	if o.Tracing != nil {
 		tracer = o.Tracing.Tracer("test")
 	}
-	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "t", Poll: 20 * time.Millisecond, Tracer: tracer})
+	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: "t", Poll: 20 * time.Millisecond, Tracer: tracer,
+		OpenFile: o.Media.openFile(db)})
 	if o.Access.Mode == "" {
 		o.Access.Mode = bot.AccessModeOpen
 	}
@@ -211,14 +216,16 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	if o.Tracing != nil {
 		handOver = disp
 	}
-	r = bot.NewRouter(bot.Options{
+	ropts := bot.Options{
 		Dispatcher: handOver, Route: route,
 		Agents: agents, Bindings: o.Bindings, AgentInfo: info,
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
 		Access: o.Access, Limits: o.Limits, Lanes: o.Lanes, Nudge: disp.Nudge,
 		Tracer: tracer,
-	})
+	}
+	o.Media.wire(&ropts, db)
+	r = bot.NewRouter(ropts)
 	// The team pump is not run here; a test runs its repeated
 	// announcements (Reannounce) with every pending task overdue.
 	tm = teams.New(r, teams.Options{Mail: rdb, Outcomes: db, Board: db, TeamOf: teamOf, Members: members,

@@ -118,12 +118,7 @@ func (r *Router) runAgent(ctx context.Context, j *laneJob, display *progress.Dis
 // progress steps, and where each reply goes (the outbox, or last for one
 // that stays in its session). A stored reply clears j.ReplyTo.
 func (r *Router) runInput(j *laneJob, agentName string, display *progress.Display, last **agentcore.Reply) agentcore.RunInput {
-	peer := "group"
-	if j.Direct {
-		peer = "direct"
-	}
-	call := tools.Call{Channel: j.To.Platform, ChatID: j.To.ChatID, ThreadID: j.To.ThreadID,
-		PeerKind: peer, UserID: j.UserID, Session: j.Session, Agent: agentName}
+	call := sessionCall(j.Session, agentName, j.To, j.UserID, j.Direct)
 	return agentcore.RunInput{Session: j.Session, Call: call, OnStep: display.Step,
 		// A reply to the chat is stored with its outbox row, in one
 		// transaction.

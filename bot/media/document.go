@@ -2,6 +2,7 @@ package media
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -80,28 +81,38 @@ func ReadDocument(ctx context.Context, f *os.File, typ string, w Window) (Excerp
 }
 
 // DocumentText returns the first DocumentLimit characters of the document
-// at workspace path rel in the workspace dir, of MIME type typ, and whether
+// at workspace path rel in the workspace dir, of MIME type typ, and where
 // it goes on (read_document reads the rest): what the message that brought
 // the document shows of it. The file is opened through an os.Root of dir,
 // so rel cannot lead out of the workspace.
-func DocumentText(ctx context.Context, dir, rel, typ string) (text string, more bool, err error) {
+func DocumentText(ctx context.Context, dir, rel, typ string) (Excerpt, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return "", false, fmt.Errorf("media: workspace: %w", err)
+		return Excerpt{}, fmt.Errorf("media: workspace: %w", err)
 	}
 	defer root.Close()
 	// Non-blocking, so a FIFO put in its place cannot hang the message.
 	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", false, fmt.Errorf("media: open %s: %w", rel, err)
+		return Excerpt{}, fmt.Errorf("media: open %s: %w", rel, err)
 	}
 	defer f.Close()
 	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return "", false, fmt.Errorf("media: %s is not a regular file", rel)
+		return Excerpt{}, fmt.Errorf("media: %s is not a regular file", rel)
 	}
-	ex, err := ReadDocument(ctx, f, typ, Window{})
-	if err != nil {
-		return "", false, err
+	return ReadDocument(ctx, f, typ, Window{})
+}
+
+// ReadOn is the line that tells the model how to read on past ex, a part
+// of the document at workspace path rel; "" when ex is the end.
+func ReadOn(rel string, ex Excerpt) string {
+	if !ex.More {
+		return ""
 	}
-	return ex.Text, ex.More, nil
+	next := map[string]any{"path": rel, "offset": ex.NextOffset}
+	if ex.NextPage > 0 {
+		next["pages"] = fmt.Sprintf("%d-", ex.NextPage)
+	}
+	args, _ := json.Marshal(next)
+	return fmt.Sprintf("[more: read on with read_document %s]", args)
 }

@@ -165,17 +165,20 @@ func TestMediaDocumentTextBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "inbox", "big.txt"), []byte(big), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	text, more, err := media.DocumentText(ctx, dir, "inbox/big.txt", "text/plain")
-	if err != nil || !more || text != strings.Repeat("é", media.DocumentLimit) {
-		t.Fatalf("DocumentText of %d characters = %d characters, more %v, %v; want the first %d and more", media.DocumentLimit+10, len([]rune(text)), more, err, media.DocumentLimit)
+	ex, err := media.DocumentText(ctx, dir, "inbox/big.txt", "text/plain")
+	if err != nil || !ex.More || ex.Text != strings.Repeat("é", media.DocumentLimit) {
+		t.Fatalf("DocumentText of %d characters = %d characters, more %v, %v; want the first %d and more", media.DocumentLimit+10, len([]rune(ex.Text)), ex.More, err, media.DocumentLimit)
 	}
-	if _, _, err := media.DocumentText(ctx, dir, "../big.txt", "text/plain"); err == nil {
+	if got, want := media.ReadOn("inbox/big.txt", ex), `[more: read on with read_document {"offset":20000,"path":"inbox/big.txt"}]`; got != want {
+		t.Fatalf("ReadOn = %s, want %s", got, want)
+	}
+	if _, err := media.DocumentText(ctx, dir, "../big.txt", "text/plain"); err == nil {
 		t.Fatal("DocumentText read a path outside the workspace")
 	}
 	if err := syscall.Mkfifo(filepath.Join(dir, "inbox", "pipe.txt"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := media.DocumentText(ctx, dir, "inbox/pipe.txt", "text/plain"); err == nil {
+	if _, err := media.DocumentText(ctx, dir, "inbox/pipe.txt", "text/plain"); err == nil {
 		t.Fatal("DocumentText of a FIFO did not refuse it")
 	}
 }

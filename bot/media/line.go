@@ -2,8 +2,8 @@ package media
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
+
+	"github.com/switchboard-chat/switchboard/bot"
 )
 
 // Line is what the model reads for one attachment:
@@ -12,25 +12,6 @@ func Line(relPath, typ string, size int64) string {
 	return fmt.Sprintf("[attachment: %s, %s, %s]", relPath, typ, HumanSize(size))
 }
 
-// HumanSize writes a byte count the way people read it, in decimal units:
+// HumanSize writes a byte count the way people read it (bot.HumanSize):
 // "512 bytes", "12 KB", "3.4 MB".
-func HumanSize(n int64) string {
-	if n < 1000 {
-		if n == 1 {
-			return "1 byte"
-		}
-		return strconv.FormatInt(n, 10) + " bytes"
-	}
-	units := []string{"KB", "MB", "GB", "TB"}
-	v := float64(n) / 1000
-	i := 0
-	for v >= 999.5 && i < len(units)-1 {
-		v /= 1000
-		i++
-	}
-	if v >= 10 {
-		return fmt.Sprintf("%.0f %s", v, units[i])
-	}
-	s := strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0")
-	return s + " " + units[i]
-}
+func HumanSize(n int64) string { return bot.HumanSize(n) }

@@ -85,13 +85,8 @@ func documentResult(f *workspaceFile, ex Excerpt) string {
 		b.WriteString("(no text here: a PDF of scanned pages has none; read_image reads a picture of a page)")
 	}
 	b.WriteString(ex.Text)
-	if ex.More {
-		next := map[string]any{"path": f.path, "offset": ex.NextOffset}
-		if ex.NextPage > 0 {
-			next["pages"] = fmt.Sprintf("%d-", ex.NextPage)
-		}
-		args, _ := json.Marshal(next)
-		fmt.Fprintf(&b, "\n[more: read on with read_document %s]", args)
+	if more := ReadOn(f.path, ex); more != "" {
+		b.WriteString("\n" + more)
 	}
 	return b.String()
 }

@@ -1,8 +1,10 @@
 package channeltest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,11 @@ import (
 // Recorder is a channel of platform "test" that records what is sent to
 // it; the i-th message sent (0-based, over all chats) gets id i+1.
 type Recorder struct {
+	// FileLimit, when above 0, is the largest file it takes; a larger one
+	// is refused with a *channels.FileTooLargeError before any of it is
+	// read, as a platform's adapter does.
+	FileLimit int64
+
 	mu   sync.Mutex
 	sent []channels.Outbound
 	cond *sync.Cond
@@ -35,8 +42,17 @@ func (r *Recorder) Start(ctx context.Context, _ channels.Handler) error {
 	return nil
 }
 
-// Send implements channels.Channel: it records m.
-func (r *Recorder) Send(_ context.Context, m channels.Outbound) (string, error) {
+// Send implements channels.Channel: it records m. A file is read to its
+// end, as an upload would, and recorded with the bytes received: the
+// recorded File's Open serves them.
+func (r *Recorder) Send(ctx context.Context, m channels.Outbound) (string, error) {
+	if m.File != nil {
+		f, err := r.receiveFile(ctx, *m.File)
+		if err != nil {
+			return "", err
+		}
+		m.File = f
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sent = append(r.sent, m)
@@ -106,4 +122,42 @@ func (r *Recorder) WaitFor(t testing.TB, chat string, n int) []channels.Outbound
 		}
 		r.cond.Wait()
 	}
+}
+
+// receiveFile reads f as an upload would and returns a copy of it that
+// serves the bytes read.
+func (r *Recorder) receiveFile(ctx context.Context, f channels.File) (*channels.File, error) {
+	if r.FileLimit > 0 && f.Size > r.FileLimit {
+		return nil, &channels.FileTooLargeError{Platform: r.Platform(), Name: f.Name, Size: f.Size, Limit: r.FileLimit}
+	}
+	body, err := f.Open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("test: open %s: %w", f.Name, err)
+	}
+	defer body.Close()
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, fmt.Errorf("test: read %s: %w", f.Name, err)
+	}
+	f.Open = func(context.Context) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	return &f, nil
+}
+
+// ReadFile returns the bytes a recorded message's file carried (nil for a
+// message without a file).
+func ReadFile(t testing.TB, m channels.Outbound) []byte {
+	t.Helper()
+	if m.File == nil {
+		return nil
+	}
+	body, err := m.File.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer body.Close()
+	data, err := io.ReadAll(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

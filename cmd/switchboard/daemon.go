@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/bot/leader"
+	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/channels"
@@ -99,8 +100,14 @@ type daemon struct {
 	mcp *mcp.Bridge
 	// tools is the registry every agent shares; exec runs custom tools;
 	// customs keeps the custom tools added at run time.
-	tools   *tools.Registry
-	exec    *exec.Exec
+	tools *tools.Registry
+	exec  *exec.Exec
+	// workspaces are the conversations' directories the fs tools use;
+	// attachments are put in their inbox.
+	workspaces exec.Workspaces
+	// models are the media model services (media.*), built once in
+	// newTools: the media tools and the receiver of attachments share them.
+	models  mediaServices
 	procs   *exec.Processes // background processes, killed on exit
 	customs postgres.CustomTools
 	mcpDB   postgres.MCPServers
@@ -210,7 +217,7 @@ func (d *daemon) wireDelivery(owner string) {
 	// One heartbeat for the outbox rows and job runs this process holds.
 	d.live = bot.NewLiveness(bot.LivenessOptions{Store: st.db, Owner: owner, Logger: d.log})
 	d.disp = bot.NewDispatcher(bot.DispatcherOptions{
-		Outbox: st.db, Channels: d.channels, Owner: owner, Liveness: d.live,
+		Outbox: st.db, Channels: d.channels, Owner: owner, Liveness: d.live, OpenFile: media.Opener(st.db),
 		Metrics: d.metrics, Logger: d.log, Tracer: d.tracing.tracer(),
 	})
 	d.approvals = newApprovals(d)
@@ -239,7 +246,8 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 		Status: func(ctx context.Context) []string {
 			return append(append(bot.StatusLines(ctx, d.checks()), d.execInfo), d.mcpStatusLines(ctx)...)
 		},
-		Scrub:  scrubber.Scrub,
+		Scrub:       scrubber.Scrub,
+		Attachments: d.mediaReceiver(), Workspace: d.workspaces.For,
 		Tracer: d.tracing.tracer(),
 	})
 }

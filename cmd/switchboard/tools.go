@@ -43,7 +43,10 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		RunAs: place.user, PerUser: perUser, Logger: d.log})
 	cron := tools.NewCron(tools.CronOptions{Store: jobs.NewCronStore(d.st.db), Approver: approver, Logger: d.log})
 	embedder := d.embedder()
+	// The fs tools, the media tools and the attachments of messages share
+	// the workspaces.
 	workspaces := toolexec.Workspaces{Root: place.workspaces, RunAs: place.user, PerUser: perUser}
+	d.workspaces = workspaces
 	all := fs.NewTools(fs.Options{
 		Workspaces: workspaces, DenyPaths: d.cfg.Tools.FS.DenyPaths,
 		Docs: d.st.docs, AgentKind: kinds, Embedder: embedder,
@@ -121,7 +124,8 @@ func (d *daemon) mediaServices() mediaServices {
 // create_image, tts and send_file: files of the caller's workspace (the fs
 // tools' jail), stored in PostgreSQL and sent through the outbox.
 func (d *daemon) mediaTools(workspaces toolexec.Workspaces) []tools.Tool {
-	svc := d.mediaServices()
+	d.models = d.mediaServices()
+	svc := d.models
 	return media.NewTools(media.ToolOptions{
 		Files: fs.NewFiles(fs.Options{Workspaces: workspaces, DenyPaths: d.cfg.Tools.FS.DenyPaths}),
 		Store: d.st.db, Outbox: d.st.db, Nudge: d.nudge, Scrub: d.scrubber.Scrub, MaxBytes: d.cfg.Media.MaxBytes,

@@ -35,6 +35,10 @@ func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("enqueue reply: %w", err)
 	}
+	file, err := encodeFile(m.File)
+	if err != nil {
+		return 0, fmt.Errorf("enqueue reply: %w", err)
+	}
 	var seq *int64
 	if m.SourceSeq != 0 {
 		seq = &m.SourceSeq
@@ -42,12 +46,12 @@ func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 	session := nullIfEmpty(m.Session)
 	var id int64
 	err = db.pool.QueryRow(ctx, `INSERT INTO outbox
-			(session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			(session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to, file)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (session_key, source_seq) WHERE source_seq IS NOT NULL AND source_seq > 0 DO NOTHING
 		RETURNING id`,
 		session, seq, storable(m.To.Platform), storable(m.To.ChatID), storable(m.To.ThreadID),
-		storable(m.Text), buttons, storable(m.ReplyTo)).Scan(&id)
+		storable(m.Text), buttons, storable(m.ReplyTo), file).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// The row for (session, seq) exists; the conflicting insert has
 		// committed by now, so a fresh statement sees it.
@@ -84,7 +88,7 @@ const claimSQL = `WITH due AS MATERIALIZED (
 		claimed_until = now() + $3::float8 * interval '1 microsecond'
 	FROM due WHERE o.id = due.id
 	RETURNING o.id, coalesce(o.session_key, ''), coalesce(o.source_seq, 0), o.platform, o.chat_id,
-		o.thread_id, o.text, o.buttons, o.reply_to, o.attempts`
+		o.thread_id, o.text, o.buttons, o.reply_to, o.attempts, o.file`
 
 // OwnerTimeout is how long a dispatcher may go without a Heartbeat before
 // the rows it claimed are claimed again by others (it is presumed dead).
@@ -146,15 +150,19 @@ func (db *DB) Claim(ctx context.Context, owner string, limit int, lease time.Dur
 // scanOutbox reads one row RETURNed by claimSQL.
 func scanOutbox(row pgx.CollectableRow) (bot.OutboxMessage, error) {
 	var (
-		m       bot.OutboxMessage
-		buttons []byte
+		m             bot.OutboxMessage
+		buttons, file []byte
 	)
 	if err := row.Scan(&m.ID, &m.Session, &m.SourceSeq, &m.To.Platform, &m.To.ChatID,
-		&m.To.ThreadID, &m.Text, &buttons, &m.ReplyTo, &m.Attempts); err != nil {
+		&m.To.ThreadID, &m.Text, &buttons, &m.ReplyTo, &m.Attempts, &file); err != nil {
 		return m, err
 	}
 	b, err := decodeButtons(buttons)
+	if err != nil {
+		return m, err
+	}
 	m.Buttons = b
+	m.File, err = decodeFile(file)
 	return m, err
 }
 
