@@ -63,13 +63,6 @@ type StatusError struct {
 
 func (e *StatusError) Error() string { return "answered " + e.Status }
 
-// ClientError reports whether the status is a 4xx other than 408 Request
-// Timeout and 429 Too Many Requests: the request itself is refused, so
-// sending it again the same way cannot succeed.
-func (e *StatusError) ClientError() bool {
-	return e.Code >= 400 && e.Code < 500 && e.Code != http.StatusRequestTimeout && e.Code != http.StatusTooManyRequests
-}
-
 // LastRetryAfter is how long the last Retry-After header of h asks to
 // wait, in seconds or as a date: a second when absent or unreadable, at
 // least a millisecond. Of several Retry-After headers the last one counts.

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 const fileTestToken = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.file.test-secret"
@@ -85,31 +84,5 @@ func TestFileHost(t *testing.T) {
 		if got := test.fileHost(c.link); got != c.test {
 			t.Errorf("against a test server: fileHost(%q) = %v, want %v", c.link, got, c.test)
 		}
-	}
-}
-
-func TestLastRetryAfter(t *testing.T) {
-	for _, c := range []struct {
-		vals []string
-		want time.Duration
-	}{
-		{nil, time.Second},
-		{[]string{"3"}, 3 * time.Second},
-		{[]string{"5", "0.25"}, 250 * time.Millisecond},
-		{[]string{"0"}, time.Millisecond},
-		{[]string{"soon"}, time.Second},
-		{[]string{"-4"}, time.Second},
-	} {
-		h := http.Header{}
-		for _, v := range c.vals {
-			h.Add("Retry-After", v)
-		}
-		if got := lastRetryAfter(h); got != c.want {
-			t.Errorf("Retry-After %q: %v, want %v", c.vals, got, c.want)
-		}
-	}
-	h := http.Header{"Retry-After": {time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)}}
-	if got := lastRetryAfter(h); got < 59*time.Minute || got > time.Hour {
-		t.Errorf("Retry-After as a date an hour ahead: %v", got)
 	}
 }
