@@ -3,11 +3,13 @@ package telegram
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 const fileTestToken = "555:file-test-token"
@@ -106,6 +108,27 @@ func TestFileHostsAreTheAPIServer(t *testing.T) {
 	} {
 		if got := c.fileHosts().Allows(link); got != want {
 			t.Errorf("Allows(%q) = %v, want %v", link, got, want)
+		}
+	}
+}
+
+func TestDownloadRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		body    string
+		headers []string
+		want    time.Duration
+	}{
+		{`{"ok":false,"error_code":429,"parameters":{"retry_after":3}}`, []string{"7"}, 3 * time.Second},
+		{`not json`, []string{"2", "5"}, 5 * time.Second},
+		{``, []string{"0"}, time.Second},
+		{``, nil, time.Second},
+	} {
+		resp := &http.Response{Header: http.Header{}, Body: io.NopCloser(strings.NewReader(c.body))}
+		for _, v := range c.headers {
+			resp.Header.Add("Retry-After", v)
+		}
+		if got := downloadRetryAfter(resp); got != c.want {
+			t.Errorf("body %q, Retry-After %q: wait %v, want %v", c.body, c.headers, got, c.want)
 		}
 	}
 }
