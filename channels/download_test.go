@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 func TestDownloadOnce(t *testing.T) {
 	var mu sync.Mutex
 	var auth []string
-	srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv, _ := channeltest.CountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		auth = append(auth, r.Header.Get("Authorization"))
 		mu.Unlock()

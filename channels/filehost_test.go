@@ -3,12 +3,11 @@ package channels_test
 import (
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 var errRefused = errors.New("not on the file host")
@@ -49,21 +48,9 @@ func TestFileHostsAllows(t *testing.T) {
 	}
 }
 
-// countingServer answers with h and counts the requests it gets.
-func countingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		h(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hits
-}
-
 func TestFileHostsClientFollowsRedirectsOnlyOnTheHosts(t *testing.T) {
-	other, foreign := countingServer(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("not yours")) })
-	api, hits := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+	other, foreign := channeltest.CountingServer(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("not yours")) })
+	api, hits := channeltest.CountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/moved":
 			http.Redirect(w, r, "/file", http.StatusFound)

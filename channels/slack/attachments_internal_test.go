@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 const fileTestToken = "xoxb-file-test-token"
@@ -26,20 +27,14 @@ func newFileChannel(t *testing.T, apiURL string) *Channel {
 	return c
 }
 
+// The rules of a link are channels.FileHosts'; these are Slack's hosts.
 func TestFileHostAllowed(t *testing.T) {
 	c := newFileChannel(t, "")
 	for link, want := range map[string]bool{
 		"https://files.slack.com/files-pri/T1-F1/download/a.png": true,
-		"https://FILES.slack.com/files-pri/T1-F1/a.png":          true,
 		"https://slack.com/api/x":                                true, // the API host gets the token anyway
 		"http://files.slack.com/files-pri/T1-F1/a.png":           false,
-		"https://files.slack.com.evil.example/a.png":             false,
-		"https://evil.example/files.slack.com/a.png":             false,
-		"https://me@files.slack.com/a.png":                       false,
-		"https://files.slack.com:8443/a.png":                     false,
 		"https://hooks.slack.com/a.png":                          false,
-		"::not a url":                                            false,
-		"":                                                       false,
 	} {
 		if got := c.fileHostAllowed(link); got != want {
 			t.Errorf("fileHostAllowed(%q) = %v, want %v", link, got, want)
@@ -88,9 +83,7 @@ func TestSizedReader(t *testing.T) {
 // An upload URL off Slack's file host is never sent the bytes or the
 // token, even when the API itself names it.
 func TestUploadURLOffTheFileHostGetsNothing(t *testing.T) {
-	var hits atomic.Int32
-	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
-	t.Cleanup(other.Close)
+	other, hits := channeltest.Elsewhere(t)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/files.getUploadURLExternal" {
