@@ -55,6 +55,9 @@ func (l RateLimits) Do(ctx context.Context, fn func(context.Context) error) erro
 		}
 		deadline, hasDeadline := ctx.Deadline()
 		if attempt >= l.MaxRetries || waited+after > l.MaxWait || (hasDeadline && time.Until(deadline) < after) {
+			if ra, ok := err.(*RetryAfterError); ok {
+				err = ra.Err // fn said to wait already (Download): one RetryAfterError, not two
+			}
 			if l.Redact != nil {
 				err = l.Redact(err)
 			}

@@ -3,6 +3,8 @@ package channels_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +62,35 @@ func TestRateLimitsDo(t *testing.T) {
 	slow := channels.RateLimits{Platform: "test", MaxRetries: 5, MaxWait: 2 * time.Hour, Limited: limitedBy(time.Hour)}
 	if err := slow.Do(cancelled, failTimes(1)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled while waiting: %v", err)
+	}
+}
+
+// A call that says how long to wait itself (a file download's
+// RetryAfterError) comes back as one RetryAfterError, not one inside
+// another, redacted like any other.
+func TestRateLimitsDoKeepsOneRetryAfterError(t *testing.T) {
+	inner := errors.New("answered 429 Too Many Requests")
+	l := channels.RateLimits{Platform: "test", MaxWait: time.Second,
+		Limited: func(err error) (time.Duration, bool) {
+			var ra *channels.RetryAfterError
+			if errors.As(err, &ra) {
+				return ra.After, true
+			}
+			return 0, false
+		},
+		Redact: func(err error) error { return fmt.Errorf("redacted: %w", err) }}
+	err := l.Do(context.Background(), func(context.Context) error {
+		return &channels.RetryAfterError{After: time.Hour, Err: inner}
+	})
+	var ra *channels.RetryAfterError
+	if !errors.As(err, &ra) || ra.After != time.Hour || !errors.Is(err, inner) {
+		t.Fatalf("Do = %v, want a RetryAfterError of an hour around the 429", err)
+	}
+	var nested *channels.RetryAfterError
+	if errors.As(ra.Err, &nested) {
+		t.Errorf("Do = %v: a RetryAfterError inside another", err)
+	}
+	if !strings.HasPrefix(ra.Err.Error(), "redacted: ") {
+		t.Errorf("kept error %q was not redacted", ra.Err)
 	}
 }

@@ -7,10 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -69,45 +66,22 @@ func attachmentKind(contentType string, voiceMessage bool) string {
 // CDN: files are fetched from nowhere else.
 var errForeignFileHost = errors.New("discord: attachment link is not on Discord's CDN; not fetched")
 
-// cdnHost reports whether host is one of Discord's attachment hosts.
-func cdnHost(host string) bool {
-	return host == "cdn.discordapp.com" || host == "media.discordapp.net"
+// cdnHosts are Discord's attachment hosts.
+var cdnHosts = []string{"cdn.discordapp.com", "media.discordapp.net"}
+
+// fileHosts are where attachments may be downloaded from: https on
+// Discord's CDN, or, when Options.APIURL points elsewhere (a test server),
+// that server. Discord's own API host serves no attachments.
+func (c *Channel) fileHosts() channels.FileHosts {
+	h := channels.FileHosts{Hosts: cdnHosts, Refused: errForeignFileHost, Name: "discord: attachment download"}
+	if c.opts.APIURL != DefaultAPIURL {
+		h.API = c.opts.APIURL
+	}
+	return h
 }
 
-// fileHost reports whether link may be downloaded: https on Discord's CDN,
-// or, when Options.APIURL points elsewhere (a test server), that server.
-func (c *Channel) fileHost(link string) bool {
-	u, err := url.Parse(link)
-	if err != nil || u.User != nil || u.Host == "" {
-		return false
-	}
-	if u.Scheme == "https" && cdnHost(u.Host) {
-		return true
-	}
-	if c.opts.APIURL == DefaultAPIURL {
-		return false
-	}
-	api, err := url.Parse(c.opts.APIURL)
-	return err == nil && u.Scheme == api.Scheme && u.Host == api.Host
-}
-
-// fileClient downloads attachments over transport. A redirect away from the
-// allowed hosts is refused like a foreign link. It sends no bot token: CDN
-// links are signed and need none.
-func (c *Channel) fileClient(transport http.RoundTripper) *http.Client {
-	return &http.Client{
-		Transport: transport,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("discord: attachment download: too many redirects")
-			}
-			if !c.fileHost(req.URL.String()) {
-				return errForeignFileHost
-			}
-			return nil
-		},
-	}
-}
+// fileHost reports whether link may be downloaded.
+func (c *Channel) fileHost(link string) bool { return c.fileHosts().Allows(link) }
 
 // openAttachment opens the download of link, waiting out short rate limits
 // (the Retry-After of the latest 429, within Options.MaxRetries and
@@ -128,51 +102,16 @@ func (c *Channel) openAttachment(ctx context.Context, link string) (io.ReadClose
 	return body, nil
 }
 
-// downloadOnce makes one download request for link.
+// downloadOnce makes one download request for link. It sends no bot
+// token: CDN links are signed and need none.
 func (c *Channel) downloadOnce(ctx context.Context, link string) (io.ReadCloser, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	resp, err := channels.Download{Client: c.files}.Once(ctx, link)
+	var status *channels.StatusError
+	if errors.As(err, &status) && status.Code >= 400 && status.Code < 500 && status.Code != http.StatusTooManyRequests {
+		return nil, fmt.Errorf("%w; the link may have expired, ask for the file again: %w", status, channels.ErrPermanent)
+	}
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.files.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	switch resp.StatusCode {
-	case http.StatusOK:
-		return resp.Body, nil
-	case http.StatusTooManyRequests:
-		_ = resp.Body.Close()
-		return nil, &downloadLimitedError{after: lastRetryAfter(resp.Header)}
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
-		return nil, fmt.Errorf("answered %s; the link may have expired, ask for the file again: %w", resp.Status, channels.ErrPermanent)
-	}
-	return nil, fmt.Errorf("answered %s", resp.Status)
-}
-
-// downloadLimitedError is a 429 from the CDN.
-type downloadLimitedError struct{ after time.Duration }
-
-func (e *downloadLimitedError) Error() string {
-	return "Discord's CDN answered 429 Too Many Requests; retry after " + e.after.String()
-}
-
-// lastRetryAfter is how long the last Retry-After header of h asks to
-// wait, in seconds or as a date: a second when absent or unreadable, at
-// least a millisecond.
-func lastRetryAfter(h http.Header) time.Duration {
-	vals := h.Values("Retry-After")
-	if len(vals) == 0 {
-		return time.Second
-	}
-	v := strings.TrimSpace(vals[len(vals)-1])
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 && secs < 1e6 {
-		return max(time.Duration(secs*float64(time.Second)), time.Millisecond)
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		return max(time.Until(at), time.Millisecond)
-	}
-	return time.Second
+	return resp.Body, nil
 }

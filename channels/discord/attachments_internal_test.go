@@ -4,26 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 const fileTestToken = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.file.test-secret"
-
-// countingServer answers with h and counts its requests.
-func countingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		h(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hits
-}
 
 func newFileChannel(t *testing.T, apiURL string) *Channel {
 	t.Helper()
@@ -36,8 +23,8 @@ func newFileChannel(t *testing.T, apiURL string) *Channel {
 }
 
 func TestOpenAttachmentFollowsNoRedirectToAnotherHost(t *testing.T) {
-	other, hits := countingServer(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("not yours")) })
-	api, downloads := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+	other, hits := channeltest.CountingServer(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("not yours")) })
+	api, downloads := channeltest.CountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/attachments/1/2/moved.png" {
 			http.Redirect(w, r, "/attachments/1/2/x.png", http.StatusFound) // same host: followed
 			return
@@ -58,6 +45,7 @@ func TestOpenAttachmentFollowsNoRedirectToAnotherHost(t *testing.T) {
 	}
 }
 
+// The rules of a link are channels.FileHosts'; these are Discord's hosts.
 func TestFileHost(t *testing.T) {
 	prod := &Channel{opts: Options{APIURL: DefaultAPIURL}}
 	test := &Channel{opts: Options{APIURL: "http://127.0.0.1:4000"}}
@@ -68,16 +56,8 @@ func TestFileHost(t *testing.T) {
 		{"https://cdn.discordapp.com/attachments/1/2/a.png?ex=1&hm=2", true, true},
 		{"https://media.discordapp.net/attachments/1/2/a.png", true, true},
 		{"http://cdn.discordapp.com/attachments/1/2/a.png", false, false},
-		{"https://cdn.discordapp.com:8443/attachments/1/2/a.png", false, false},
-		{"https://cdn.discordapp.com.evil.example/a.png", false, false},
-		{"https://evil.example/cdn.discordapp.com/a.png", false, false},
-		{"https://me@cdn.discordapp.com/a.png", false, false},
-		{"https://discord.com/attachments/1/2/a.png", false, false},
+		{"https://discord.com/attachments/1/2/a.png", false, false}, // the API host serves no attachments
 		{"http://127.0.0.1:4000/attachments/1/2/a.png", false, true},
-		{"http://127.0.0.1:4001/attachments/1/2/a.png", false, false},
-		{"https://127.0.0.1:4000/attachments/1/2/a.png", false, false},
-		{"/attachments/1/2/a.png", false, false},
-		{"::not a url", false, false},
 	} {
 		if got := prod.fileHost(c.link); got != c.prod {
 			t.Errorf("against Discord: fileHost(%q) = %v, want %v", c.link, got, c.prod)
@@ -85,31 +65,5 @@ func TestFileHost(t *testing.T) {
 		if got := test.fileHost(c.link); got != c.test {
 			t.Errorf("against a test server: fileHost(%q) = %v, want %v", c.link, got, c.test)
 		}
-	}
-}
-
-func TestLastRetryAfter(t *testing.T) {
-	for _, c := range []struct {
-		vals []string
-		want time.Duration
-	}{
-		{nil, time.Second},
-		{[]string{"3"}, 3 * time.Second},
-		{[]string{"5", "0.25"}, 250 * time.Millisecond},
-		{[]string{"0"}, time.Millisecond},
-		{[]string{"soon"}, time.Second},
-		{[]string{"-4"}, time.Second},
-	} {
-		h := http.Header{}
-		for _, v := range c.vals {
-			h.Add("Retry-After", v)
-		}
-		if got := lastRetryAfter(h); got != c.want {
-			t.Errorf("Retry-After %q: %v, want %v", c.vals, got, c.want)
-		}
-	}
-	h := http.Header{"Retry-After": {time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)}}
-	if got := lastRetryAfter(h); got < 59*time.Minute || got > time.Hour {
-		t.Errorf("Retry-After as a date an hour ahead: %v", got)
 	}
 }

@@ -2,38 +2,17 @@ package discord_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/discord"
 	"github.com/switchboard-chat/switchboard/channels/discord/discordtest"
 )
-
-// readAttachment opens a and returns its bytes.
-func readAttachment(ctx context.Context, t *testing.T, a channels.Attachment) []byte {
-	t.Helper()
-	if a.Open == nil {
-		t.Fatalf("attachment %+v has no Open", a)
-	}
-	rc, err := a.Open(ctx)
-	if err != nil {
-		t.Fatalf("Open %s: %v", a.Name, err)
-	}
-	defer rc.Close()
-	got, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatalf("read %s: %v", a.Name, err)
-	}
-	return got
-}
 
 func TestAttachmentsReachTheHandlerWithTheirBytes(t *testing.T) {
 	t.Parallel()
@@ -60,10 +39,10 @@ func TestAttachmentsReachTheHandlerWithTheirBytes(t *testing.T) {
 	if img.Kind != channels.KindPhoto || img.Name != "../../etc/screen.png" || img.DeclaredType != "image/png" || img.Size != int64(len(png)) {
 		t.Errorf("image attachment = %+v", img)
 	}
-	if got := readAttachment(h.Ctx(), t, doc); !bytes.Equal(got, logBytes) {
+	if got := channeltest.ReadAttachment(h.Ctx(), t, doc); !bytes.Equal(got, logBytes) {
 		t.Errorf("log bytes = %q, want %q", got, logBytes)
 	}
-	if got := readAttachment(h.Ctx(), t, img); !bytes.Equal(got, png) {
+	if got := channeltest.ReadAttachment(h.Ctx(), t, img); !bytes.Equal(got, png) {
 		t.Errorf("image bytes = %q, want %q", got, png)
 	}
 	reqs := h.fake.CDNRequests()
@@ -138,24 +117,11 @@ func TestTextHasNoAttachments(t *testing.T) {
 	}
 }
 
-// elsewhere is a host no attachment may be fetched from; it counts the
-// requests it gets.
-func elsewhere(t *testing.T) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		hits.Add(1)
-		_, _ = w.Write([]byte("not yours"))
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hits
-}
-
 func TestAttachmentOnAForeignHostIsNeverFetched(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	h.startReady()
-	other, hits := elsewhere(t)
+	other, hits := channeltest.Elsewhere(t)
 	for _, link := range []string{
 		other.URL + "/attachments/1/2/x.png",
 		"https://cdn.discordapp.com.evil.example/attachments/1/2/x.png",
@@ -199,7 +165,7 @@ func TestAttachmentDownloadWaitsOutRateLimits(t *testing.T) {
 	h.fake.FailWith(discordtest.RouteCDN, discordtest.Failure{Status: http.StatusTooManyRequests,
 		RetryAfter: 10 * time.Millisecond, ExtraRetryAfter: []string{"0.01"}, Times: 2})
 	start := time.Now()
-	if got := readAttachment(h.Ctx(), t, a); !bytes.Equal(got, data) {
+	if got := channeltest.ReadAttachment(h.Ctx(), t, a); !bytes.Equal(got, data) {
 		t.Errorf("bytes after two 429s = %q", got)
 	}
 	if took := time.Since(start); took >= 2*time.Second {

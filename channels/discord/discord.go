@@ -186,7 +186,7 @@ func New(opts Options) (*Channel, error) {
 	c.health = channels.NewHealth(Platform, c.log, func(err error) error { return c.redact(err) })
 	c.health.Set(errNotStarted)
 	sess.Client = &http.Client{Transport: transport, Timeout: 30 * time.Second}
-	c.files = c.fileClient(transport)
+	c.files = c.fileHosts().Client(transport)
 	c.uploads = uploadClient(transport)
 	sess.Dialer = c.conns.dialer()
 	sess.Identify.Intents = Intents

@@ -359,9 +359,9 @@ func retryAfter(err error) (time.Duration, bool) {
 	if errors.As(err, &rest) && rest.Response != nil && rest.Response.StatusCode == http.StatusTooManyRequests {
 		return time.Second, true
 	}
-	var cdn *downloadLimitedError
+	var cdn *channels.RetryAfterError // an attachment download (channels.Download)
 	if errors.As(err, &cdn) {
-		return cdn.after, true
+		return cdn.After, true
 	}
 	return 0, false
 }

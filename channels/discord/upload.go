@@ -119,7 +119,7 @@ func decodeAnswer(req *http.Request, resp *http.Response, answer []byte) (*disco
 	case http.StatusTooManyRequests:
 		var limit discordgo.TooManyRequests
 		if err := json.Unmarshal(answer, &limit); err != nil || limit.RetryAfter <= 0 {
-			limit.RetryAfter = lastRetryAfter(resp.Header)
+			limit.RetryAfter = channels.LastRetryAfter(resp.Header)
 		}
 		return nil, &discordgo.RateLimitError{RateLimit: &discordgo.RateLimit{TooManyRequests: &limit, URL: req.URL.Path}}
 	}

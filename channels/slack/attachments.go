@@ -3,12 +3,11 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/slack-go/slack"
 
@@ -121,29 +120,20 @@ func (c *Channel) openFile(ctx context.Context, link, declared string) (io.ReadC
 	return body, nil
 }
 
-// download makes one GET of link. A 429 becomes *slack.RateLimitedError
-// with the wait the answer asked for.
+// download makes one GET of link with the bot token. A 429 comes back as
+// *channels.RetryAfterError with the wait the answer asked for.
 func (c *Channel) download(ctx context.Context, link, declared string) (io.ReadCloser, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.opts.BotToken)
-	resp, err := c.files.Do(req)
-	if err != nil {
-		return nil, err
-	}
+	resp, err := channels.Download{Client: c.files,
+		Header: http.Header{"Authorization": {"Bearer " + c.opts.BotToken}}}.Once(ctx, link)
+	var status *channels.StatusError
 	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		_ = resp.Body.Close()
-		return nil, &slack.RateLimitedError{RetryAfter: lastRetryAfter(resp.Header)}
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		_ = resp.Body.Close()
+	case errors.As(err, &status) && (status.Code == http.StatusUnauthorized || status.Code == http.StatusForbidden):
 		return nil, fmt.Errorf("Slack answered %s; give the app the files:read scope under OAuth & Permissions and reinstall it: %w",
-			resp.Status, channels.ErrPermanent)
-	case resp.StatusCode != http.StatusOK:
-		_ = resp.Body.Close()
-		return nil, fmt.Errorf("Slack answered %s: %w", resp.Status, slack.StatusCodeError{Code: resp.StatusCode, Status: resp.Status})
+			status.Status, channels.ErrPermanent)
+	case errors.As(err, &status) && status.Code != http.StatusTooManyRequests:
+		return nil, fmt.Errorf("Slack answered %s: %w", status.Status, slack.StatusCodeError{Code: status.Code, Status: status.Status})
+	case err != nil:
+		return nil, err
 	case isHTML(resp.Header.Get("Content-Type")) && !isHTML(declared):
 		// Slack answers a download without a usable token with its
 		// sign-in page and 200, not an error.
@@ -152,20 +142,6 @@ func (c *Channel) download(ctx context.Context, link, declared string) (io.ReadC
 			channels.ErrPermanent)
 	}
 	return resp.Body, nil
-}
-
-// lastRetryAfter is the wait the last Retry-After header asks for, in
-// seconds; a second when it is missing or unreadable.
-func lastRetryAfter(h http.Header) time.Duration {
-	v := h.Values("Retry-After")
-	if len(v) == 0 {
-		return time.Second
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v[len(v)-1]))
-	if err != nil || n < 1 {
-		return time.Second
-	}
-	return time.Duration(n) * time.Second
 }
 
 func isHTML(contentType string) bool {

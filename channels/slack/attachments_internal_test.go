@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 const fileTestToken = "xoxb-file-test-token"
@@ -26,20 +27,14 @@ func newFileChannel(t *testing.T, apiURL string) *Channel {
 	return c
 }
 
+// The rules of a link are channels.FileHosts'; these are Slack's hosts.
 func TestFileHostAllowed(t *testing.T) {
 	c := newFileChannel(t, "")
 	for link, want := range map[string]bool{
 		"https://files.slack.com/files-pri/T1-F1/download/a.png": true,
-		"https://FILES.slack.com/files-pri/T1-F1/a.png":          true,
 		"https://slack.com/api/x":                                true, // the API host gets the token anyway
 		"http://files.slack.com/files-pri/T1-F1/a.png":           false,
-		"https://files.slack.com.evil.example/a.png":             false,
-		"https://evil.example/files.slack.com/a.png":             false,
-		"https://me@files.slack.com/a.png":                       false,
-		"https://files.slack.com:8443/a.png":                     false,
 		"https://hooks.slack.com/a.png":                          false,
-		"::not a url":                                            false,
-		"":                                                       false,
 	} {
 		if got := c.fileHostAllowed(link); got != want {
 			t.Errorf("fileHostAllowed(%q) = %v, want %v", link, got, want)
@@ -51,7 +46,9 @@ func TestFileHostAllowed(t *testing.T) {
 	}
 }
 
-func TestLastRetryAfter(t *testing.T) {
+// A download's 429 is waited out for the last Retry-After it names, and
+// never for less than a second, as Slack's other 429s are.
+func TestDownloadRetryAfter(t *testing.T) {
 	for _, c := range []struct {
 		values []string
 		want   time.Duration
@@ -66,7 +63,8 @@ func TestLastRetryAfter(t *testing.T) {
 		for _, v := range c.values {
 			h.Add("Retry-After", v)
 		}
-		if got := lastRetryAfter(h); got != c.want {
+		got, ok := rateLimited(&channels.RetryAfterError{After: channels.LastRetryAfter(h)})
+		if !ok || got != c.want {
 			t.Errorf("Retry-After %q: wait %v, want %v", c.values, got, c.want)
 		}
 	}
@@ -85,9 +83,7 @@ func TestSizedReader(t *testing.T) {
 // An upload URL off Slack's file host is never sent the bytes or the
 // token, even when the API itself names it.
 func TestUploadURLOffTheFileHostGetsNothing(t *testing.T) {
-	var hits atomic.Int32
-	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
-	t.Cleanup(other.Close)
+	other, hits := channeltest.Elsewhere(t)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/files.getUploadURLExternal" {

@@ -1,34 +1,15 @@
 package slack_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
 )
-
-// elsewhere is a host no file may be fetched from; it counts requests and
-// the bot tokens it was shown.
-func elsewhere(t *testing.T) (srv *httptest.Server, hits, tokens *atomic.Int32) {
-	t.Helper()
-	hits, tokens = &atomic.Int32{}, &atomic.Int32{}
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		if strings.Contains(r.Header.Get("Authorization"), botToken) {
-			tokens.Add(1)
-		}
-		_, _ = w.Write([]byte("not yours"))
-	}))
-	t.Cleanup(srv.Close)
-	return srv, hits, tokens
-}
 
 // shareFiles sends a direct message from Ann carrying files and returns
 // what reached the handler.
@@ -39,26 +20,6 @@ func (h *harness) shareFiles(eventID, text string, files ...map[string]any) chan
 		h.t.Fatal(err)
 	}
 	return h.Next()
-}
-
-// wantBody opens a and checks it returns exactly want.
-func wantBody(ctx context.Context, t *testing.T, a channels.Attachment, want []byte) {
-	t.Helper()
-	if a.Open == nil {
-		t.Fatalf("attachment %+v has no Open", a)
-	}
-	rc, err := a.Open(ctx)
-	if err != nil {
-		t.Fatalf("Open %s: %v", a.Name, err)
-	}
-	defer rc.Close()
-	got, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatalf("read %s: %v", a.Name, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("Open %s returned %q, want %q", a.Name, got, want)
-	}
 }
 
 // wantOpenFails opens a, wants an error that does not show the token, and
@@ -96,7 +57,7 @@ func TestFileOnMessageReachesTheHandler(t *testing.T) {
 	if n := h.fake.Requests(slacktest.Download); n != 0 {
 		t.Errorf("%d downloads before Open, want none", n)
 	}
-	wantBody(h.Ctx(), t, a, body)
+	channeltest.WantBody(h.Ctx(), t, a, body)
 	if n := h.fake.Requests(slacktest.Download); n != 1 {
 		t.Errorf("%d downloads, want 1", n)
 	}
@@ -132,7 +93,7 @@ func TestFilesWithoutTextReachTheHandler(t *testing.T) {
 		if a.Kind != c.kind || a.Name != c.file.Name || a.DeclaredType != c.file.Mimetype || a.Size != int64(len(c.file.Body)) {
 			t.Errorf("file %s: attachment = %+v, want kind %s", c.file.Name, a, c.kind)
 		}
-		wantBody(h.Ctx(), t, a, c.file.Body)
+		channeltest.WantBody(h.Ctx(), t, a, c.file.Body)
 	}
 }
 
@@ -149,7 +110,7 @@ func TestFileOnMentionInChannel(t *testing.T) {
 	if in.ChatID != "C0GEN" || in.Text != "" || len(in.Attachments) != 1 {
 		t.Fatalf("inbound = %+v, want the mention with its file and no text", in)
 	}
-	wantBody(h.Ctx(), t, in.Attachments[0], body)
+	channeltest.WantBody(h.Ctx(), t, in.Attachments[0], body)
 }
 
 func TestMessageWithoutTextOrFilesIsIgnored(t *testing.T) {
@@ -164,7 +125,7 @@ func TestMessageWithoutTextOrFilesIsIgnored(t *testing.T) {
 func TestForeignDownloadHostIsNeverFetched(t *testing.T) {
 	h := newHarness(t, nil)
 	h.startSocket()
-	other, hits, _ := elsewhere(t)
+	other, hits := channeltest.Elsewhere(t)
 	for i, link := range []string{
 		other.URL + "/files-pri/T1-F1/download/x.log",
 		"https://files.slack.com.evil.example/files-pri/T1-F1/download/x.log",
@@ -186,7 +147,7 @@ func TestForeignDownloadHostIsNeverFetched(t *testing.T) {
 func TestDownloadRedirectElsewhereIsNotFollowed(t *testing.T) {
 	h := newHarness(t, nil)
 	h.startSocket()
-	other, hits, _ := elsewhere(t)
+	other, hits := channeltest.Elsewhere(t)
 	file := h.fake.AddFile(slacktest.SharedFile{Name: "a.txt", Mimetype: "text/plain", Body: []byte("x"), RedirectTo: other.URL + "/steal"})
 	in := h.shareFiles("EvF5", "see", file)
 	wantOpenFails(h.Ctx(), t, in.Attachments[0])
@@ -202,7 +163,7 @@ func TestDownloadWaitsOutRateLimit(t *testing.T) {
 	file := h.fake.AddFile(slacktest.SharedFile{Name: "a.txt", Mimetype: "text/plain", Body: body})
 	in := h.shareFiles("EvF6", "see", file)
 	h.fake.RateLimit(slacktest.Download, 1, 1)
-	wantBody(h.Ctx(), t, in.Attachments[0], body)
+	channeltest.WantBody(h.Ctx(), t, in.Attachments[0], body)
 	if n := h.fake.Requests(slacktest.Download); n != 2 {
 		t.Errorf("%d downloads, want 2 (one 429, one answer)", n)
 	}

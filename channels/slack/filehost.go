@@ -3,8 +3,8 @@ package slack
 import (
 	"errors"
 	"net/http"
-	"net/url"
-	"strings"
+
+	"github.com/switchboard-chat/switchboard/channels"
 )
 
 // slackFileHost is where Slack serves url_private_download and the
@@ -16,36 +16,17 @@ const slackFileHost = "files.slack.com"
 // token would go with the request, so it is never sent.
 var errForeignFileHost = errors.New("slack: file link is not on Slack's file host; not fetched")
 
-// fileHostAllowed reports whether link may receive the bot token: https on
+// fileHosts are where the bot token may be sent with a file: https on
 // files.slack.com, or the scheme and host of the configured API URL (the
 // fake in tests; every API call already sends the token there).
-func (c *Channel) fileHostAllowed(link string) bool {
-	u, err := url.Parse(link)
-	if err != nil || u.User != nil || u.Host == "" {
-		return false
-	}
-	if u.Scheme == "https" && strings.EqualFold(u.Host, slackFileHost) {
-		return true
-	}
-	api, err := url.Parse(c.opts.APIURL)
-	return err == nil && api.Host != "" && u.Scheme == api.Scheme && strings.EqualFold(u.Host, api.Host)
+func (c *Channel) fileHosts() channels.FileHosts {
+	return channels.FileHosts{Hosts: []string{slackFileHost}, API: c.opts.APIURL,
+		Refused: errForeignFileHost, Name: "slack: file transfer"}
 }
 
-// fileClient downloads and uploads files over the API transport. It has no
-// overall timeout, since a large file takes long: callers bound each
-// transfer with their context. A redirect off the allowed hosts is refused
-// like a foreign link, so the token never follows it.
-func (c *Channel) fileClient() *http.Client {
-	return &http.Client{
-		Transport: c.transport,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("slack: file transfer: too many redirects")
-			}
-			if !c.fileHostAllowed(req.URL.String()) {
-				return errForeignFileHost
-			}
-			return nil
-		},
-	}
-}
+// fileHostAllowed reports whether link may receive the bot token.
+func (c *Channel) fileHostAllowed(link string) bool { return c.fileHosts().Allows(link) }
+
+// fileClient downloads and uploads files over the API transport, refusing
+// redirects off the file hosts (see channels.FileHosts.Client).
+func (c *Channel) fileClient() *http.Client { return c.fileHosts().Client(c.transport) }

@@ -23,11 +23,14 @@ func (c *Channel) retry(ctx context.Context, fn func(context.Context) error) err
 // how long.
 func rateLimited(err error) (time.Duration, bool) {
 	var rl *slack.RateLimitedError
+	var ra *channels.RetryAfterError
 	var code slack.StatusCodeError
 	var se slack.SlackErrorResponse
 	switch {
 	case errors.As(err, &rl):
 		return max(rl.RetryAfter, time.Second), true
+	case errors.As(err, &ra): // a file download (channels.Download)
+		return max(ra.After, time.Second), true
 	case errors.As(err, &code) && code.Code == http.StatusTooManyRequests,
 		errors.As(err, &se) && se.Err == "ratelimited":
 		return time.Second, true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
@@ -47,7 +48,7 @@ func checkAlbum(t *testing.T, h *harness, in channels.Inbound, ids []int64) {
 		t.Fatalf("album inbound = %+v, want update %d with the caption and three attachments", in, ids[0])
 	}
 	for i, want := range []string{"first photo", "second photo", "the notes"} {
-		wantBody(h.Ctx(), t, in.Attachments[i], []byte(want))
+		channeltest.WantBody(h.Ctx(), t, in.Attachments[i], []byte(want))
 	}
 	if in.Attachments[2].Name != "notes.txt" || in.Attachments[0].Kind != channels.KindPhoto {
 		t.Errorf("attachments = %+v", in.Attachments)
@@ -129,7 +130,7 @@ func TestUncaptionedPhotoReachesHandler(t *testing.T) {
 	if in.Text != "" || len(in.Attachments) != 1 {
 		t.Fatalf("uncaptioned photo = %+v, want no text and the photo", in)
 	}
-	wantBody(h.Ctx(), t, in.Attachments[0], []byte("a screenshot"))
+	channeltest.WantBody(h.Ctx(), t, in.Attachments[0], []byte("a screenshot"))
 	if got := h.fake.Messages(54); len(got) != 0 {
 		t.Errorf("the photo was answered %+v", got)
 	}

@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"strconv"
+	"time"
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -92,7 +91,7 @@ func (c *Channel) openFile(ctx context.Context, fileID string) (io.ReadCloser, e
 		return nil, errors.New("telegram: getFile gave no file path; the file may be too large for the Bot API")
 	}
 	link := c.bot.FileDownloadLink(f)
-	if !sameServer(link, c.opts.APIURL) {
+	if !c.fileHosts().Allows(link) {
 		return nil, errForeignFileHost
 	}
 	var body io.ReadCloser
@@ -107,66 +106,33 @@ func (c *Channel) openFile(ctx context.Context, fileID string) (io.ReadCloser, e
 	return body, nil
 }
 
-// download GETs link; a 429 comes back as *bot.TooManyRequestsError, with
+// download GETs link; a 429 comes back as *channels.RetryAfterError, with
 // the retry_after of its body or its Retry-After header.
 func (c *Channel) download(ctx context.Context, link string) (io.ReadCloser, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	resp, err := channels.Download{Client: c.files, Wait: downloadRetryAfter}.Once(ctx, link)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.files.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	switch resp.StatusCode {
-	case http.StatusOK:
-		return resp.Body, nil
-	case http.StatusTooManyRequests:
-		defer resp.Body.Close()
-		return nil, &bot.TooManyRequestsError{Message: "file download answered 429", RetryAfter: downloadRetryAfter(resp)}
-	}
-	_ = resp.Body.Close()
-	return nil, fmt.Errorf("answered %s", resp.Status)
+	return resp.Body, nil
 }
 
-// downloadRetryAfter reads how many seconds a 429 asks to wait: the Bot
-// API's parameters.retry_after, else the Retry-After header, else 1.
-func downloadRetryAfter(resp *http.Response) int {
+// downloadRetryAfter reads how long a 429 asks to wait: the Bot API's
+// parameters.retry_after, else the last Retry-After header; at least a
+// second, as for every Bot API call.
+func downloadRetryAfter(resp *http.Response) time.Duration {
 	var r struct {
 		Parameters struct {
 			RetryAfter int `json:"retry_after"`
 		} `json:"parameters"`
 	}
 	if json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&r) == nil && r.Parameters.RetryAfter > 0 {
-		return r.Parameters.RetryAfter
+		return time.Duration(r.Parameters.RetryAfter) * time.Second
 	}
-	if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && n > 0 {
-		return n
-	}
-	return 1
+	return max(channels.LastRetryAfter(resp.Header), time.Second)
 }
 
-// fileClient downloads files over the API transport. A redirect away from
-// the Bot API server is refused like a foreign link: following it would
-// fetch from a host the configuration never named.
-func (c *Channel) fileClient() *http.Client {
-	return &http.Client{
-		Transport: c.transport,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("telegram: file download: too many redirects")
-			}
-			if !sameServer(req.URL.String(), c.opts.APIURL) {
-				return errForeignFileHost
-			}
-			return nil
-		},
-	}
-}
-
-// sameServer reports whether link has the scheme and host of base.
-func sameServer(link, base string) bool {
-	l, err1 := url.Parse(link)
-	b, err2 := url.Parse(base)
-	return err1 == nil && err2 == nil && l.Scheme == b.Scheme && l.Host == b.Host && l.User == nil
+// fileHosts is the configured Bot API server alone: it names every file
+// link (getFile), so files are fetched from nowhere else.
+func (c *Channel) fileHosts() channels.FileHosts {
+	return channels.FileHosts{API: c.opts.APIURL, Refused: errForeignFileHost, Name: "telegram: file download"}
 }

@@ -3,11 +3,15 @@ package telegram
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 const fileTestToken = "555:file-test-token"
@@ -33,18 +37,6 @@ func fileAPI(t *testing.T, download http.HandlerFunc) (*httptest.Server, *atomic
 	return srv, &downloads
 }
 
-// elsewhere is a host no file may be fetched from; it counts requests.
-func elsewhere(t *testing.T) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		hits.Add(1)
-		_, _ = w.Write([]byte("not yours"))
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hits
-}
-
 func newFileChannel(t *testing.T, apiURL string) *Channel {
 	t.Helper()
 	c, err := New(Options{Token: fileTestToken, APIURL: apiURL})
@@ -56,7 +48,7 @@ func newFileChannel(t *testing.T, apiURL string) *Channel {
 }
 
 func TestOpenFileFollowsNoRedirectToAnotherHost(t *testing.T) {
-	other, hits := elsewhere(t)
+	other, hits := channeltest.Elsewhere(t)
 	api, downloads := fileAPI(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/x", http.StatusFound)
 	})
@@ -75,7 +67,7 @@ func TestOpenFileFollowsNoRedirectToAnotherHost(t *testing.T) {
 }
 
 func TestOpenFileRefusesALinkOffTheAPIServer(t *testing.T) {
-	other, hits := elsewhere(t)
+	other, hits := channeltest.Elsewhere(t)
 	api, downloads := fileAPI(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	c := newFileChannel(t, api.URL)
 	// The client builds links from its own server URL; a configuration
@@ -92,20 +84,39 @@ func TestOpenFileRefusesALinkOffTheAPIServer(t *testing.T) {
 	}
 }
 
-func TestSameServer(t *testing.T) {
-	base := "https://api.telegram.org"
+// The rules of a link are channels.FileHosts'; Telegram's one host is the
+// configured Bot API server.
+func TestFileHostsAreTheAPIServer(t *testing.T) {
+	c := &Channel{opts: Options{APIURL: "https://api.telegram.org"}}
 	for link, want := range map[string]bool{
 		"https://api.telegram.org/file/bot1:x/photos/a.jpg":      true,
 		"http://api.telegram.org/file/bot1:x/a":                  false,
-		"https://api.telegram.org.evil.example/file/bot1:x/a":    false,
-		"https://api.telegram.org:8443/file/bot1:x/a":            false,
-		"https://me@api.telegram.org/file/bot1:x/a":              false,
 		"https://evil.example/file/bot1:x/a":                     false,
 		"https://api.telegram.org/file/bot1:x/@evil.example/../": true, // a path, still the same host
-		"::not a url": false,
 	} {
-		if got := sameServer(link, base); got != want {
-			t.Errorf("sameServer(%q) = %v, want %v", link, got, want)
+		if got := c.fileHosts().Allows(link); got != want {
+			t.Errorf("Allows(%q) = %v, want %v", link, got, want)
+		}
+	}
+}
+
+func TestDownloadRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		body    string
+		headers []string
+		want    time.Duration
+	}{
+		{`{"ok":false,"error_code":429,"parameters":{"retry_after":3}}`, []string{"7"}, 3 * time.Second},
+		{`not json`, []string{"2", "5"}, 5 * time.Second},
+		{``, []string{"0"}, time.Second},
+		{``, nil, time.Second},
+	} {
+		resp := &http.Response{Header: http.Header{}, Body: io.NopCloser(strings.NewReader(c.body))}
+		for _, v := range c.headers {
+			resp.Header.Add("Retry-After", v)
+		}
+		if got := downloadRetryAfter(resp); got != c.want {
+			t.Errorf("body %q, Retry-After %q: wait %v, want %v", c.body, c.headers, got, c.want)
 		}
 	}
 }

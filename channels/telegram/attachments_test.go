@@ -1,14 +1,12 @@
 package telegram_test
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
 
@@ -30,26 +28,6 @@ func onlyAttachment(t *testing.T, in channels.Inbound) channels.Attachment {
 	return in.Attachments[0]
 }
 
-// wantBody opens a and checks it returns exactly want.
-func wantBody(ctx context.Context, t *testing.T, a channels.Attachment, want []byte) {
-	t.Helper()
-	if a.Open == nil {
-		t.Fatalf("attachment %+v has no Open", a)
-	}
-	rc, err := a.Open(ctx)
-	if err != nil {
-		t.Fatalf("Open %s: %v", a.Name, err)
-	}
-	defer rc.Close()
-	got, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatalf("read %s: %v", a.Name, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("Open %s returned %q, want %q", a.Name, got, want)
-	}
-}
-
 func TestPhotoAttachmentIsTheLargestSize(t *testing.T) {
 	h := pollingHarness(t)
 	big := []byte("\xff\xd8\xff\xe0 the full-size photo")
@@ -65,7 +43,7 @@ func TestPhotoAttachmentIsTheLargestSize(t *testing.T) {
 	if a.Kind != channels.KindPhoto || a.Name != "photo.jpg" || a.Size != int64(len(big)) || a.DeclaredType != "" {
 		t.Errorf("attachment = %+v", a)
 	}
-	wantBody(h.Ctx(), t, a, big) // the largest size's bytes
+	channeltest.WantBody(h.Ctx(), t, a, big) // the largest size's bytes
 }
 
 func TestDocumentKeepsNameAndType(t *testing.T) {
@@ -80,7 +58,7 @@ func TestDocumentKeepsNameAndType(t *testing.T) {
 	if a.Kind != channels.KindDocument || a.Name != "build 42.log" || a.DeclaredType != "text/plain" || a.Size != int64(len(body)) {
 		t.Errorf("attachment = %+v", a)
 	}
-	wantBody(h.Ctx(), t, a, body)
+	channeltest.WantBody(h.Ctx(), t, a, body)
 }
 
 func TestAttachmentKinds(t *testing.T) {
@@ -106,7 +84,7 @@ func TestAttachmentKinds(t *testing.T) {
 		if a.Kind != c.kind || a.Name != c.name || a.DeclaredType != c.declared || a.Size != 5 {
 			t.Errorf("%s: attachment = %+v, want kind %s, name %s, type %q", c.media.FileID, a, c.kind, c.name, c.declared)
 		}
-		wantBody(h.Ctx(), t, a, body)
+		channeltest.WantBody(h.Ctx(), t, a, body)
 	}
 }
 
@@ -144,7 +122,7 @@ func TestFileRateLimitWaitedOut(t *testing.T) {
 	h.fake.Fail("getFile", 429, 1, 1)
 	h.fake.Fail("file", 429, 1, 1)
 	start := time.Now()
-	wantBody(h.Ctx(), t, a, body)
+	channeltest.WantBody(h.Ctx(), t, a, body)
 	if took := time.Since(start); took < 2*time.Second {
 		t.Errorf("took %v, want both retry_after (1s each) waited out", took)
 	}

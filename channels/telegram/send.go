@@ -265,10 +265,14 @@ func (c *Channel) limits(chat string, retries int) channels.RateLimits {
 	return channels.RateLimits{Platform: "telegram", MaxRetries: retries, MaxWait: c.opts.MaxRetryWait,
 		Limited: func(err error) (time.Duration, bool) {
 			var tooMany *bot.TooManyRequestsError
-			if !errors.As(err, &tooMany) {
-				return 0, false
+			var download *channels.RetryAfterError // a file download (channels.Download)
+			switch {
+			case errors.As(err, &tooMany):
+				return retryAfter(tooMany), true
+			case errors.As(err, &download):
+				return download.After, true
 			}
-			return retryAfter(tooMany), true
+			return 0, false
 		}, Logger: c.log, Cooldowns: &c.cooldowns, Chat: chat}
 }
 

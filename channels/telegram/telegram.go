@@ -131,7 +131,7 @@ func New(opts Options) (*Channel, error) {
 		lanes:     newChatLanes(opts.MaxParallelChats),
 		albums:    newAlbumCollector(opts.AlbumWait),
 	}
-	c.files = c.fileClient()
+	c.files = c.fileHosts().Client(c.transport)
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
 	c.rejects = &channels.WebhookRejects{Log: c.log, Platform: Platform, Hint: "check telegram.webhook_secret"}
 	c.health.Set(errNotStarted)
