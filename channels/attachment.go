@@ -3,6 +3,7 @@ package channels
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // Attachment kinds: what the platform says a file is. Telegram names them
@@ -29,6 +30,9 @@ type Attachment struct {
 	DeclaredType string
 	// Size is the declared size in bytes; 0 when the platform does not say.
 	Size int64
+	// Duration is the declared length of a voice message, audio or video;
+	// 0 when the platform does not say.
+	Duration time.Duration
 	// Open downloads the file from the platform's own file host; the
 	// adapter sets it, so no URL from the message is ever fetched directly.
 	Open func(ctx context.Context) (io.ReadCloser, error)

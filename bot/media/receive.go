@@ -154,6 +154,7 @@ func (r *Receiver) give(workspace, rel string) error {
 // error.
 func (r *Receiver) fetch(ctx context.Context, a channels.Attachment) (fetched, error) {
 	s, err := Fetch(ctx, a, r.MaxBytes, r.Store)
+	var platform *channels.FileTooLargeError
 	name := SafeName(a.Name)
 	if strings.TrimSpace(a.Name) == "" && a.Kind != "" {
 		name = a.Kind // not "file": the kind says more
@@ -166,6 +167,11 @@ func (r *Receiver) fetch(ctx context.Context, a channels.Attachment) (fetched, e
 		return fetched{a: a,
 			line: fmt.Sprintf("[attachment: %s, not downloaded: larger than the %s limit]", name, limit),
 			tell: fmt.Sprintf("%s is larger than the %s limit; send a smaller file.", told(a, name), limit)}, nil
+	case errors.As(err, &platform):
+		limit := HumanSize(platform.Limit)
+		return fetched{a: a,
+			line: fmt.Sprintf("[attachment: %s, not downloaded: larger than %s lets bots download (%s)]", name, platform.Platform, limit),
+			tell: fmt.Sprintf("%s is larger than %s lets bots download (%s); send a smaller file.", told(a, name), platform.Platform, limit)}, nil
 	case errors.Is(err, channels.ErrPermanent):
 		return fetched{a: a,
 			line: fmt.Sprintf("[attachment: %s, not downloaded: the platform would not serve it]", name),
@@ -208,12 +214,16 @@ func speech(a channels.Attachment, s Stored) bool {
 }
 
 // transcribe returns the transcript line of s, read from the stored copy:
-// "[voice] <transcript>". A failure is a line saying the transcript is
+// "[voice 0:12] <transcript>" (the length when the platform gives it). A
+// failure is a line saying the transcript is
 // unavailable: the message still goes on, with its file in the inbox.
 func (r *Receiver) transcribe(ctx context.Context, a channels.Attachment, s Stored) string {
 	label := "audio"
 	if a.Kind == channels.KindVoice {
 		label = "voice"
+	}
+	if a.Duration > 0 {
+		label += " " + clock(a.Duration.Seconds())
 	}
 	text, err := r.readSpeech(ctx, s)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/channels"
@@ -52,10 +53,12 @@ func TestMediaReceive(t *testing.T) {
 	tr := &transcriber{text: " deploy is done \n"}
 	r := &media.Receiver{Store: db, MaxBytes: 1000, Transcriber: tr}
 	ws := filepath.Join(t.TempDir(), "ws")
+	voice := file(channels.KindVoice, "voice.ogg", "OggS-voice-bytes", nil)
+	voice.Duration = 72 * time.Second
 	got, err := r.Receive(ctx, ws, []channels.Attachment{
 		file(channels.KindPhoto, "shot.png", pngHead, nil),
 		file(channels.KindDocument, "../../app.log", "ERROR one\n", nil),
-		file(channels.KindVoice, "voice.ogg", "OggS-voice-bytes", nil),
+		voice,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +68,7 @@ func TestMediaReceive(t *testing.T) {
 		"[attachment: inbox/app.log, text/plain, 10 bytes]",
 		"[text of inbox/app.log]\nERROR one\n",
 		"[attachment: inbox/voice.ogg, text/plain, 16 bytes]",
-		"[voice] deploy is done",
+		"[voice 1:12] deploy is done",
 	}
 	if !reflect.DeepEqual(got.Lines, wantLines) {
 		t.Fatalf("lines = %q, want %q", got.Lines, wantLines)
@@ -100,6 +103,7 @@ func TestMediaReceiveRefusesWhatCannotCome(t *testing.T) {
 		file(channels.KindDocument, "report.zip", strings.Repeat("z", 21), nil),
 		file(channels.KindPhoto, "", "", gone),
 		file(channels.KindAudio, "song.mp3", "ID3-audio", nil),
+		file(channels.KindVideo, "talk.mp4", "", &channels.FileTooLargeError{Platform: "Telegram", Limit: 20_000_000}),
 	})
 	if err != nil {
 		t.Fatalf("Receive = %v; a file that cannot come is no error", err)
@@ -109,6 +113,7 @@ func TestMediaReceiveRefusesWhatCannotCome(t *testing.T) {
 		"[attachment: photo, not downloaded: the platform would not serve it]",
 		"[attachment: inbox/song.mp3, audio/mpeg, 9 bytes]",
 		"[audio: the transcript is unavailable (the transcription service failed)]",
+		"[attachment: talk.mp4, not downloaded: larger than Telegram lets bots download (20 MB)]",
 	}
 	if !reflect.DeepEqual(got.Lines, wantLines) {
 		t.Fatalf("lines = %q, want %q", got.Lines, wantLines)
@@ -116,6 +121,7 @@ func TestMediaReceiveRefusesWhatCannotCome(t *testing.T) {
 	wantTell := []string{
 		"report.zip is larger than the 20 bytes limit; send a smaller file.",
 		"I could not download your photo: the platform would not serve it. Send it again.",
+		"talk.mp4 is larger than Telegram lets bots download (20 MB); send a smaller file.",
 	}
 	if !reflect.DeepEqual(got.Tell, wantTell) {
 		t.Fatalf("tell = %q, want %q", got.Tell, wantTell)

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -34,7 +35,8 @@ func (c *Channel) attachments(m *discordgo.Message) []channels.Attachment {
 		}
 		out = append(out, channels.Attachment{
 			Kind: attachmentKind(a.ContentType, voice), Name: name, DeclaredType: a.ContentType, Size: int64(a.Size),
-			Open: func(ctx context.Context) (io.ReadCloser, error) { return c.openAttachment(ctx, link) },
+			Duration: time.Duration(a.DurationSecs * float64(time.Second)),
+			Open:     func(ctx context.Context) (io.ReadCloser, error) { return c.openAttachment(ctx, link) },
 		})
 	}
 	return out
@@ -64,7 +66,7 @@ func attachmentKind(contentType string, voiceMessage bool) string {
 
 // errForeignFileHost refuses an attachment URL that is not on Discord's
 // CDN: files are fetched from nowhere else.
-var errForeignFileHost = errors.New("discord: attachment link is not on Discord's CDN; not fetched")
+var errForeignFileHost = fmt.Errorf("discord: attachment link is not on Discord's CDN; not fetched: %w", channels.ErrPermanent)
 
 // cdnHosts are Discord's attachment hosts.
 var cdnHosts = []string{"cdn.discordapp.com", "media.discordapp.net"}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -30,6 +31,7 @@ func (c *Channel) attachments(files []slack.File, subtypes map[string]string) []
 			Name:         firstOf(f.Name, f.Title, "file"),
 			DeclaredType: declared,
 			Size:         int64(max(f.Size, 0)),
+			Duration:     time.Duration(max(f.DurationMs, 0)) * time.Millisecond,
 			Open: func(ctx context.Context) (io.ReadCloser, error) {
 				return c.openFile(ctx, link, declared)
 			},

@@ -1,7 +1,7 @@
 package slack
 
 import (
-	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/switchboard-chat/switchboard/channels"
@@ -14,7 +14,7 @@ const slackFileHost = "files.slack.com"
 
 // errForeignFileHost refuses a file link off Slack's file host: the bot
 // token would go with the request, so it is never sent.
-var errForeignFileHost = errors.New("slack: file link is not on Slack's file host; not fetched")
+var errForeignFileHost = fmt.Errorf("slack: file link is not on Slack's file host; not fetched: %w", channels.ErrPermanent)
 
 // fileHosts are where the bot token may be sent with a file: https on
 // files.slack.com, or the scheme and host of the configured API URL (the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-telegram/bot"
@@ -19,6 +20,7 @@ import (
 type fileRef struct {
 	kind, name, mime, fileID string
 	size                     int64
+	seconds                  int // a voice's, audio's or video's length
 }
 
 // attachments returns the files m carries, one Attachment each: of a photo
@@ -33,16 +35,16 @@ func (c *Channel) attachments(m *models.Message) []channels.Attachment {
 		refs = append(refs, fileRef{kind: channels.KindDocument, name: orName(d.FileName, "document"), mime: d.MimeType, fileID: d.FileID, size: d.FileSize})
 	}
 	if v := m.Voice; v != nil {
-		refs = append(refs, fileRef{kind: channels.KindVoice, name: "voice.ogg", mime: v.MimeType, fileID: v.FileID, size: v.FileSize})
+		refs = append(refs, fileRef{kind: channels.KindVoice, name: "voice.ogg", mime: v.MimeType, fileID: v.FileID, size: v.FileSize, seconds: v.Duration})
 	}
 	if a := m.Audio; a != nil {
-		refs = append(refs, fileRef{kind: channels.KindAudio, name: orName(a.FileName, "audio.mp3"), mime: a.MimeType, fileID: a.FileID, size: a.FileSize})
+		refs = append(refs, fileRef{kind: channels.KindAudio, name: orName(a.FileName, "audio.mp3"), mime: a.MimeType, fileID: a.FileID, size: a.FileSize, seconds: a.Duration})
 	}
 	if v := m.Video; v != nil {
-		refs = append(refs, fileRef{kind: channels.KindVideo, name: orName(v.FileName, "video.mp4"), mime: v.MimeType, fileID: v.FileID, size: v.FileSize})
+		refs = append(refs, fileRef{kind: channels.KindVideo, name: orName(v.FileName, "video.mp4"), mime: v.MimeType, fileID: v.FileID, size: v.FileSize, seconds: v.Duration})
 	}
 	if v := m.VideoNote; v != nil {
-		refs = append(refs, fileRef{kind: channels.KindVideoNote, name: "video_note.mp4", fileID: v.FileID, size: int64(v.FileSize)})
+		refs = append(refs, fileRef{kind: channels.KindVideoNote, name: "video_note.mp4", fileID: v.FileID, size: int64(v.FileSize), seconds: v.Duration})
 	}
 	if len(refs) == 0 {
 		return nil
@@ -51,7 +53,7 @@ func (c *Channel) attachments(m *models.Message) []channels.Attachment {
 	for _, r := range refs {
 		fileID := r.fileID
 		out = append(out, channels.Attachment{
-			Kind: r.kind, Name: r.name, DeclaredType: r.mime, Size: r.size,
+			Kind: r.kind, Name: r.name, DeclaredType: r.mime, Size: r.size, Duration: time.Duration(r.seconds) * time.Second,
 			Open: func(ctx context.Context) (io.ReadCloser, error) { return c.openFile(ctx, fileID) },
 		})
 	}
@@ -68,7 +70,12 @@ func orName(name, fallback string) string {
 
 // errForeignFileHost refuses a download link that does not point at the
 // configured Bot API server: files are fetched from nowhere else.
-var errForeignFileHost = errors.New("telegram: file link is not on the Bot API server; not fetched")
+var errForeignFileHost = fmt.Errorf("telegram: file link is not on the Bot API server; not fetched: %w", channels.ErrPermanent)
+
+// botDownloadLimit is the largest file the Bot API lets a bot download
+// (getFile answers "file is too big" above it); a local Bot API server
+// has no such limit. Telegram states it as 20 MB.
+const botDownloadLimit = 20_000_000
 
 // fileLimits is the cooldown key of getFile and downloads: they go to no
 // chat, and Telegram's 429 for them holds for the bot's file calls.
@@ -84,11 +91,16 @@ func (c *Channel) openFile(ctx context.Context, fileID string) (io.ReadCloser, e
 		f, err = c.bot.GetFile(ctx, &bot.GetFileParams{FileID: fileID})
 		return err
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, bot.ErrorBadRequest) && strings.Contains(err.Error(), "file is too big"):
+		return nil, &channels.FileTooLargeError{Platform: "Telegram", Limit: botDownloadLimit}
+	case errors.Is(err, bot.ErrorBadRequest):
+		// A file id Telegram no longer knows stays unknown.
+		return nil, fmt.Errorf("telegram: getFile: %w: %w", c.redact(err), channels.ErrPermanent)
+	case err != nil:
 		return nil, fmt.Errorf("telegram: getFile: %w", c.redact(err))
-	}
-	if f.FilePath == "" {
-		return nil, errors.New("telegram: getFile gave no file path; the file may be too large for the Bot API")
+	case f.FilePath == "":
+		return nil, &channels.FileTooLargeError{Platform: "Telegram", Limit: botDownloadLimit}
 	}
 	link := c.bot.FileDownloadLink(f)
 	if !c.fileHosts().Allows(link) {

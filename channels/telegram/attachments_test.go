@@ -1,6 +1,7 @@
 package telegram_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,27 @@ func TestUnknownFileOpenFails(t *testing.T) {
 	}
 	if n := h.fake.Requests("file"); n != 0 {
 		t.Errorf("%d downloads after a failed getFile, want none", n)
+	}
+	if !errors.Is(err, channels.ErrPermanent) {
+		t.Errorf("error = %v, want ErrPermanent: an unknown file id stays unknown", err)
+	}
+}
+
+// A file over the Bot API's download limit (getFile: "file is too big") is
+// FileTooLargeError naming Telegram's 20 MB, not an error to retry.
+func TestFileTooBigForTheBotAPI(t *testing.T) {
+	h := pollingHarness(t)
+	h.fake.AddFile("big", "big.mp4", []byte("never served"))
+	h.fake.SendMedia(26, 26, "", telegramtest.Media{Kind: "video", FileID: "big", FileName: "big.mp4"})
+	a := onlyAttachment(t, h.Next())
+	h.fake.FailWith("getFile", telegramtest.Failure{Status: 400, Description: "Bad Request: file is too big"})
+	_, err := a.Open(h.Ctx())
+	var big *channels.FileTooLargeError
+	if !errors.As(err, &big) || big.Platform != "Telegram" || big.Limit != 20_000_000 || !errors.Is(err, channels.ErrPermanent) {
+		t.Fatalf("Open = %v, want a permanent FileTooLargeError of Telegram's 20 MB", err)
+	}
+	if n := h.fake.Requests("file"); n != 0 {
+		t.Errorf("%d downloads of a file too big, want none", n)
 	}
 }
 
