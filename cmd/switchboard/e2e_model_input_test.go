@@ -90,9 +90,10 @@ func TestE2EHugeMessageAndUnknownModel(t *testing.T) {
 	}
 }
 
-// TestE2EPhotoCaptionReachesTheModel: a photo with a caption is answered:
-// the model gets the caption with the line saying the photo itself was not
-// read, and the person gets the model's answer, not "I can only read text".
+// TestE2EPhotoCaptionReachesTheModel: a photo the Bot API will not serve
+// (its file id is unknown) does not hold up its caption: the person is told
+// the photo could not be downloaded, and the model gets the caption with the
+// line saying so and answers it.
 func TestE2EPhotoCaptionReachesTheModel(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
 	tg, llm := fakes(t)
@@ -108,13 +109,14 @@ func TestE2EPhotoCaptionReachesTheModel(t *testing.T) {
 	if strings.Contains(got.Visible, "I can only read text") {
 		t.Fatalf("the caption was not answered: %q", got.Visible)
 	}
+	newReplyContaining(ctx, t, tg, chat, after, "I could not download photo.jpg: the platform would not serve it")
 	reqs := llm.Requests()
 	if len(reqs) == 0 {
 		t.Fatal("the model was never called")
 	}
 	last := reqs[len(reqs)-1].Messages
 	if m := last[len(last)-1]; m.Role != "user" || !strings.Contains(m.Content, "why is this build red?") ||
-		!strings.Contains(m.Content, "[a photo sent with this message could not be read") {
-		t.Fatalf("the model's last message = %+v; want the caption and the line saying the photo was not read", m)
+		!strings.Contains(m.Content, "[attachment: photo.jpg, not downloaded: the platform would not serve it]") {
+		t.Fatalf("the model's last message = %+v; want the caption and the line saying the photo was not downloaded", m)
 	}
 }
