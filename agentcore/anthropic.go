@@ -144,7 +144,7 @@ func (p *Anthropic) params(req Request) (anthropic.MessageNewParams, error) {
 	if req.System != "" {
 		params.System = append(params.System, anthropic.TextBlockParam{Text: req.System})
 	}
-	for i, m := range req.Messages {
+	for i, m := range fitRequestImages(req.Messages, anthropicImageLimits) {
 		if m.Role == RoleSystem {
 			if m.Content != "" {
 				params.System = append(params.System, anthropic.TextBlockParam{Text: m.Content})
@@ -181,12 +181,13 @@ func anthropicBlocks(m Message) (assistant bool, blocks []anthropic.ContentBlock
 	case RoleUser:
 		// Images go first: Anthropic's advice, as the model reads the
 		// text about a picture better after the picture.
-		images, text := visionParts(&m, anthropicImageLimits)
-		for _, im := range images {
-			blocks = append(blocks, anthropic.NewImageBlockBase64(im.typ, base64.StdEncoding.EncodeToString(im.data)))
+		for _, im := range m.Images {
+			if im.Data != nil {
+				blocks = append(blocks, anthropic.NewImageBlockBase64(im.Type, base64.StdEncoding.EncodeToString(im.Data)))
+			}
 		}
-		if text != "" {
-			blocks = append(blocks, anthropic.NewTextBlock(text))
+		if m.Content != "" {
+			blocks = append(blocks, anthropic.NewTextBlock(m.Content))
 		}
 	case RoleTool:
 		blocks = append(blocks, toolResult(m))

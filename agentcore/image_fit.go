@@ -20,15 +20,25 @@ type imageLimits struct {
 	maxBytes int // largest encoded image
 	maxEdge  int // longest side; 0 means no limit
 	fitEdge  int // longest side of an image this package resizes
+	// maxImages and maxRequestBytes bound the images of one request: how
+	// many, and their bytes in all.
+	maxImages       int
+	maxRequestBytes int
 }
 
 // Anthropic refuses images over 5 MB (counted on the base64 text, so 3.75
 // MB of bytes) or with a side over 8000 px, and scales anything with a long
 // edge over 1568 px down to that itself, so a resized image is made that
 // size. OpenAI takes up to 20 MB and fits images into 2048 px.
+//
+// Per request, Anthropic takes 100 images, but only at most 2000 px each
+// when there are more than 20, and 32 MB of body; OpenAI takes 500 images
+// and 50 MB. Images travel as base64 (4/3 of their bytes), so the byte
+// budgets leave room for the text, and each is above one image's maxBytes,
+// so the newest image always goes.
 var (
-	anthropicImageLimits = imageLimits{maxBytes: 5 << 20 / 4 * 3, maxEdge: 8000, fitEdge: 1568}
-	openAIImageLimits    = imageLimits{maxBytes: 20 << 20, fitEdge: 2048}
+	anthropicImageLimits = imageLimits{maxBytes: 5 << 20 / 4 * 3, maxEdge: 8000, fitEdge: 1568, maxImages: 20, maxRequestBytes: 20 << 20}
+	openAIImageLimits    = imageLimits{maxBytes: 20 << 20, fitEdge: 2048, maxImages: 500, maxRequestBytes: 32 << 20}
 )
 
 // maxImagePixels bounds the pictures decoded: a small file can claim a
@@ -106,28 +116,4 @@ func scaledJPEG(img image.Image, edge int) ([]byte, error) {
 		return nil, fmt.Errorf("encode resized image: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// imagePart is one picture ready for a provider's request.
-type imagePart struct {
-	typ  string
-	data []byte
-}
-
-// visionParts returns the images of m that carry bytes, each fitted to
-// lim, and m's text with a note for each that cannot be sent.
-func visionParts(m *Message, lim imageLimits) (parts []imagePart, text string) {
-	var notes []string
-	for i, im := range m.Images {
-		if im.Data == nil {
-			continue
-		}
-		typ, data, err := fitImage(im.Data, lim)
-		if err != nil {
-			notes = append(notes, unreadableImage(*m, i))
-			continue
-		}
-		parts = append(parts, imagePart{typ: typ, data: data})
-	}
-	return parts, withNotes(m.Content, notes)
 }

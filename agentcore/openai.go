@@ -170,8 +170,9 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 	if req.System != "" {
 		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
 	}
-	for i := range req.Messages {
-		msg, err := openAIMessage(&req.Messages[i])
+	msgs := fitRequestImages(req.Messages, openAIImageLimits)
+	for i := range msgs {
+		msg, err := openAIMessage(&msgs[i])
 		if err != nil {
 			return params, fmt.Errorf("openai: messages[%d]: %w", i, err)
 		}
@@ -256,19 +257,21 @@ func openAIMessage(m *Message) (openai.ChatCompletionMessageParamUnion, error) {
 }
 
 // openAIUserMessage is m as the API's user message: its text, then its
-// images as image_url parts holding data URLs.
+// images that carry bytes (fitted by fitRequestImages) as image_url parts
+// holding data URLs.
 func openAIUserMessage(m *Message) openai.ChatCompletionMessageParamUnion {
-	images, text := visionParts(m, openAIImageLimits)
-	if len(images) == 0 {
-		return openai.UserMessage(text)
+	var parts []openai.ChatCompletionContentPartUnionParam
+	for _, im := range m.Images {
+		if im.Data != nil {
+			url := "data:" + im.Type + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+		}
 	}
-	parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(images)+1)
-	if text != "" {
-		parts = append(parts, openai.TextContentPart(text))
+	if len(parts) == 0 {
+		return openai.UserMessage(m.Content)
 	}
-	for _, im := range images {
-		url := "data:" + im.typ + ";base64," + base64.StdEncoding.EncodeToString(im.data)
-		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+	if m.Content != "" {
+		parts = append([]openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(m.Content)}, parts...)
 	}
 	return openai.UserMessage(parts)
 }

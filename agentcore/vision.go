@@ -15,42 +15,40 @@ type ImageLoader interface {
 	LoadImage(ctx context.Context, sha256 string) (typ string, data []byte, err error)
 }
 
-// withImages returns msgs as a model call is given them: with vision, each
-// image of a user message carries its bytes, loaded now (never kept across
-// calls: a window of pictures would stay in memory for as long as the
-// session is busy); one that cannot be loaded (pruned after media.keep, a
-// store that is down) becomes a note in the message's text instead of
-// failing the run. Without vision no image goes along: the attachment
-// lines in Content already name them. msgs itself is not changed.
+// withImages returns msgs as a model call is given them: with vision, the
+// images of the newest user messages, up to maxImagesPerCall, carry their
+// bytes, loaded now (never kept across calls: a window of pictures would
+// stay in memory for as long as the session is busy); each older one
+// becomes a note that it is not shown again, and one that cannot be loaded
+// (pruned after media.keep, a store that is down) a note that it could not
+// be read, instead of failing the run. Which images go depends only on
+// their place in the window, so the same window always shows the same
+// ones. Without vision no image goes along: the attachment lines in
+// Content already name them. msgs itself is not changed.
 func (a *Agent) withImages(ctx context.Context, log *slog.Logger, msgs []Message) []Message {
-	var out []Message
-	for i := range msgs {
-		if msgs[i].Role != RoleUser || len(msgs[i].Images) == 0 {
-			continue
-		}
-		if out == nil {
-			out = append([]Message(nil), msgs...)
-		}
+	budget := imageBudget{maxImages: maxImagesPerCall}
+	return newestFirst(msgs, func(m *Message) {
 		if !a.Vision {
-			out[i].Images = nil
-			continue
+			m.Images = nil
+			return
 		}
-		out[i] = a.loadImages(ctx, log, out[i])
-	}
-	if out == nil {
-		return msgs
-	}
-	return out
+		*m = a.loadImages(ctx, log, *m, &budget)
+	})
 }
 
-// loadImages returns m with the bytes of each of its images. One that
-// cannot be loaded keeps no bytes (providers skip it) and gets a note; it
-// stays in the list so every image keeps its place, which names it.
-func (a *Agent) loadImages(ctx context.Context, log *slog.Logger, m Message) Message {
+// loadImages returns m with the bytes of each of its images that budget
+// still takes. One left out or that cannot be loaded keeps no bytes
+// (providers skip it) and gets a note; it stays in the list so every image
+// keeps its place, which names it.
+func (a *Agent) loadImages(ctx context.Context, log *slog.Logger, m Message, budget *imageBudget) Message {
 	images := make([]Image, len(m.Images))
 	var notes []string
 	for i, im := range m.Images {
 		images[i] = Image{SHA256: im.SHA256, Type: im.Type}
+		if budget.full() {
+			notes = append(notes, notShownAgain(m, i))
+			continue
+		}
 		if a.Images == nil {
 			notes = append(notes, unreadableImage(m, i))
 			continue
@@ -62,6 +60,7 @@ func (a *Agent) loadImages(ctx context.Context, log *slog.Logger, m Message) Mes
 			notes = append(notes, unreadableImage(m, i))
 			continue
 		}
+		budget.take(len(data))
 		if typ != "" {
 			images[i].Type = typ
 		}
