@@ -170,8 +170,8 @@ func TestRouterStoresAttachmentsBeforeAck(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.ch.WaitFor(t, "m1", 2)
-	if got := lastUserText(p); got != "[attachment: inbox/notes.md, text/markdown, 5 bytes]" {
-		t.Fatalf("the model read %q for a file alone", got)
+	if got := lastUserText(p); got != "[attachment: inbox/notes.md, text/markdown, 5 bytes]\n[text of inbox/notes.md]\n# hi\n" {
+		t.Fatalf("the model read %q for a file alone, want its line and its text", got)
 	}
 }
 
@@ -197,7 +197,7 @@ func TestRouterTellsOfTooLargeAttachment(t *testing.T) {
 	if !told {
 		t.Fatalf("chat got %+v, want the person told report.zip is over the limit", got)
 	}
-	want := "two files\n[attachment: report.zip, not downloaded: larger than the 1 KB limit]\n[attachment: inbox/small.txt, text/plain, 3 bytes]"
+	want := "two files\n[attachment: report.zip, not downloaded: larger than the 1 KB limit]\n[attachment: inbox/small.txt, text/plain, 3 bytes]\n[text of inbox/small.txt]\nok\n"
 	if users := m.appended.users(); len(users) != 1 || users[0].Content != want {
 		t.Fatalf("stored = %+v, want %q", users, want)
 	}
@@ -233,7 +233,7 @@ func TestRouterRedeliversFailedDownload(t *testing.T) {
 	for _, s := range stored {
 		if s.Role == agentcore.RoleUser {
 			users++
-			if s.Content != "the log\n[attachment: inbox/app.log, text/plain, 8 bytes]" {
+			if s.Content != "the log\n[attachment: inbox/app.log, text/plain, 8 bytes]\n[text of inbox/app.log]\nERROR x\n" {
 				t.Errorf("stored %q", s.Content)
 			}
 		}
