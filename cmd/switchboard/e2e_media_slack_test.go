@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
+	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
+)
+
+// sdSendBack in a person's message makes sdMediaBrain call send_file
+// with the workspace path that follows it ("SEND_BACK:inbox/x.csv").
+const sdSendBack = "SEND_BACK:"
+
+// sdPicture is a PNG as a person's picture; sdClip an Ogg voice clip.
+var (
+	sdPicture = llmtest.ImagePNG()
+	sdClip    = []byte("OggS\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00 a short voice clip")
+)
+
+// sdPDF is a one-page PDF reading "Revenue grew"; pdftotext rebuilds
+// its cross-reference table, so none is written.
+const sdPDF = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n" +
+	"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n" +
+	"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>>>>>/Contents 4 0 R>>endobj\n" +
+	"4 0 obj<</Length 44>>stream\nBT /F1 12 Tf 72 720 Td (Revenue grew) Tj ET\nendstream endobj\n" +
+	"trailer<</Root 1 0 R>>\n%%EOF\n"
+
+// sdMediaEnv turns on what the media scenarios need: the agent's model
+// sees images, and llmtest transcribes voice.
+func sdMediaEnv(env map[string]string) {
+	env["SWITCHBOARD_LLM_VISION"] = "true"
+	env["SWITCHBOARD_MEDIA_TRANSCRIPTION_MODEL"] = "whisper-test"
+}
+
+// sdMediaBrain is Echo, except that a user message holding sdSendBack
+// calls send_file with the path after it.
+func sdMediaBrain(r llmtest.Request) llmtest.Reply {
+	last := r.Messages[len(r.Messages)-1]
+	if _, rest, ok := strings.Cut(last.Content, sdSendBack); ok && last.Role == "user" {
+		path := strings.Fields(rest)[0]
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "send_file",
+			Arguments: fmt.Sprintf(`{"path":%q,"caption":"here it is"}`, path)}}}
+	}
+	return llmtest.Echo(r)
+}
+
+// sdModelRead returns the user message the model read holding marker,
+// failing t when there is none.
+func sdModelRead(t *testing.T, llm *llmtest.Server, marker string) llmtest.Message {
+	t.Helper()
+	for _, r := range llm.Requests() {
+		for _, m := range r.Messages {
+			if m.Role == "user" && strings.Contains(m.Content, marker) {
+				return m
+			}
+		}
+	}
+	t.Fatalf("the model never read a message holding %q", marker)
+	return llmtest.Message{}
+}
+
+// sdPerson is who writes in the Slack scenarios; an admin, so that they
+// may allow send_file (a mutating tool, asked by default).
+const sdPerson = "U0000ANN"
+
+// slackMedia is one daemon serving a fake Slack with media on.
+type slackMedia struct {
+	sl  *slacktest.Server
+	llm *llmtest.Server
+}
+
+// mention sends text with files in a new thread of channel and returns
+// the thread's ts once a reply holding want is posted there.
+func (s slackMedia) mention(ctx context.Context, t *testing.T, channel, text, want string, files ...map[string]any) string {
+	t.Helper()
+	ts := s.send(t, channel, text, files...)
+	s.waitReply(ctx, t, channel, ts, want)
+	return ts
+}
+
+// send sends text with files in a new thread of channel, mentioning the
+// bot, and returns the thread's ts.
+func (s slackMedia) send(t *testing.T, channel, text string, files ...map[string]any) string {
+	t.Helper()
+	ts := slacktest.NewTS()
+	m := slacktest.Msg{Channel: channel, User: sdPerson, TS: ts, SubType: "file_share",
+		Text: "<@" + slacktest.BotUserID + "> " + text, Files: files}
+	if _, err := s.sl.SendEvent("Ev"+ts, m.Mention()); err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// waitReply waits for a reply holding want in thread ts of channel.
+func (s slackMedia) waitReply(ctx context.Context, t *testing.T, channel, ts, want string) {
+	t.Helper()
+	eventually(ctx, t, fmt.Sprintf("a reply holding %q in thread %s", want, ts), func() bool {
+		for _, p := range posted(s.sl, channel) {
+			if p.ThreadTS == ts && strings.Contains(p.Section+p.Text, want) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// TestE2ESlackMedia: files shared in Slack reach the model through the
+// built daemon (a picture as image input, a voice clip as its
+// transcript, a text file and a PDF as their text), send_file uploads a
+// file into the thread once, and a link off Slack's file host is never
+// fetched and the person is told.
+func TestE2ESlackMedia(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	llm.Handle(sdMediaBrain)
+	sl := slacktest.NewServer(slackBot, slackApp)
+	t.Cleanup(sl.Close)
+	addr := freeAddr(t)
+	env := externalEnv(t, nil, llm, addr)
+	withSlack(env, sl)
+	sdMediaEnv(env)
+	env["SWITCHBOARD_ADMINS"] = "slack:" + sdPerson
+	startDaemon(t, t.TempDir(), addr, env).waitReady(ctx)
+	if err := sl.WaitConnections(ctx, 1); err != nil {
+		t.Fatalf("no Socket Mode connection: %v", err)
+	}
+	s := slackMedia{sl: sl, llm: llm}
+	const channel = "C0000MEDIA"
+
+	t.Run("PictureAsImageInput", func(t *testing.T) {
+		f := sl.AddFile(slacktest.SharedFile{Name: "chart.png", Mimetype: "image/png", Filetype: "png", Body: sdPicture})
+		s.mention(ctx, t, channel, "what is in the chart?", "echo: what is in the chart?", f)
+		m := sdModelRead(t, llm, "what is in the chart?")
+		if len(m.Images) != 1 || m.Images[0].Type != "image/png" || !bytes.Equal(m.Images[0].Data, sdPicture) {
+			t.Fatalf("the model got images %+v, want the PNG's exact bytes", m.Images)
+		}
+		if line := fmt.Sprintf("[attachment: inbox/chart.png, image/png, %d bytes]", len(sdPicture)); !strings.Contains(m.Content, line) {
+			t.Fatalf("the model read %q, want %s", m.Content, line)
+		}
+	})
+
+	t.Run("VoiceClipAsTranscript", func(t *testing.T) {
+		llm.EnqueueTranscription(llmtest.MediaReply{Text: "please book the blue room"})
+		f := sl.AddFile(slacktest.SharedFile{Name: "audio_message.ogg", Mimetype: "audio/ogg", Filetype: "ogg",
+			Subtype: "slack_audio", Body: sdClip})
+		s.mention(ctx, t, channel, "voice here", "please book the blue room", f)
+		if m := sdModelRead(t, llm, "voice here"); !strings.Contains(m.Content, "] please book the blue room") ||
+			!strings.Contains(m.Content, "[voice") {
+			t.Fatalf("the model read %q, want the voice clip's transcript", m.Content)
+		}
+		tr := llm.Transcriptions()
+		if len(tr) != 1 || !bytes.Equal(tr[0].File, sdClip) || tr[0].Model != "whisper-test" {
+			t.Fatalf("transcriptions = %+v, want one of the clip's exact bytes with whisper-test", tr)
+		}
+	})
+
+	t.Run("TextAndPDFAsText", func(t *testing.T) {
+		notes := "# Plan\n- ship the media feature\n- write the docs\n"
+		txt := sl.AddFile(slacktest.SharedFile{Name: "plan.md", Mimetype: "text/markdown", Filetype: "markdown", Body: []byte(notes)})
+		pdf := sl.AddFile(slacktest.SharedFile{Name: "report.pdf", Mimetype: "application/pdf", Filetype: "pdf", Body: []byte(sdPDF)})
+		s.mention(ctx, t, channel, "read these", "echo: read these", txt, pdf)
+		m := sdModelRead(t, llm, "read these")
+		if !strings.Contains(m.Content, "[text of inbox/plan.md]\n"+notes) {
+			t.Fatalf("the model read %q, want plan.md's text", m.Content)
+		}
+		if !strings.Contains(m.Content, "[text of inbox/report.pdf]") || !strings.Contains(m.Content, "Revenue grew") {
+			t.Fatalf("the model read %q, want report.pdf's text", m.Content)
+		}
+	})
+
+	t.Run("SendFileUploadsOnceInTheThread", func(t *testing.T) {
+		data := []byte("id,total\n1,42\n2,\x00\xff binary tail\n")
+		f := sl.AddFile(slacktest.SharedFile{Name: "totals.csv", Mimetype: "text/csv", Filetype: "csv", Body: data})
+		ts := s.send(t, channel, sdSendBack+"inbox/totals.csv", f)
+		im := slacktest.IM(sdPerson)
+		var ask slacktest.Message
+		eventually(ctx, t, "the send_file approval request", func() bool {
+			for _, m := range posted(sl, im) {
+				if strings.Contains(m.Section+m.Text, "send_file") {
+					ask = m
+					return true
+				}
+			}
+			return false
+		})
+		if _, err := sl.SendInteraction(slacktest.Press{Channel: im, User: sdPerson, MessageTS: ask.TS,
+			Value: slackButton(t, ask, "Allow once"), ActionID: "a1"}.BlockActions()); err != nil {
+			t.Fatal(err)
+		}
+		s.waitReply(ctx, t, channel, ts, "tool send_file said:")
+		eventually(ctx, t, "the upload in the thread", func() bool { return len(sl.Uploads(channel)) > 0 })
+		ups := sl.Uploads(channel)
+		if len(ups) != 1 {
+			t.Fatalf("%d uploads, want exactly one: %+v", len(ups), ups)
+		}
+		up := ups[0]
+		if up.ThreadTS != ts || !bytes.Equal(up.Body, data) || up.Filename != "totals.csv" || up.Comment != "here it is" {
+			t.Fatalf("upload = %+v (body %q), want totals.csv's exact bytes in thread %s with its caption", up, up.Body, ts)
+		}
+		if up.Auth != "Bearer "+slackBot {
+			t.Fatalf("the upload carried %q, want the bot token", up.Auth)
+		}
+	})
+
+	t.Run("ForeignLinkNeverFetched", func(t *testing.T) {
+		elsewhere, hits := channeltest.Elsewhere(t)
+		link := elsewhere.URL + "/files-pri/T0-F0FOREIGN/download/evil.png"
+		f := map[string]any{"id": "F0FOREIGN", "name": "evil.png", "title": "evil.png", "mimetype": "image/png",
+			"filetype": "png", "size": 9, "mode": "hosted", "url_private": link, "url_private_download": link}
+		s.mention(ctx, t, channel, "look at this", "I could not download evil.png", f)
+		if m := sdModelRead(t, llm, "look at this"); !strings.Contains(m.Content, "[attachment: evil.png, not downloaded") || len(m.Images) != 0 {
+			t.Fatalf("the model read %q with %d images, want evil.png named as not downloaded", m.Content, len(m.Images))
+		}
+		if n := hits.Load(); n != 0 {
+			t.Fatalf("the foreign host got %d requests, want none", n)
+		}
+	})
+}
