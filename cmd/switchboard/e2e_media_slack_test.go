@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,11 +32,24 @@ const sdPDF = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n" +
 	"4 0 obj<</Length 44>>stream\nBT /F1 12 Tf 72 720 Td (Revenue grew) Tj ET\nendstream endobj\n" +
 	"trailer<</Root 1 0 R>>\n%%EOF\n"
 
-// sdMediaEnv turns on what the media scenarios need: the agent's model
-// sees images, and llmtest transcribes voice.
-func sdMediaEnv(env map[string]string) {
+// sdStartMedia starts a daemon with a scripted model (sdMediaBrain) and
+// what the media scenarios need: the agent's model sees images, llmtest
+// transcribes voice, and admin may allow send_file. platform points env
+// at the chat platform's fake. It returns the model once the daemon is
+// ready.
+func sdStartMedia(ctx context.Context, t *testing.T, admin string, platform func(env map[string]string)) *llmtest.Server {
+	t.Helper()
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	llm.Handle(sdMediaBrain)
+	addr := freeAddr(t)
+	env := externalEnv(t, nil, llm, addr)
+	platform(env)
 	env["SWITCHBOARD_LLM_VISION"] = "true"
 	env["SWITCHBOARD_MEDIA_TRANSCRIPTION_MODEL"] = "whisper-test"
+	env["SWITCHBOARD_ADMINS"] = admin
+	startDaemon(t, t.TempDir(), addr, env).waitReady(ctx)
+	return llm
 }
 
 // sdMediaBrain is Echo, except that a user message holding sdSendBack
@@ -65,15 +79,75 @@ func sdModelRead(t *testing.T, llm *llmtest.Server, marker string) llmtest.Messa
 	return llmtest.Message{}
 }
 
+// sdNotes is a Markdown file a person shares; sdTotals a file the
+// model sends back, with bytes no text handling may change.
+var (
+	sdNotes  = []byte("# Plan\n- ship the media feature\n- write the docs\n")
+	sdTotals = []byte("id,total\n1,42\n2,\x00\xff binary tail\n")
+)
+
+// sdTranscript is what llmtest hears in sdClip.
+const sdTranscript = "please book the blue room"
+
+// sdWantPicture checks that the message holding marker gave the model
+// inbox/chart.png (sdPicture) as image input with its exact bytes.
+func sdWantPicture(t *testing.T, llm *llmtest.Server, marker string) {
+	t.Helper()
+	m := sdModelRead(t, llm, marker)
+	if len(m.Images) != 1 || m.Images[0].Type != "image/png" || !bytes.Equal(m.Images[0].Data, sdPicture) {
+		t.Fatalf("the model got images %+v, want the PNG's exact bytes", m.Images)
+	}
+	if line := fmt.Sprintf("[attachment: inbox/chart.png, image/png, %d bytes]", len(sdPicture)); !strings.Contains(m.Content, line) {
+		t.Fatalf("the model read %q, want %s", m.Content, line)
+	}
+}
+
+// sdWantVoice checks that the message holding marker gave the model
+// sdClip's transcript, and that llmtest transcribed sdClip's exact bytes
+// once.
+func sdWantVoice(t *testing.T, llm *llmtest.Server, marker string) {
+	t.Helper()
+	if m := sdModelRead(t, llm, marker); !strings.Contains(m.Content, "[voice") || !strings.Contains(m.Content, "] "+sdTranscript) {
+		t.Fatalf("the model read %q, want the voice clip's transcript", m.Content)
+	}
+	tr := llm.Transcriptions()
+	if len(tr) != 1 || !bytes.Equal(tr[0].File, sdClip) || tr[0].Model != "whisper-test" {
+		t.Fatalf("transcriptions = %+v, want one of the clip's exact bytes with whisper-test", tr)
+	}
+}
+
+// sdWantDocuments checks that the message holding marker gave the model
+// the text of inbox/plan.md (sdNotes) and of inbox/report.pdf (sdPDF).
+func sdWantDocuments(t *testing.T, llm *llmtest.Server, marker string) {
+	t.Helper()
+	m := sdModelRead(t, llm, marker)
+	if !strings.Contains(m.Content, "[text of inbox/plan.md]\n"+string(sdNotes)) {
+		t.Fatalf("the model read %q, want plan.md's text", m.Content)
+	}
+	if !strings.Contains(m.Content, "[text of inbox/report.pdf]") || !strings.Contains(m.Content, "Revenue grew") {
+		t.Fatalf("the model read %q, want report.pdf's text", m.Content)
+	}
+}
+
+// sdWantNotFetched checks that the message holding marker named evil.png
+// to the model as not downloaded, without an image, and that the
+// foreign host behind hits got no request.
+func sdWantNotFetched(t *testing.T, llm *llmtest.Server, marker string, hits *atomic.Int32) {
+	t.Helper()
+	if m := sdModelRead(t, llm, marker); !strings.Contains(m.Content, "[attachment: evil.png, not downloaded") || len(m.Images) != 0 {
+		t.Fatalf("the model read %q with %d images, want evil.png named as not downloaded", m.Content, len(m.Images))
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the foreign host got %d requests, want none", n)
+	}
+}
+
 // sdPerson is who writes in the Slack scenarios; an admin, so that they
 // may allow send_file (a mutating tool, asked by default).
 const sdPerson = "U0000ANN"
 
 // slackMedia is one daemon serving a fake Slack with media on.
-type slackMedia struct {
-	sl  *slacktest.Server
-	llm *llmtest.Server
-}
+type slackMedia struct{ sl *slacktest.Server }
 
 // mention sends text with files in a new thread of channel and returns
 // the thread's ts once a reply holding want is posted there.
@@ -116,68 +190,39 @@ func (s slackMedia) waitReply(ctx context.Context, t *testing.T, channel, ts, wa
 // file into the thread once, and a link off Slack's file host is never
 // fetched and the person is told.
 func TestE2ESlackMedia(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
-	llm := llmtest.NewServer()
-	t.Cleanup(llm.Close)
-	llm.Handle(sdMediaBrain)
+	ctx := testCtx(t, 90*time.Second)
 	sl := slacktest.NewServer(slackBot, slackApp)
 	t.Cleanup(sl.Close)
-	addr := freeAddr(t)
-	env := externalEnv(t, nil, llm, addr)
-	withSlack(env, sl)
-	sdMediaEnv(env)
-	env["SWITCHBOARD_ADMINS"] = "slack:" + sdPerson
-	startDaemon(t, t.TempDir(), addr, env).waitReady(ctx)
+	llm := sdStartMedia(ctx, t, "slack:"+sdPerson, func(env map[string]string) { withSlack(env, sl) })
 	if err := sl.WaitConnections(ctx, 1); err != nil {
 		t.Fatalf("no Socket Mode connection: %v", err)
 	}
-	s := slackMedia{sl: sl, llm: llm}
+	s := slackMedia{sl: sl}
 	const channel = "C0000MEDIA"
 
 	t.Run("PictureAsImageInput", func(t *testing.T) {
 		f := sl.AddFile(slacktest.SharedFile{Name: "chart.png", Mimetype: "image/png", Filetype: "png", Body: sdPicture})
 		s.mention(ctx, t, channel, "what is in the chart?", "echo: what is in the chart?", f)
-		m := sdModelRead(t, llm, "what is in the chart?")
-		if len(m.Images) != 1 || m.Images[0].Type != "image/png" || !bytes.Equal(m.Images[0].Data, sdPicture) {
-			t.Fatalf("the model got images %+v, want the PNG's exact bytes", m.Images)
-		}
-		if line := fmt.Sprintf("[attachment: inbox/chart.png, image/png, %d bytes]", len(sdPicture)); !strings.Contains(m.Content, line) {
-			t.Fatalf("the model read %q, want %s", m.Content, line)
-		}
+		sdWantPicture(t, llm, "what is in the chart?")
 	})
 
 	t.Run("VoiceClipAsTranscript", func(t *testing.T) {
-		llm.EnqueueTranscription(llmtest.MediaReply{Text: "please book the blue room"})
+		llm.EnqueueTranscription(llmtest.MediaReply{Text: sdTranscript})
 		f := sl.AddFile(slacktest.SharedFile{Name: "audio_message.ogg", Mimetype: "audio/ogg", Filetype: "ogg",
 			Subtype: "slack_audio", Body: sdClip})
-		s.mention(ctx, t, channel, "voice here", "please book the blue room", f)
-		if m := sdModelRead(t, llm, "voice here"); !strings.Contains(m.Content, "] please book the blue room") ||
-			!strings.Contains(m.Content, "[voice") {
-			t.Fatalf("the model read %q, want the voice clip's transcript", m.Content)
-		}
-		tr := llm.Transcriptions()
-		if len(tr) != 1 || !bytes.Equal(tr[0].File, sdClip) || tr[0].Model != "whisper-test" {
-			t.Fatalf("transcriptions = %+v, want one of the clip's exact bytes with whisper-test", tr)
-		}
+		s.mention(ctx, t, channel, "voice here", sdTranscript, f)
+		sdWantVoice(t, llm, "voice here")
 	})
 
 	t.Run("TextAndPDFAsText", func(t *testing.T) {
-		notes := "# Plan\n- ship the media feature\n- write the docs\n"
-		txt := sl.AddFile(slacktest.SharedFile{Name: "plan.md", Mimetype: "text/markdown", Filetype: "markdown", Body: []byte(notes)})
+		txt := sl.AddFile(slacktest.SharedFile{Name: "plan.md", Mimetype: "text/markdown", Filetype: "markdown", Body: sdNotes})
 		pdf := sl.AddFile(slacktest.SharedFile{Name: "report.pdf", Mimetype: "application/pdf", Filetype: "pdf", Body: []byte(sdPDF)})
 		s.mention(ctx, t, channel, "read these", "echo: read these", txt, pdf)
-		m := sdModelRead(t, llm, "read these")
-		if !strings.Contains(m.Content, "[text of inbox/plan.md]\n"+notes) {
-			t.Fatalf("the model read %q, want plan.md's text", m.Content)
-		}
-		if !strings.Contains(m.Content, "[text of inbox/report.pdf]") || !strings.Contains(m.Content, "Revenue grew") {
-			t.Fatalf("the model read %q, want report.pdf's text", m.Content)
-		}
+		sdWantDocuments(t, llm, "read these")
 	})
 
 	t.Run("SendFileUploadsOnceInTheThread", func(t *testing.T) {
-		data := []byte("id,total\n1,42\n2,\x00\xff binary tail\n")
-		f := sl.AddFile(slacktest.SharedFile{Name: "totals.csv", Mimetype: "text/csv", Filetype: "csv", Body: data})
+		f := sl.AddFile(slacktest.SharedFile{Name: "totals.csv", Mimetype: "text/csv", Filetype: "csv", Body: sdTotals})
 		ts := s.send(t, channel, sdSendBack+"inbox/totals.csv", f)
 		im := slacktest.IM(sdPerson)
 		var ask slacktest.Message
@@ -201,7 +246,7 @@ func TestE2ESlackMedia(t *testing.T) {
 			t.Fatalf("%d uploads, want exactly one: %+v", len(ups), ups)
 		}
 		up := ups[0]
-		if up.ThreadTS != ts || !bytes.Equal(up.Body, data) || up.Filename != "totals.csv" || up.Comment != "here it is" {
+		if up.ThreadTS != ts || !bytes.Equal(up.Body, sdTotals) || up.Filename != "totals.csv" || up.Comment != "here it is" {
 			t.Fatalf("upload = %+v (body %q), want totals.csv's exact bytes in thread %s with its caption", up, up.Body, ts)
 		}
 		if up.Auth != "Bearer "+slackBot {
@@ -215,11 +260,6 @@ func TestE2ESlackMedia(t *testing.T) {
 		f := map[string]any{"id": "F0FOREIGN", "name": "evil.png", "title": "evil.png", "mimetype": "image/png",
 			"filetype": "png", "size": 9, "mode": "hosted", "url_private": link, "url_private_download": link}
 		s.mention(ctx, t, channel, "look at this", "I could not download evil.png", f)
-		if m := sdModelRead(t, llm, "look at this"); !strings.Contains(m.Content, "[attachment: evil.png, not downloaded") || len(m.Images) != 0 {
-			t.Fatalf("the model read %q with %d images, want evil.png named as not downloaded", m.Content, len(m.Images))
-		}
-		if n := hits.Load(); n != 0 {
-			t.Fatalf("the foreign host got %d requests, want none", n)
-		}
+		sdWantNotFetched(t, llm, "look at this", hits)
 	})
 }
