@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
+	"github.com/switchboard-chat/switchboard/channels/discord/discordtest"
+)
+
+// Where the Discord scenarios happen: a server channel, and its writer,
+// an admin so that they may allow send_file.
+const (
+	sdGuild   = "900000000000000050"
+	sdChannel = "800000000000000050"
+	sdWriter  = "700000000000000050"
+)
+
+// discordMedia is one daemon serving a fake Discord with media on.
+type discordMedia struct{ dc *discordtest.Server }
+
+// send writes text with files in sdChannel, mentioning the bot, and
+// returns the message id; voice marks it a recorded voice message.
+func (d discordMedia) send(text string, voice bool, files ...discordtest.File) string {
+	in := discordtest.Incoming{ChannelID: sdChannel, GuildID: sdGuild, UserID: sdWriter, UserName: "ann",
+		Text: "<@" + discordtest.BotID + "> " + text, Files: files}
+	if voice {
+		in.Flags = 1 << 13 // IS_VOICE_MESSAGE
+	}
+	return d.dc.PushMessage(in)
+}
+
+// waitMessage waits for a bot message in channel that cond accepts and
+// returns it.
+func (d discordMedia) waitMessage(ctx context.Context, t *testing.T, channel, what string, cond func(discordtest.Message) bool) discordtest.Message {
+	t.Helper()
+	var found discordtest.Message
+	defer func() {
+		if t.Failed() {
+			for _, m := range d.dc.Messages(channel) {
+				t.Logf("in %s: %q (reply to %s, %d files)", channel, m.Content, m.ReplyTo, len(m.Files))
+			}
+		}
+	}()
+	eventually(ctx, t, what, func() bool {
+		for _, m := range d.dc.Messages(channel) {
+			if cond(m) {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// ask sends text with files and waits for the reply to it holding want.
+func (d discordMedia) ask(ctx context.Context, t *testing.T, text, want string, voice bool, files ...discordtest.File) {
+	t.Helper()
+	id := d.send(text, voice, files...)
+	d.waitMessage(ctx, t, sdChannel, fmt.Sprintf("a reply holding %q", want), func(m discordtest.Message) bool {
+		return m.ReplyTo == id && strings.Contains(m.Content, want)
+	})
+}
+
+// TestE2EDiscordMedia: attachments sent on Discord reach the model
+// through the built daemon (a picture as image input, a voice message as
+// its transcript, a text file and a PDF as their text), send_file posts
+// the file once, and a link off Discord's CDN is never fetched and the
+// person is told.
+func TestE2EDiscordMedia(t *testing.T) {
+	ctx := testCtx(t, 90*time.Second)
+	dc := discordtest.NewServer()
+	t.Cleanup(dc.Close)
+	llm := sdStartMedia(ctx, t, "discord:"+sdWriter, func(env map[string]string) { withDiscord(env, dc) })
+	d := discordMedia{dc: dc}
+
+	t.Run("PictureAsImageInput", func(t *testing.T) {
+		d.ask(ctx, t, "what is in the chart?", "echo: what is in the chart?", false,
+			discordtest.File{Name: "chart.png", ContentType: "image/png", Data: sdPicture})
+		sdWantPicture(t, llm, "what is in the chart?")
+	})
+
+	t.Run("VoiceMessageAsTranscript", func(t *testing.T) {
+		llm.EnqueueTranscription(llmtest.MediaReply{Text: sdTranscript})
+		d.ask(ctx, t, "voice here", sdTranscript, true,
+			discordtest.File{Name: "voice-message.ogg", ContentType: "audio/ogg", Data: sdClip})
+		sdWantVoice(t, llm, "voice here")
+	})
+
+	t.Run("TextAndPDFAsText", func(t *testing.T) {
+		d.ask(ctx, t, "read these", "echo: read these", false,
+			discordtest.File{Name: "plan.md", ContentType: "text/markdown; charset=utf-8", Data: sdNotes},
+			discordtest.File{Name: "report.pdf", ContentType: "application/pdf", Data: []byte(sdPDF)})
+		sdWantDocuments(t, llm, "read these")
+	})
+
+	t.Run("SendFilePostsOnce", func(t *testing.T) {
+		d.send(sdSendBack+"inbox/totals.csv", false, discordtest.File{Name: "totals.csv", ContentType: "text/csv", Data: sdTotals})
+		dm := ""
+		eventually(ctx, t, "the admin's DM channel", func() bool { dm = dc.DMChannel(sdWriter); return dm != "" })
+		ask := d.waitMessage(ctx, t, dm, "the send_file approval request", func(m discordtest.Message) bool {
+			return strings.Contains(m.Content, "send_file")
+		})
+		dc.PressButton(dm, ask.ID, sdWriter, discordButton(t, ask, "Allow once"))
+		// The run resumed by the approval answers without a reply reference.
+		d.waitMessage(ctx, t, sdChannel, "send_file's result", func(m discordtest.Message) bool {
+			return strings.Contains(m.Content, "said: sent totals.csv")
+		})
+		var sent []discordtest.Message
+		for _, m := range dc.Messages(sdChannel) {
+			if len(m.Files) > 0 {
+				sent = append(sent, m)
+			}
+		}
+		if len(sent) != 1 || len(sent[0].Files) != 1 {
+			t.Fatalf("%d messages with files, want exactly one with one file: %+v", len(sent), sent)
+		}
+		f := sent[0].Files[0]
+		if f.Name != "totals.csv" || !bytes.Equal(f.Data, sdTotals) || !sent[0].Multipart || sent[0].Content != "here it is" {
+			t.Fatalf("file message %q with %s (%q), want totals.csv's exact bytes with its caption", sent[0].Content, f.Name, f.Data)
+		}
+	})
+
+	t.Run("ForeignLinkNeverFetched", func(t *testing.T) {
+		elsewhere, hits := channeltest.Elsewhere(t)
+		d.ask(ctx, t, "look at this", "I could not download evil.png", false,
+			discordtest.File{Name: "evil.png", ContentType: "image/png", Size: 9, URL: elsewhere.URL + "/attachments/1/2/evil.png"})
+		sdWantNotFetched(t, llm, "look at this", hits)
+	})
+}

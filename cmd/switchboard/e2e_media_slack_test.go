@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
+	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
+)
+
+// sdSendBack in a person's message makes sdMediaBrain call send_file
+// with the workspace path that follows it ("SEND_BACK:inbox/x.csv").
+const sdSendBack = "SEND_BACK:"
+
+// sdPicture is a PNG as a person's picture; sdClip an Ogg voice clip.
+var (
+	sdPicture = llmtest.ImagePNG()
+	sdClip    = []byte("OggS\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00 a short voice clip")
+)
+
+// sdPDF is a one-page PDF reading "Revenue grew"; pdftotext rebuilds
+// its cross-reference table, so none is written.
+const sdPDF = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n" +
+	"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n" +
+	"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>>>>>/Contents 4 0 R>>endobj\n" +
+	"4 0 obj<</Length 44>>stream\nBT /F1 12 Tf 72 720 Td (Revenue grew) Tj ET\nendstream endobj\n" +
+	"trailer<</Root 1 0 R>>\n%%EOF\n"
+
+// sdStartMedia starts a daemon with a scripted model (sdMediaBrain) and
+// what the media scenarios need: the agent's model sees images, llmtest
+// transcribes voice, and admin may allow send_file. platform points env
+// at the chat platform's fake. It returns the model once the daemon is
+// ready.
+func sdStartMedia(ctx context.Context, t *testing.T, admin string, platform func(env map[string]string)) *llmtest.Server {
+	t.Helper()
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	llm.Handle(sdMediaBrain)
+	addr := freeAddr(t)
+	env := externalEnv(t, nil, llm, addr)
+	platform(env)
+	env["SWITCHBOARD_LLM_VISION"] = "true"
+	env["SWITCHBOARD_MEDIA_TRANSCRIPTION_MODEL"] = "whisper-test"
+	env["SWITCHBOARD_ADMINS"] = admin
+	startDaemon(t, t.TempDir(), addr, env).waitReady(ctx)
+	return llm
+}
+
+// sdMediaBrain is Echo, except that a user message holding sdSendBack
+// calls send_file with the path after it.
+func sdMediaBrain(r llmtest.Request) llmtest.Reply {
+	last := r.Messages[len(r.Messages)-1]
+	if _, rest, ok := strings.Cut(last.Content, sdSendBack); ok && last.Role == "user" {
+		path := strings.Fields(rest)[0]
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "send_file",
+			Arguments: fmt.Sprintf(`{"path":%q,"caption":"here it is"}`, path)}}}
+	}
+	return llmtest.Echo(r)
+}
+
+// sdModelRead returns the user message the model read holding marker,
+// failing t when there is none.
+func sdModelRead(t *testing.T, llm *llmtest.Server, marker string) llmtest.Message {
+	t.Helper()
+	for _, r := range llm.Requests() {
+		for _, m := range r.Messages {
+			if m.Role == "user" && strings.Contains(m.Content, marker) {
+				return m
+			}
+		}
+	}
+	t.Fatalf("the model never read a message holding %q", marker)
+	return llmtest.Message{}
+}
+
+// sdNotes is a Markdown file a person shares; sdTotals a file the
+// model sends back, with bytes no text handling may change.
+var (
+	sdNotes  = []byte("# Plan\n- ship the media feature\n- write the docs\n")
+	sdTotals = []byte("id,total\n1,42\n2,\x00\xff binary tail\n")
+)
+
+// sdTranscript is what llmtest hears in sdClip.
+const sdTranscript = "please book the blue room"
+
+// sdWantPicture checks that the message holding marker gave the model
+// inbox/chart.png (sdPicture) as image input with its exact bytes.
+func sdWantPicture(t *testing.T, llm *llmtest.Server, marker string) {
+	t.Helper()
+	m := sdModelRead(t, llm, marker)
+	if len(m.Images) != 1 || m.Images[0].Type != "image/png" || !bytes.Equal(m.Images[0].Data, sdPicture) {
+		t.Fatalf("the model got images %+v, want the PNG's exact bytes", m.Images)
+	}
+	if line := fmt.Sprintf("[attachment: inbox/chart.png, image/png, %d bytes]", len(sdPicture)); !strings.Contains(m.Content, line) {
+		t.Fatalf("the model read %q, want %s", m.Content, line)
+	}
+}
+
+// sdWantVoice checks that the message holding marker gave the model
+// sdClip's transcript, and that llmtest transcribed sdClip's exact bytes
+// once.
+func sdWantVoice(t *testing.T, llm *llmtest.Server, marker string) {
+	t.Helper()
+	if m := sdModelRead(t, llm, marker); !strings.Contains(m.Content, "[voice") || !strings.Contains(m.Content, "] "+sdTranscript) {
+		t.Fatalf("the model read %q, want the voice clip's transcript", m.Content)
+	}
+	tr := llm.Transcriptions()
+	if len(tr) != 1 || !bytes.Equal(tr[0].File, sdClip) || tr[0].Model != "whisper-test" {
+		t.Fatalf("transcriptions = %+v, want one of the clip's exact bytes with whisper-test", tr)
+	}
+}
+
+// sdWantDocuments checks that the message holding marker gave the model
+// the text of inbox/plan.md (sdNotes) and of inbox/report.pdf (sdPDF).
+func sdWantDocuments(t *testing.T, llm *llmtest.Server, marker string) {
+	t.Helper()
+	m := sdModelRead(t, llm, marker)
+	if !strings.Contains(m.Content, "[text of inbox/plan.md]\n"+string(sdNotes)) {
+		t.Fatalf("the model read %q, want plan.md's text", m.Content)
+	}
+	if !strings.Contains(m.Content, "[text of inbox/report.pdf]") || !strings.Contains(m.Content, "Revenue grew") {
+		t.Fatalf("the model read %q, want report.pdf's text", m.Content)
+	}
+}
+
+// sdWantNotFetched checks that the message holding marker named evil.png
+// to the model as not downloaded, without an image, and that the
+// foreign host behind hits got no request.
+func sdWantNotFetched(t *testing.T, llm *llmtest.Server, marker string, hits *atomic.Int32) {
+	t.Helper()
+	if m := sdModelRead(t, llm, marker); !strings.Contains(m.Content, "[attachment: evil.png, not downloaded") || len(m.Images) != 0 {
+		t.Fatalf("the model read %q with %d images, want evil.png named as not downloaded", m.Content, len(m.Images))
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the foreign host got %d requests, want none", n)
+	}
+}
+
+// sdPerson is who writes in the Slack scenarios; an admin, so that they
+// may allow send_file (a mutating tool, asked by default).
+const sdPerson = "U0000ANN"
+
+// slackMedia is one daemon serving a fake Slack with media on.
+type slackMedia struct{ sl *slacktest.Server }
+
+// mention sends text with files in a new thread of channel and returns
+// the thread's ts once a reply holding want is posted there.
+func (s slackMedia) mention(ctx context.Context, t *testing.T, channel, text, want string, files ...map[string]any) string {
+	t.Helper()
+	ts := s.send(t, channel, text, files...)
+	s.waitReply(ctx, t, channel, ts, want)
+	return ts
+}
+
+// send sends text with files in a new thread of channel, mentioning the
+// bot, and returns the thread's ts.
+func (s slackMedia) send(t *testing.T, channel, text string, files ...map[string]any) string {
+	t.Helper()
+	ts := slacktest.NewTS()
+	m := slacktest.Msg{Channel: channel, User: sdPerson, TS: ts, SubType: "file_share",
+		Text: "<@" + slacktest.BotUserID + "> " + text, Files: files}
+	if _, err := s.sl.SendEvent("Ev"+ts, m.Mention()); err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// waitReply waits for a reply holding want in thread ts of channel.
+func (s slackMedia) waitReply(ctx context.Context, t *testing.T, channel, ts, want string) {
+	t.Helper()
+	eventually(ctx, t, fmt.Sprintf("a reply holding %q in thread %s", want, ts), func() bool {
+		for _, p := range posted(s.sl, channel) {
+			if p.ThreadTS == ts && strings.Contains(p.Section+p.Text, want) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// TestE2ESlackMedia: files shared in Slack reach the model through the
+// built daemon (a picture as image input, a voice clip as its
+// transcript, a text file and a PDF as their text), send_file uploads a
+// file into the thread once, and a link off Slack's file host is never
+// fetched and the person is told.
+func TestE2ESlackMedia(t *testing.T) {
+	ctx := testCtx(t, 90*time.Second)
+	sl := slacktest.NewServer(slackBot, slackApp)
+	t.Cleanup(sl.Close)
+	llm := sdStartMedia(ctx, t, "slack:"+sdPerson, func(env map[string]string) { withSlack(env, sl) })
+	if err := sl.WaitConnections(ctx, 1); err != nil {
+		t.Fatalf("no Socket Mode connection: %v", err)
+	}
+	s := slackMedia{sl: sl}
+	const channel = "C0000MEDIA"
+
+	t.Run("PictureAsImageInput", func(t *testing.T) {
+		f := sl.AddFile(slacktest.SharedFile{Name: "chart.png", Mimetype: "image/png", Filetype: "png", Body: sdPicture})
+		s.mention(ctx, t, channel, "what is in the chart?", "echo: what is in the chart?", f)
+		sdWantPicture(t, llm, "what is in the chart?")
+	})
+
+	t.Run("VoiceClipAsTranscript", func(t *testing.T) {
+		llm.EnqueueTranscription(llmtest.MediaReply{Text: sdTranscript})
+		f := sl.AddFile(slacktest.SharedFile{Name: "audio_message.ogg", Mimetype: "audio/ogg", Filetype: "ogg",
+			Subtype: "slack_audio", Body: sdClip})
+		s.mention(ctx, t, channel, "voice here", sdTranscript, f)
+		sdWantVoice(t, llm, "voice here")
+	})
+
+	t.Run("TextAndPDFAsText", func(t *testing.T) {
+		txt := sl.AddFile(slacktest.SharedFile{Name: "plan.md", Mimetype: "text/markdown", Filetype: "markdown", Body: sdNotes})
+		pdf := sl.AddFile(slacktest.SharedFile{Name: "report.pdf", Mimetype: "application/pdf", Filetype: "pdf", Body: []byte(sdPDF)})
+		s.mention(ctx, t, channel, "read these", "echo: read these", txt, pdf)
+		sdWantDocuments(t, llm, "read these")
+	})
+
+	t.Run("SendFileUploadsOnceInTheThread", func(t *testing.T) {
+		f := sl.AddFile(slacktest.SharedFile{Name: "totals.csv", Mimetype: "text/csv", Filetype: "csv", Body: sdTotals})
+		ts := s.send(t, channel, sdSendBack+"inbox/totals.csv", f)
+		im := slacktest.IM(sdPerson)
+		var ask slacktest.Message
+		eventually(ctx, t, "the send_file approval request", func() bool {
+			for _, m := range posted(sl, im) {
+				if strings.Contains(m.Section+m.Text, "send_file") {
+					ask = m
+					return true
+				}
+			}
+			return false
+		})
+		if _, err := sl.SendInteraction(slacktest.Press{Channel: im, User: sdPerson, MessageTS: ask.TS,
+			Value: slackButton(t, ask, "Allow once"), ActionID: "a1"}.BlockActions()); err != nil {
+			t.Fatal(err)
+		}
+		s.waitReply(ctx, t, channel, ts, "tool send_file said:")
+		eventually(ctx, t, "the upload in the thread", func() bool { return len(sl.Uploads(channel)) > 0 })
+		ups := sl.Uploads(channel)
+		if len(ups) != 1 {
+			t.Fatalf("%d uploads, want exactly one: %+v", len(ups), ups)
+		}
+		up := ups[0]
+		if up.ThreadTS != ts || !bytes.Equal(up.Body, sdTotals) || up.Filename != "totals.csv" || up.Comment != "here it is" {
+			t.Fatalf("upload = %+v (body %q), want totals.csv's exact bytes in thread %s with its caption", up, up.Body, ts)
+		}
+		if up.Auth != "Bearer "+slackBot {
+			t.Fatalf("the upload carried %q, want the bot token", up.Auth)
+		}
+	})
+
+	t.Run("ForeignLinkNeverFetched", func(t *testing.T) {
+		elsewhere, hits := channeltest.Elsewhere(t)
+		link := elsewhere.URL + "/files-pri/T0-F0FOREIGN/download/evil.png"
+		f := map[string]any{"id": "F0FOREIGN", "name": "evil.png", "title": "evil.png", "mimetype": "image/png",
+			"filetype": "png", "size": 9, "mode": "hosted", "url_private": link, "url_private_download": link}
+		s.mention(ctx, t, channel, "look at this", "I could not download evil.png", f)
+		sdWantNotFetched(t, llm, "look at this", hits)
+	})
+}
