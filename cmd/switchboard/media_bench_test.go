@@ -51,18 +51,19 @@ func BenchmarkMedia20MB(b *testing.B) {
 		name string
 		text bool
 	}{{"bin", false}, {"txt", true}} {
-		b.Run(kind.name, func(b *testing.B) { benchMediaRoundTrip(b, "big."+kind.name, kind.text) })
+		b.Run(kind.name, func(b *testing.B) { benchMediaRoundTrip(b, kind.name, kind.text) })
 	}
 }
 
-// benchMediaRoundTrip runs BenchmarkMedia20MB for one file name on one
-// daemon.
-func benchMediaRoundTrip(b *testing.B, name string, text bool) {
+// benchMediaRoundTrip runs BenchmarkMedia20MB for files with extension ext
+// on one daemon; each file has a name of its own, so none lands as
+// "name (2).ext" beside the one before.
+func benchMediaRoundTrip(b *testing.B, ext string, text bool) {
 	tg := telegramtest.NewServer(testToken)
 	b.Cleanup(tg.Close)
 	llm := llmtest.NewServer()
 	b.Cleanup(llm.Close)
-	brain := &sendBackBrain{seen: make(chan time.Time, 1), called: make(chan time.Time, 1)}
+	brain := &sendBackBrain{seen: make(chan seenFile, 1), called: make(chan time.Time, 1)}
 	llm.Handle(brain.reply)
 	dir := b.TempDir()
 	// send_file posts to the chat (mutating): allowed here, so no person
@@ -70,7 +71,7 @@ func benchMediaRoundTrip(b *testing.B, name string, text bool) {
 	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte("tools:\n  approvals: {mutating: allow}\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	p := startServe(b, dir, map[string]string{
+	env := map[string]string{
 		"SWITCHBOARD_TELEGRAM_TOKEN":   testToken,
 		"SWITCHBOARD_TELEGRAM_API_URL": tg.URL(),
 		"SWITCHBOARD_LLM_BASE_URL":     llm.URL(),
@@ -80,55 +81,75 @@ func benchMediaRoundTrip(b *testing.B, name string, text bool) {
 		"SWITCHBOARD_REDIS_PREFIX":     redistest.Prefix(b),
 		"SWITCHBOARD_ACCESS_MODE":      "open",
 		"SWITCHBOARD_DATA_DIR":         b.TempDir(),
-	})
+	}
+	// A warm-up start applies the migrations, so the measured daemon is
+	// one restarted on its schema, as in production, not one whose heap
+	// still holds a migration's.
+	warm := startServe(b, dir, env)
+	warm.untilReady(b, time.Now())
+	warm.stop(b)
+	p := startServe(b, dir, env)
 	p.untilReady(b, time.Now())
+	brain.pid = p.cmd.Process.Pid
 	time.Sleep(idleFor)
-	idle := p.memoryMB(b)["VmRSS"]
+	idleMem := p.memoryMB(b)
+	idle := idleMem["VmRSS"]
 
 	const chat = 5151
 	declared := "application/octet-stream"
 	if text {
 		declared = "text/plain"
 	}
-	var peak, inMS, outMS []float64
+	var peak, inPeak, outPeak, inMS, outMS []float64
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
 		body := benchFile(uint64(i), text)
 		want := sha256.Sum256(body)
-		id := fmt.Sprintf("big%d", i)
+		id, name := fmt.Sprintf("big%d", i), fmt.Sprintf("big-%d.%s", i, ext)
 		tg.AddFile(id, name, body)
 		body = nil // the fake has its copy; this test's memory is not measured anyway
 		before := len(tg.Uploads(chat))
-		p.resetPeak(b)
+		if err := resetPeak(p.cmd.Process.Pid); err != nil {
+			b.Fatal(err)
+		}
 		b.StartTimer()
 
 		sent := time.Now()
 		tg.SendMedia(chat, chat, "send it back", telegramtest.Media{Kind: "document", FileID: id, FileName: name,
 			MimeType: declared, Size: benchFileBytes})
-		seen := brain.wait(b, brain.seen, p)
-		called := brain.wait(b, brain.called, p)
+		seen := brain.waitSeen(b, p)
+		called := brain.waitCalled(b, p)
 		up, got := waitUpload(b, tg, chat, before, p)
 
 		b.StopTimer()
-		peak = append(peak, p.memoryMB(b)["VmHWM"])
+		after := p.memoryMB(b)
+		out := after["VmHWM"]
+		b.Logf("file %d: idle %v; after %v", i, idleMem, after)
+		inPeak, outPeak = append(inPeak, seen.peakMB), append(outPeak, out)
+		peak = append(peak, max(seen.peakMB, out))
 		if up.Size != benchFileBytes || up.SHA256 != hex.EncodeToString(want[:]) || up.FileName != name {
 			b.Fatalf("upload %d: %s %q, %d bytes, sha256 %s; want sendDocument %q, %d bytes, sha256 %x",
 				i, up.Method, up.FileName, up.Size, up.SHA256, name, benchFileBytes, want)
 		}
-		inMS = append(inMS, ms(seen.Sub(sent)))
+		inMS = append(inMS, ms(seen.at.Sub(sent)))
 		outMS = append(outMS, ms(got.Sub(called)))
 		b.StartTimer()
 	}
 	b.StopTimer()
+	if os.Getenv("BENCH_DUMP") != "" {
+		_ = os.WriteFile(os.Getenv("BENCH_DUMP"), []byte(p.out.String()), 0o600)
+	}
 	above := mean(peak) - idle
 	b.ReportMetric(idle, "idle-rss-MB")
 	b.ReportMetric(mean(peak), "peak-rss-MB")
+	b.ReportMetric(mean(inPeak), "in-peak-rss-MB")
+	b.ReportMetric(mean(outPeak), "out-peak-rss-MB")
 	b.ReportMetric(above, "peak-above-idle-MB")
 	b.ReportMetric(above/(benchFileBytes/1e6), "ratio")
 	b.ReportMetric(mean(inMS), "in-ms")
 	b.ReportMetric(mean(outMS), "out-ms")
-	b.Logf("%s: idle RSS %.1f MB; peak RSS MB per file %.1f; in-ms %.0f; out-ms %.0f", name, idle, peak, inMS, outMS)
+	b.Logf("%s: idle RSS %.1f MB; peak RSS MB per file in %.1f, out %.1f; in-ms %.0f; out-ms %.0f", ext, idle, inPeak, outPeak, inMS, outMS)
 }
 
 // benchFile is benchFileBytes from a PRNG seeded with seed: raw bytes, or
@@ -152,10 +173,21 @@ func benchFile(seed uint64, text bool) []byte {
 
 // sendBackBrain is the scripted model: a user message naming an inbox file
 // is answered by send_file on that file; the tool's result by "sent". It
-// reports when it saw the file and when it made the call.
+// reports when it saw the file, with the daemon's peak RSS until then
+// (the peak is reset for the way out: the daemon waits for this answer, so
+// nothing is in flight), and when it made the call.
 type sendBackBrain struct {
-	seen, called chan time.Time
-	mu           sync.Mutex
+	pid    int // the daemon's
+	seen   chan seenFile
+	called chan time.Time
+	mu     sync.Mutex
+}
+
+// seenFile is the moment the model is asked about the file.
+type seenFile struct {
+	at     time.Time
+	peakMB float64 // the daemon's VmHWM then
+	err    error   // reading or resetting it failed
 }
 
 // reply answers one chat request.
@@ -171,30 +203,50 @@ func (s *sendBackBrain) reply(r llmtest.Request) llmtest.Reply {
 	if last.Role != "user" || !ok || !strings.HasPrefix(path, "inbox/") {
 		return llmtest.Reply{Text: "nothing to send"}
 	}
-	note(s.seen)
+	at := time.Now()
+	mem, err := procMemoryMB(s.pid)
+	if err == nil {
+		err = resetPeak(s.pid)
+	}
+	// A request the benchmark does not wait for (a redelivery) must not
+	// block the model: a full channel drops the report.
+	select {
+	case s.seen <- seenFile{at: at, peakMB: mem["VmHWM"], err: err}:
+	default:
+	}
 	args := fmt.Sprintf(`{"path": %q}`, path)
-	defer note(s.called)
+	defer func() {
+		select {
+		case s.called <- time.Now():
+		default:
+		}
+	}()
 	return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "send_file", Arguments: args}}}
 }
 
-// note puts the time now in ch unless ch is full: a request the
-// benchmark does not wait for (a redelivery) must not block the model.
-func note(ch chan time.Time) {
-	select {
-	case ch <- time.Now():
-	default:
-	}
-}
-
-// wait takes the next time from ch, failing after two minutes with the
-// daemon's output.
-func (s *sendBackBrain) wait(b *testing.B, ch chan time.Time, p *servedProc) time.Time {
+// waitSeen waits until the model is asked about the file.
+func (s *sendBackBrain) waitSeen(b *testing.B, p *servedProc) seenFile {
 	b.Helper()
 	select {
-	case at := <-ch:
+	case f := <-s.seen:
+		if f.err != nil {
+			b.Fatal(f.err)
+		}
+		return f
+	case <-time.After(2 * time.Minute):
+		b.Fatalf("the model was not asked about the file within 2m:\n%s", p.out.String())
+	}
+	return seenFile{}
+}
+
+// waitCalled waits until the model has called send_file.
+func (s *sendBackBrain) waitCalled(b *testing.B, p *servedProc) time.Time {
+	b.Helper()
+	select {
+	case at := <-s.called:
 		return at
 	case <-time.After(2 * time.Minute):
-		b.Fatalf("the model was not asked within 2m:\n%s", p.out.String())
+		b.Fatalf("the model did not call send_file within 2m:\n%s", p.out.String())
 	}
 	return time.Time{}
 }
@@ -220,16 +272,20 @@ func waitUpload(b *testing.B, tg *telegramtest.Server, chat int64, before int, p
 	}
 }
 
-// resetPeak resets the daemon's VmHWM to its VmRSS now ("5" to
+// resetPeak resets process pid's VmHWM to its VmRSS now ("5" to
 // /proc/<pid>/clear_refs, Linux), and checks that it did.
-func (p *servedProc) resetPeak(b *testing.B) {
-	b.Helper()
-	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.cmd.Process.Pid), []byte("5"), 0); err != nil {
-		b.Fatalf("reset the daemon's peak RSS: %v", err)
+func resetPeak(pid int) error {
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		return fmt.Errorf("reset the daemon's peak RSS: %w", err)
 	}
-	if m := p.memoryMB(b); m["VmHWM"] > m["VmRSS"]+1 {
-		b.Fatalf("VmHWM %.1f MB is still above VmRSS %.1f MB after clear_refs: this kernel does not reset it", m["VmHWM"], m["VmRSS"])
+	m, err := procMemoryMB(pid)
+	if err != nil {
+		return err
 	}
+	if m["VmHWM"] > m["VmRSS"]+1 {
+		return fmt.Errorf("VmHWM %.1f MB is still above VmRSS %.1f MB after clear_refs: this kernel does not reset it", m["VmHWM"], m["VmRSS"])
+	}
+	return nil
 }
 
 // ms is d in milliseconds.

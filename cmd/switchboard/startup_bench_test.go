@@ -149,9 +149,19 @@ func (p *servedProc) untilReady(b *testing.B, began time.Time) time.Duration {
 // libraries).
 func (p *servedProc) memoryMB(b *testing.B) map[string]float64 {
 	b.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	mem, err := procMemoryMB(p.cmd.Process.Pid)
 	if err != nil {
-		b.Fatalf("read process status: %v", err)
+		b.Fatal(err)
+	}
+	return mem
+}
+
+// procMemoryMB reads memFields of process pid from /proc/<pid>/status, in
+// MB; unlike memoryMB it may run off the benchmark's goroutine.
+func procMemoryMB(pid int) (map[string]float64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, fmt.Errorf("read process status: %w", err)
 	}
 	defer f.Close()
 	mem := map[string]float64{}
@@ -163,18 +173,18 @@ func (p *servedProc) memoryMB(b *testing.B) map[string]float64 {
 		}
 		fields := strings.Fields(val) // "12345 kB"
 		if len(fields) != 2 || fields[1] != "kB" {
-			b.Fatalf("unexpected %s line %q", key, sc.Text())
+			return nil, fmt.Errorf("unexpected %s line %q", key, sc.Text())
 		}
 		kb, err := strconv.ParseFloat(fields[0], 64)
 		if err != nil {
-			b.Fatalf("unexpected %s line %q: %v", key, sc.Text(), err)
+			return nil, fmt.Errorf("unexpected %s line %q: %w", key, sc.Text(), err)
 		}
 		mem[key] = kb / 1024
 	}
 	if len(mem) != len(memFields) {
-		b.Fatalf("/proc/%d/status has %v, want all of %v", p.cmd.Process.Pid, mem, memFields)
+		return nil, fmt.Errorf("/proc/%d/status has %v, want all of %v", pid, mem, memFields)
 	}
-	return mem
+	return mem, nil
 }
 
 // memFields are the /proc/<pid>/status fields memoryMB reads.
