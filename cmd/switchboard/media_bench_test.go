@@ -16,8 +16,6 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
-	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
-	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
 )
 
 // benchFileBytes is the benchmark's file: media.max_bytes' default, the
@@ -102,17 +100,7 @@ func startMediaBench(b *testing.B) *mediaBench {
 	if err := os.WriteFile(filepath.Join(dir, "switchboard.yaml"), []byte("tools:\n  approvals: {mutating: allow}\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	env := map[string]string{
-		"SWITCHBOARD_TELEGRAM_TOKEN":   testToken,
-		"SWITCHBOARD_TELEGRAM_API_URL": tg.URL(),
-		"SWITCHBOARD_LLM_BASE_URL":     llm.URL(),
-		"SWITCHBOARD_LLM_MODEL":        "test-model",
-		"SWITCHBOARD_DATABASE_URL":     pgtest.New(b),
-		"SWITCHBOARD_REDIS_URL":        redistest.URL(b),
-		"SWITCHBOARD_REDIS_PREFIX":     redistest.Prefix(b),
-		"SWITCHBOARD_ACCESS_MODE":      "open",
-		"SWITCHBOARD_DATA_DIR":         b.TempDir(),
-	}
+	env := benchEnv(b, tg, llm)
 	// A warm-up start applies the migrations, so the measured daemon is
 	// one restarted on its schema, as in production: a first start's
 	// migrations leave the heap's GC goal high until the next collection.

@@ -39,17 +39,7 @@ func BenchmarkServeStartToReady(b *testing.B) {
 	b.Cleanup(tg.Close)
 	llm := llmtest.NewServer()
 	b.Cleanup(llm.Close)
-	env := map[string]string{
-		"SWITCHBOARD_TELEGRAM_TOKEN":   testToken,
-		"SWITCHBOARD_TELEGRAM_API_URL": tg.URL(),
-		"SWITCHBOARD_LLM_BASE_URL":     llm.URL(),
-		"SWITCHBOARD_LLM_MODEL":        "test-model",
-		"SWITCHBOARD_DATABASE_URL":     pgtest.New(b),
-		"SWITCHBOARD_REDIS_URL":        redistest.URL(b),
-		"SWITCHBOARD_REDIS_PREFIX":     redistest.Prefix(b),
-		"SWITCHBOARD_ACCESS_MODE":      "open",
-		"SWITCHBOARD_DATA_DIR":         b.TempDir(),
-	}
+	env := benchEnv(b, tg, llm)
 	dir := b.TempDir()
 
 	warm := startServe(b, dir, env)
@@ -79,6 +69,22 @@ func BenchmarkServeStartToReady(b *testing.B) {
 	b.ReportMetric(mean(mem["RssAnon"]), "idle-anon-MB")
 	b.ReportMetric(mean(mem["RssFile"]), "idle-file-MB")
 	b.Logf("ms-to-ready per start: %.1f; idle RSS MB: %.1f", readyMS, mem["VmRSS"])
+}
+
+// benchEnv configures a benchmark's daemon: the Telegram fake tg, the
+// scripted LLM llm, a fresh database and Redis prefix, access open.
+func benchEnv(b *testing.B, tg *telegramtest.Server, llm *llmtest.Server) map[string]string {
+	return map[string]string{
+		"SWITCHBOARD_TELEGRAM_TOKEN":   testToken,
+		"SWITCHBOARD_TELEGRAM_API_URL": tg.URL(),
+		"SWITCHBOARD_LLM_BASE_URL":     llm.URL(),
+		"SWITCHBOARD_LLM_MODEL":        "test-model",
+		"SWITCHBOARD_DATABASE_URL":     pgtest.New(b),
+		"SWITCHBOARD_REDIS_URL":        redistest.URL(b),
+		"SWITCHBOARD_REDIS_PREFIX":     redistest.Prefix(b),
+		"SWITCHBOARD_ACCESS_MODE":      "open",
+		"SWITCHBOARD_DATA_DIR":         b.TempDir(),
+	}
 }
 
 // servedProc is one `switchboard serve` process.
