@@ -39,17 +39,7 @@ func BenchmarkServeStartToReady(b *testing.B) {
 	b.Cleanup(tg.Close)
 	llm := llmtest.NewServer()
 	b.Cleanup(llm.Close)
-	env := map[string]string{
-		"SWITCHBOARD_TELEGRAM_TOKEN":   testToken,
-		"SWITCHBOARD_TELEGRAM_API_URL": tg.URL(),
-		"SWITCHBOARD_LLM_BASE_URL":     llm.URL(),
-		"SWITCHBOARD_LLM_MODEL":        "test-model",
-		"SWITCHBOARD_DATABASE_URL":     pgtest.New(b),
-		"SWITCHBOARD_REDIS_URL":        redistest.URL(b),
-		"SWITCHBOARD_REDIS_PREFIX":     redistest.Prefix(b),
-		"SWITCHBOARD_ACCESS_MODE":      "open",
-		"SWITCHBOARD_DATA_DIR":         b.TempDir(),
-	}
+	env := benchEnv(b, tg, llm)
 	dir := b.TempDir()
 
 	warm := startServe(b, dir, env)
@@ -79,6 +69,22 @@ func BenchmarkServeStartToReady(b *testing.B) {
 	b.ReportMetric(mean(mem["RssAnon"]), "idle-anon-MB")
 	b.ReportMetric(mean(mem["RssFile"]), "idle-file-MB")
 	b.Logf("ms-to-ready per start: %.1f; idle RSS MB: %.1f", readyMS, mem["VmRSS"])
+}
+
+// benchEnv configures a benchmark's daemon: the Telegram fake tg, the
+// scripted LLM llm, a fresh database and Redis prefix, access open.
+func benchEnv(b *testing.B, tg *telegramtest.Server, llm *llmtest.Server) map[string]string {
+	return map[string]string{
+		"SWITCHBOARD_TELEGRAM_TOKEN":   testToken,
+		"SWITCHBOARD_TELEGRAM_API_URL": tg.URL(),
+		"SWITCHBOARD_LLM_BASE_URL":     llm.URL(),
+		"SWITCHBOARD_LLM_MODEL":        "test-model",
+		"SWITCHBOARD_DATABASE_URL":     pgtest.New(b),
+		"SWITCHBOARD_REDIS_URL":        redistest.URL(b),
+		"SWITCHBOARD_REDIS_PREFIX":     redistest.Prefix(b),
+		"SWITCHBOARD_ACCESS_MODE":      "open",
+		"SWITCHBOARD_DATA_DIR":         b.TempDir(),
+	}
 }
 
 // servedProc is one `switchboard serve` process.
@@ -149,9 +155,19 @@ func (p *servedProc) untilReady(b *testing.B, began time.Time) time.Duration {
 // libraries).
 func (p *servedProc) memoryMB(b *testing.B) map[string]float64 {
 	b.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	mem, err := procMemoryMB(p.cmd.Process.Pid)
 	if err != nil {
-		b.Fatalf("read process status: %v", err)
+		b.Fatal(err)
+	}
+	return mem
+}
+
+// procMemoryMB reads memFields of process pid from /proc/<pid>/status, in
+// MB; unlike memoryMB it may run off the benchmark's goroutine.
+func procMemoryMB(pid int) (map[string]float64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, fmt.Errorf("read process status: %w", err)
 	}
 	defer f.Close()
 	mem := map[string]float64{}
@@ -163,18 +179,18 @@ func (p *servedProc) memoryMB(b *testing.B) map[string]float64 {
 		}
 		fields := strings.Fields(val) // "12345 kB"
 		if len(fields) != 2 || fields[1] != "kB" {
-			b.Fatalf("unexpected %s line %q", key, sc.Text())
+			return nil, fmt.Errorf("unexpected %s line %q", key, sc.Text())
 		}
 		kb, err := strconv.ParseFloat(fields[0], 64)
 		if err != nil {
-			b.Fatalf("unexpected %s line %q: %v", key, sc.Text(), err)
+			return nil, fmt.Errorf("unexpected %s line %q: %w", key, sc.Text(), err)
 		}
 		mem[key] = kb / 1024
 	}
 	if len(mem) != len(memFields) {
-		b.Fatalf("/proc/%d/status has %v, want all of %v", p.cmd.Process.Pid, mem, memFields)
+		return nil, fmt.Errorf("/proc/%d/status has %v, want all of %v", pid, mem, memFields)
 	}
-	return mem
+	return mem, nil
 }
 
 // memFields are the /proc/<pid>/status fields memoryMB reads.
