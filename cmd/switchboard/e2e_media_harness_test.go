@@ -8,7 +8,6 @@ import (
 	"image/png"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -78,29 +77,25 @@ func userMessageWith(llm *llmtest.Server, s string) (llmtest.Message, bool) {
 	return found, ok
 }
 
-// outboxFileRows counts the outbox rows to chat that send a file.
-func outboxFileRows(ctx context.Context, t *testing.T, dbURL, chat string) int {
+// openDB connects to the daemon's PostgreSQL for the test's own checks,
+// closed when the test ends.
+func openDB(ctx context.Context, t *testing.T, dbURL string) *pgx.Conn {
 	t.Helper()
 	db, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close(context.WithoutCancel(ctx))
+	t.Cleanup(func() { _ = db.Close(context.WithoutCancel(ctx)) })
+	return db
+}
+
+// outboxFileRows counts the outbox rows to chat that send a file.
+func outboxFileRows(ctx context.Context, t *testing.T, dbURL, chat string) int {
+	t.Helper()
 	var n int
-	if err := db.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE chat_id = $1 AND file IS NOT NULL`, chat).Scan(&n); err != nil {
+	err := openDB(ctx, t, dbURL).QueryRow(ctx, `SELECT count(*) FROM outbox WHERE chat_id = $1 AND file IS NOT NULL`, chat).Scan(&n)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// waitFor polls cond until it holds, failing with what when ctx ends.
-func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("never: %s", what)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }

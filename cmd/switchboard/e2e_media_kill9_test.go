@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
@@ -78,12 +76,13 @@ func TestE2ETelegramFileOnceAcrossKill9(top *testing.T) {
 		restart()
 		// The row is sent again once the dead daemon's claim lapses
 		// (postgres.OwnerTimeout after its last heartbeat).
-		waitFor(ctx, t, "the photo is sent after the restart", func() bool { return len(e.tg.Uploads(chat)) > 0 })
+		eventually(ctx, t, "the photo sent after the restart", func() bool { return len(e.tg.Uploads(chat)) > 0 })
 		newReplyContaining(ctx, t, e.tg, chat, after, "tool create_image said: sent")
 		ups := e.tg.Uploads(chat)
 		if len(ups) != 1 || ups[0].Method != "sendPhoto" || !bytes.Equal(ups[0].Body, pic) || filesIn(e.tg, chat) != 1 {
 			t.Fatalf("the chat got %d uploads (%d file messages); want the %d-byte photo once", len(ups), filesIn(e.tg, chat), len(pic))
 		}
+		waitOutboxSent(ctx, t, e.env["SWITCHBOARD_DATABASE_URL"], strconv.Itoa(chat))
 	})
 
 	top.Run("KilledBeforeTheResultWasStored", func(t *testing.T) {
@@ -108,6 +107,9 @@ func TestE2ETelegramFileOnceAcrossKill9(top *testing.T) {
 		if ups := e.tg.Uploads(chat); len(ups) != 1 || !bytes.Equal(ups[0].Body, plan) || filesIn(e.tg, chat) != 1 {
 			t.Fatalf("the chat got %d uploads (%d file messages); want plan.txt once", len(ups), filesIn(e.tg, chat))
 		}
+		if n := outboxFileRows(ctx, t, e.env["SWITCHBOARD_DATABASE_URL"], strconv.Itoa(chat)); n != 1 {
+			t.Fatalf("the resumed call queued the file again: %d file rows", n)
+		}
 	})
 }
 
@@ -117,13 +119,9 @@ func TestE2ETelegramFileOnceAcrossKill9(top *testing.T) {
 // gone, the session's last seq at the step that made the call.
 func rewindToToolStep(ctx context.Context, t *testing.T, dbURL, session, tool string) {
 	t.Helper()
-	db, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close(context.WithoutCancel(ctx))
+	db := openDB(ctx, t, dbURL)
 	var step int64
-	err = db.QueryRow(ctx, `SELECT max(seq) FROM messages WHERE session_key = $1 AND role = 'assistant'
+	err := db.QueryRow(ctx, `SELECT max(seq) FROM messages WHERE session_key = $1 AND role = 'assistant'
 		AND seq < (SELECT max(seq) FROM messages WHERE session_key = $1 AND role = 'tool' AND tool_name = $2)`,
 		session, tool).Scan(&step)
 	if err != nil {

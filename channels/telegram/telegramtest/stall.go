@@ -19,8 +19,9 @@ type stall struct {
 // sendDocument) stop reading its file after the first after bytes, as a
 // slow network does mid-upload, until release is called, the client goes
 // away or the server closes. reached is closed once the upload stopped. A
-// client that goes away meanwhile sent no message: nothing is recorded.
-// release may be called more than once.
+// client that dies before its whole file is sent sent no message: nothing
+// is recorded (bytes it wrote before dying may still arrive, as on a real
+// network). release may be called more than once.
 func (s *Server) StallUpload(method string, after int64) (reached <-chan struct{}, release func()) {
 	st := &stall{after: after, reached: make(chan struct{}), release: make(chan struct{})}
 	s.mu.Lock()
