@@ -56,16 +56,28 @@ func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 		session, seq, storable(m.To.Platform), storable(m.To.ChatID), storable(m.To.ThreadID),
 		storable(m.Text), buttons, storable(m.ReplyTo), file, key).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		// The row exists; the conflicting insert has committed by now, so
-		// a fresh statement sees it.
-		err = db.pool.QueryRow(ctx, `SELECT id FROM outbox
-			WHERE ($2::bigint > 0 AND session_key = $1 AND source_seq = $2) OR dedupe_key = $3
-			ORDER BY id LIMIT 1`, session, seq, key).Scan(&id)
+		id, err = db.existingRow(ctx, session, seq, key)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("enqueue reply to %s: %w", m.To, err)
 	}
 	return id, nil
+}
+
+// existingRow is the id of the row an Enqueue conflicted with: the one
+// with key, when set, else the session's row for seq. The conflicting
+// insert has committed by now, so a fresh statement sees it. Each lookup
+// is one of the unique indexes.
+func (db *DB) existingRow(ctx context.Context, session *string, seq *int64, key *string) (int64, error) {
+	var id int64
+	if key != nil {
+		err := db.pool.QueryRow(ctx, `SELECT id FROM outbox WHERE dedupe_key = $1`, key).Scan(&id)
+		if !errors.Is(err, pgx.ErrNoRows) || seq == nil {
+			return id, err
+		}
+	}
+	err := db.pool.QueryRow(ctx, `SELECT id FROM outbox WHERE session_key = $1 AND source_seq = $2`, session, seq).Scan(&id)
+	return id, err
 }
 
 // claimSQL leases due pending messages: $1 owner, $2 limit, $3 lease in
