@@ -90,7 +90,11 @@ type OutboxMessage struct {
 	// File, when set, is sent with Text as its caption: a photo, voice
 	// message or document stored in PostgreSQL (bot/media), opened only
 	// when it is delivered.
-	File     *OutboxFile
+	File *OutboxFile
+	// Key, when set, names what the row delivers once: a second row with
+	// the same Key is not stored (Enqueue). A tool that sends sets it from
+	// its call, so a call run again after a crash sends nothing twice.
+	Key      string
 	Attempts int
 	// Trace is the span of the run that wrote the row, when it is handed
 	// to the dispatcher in memory; its send continues that trace. Not
@@ -116,8 +120,8 @@ type OutboxFile struct {
 // Outbox is the durable queue of replies. Postgres implements it.
 type Outbox interface {
 	// Enqueue stores m and returns its id. A second row for the same
-	// (Session, SourceSeq) with SourceSeq > 0 is ignored and returns the id of
-	// the first.
+	// (Session, SourceSeq) with SourceSeq > 0, or with the same non-empty
+	// Key, is ignored and returns the id of the first.
 	Enqueue(ctx context.Context, m OutboxMessage) (int64, error)
 	// EnqueueClaimed stores m like Enqueue and, in the same statement,
 	// claims it for claim (counting the attempt) unless another pending row

@@ -3,7 +3,6 @@ package media_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot/media"
+	"github.com/switchboard-chat/switchboard/bot/media/mediatest"
 )
 
 // needTool skips a test when the program is absent on a developer's
@@ -25,41 +25,6 @@ func needTool(t *testing.T, name, pkg string) {
 		}
 		t.Skipf("%s is not installed (apt-get install %s)", name, pkg)
 	}
-}
-
-// minimalPDF writes a PDF with one page per text, each showing its text
-// in Helvetica: the smallest file pdftotext reads.
-func minimalPDF(pages ...string) []byte {
-	n := len(pages)
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"", // the page tree, once the page objects are numbered
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	var kids []string
-	for i, text := range pages {
-		page, content := 4+2*i, 5+2*i
-		kids = append(kids, fmt.Sprintf("%d 0 R", page))
-		stream := fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s) Tj ET", text)
-		objs = append(objs,
-			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", content),
-			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream))
-	}
-	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
-	var b strings.Builder
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return []byte(b.String())
 }
 
 // tempFile writes data to a file and opens it.
@@ -80,8 +45,8 @@ func tempFile(t *testing.T, name string, data []byte) *os.File {
 func TestMediaReadDocumentPDF(t *testing.T) {
 	needTool(t, "pdftotext", "poppler-utils")
 	ctx := context.Background()
-	f := tempFile(t, "r.pdf", minimalPDF("Quarterly revenue grew", "Costs fell by a third", "Outlook is stable"))
-	if typ := media.Sniff(minimalPDF("x"), "r.pdf"); typ != "application/pdf" {
+	f := tempFile(t, "r.pdf", mediatest.MinimalPDF("Quarterly revenue grew", "Costs fell by a third", "Outlook is stable"))
+	if typ := media.Sniff(mediatest.MinimalPDF("x"), "r.pdf"); typ != "application/pdf" {
 		t.Fatalf("Sniff of the test PDF = %q", typ)
 	}
 	all, err := media.ReadDocument(ctx, f, "application/pdf", media.Window{})
@@ -130,7 +95,7 @@ func TestMediaReadDocumentHostilePDF(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot be read") {
 		t.Fatalf("a shell script read as a PDF = %v, want a clear error", err)
 	}
-	pdf := tempFile(t, "r.pdf", minimalPDF("one"))
+	pdf := tempFile(t, "r.pdf", mediatest.MinimalPDF("one"))
 	if _, err := media.ReadDocument(ctx, pdf, "application/pdf", media.Window{FirstPage: 9}); err == nil || !strings.Contains(err.Error(), "cannot be read") {
 		t.Fatalf("page 9 of a one-page PDF = %v, want an error", err)
 	}

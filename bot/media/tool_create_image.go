@@ -79,7 +79,7 @@ func (c *CreateImage) Execute(ctx context.Context, raw json.RawMessage) tools.Re
 		return tools.ErrorResult(fmt.Sprintf("the image model answered with %s, not a picture; try again, or ask an admin to check media.images", stored.Type))
 	}
 	stored.Name = withExt("image", stored.Type)
-	done, err := c.t.post(ctx, channels.KindPhoto, stored, "")
+	done, err := c.t.post(ctx, c.Name(), raw, channels.KindPhoto, stored, "")
 	if err != nil {
 		return tools.ErrorResult(err.Error())
 	}

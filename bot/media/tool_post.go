@@ -2,6 +2,9 @@ package media
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -46,14 +49,18 @@ func (t *mediaTools) keep(ctx context.Context, a channels.Attachment) (Stored, e
 
 // post queues stored file s (shown as kind, with caption) for the chat
 // and thread of the call in ctx, through the durable outbox, and returns
-// what happened, for the model.
-func (t *mediaTools) post(ctx context.Context, kind string, s Stored, caption string) (string, error) {
+// what happened, for the model. tool and raw are the call's name and
+// arguments: with the call's session and id they key the row, so the same
+// call run again (resumed after a crash that came before its result was
+// stored) queues nothing new, while a model reusing a call id for another
+// file still sends it.
+func (t *mediaTools) post(ctx context.Context, tool string, raw json.RawMessage, kind string, s Stored, caption string) (string, error) {
 	call, _ := tools.CallFrom(ctx)
 	if call.Channel == "" || call.ChatID == "" {
 		return "", errors.New("this call has no chat to send to; files go only to the conversation they are made in")
 	}
 	to := channels.Address{Platform: call.Channel, ChatID: call.ChatID, ThreadID: call.ThreadID}
-	m := bot.OutboxMessage{To: to, Text: t.o.Scrub(caption), File: &bot.OutboxFile{
+	m := bot.OutboxMessage{To: to, Text: t.o.Scrub(caption), Key: sendKey(call, tool, raw), File: &bot.OutboxFile{
 		SHA256: s.SHA256, Kind: kind, Name: s.Name, Type: s.Type, Size: s.Size,
 	}}
 	if _, err := t.o.Outbox.Enqueue(ctx, m); err != nil {
@@ -63,4 +70,18 @@ func (t *mediaTools) post(ctx context.Context, kind string, s Stored, caption st
 		t.o.Nudge()
 	}
 	return fmt.Sprintf("sent %s (%s) to this chat", s.Name, HumanSize(s.Size)), nil
+}
+
+// sendKey is the outbox key of what call (of tool, with arguments raw)
+// sends: "" when the call has no session or id to be known by again.
+func sendKey(call tools.Call, tool string, raw json.RawMessage) string {
+	if call.Session == "" || call.ToolCallID == "" {
+		return ""
+	}
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(call.Session), []byte(call.ToolCallID), []byte(tool), raw} {
+		h.Write(part)
+		h.Write([]byte{0})
+	}
+	return "call:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/switchboard-chat/switchboard/bot/media"
+	"github.com/switchboard-chat/switchboard/bot/media/mediatest"
 )
 
 func TestMediaReadDocumentToolPDFPages(t *testing.T) {
 	needTool(t, "pdftotext", "poppler-utils")
 	h := newHarness(t, 1_000_000, nil)
-	h.write("inbox/report.pdf", minimalPDF("Revenue grew", "Costs fell", "Outlook stable"))
+	h.write("inbox/report.pdf", mediatest.MinimalPDF("Revenue grew", "Costs fell", "Outlook stable"))
 	res := h.run("read_document", map[string]string{"path": "inbox/report.pdf", "pages": "2-3"})
 	if res.IsError || !strings.Contains(res.ForLLM, "[page 2]\nCosts fell") || !strings.Contains(res.ForLLM, "[page 3]\nOutlook stable") || strings.Contains(res.ForLLM, "Revenue") {
 		t.Fatalf("read_document pages 2-3 = %+v", res)

@@ -61,7 +61,7 @@ func (s *SendFile) Execute(ctx context.Context, raw json.RawMessage) tools.Resul
 	if photoTypes[stored.Type] {
 		kind = channels.KindPhoto
 	}
-	done, err := s.t.post(ctx, kind, stored, a.Caption)
+	done, err := s.t.post(ctx, s.Name(), raw, kind, stored, a.Caption)
 	if err != nil {
 		return tools.ErrorResult(err.Error())
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/media"
+	"github.com/switchboard-chat/switchboard/bot/media/mediatest"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -42,7 +43,7 @@ func (h *harness) noRows() {
 
 func TestMediaSendFileQueuesTheStoredBytes(t *testing.T) {
 	h := newHarness(t, 1_000_000, nil)
-	report := minimalPDF("Quarterly report")
+	report := mediatest.MinimalPDF("Quarterly report")
 	h.write("out/report.pdf", report)
 	res := h.run("send_file", map[string]string{"path": "out/report.pdf", "caption": "the report"})
 	if res.IsError || res.ForLLM != "sent report.pdf ("+media.HumanSize(int64(len(report)))+") to this chat" {

@@ -76,7 +76,7 @@ func (s *TTS) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 	if stored.Type == "application/ogg" {
 		stored.Type = "audio/ogg" // the bytes say Ogg; a voice message is audio
 	}
-	done, err := s.t.post(ctx, channels.KindVoice, stored, "")
+	done, err := s.t.post(ctx, s.Name(), raw, channels.KindVoice, stored, "")
 	if err != nil {
 		return tools.ErrorResult(err.Error())
 	}

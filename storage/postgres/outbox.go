@@ -28,8 +28,9 @@ type storedButton struct {
 }
 
 // Enqueue stores m as pending and returns its id. When m.SourceSeq > 0 and
-// the session already has a row for that seq, nothing is stored and the id of
-// the existing row is returned.
+// the session already has a row for that seq, or m.Key is set and a row
+// has that key, nothing is stored and the id of the existing row is
+// returned.
 func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 	buttons, err := encodeButtons(m.Buttons)
 	if err != nil {
@@ -43,25 +44,40 @@ func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 	if m.SourceSeq != 0 {
 		seq = &m.SourceSeq
 	}
-	session := nullIfEmpty(m.Session)
+	session, key := nullIfEmpty(m.Session), nullIfEmpty(storable(m.Key))
 	var id int64
+	// No conflict target: either unique index, (session_key, source_seq)
+	// or dedupe_key, makes the row one that exists.
 	err = db.pool.QueryRow(ctx, `INSERT INTO outbox
-			(session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to, file)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-		ON CONFLICT (session_key, source_seq) WHERE source_seq IS NOT NULL AND source_seq > 0 DO NOTHING
+			(session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to, file, dedupe_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT DO NOTHING
 		RETURNING id`,
 		session, seq, storable(m.To.Platform), storable(m.To.ChatID), storable(m.To.ThreadID),
-		storable(m.Text), buttons, storable(m.ReplyTo), file).Scan(&id)
+		storable(m.Text), buttons, storable(m.ReplyTo), file, key).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		// The row for (session, seq) exists; the conflicting insert has
-		// committed by now, so a fresh statement sees it.
-		err = db.pool.QueryRow(ctx, `SELECT id FROM outbox WHERE session_key = $1 AND source_seq = $2`,
-			session, seq).Scan(&id)
+		id, err = db.existingRow(ctx, session, seq, key)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("enqueue reply to %s: %w", m.To, err)
 	}
 	return id, nil
+}
+
+// existingRow is the id of the row an Enqueue conflicted with: the one
+// with key, when set, else the session's row for seq. The conflicting
+// insert has committed by now, so a fresh statement sees it. Each lookup
+// is one of the unique indexes.
+func (db *DB) existingRow(ctx context.Context, session *string, seq *int64, key *string) (int64, error) {
+	var id int64
+	if key != nil {
+		err := db.pool.QueryRow(ctx, `SELECT id FROM outbox WHERE dedupe_key = $1`, key).Scan(&id)
+		if !errors.Is(err, pgx.ErrNoRows) || seq == nil {
+			return id, err
+		}
+	}
+	err := db.pool.QueryRow(ctx, `SELECT id FROM outbox WHERE session_key = $1 AND source_seq = $2`, session, seq).Scan(&id)
+	return id, err
 }
 
 // claimSQL leases due pending messages: $1 owner, $2 limit, $3 lease in

@@ -98,6 +98,34 @@ func TestOutboxEnqueueIdempotentPerSourceSeq(t *testing.T) {
 	}
 }
 
+// A row with a key is stored once: a tool's call run again after a crash
+// finds its file's row and queues no second one.
+func TestOutboxEnqueueIdempotentPerKey(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	file := func(key string) bot.OutboxMessage {
+		m := reply("", 0, "caption")
+		m.Key = key
+		m.File = &bot.OutboxFile{SHA256: "ab12", Kind: channels.KindDocument, Name: "a.txt", Type: "text/plain", Size: 3}
+		return m
+	}
+	first, err := db.Enqueue(ctx, file("call:one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := db.Enqueue(ctx, file("call:one")); err != nil || again != first {
+		t.Errorf("the same key again = %d, %v; want the first row %d", again, err, first)
+	}
+	other, err := db.Enqueue(ctx, file("call:two"))
+	if err != nil || other == first {
+		t.Errorf("another key = %d, %v; want a new row", other, err)
+	}
+	n1, _ := db.Enqueue(ctx, file(""))
+	if n2, err := db.Enqueue(ctx, file("")); err != nil || n1 == n2 {
+		t.Errorf("two rows without a key = %d, %d (%v); want two rows", n1, n2, err)
+	}
+}
+
 func TestOutboxConcurrentEnqueueSameSeq(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)

@@ -51,6 +51,7 @@ type Server struct {
 	flood     floodState
 	files     map[string]storedFile // AddFile's, by file id
 	uploads   []Upload              // files the bot sent
+	stalls    map[string]*stall     // StallUpload's, by method
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is
@@ -272,7 +273,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	var p params
 	var err error
 	if uploadField[method] != "" {
-		p, up, err = parseUpload(r)
+		p, up, err = parseUpload(r, s.takeStall(method), s.done)
 	} else {
 		p, err = parseParams(r)
 	}

@@ -71,7 +71,9 @@ func (s *Server) Uploads(chatID int64) []Upload {
 
 // parseUpload reads an upload method's multipart form as a stream: the
 // fields into params, the file into its size, SHA-256 and first bytes.
-func parseUpload(r *http.Request) (params, *upload, error) {
+// The file's read stops where st says (none when nil) until it is
+// released, r ends or done is closed.
+func parseUpload(r *http.Request, st *stall, done <-chan struct{}) (params, *upload, error) {
 	p := params{}
 	for k, v := range r.URL.Query() {
 		p[k] = v[0]
@@ -100,7 +102,7 @@ func parseUpload(r *http.Request) (params, *upload, error) {
 		}
 		h := sha256.New()
 		head := &capped{max: KeptUploadBytes}
-		n, err := io.Copy(io.MultiWriter(h, head), part)
+		n, err := io.Copy(io.MultiWriter(h, head), st.reader(r.Context(), done, part))
 		if err != nil {
 			return nil, nil, fmt.Errorf("read uploaded file %q: %w", part.FormName(), err)
 		}
