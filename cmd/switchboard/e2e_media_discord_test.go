@@ -96,7 +96,7 @@ func TestE2EDiscordMedia(t *testing.T) {
 	t.Run("TextAndPDFAsText", func(t *testing.T) {
 		d.ask(ctx, t, "read these", "echo: read these", false,
 			discordtest.File{Name: "plan.md", ContentType: "text/markdown; charset=utf-8", Data: sdNotes},
-			discordtest.File{Name: "report.pdf", ContentType: "application/pdf", Data: []byte(sdPDF)})
+			discordtest.File{Name: "report.pdf", ContentType: "application/pdf", Data: sdPDF})
 		sdWantDocuments(t, llm, "read these")
 	})
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/bot/media/mediatest"
 	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
 )
@@ -24,13 +25,8 @@ var (
 	sdClip    = []byte("OggS\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00 a short voice clip")
 )
 
-// sdPDF is a one-page PDF reading "Revenue grew"; pdftotext rebuilds
-// its cross-reference table, so none is written.
-const sdPDF = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n" +
-	"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n" +
-	"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>>>>>/Contents 4 0 R>>endobj\n" +
-	"4 0 obj<</Length 44>>stream\nBT /F1 12 Tf 72 720 Td (Revenue grew) Tj ET\nendstream endobj\n" +
-	"trailer<</Root 1 0 R>>\n%%EOF\n"
+// sdPDF is a one-page PDF reading "Revenue grew".
+var sdPDF = mediatest.MinimalPDF("Revenue grew")
 
 // sdStartMedia starts a daemon with a scripted model (sdMediaBrain) and
 // what the media scenarios need: the agent's model sees images, llmtest
@@ -65,18 +61,20 @@ func sdMediaBrain(r llmtest.Request) llmtest.Reply {
 }
 
 // sdModelRead returns the user message the model read holding marker,
-// failing t when there is none.
+// waiting for the model's call (a notice to the person may come before
+// it), and fails t when there is none within 30 s.
 func sdModelRead(t *testing.T, llm *llmtest.Server, marker string) llmtest.Message {
 	t.Helper()
-	for _, r := range llm.Requests() {
-		for _, m := range r.Messages {
-			if m.Role == "user" && strings.Contains(m.Content, marker) {
-				return m
-			}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m, ok := userMessageWith(llm, marker); ok {
+			return m
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the model never read a message holding %q", marker)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("the model never read a message holding %q", marker)
-	return llmtest.Message{}
 }
 
 // sdNotes is a Markdown file a person shares; sdTotals a file the
@@ -216,7 +214,7 @@ func TestE2ESlackMedia(t *testing.T) {
 
 	t.Run("TextAndPDFAsText", func(t *testing.T) {
 		txt := sl.AddFile(slacktest.SharedFile{Name: "plan.md", Mimetype: "text/markdown", Filetype: "markdown", Body: sdNotes})
-		pdf := sl.AddFile(slacktest.SharedFile{Name: "report.pdf", Mimetype: "application/pdf", Filetype: "pdf", Body: []byte(sdPDF)})
+		pdf := sl.AddFile(slacktest.SharedFile{Name: "report.pdf", Mimetype: "application/pdf", Filetype: "pdf", Body: sdPDF})
 		s.mention(ctx, t, channel, "read these", "echo: read these", txt, pdf)
 		sdWantDocuments(t, llm, "read these")
 	})
