@@ -279,6 +279,7 @@ func parseRows(raw json.RawMessage) ([][]Button, *formError) {
 // postMessage serves POST /channels/{channel}/messages.
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	channelID := r.PathValue("channel")
+	s.stallBody(r)
 	body, multipart, files, err := readBody(r)
 	if err != nil {
 		writeBodyError(w, err)

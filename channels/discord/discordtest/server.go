@@ -22,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 // BotID is the fake bot's user id, which is also its application id.
@@ -80,6 +82,8 @@ type Server struct {
 	requests     map[string]int
 	cdn          map[string][]byte // escaped path → content
 	cdnRequests  []CDNRequest
+	stall        *channeltest.Stall // StallUpload's, for the next upload
+	done         chan struct{}      // closed by Close: stalled uploads fail
 
 	// gateway
 	sessions    map[string]*session
@@ -96,6 +100,7 @@ type Server struct {
 func NewServer() *Server {
 	s := &Server{
 		changed:      make(chan struct{}),
+		done:         make(chan struct{}),
 		nextID:       1200000000000000000,
 		channels:     map[string]*channel{},
 		users:        map[string]string{BotID: BotName},
@@ -143,6 +148,7 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
+	close(s.done)
 	for c := range s.conns {
 		c.drop()
 	}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 // Paths the fake serves files on, like files.slack.com's.
@@ -135,6 +137,10 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	s.notify()
 	fail := s.nextFailure(Upload)
 	up := s.files.uploads[strings.TrimPrefix(r.URL.Path, uploadPath)]
+	var st *channeltest.Stall
+	if up != nil && fail == nil {
+		st = s.takeStallLocked()
+	}
 	s.mu.Unlock()
 	if writeFailure(w, fail) {
 		return
@@ -143,6 +149,7 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	r.Body = readCloser{st.Reader(r.Context(), s.done, r.Body), r.Body}
 	body, err := uploadBody(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -158,6 +165,12 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain")
 	_, _ = fmt.Fprintf(w, "OK - %d", len(body))
+}
+
+// readCloser is a body read through a reader of it (a stall).
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // uploadBody reads the file of an upload request.

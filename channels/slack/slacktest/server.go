@@ -17,6 +17,8 @@ import (
 	"time"
 
 	upstream "github.com/slack-go/slack/slacktest"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 // Identities the fake answers with.
@@ -75,6 +77,10 @@ type Server struct {
 
 	socket socketState
 	files  fileState
+	stall  *channeltest.Stall // StallUpload's, for the next upload
+
+	done      chan struct{} // closed by Close: stalled uploads fail
+	closeOnce sync.Once
 }
 
 // NewServer starts a fake that accepts botToken on the Web API and
@@ -84,6 +90,7 @@ func NewServer(botToken, appToken string) *Server {
 		botToken: botToken,
 		appToken: appToken,
 		changed:  make(chan struct{}),
+		done:     make(chan struct{}),
 		requests: map[string]int{},
 		failures: map[string][]*failure{},
 		users:    map[string]string{},
@@ -121,6 +128,7 @@ func (s *Server) URL() string { return s.api.GetAPIURL() }
 
 // Close drops every Socket Mode connection and stops the server.
 func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
 	s.closeSockets()
 	s.api.Stop()
 	s.socket.wg.Wait()

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 // Server is a fake Telegram Bot API. All methods are safe for concurrent use.
@@ -49,9 +51,9 @@ type Server struct {
 	wh        webhookState
 	watch     func(Message) // Watch's f, nil if none
 	flood     floodState
-	files     map[string]storedFile // AddFile's, by file id
-	uploads   []Upload              // files the bot sent
-	stalls    map[string]*stall     // StallUpload's, by method
+	files     map[string]storedFile         // AddFile's, by file id
+	uploads   []Upload                      // files the bot sent
+	stalls    map[string]*channeltest.Stall // StallUpload's, by method
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-chat/switchboard/channels/channeltest"
 )
 
 // KeptUploadBytes is how much of an uploaded file an Upload keeps: all of
@@ -73,7 +75,7 @@ func (s *Server) Uploads(chatID int64) []Upload {
 // fields into params, the file into its size, SHA-256 and first bytes.
 // The file's read stops where st says (none when nil) until it is
 // released, r ends or done is closed.
-func parseUpload(r *http.Request, st *stall, done <-chan struct{}) (params, *upload, error) {
+func parseUpload(r *http.Request, st *channeltest.Stall, done <-chan struct{}) (params, *upload, error) {
 	p := params{}
 	for k, v := range r.URL.Query() {
 		p[k] = v[0]
@@ -102,7 +104,7 @@ func parseUpload(r *http.Request, st *stall, done <-chan struct{}) (params, *upl
 		}
 		h := sha256.New()
 		head := &capped{max: KeptUploadBytes}
-		n, err := io.Copy(io.MultiWriter(h, head), st.reader(r.Context(), done, part))
+		n, err := io.Copy(io.MultiWriter(h, head), st.Reader(r.Context(), done, part))
 		if err != nil {
 			return nil, nil, fmt.Errorf("read uploaded file %q: %w", part.FormName(), err)
 		}
