@@ -213,8 +213,10 @@ func TestDocument20MBUploadStreams(t *testing.T) {
 	}
 	// The fake keeps the first telegramtest.KeptUploadBytes of it.
 	t.Logf("20 MB upload: heap grew at most %d bytes", peak-base)
-	if grew := peak - base; grew > size/5 {
-		t.Fatalf("the heap grew by %d bytes during a 20 MB upload, want well under the file's size", grew)
+	// Half the file: a whole copy (20 MB) cannot hide under it, while the
+	// garbage of a busy process's other goroutines can reach a few MB.
+	if grew := peak - base; grew > size/2 {
+		t.Fatalf("the heap grew by %d bytes during a 20 MB upload, want well under the file's size (a whole copy would be 20 MB)", grew)
 	}
 }
 
