@@ -24,45 +24,21 @@ func (c *Channel) queueAlbum(ctx context.Context, al *album, handOver bool) {
 		return
 	}
 	c.lanes.submit(al.key.chat, func() {
-		var err error = errStopped
-		defer func() { c.albums.finish(al, err) }()
 		c.handle(ctx, ids, func(h channels.Handler) error {
-			err = c.deliverAlbum(ctx, h, al)
-			return err
+			in, ok := c.albumInbound(al.updates())
+			if !ok {
+				return nil
+			}
+			return h(ctx, in)
 		})
 	})
 }
 
-// webhookAlbumPart adds u, a part posted to the webhook, to its album
-// and returns the outcome of handling the album, for u's request to answer
-// with. runCtx is Start's; ctx the request's.
-func (c *Channel) webhookAlbumPart(ctx, runCtx context.Context, h channels.Handler, key albumKey, u *models.Update) error {
-	if c.albums.wasHandedOver(u.ID) {
-		return nil // posted again after its album was handled
-	}
-	al := c.albums.add(runCtx, key, u, func(al *album, handOver bool) {
-		if !handOver {
-			return
-		}
-		c.albums.goDeliver(func() {
-			dctx, cancel := context.WithTimeout(runCtx, c.webhookWait())
-			defer cancel()
-			c.albums.finish(al, c.deliverAlbum(dctx, h, al))
-		})
-	})
-	select {
-	case <-al.done:
-		return al.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// deliverAlbum hands the album to h as one Inbound: the first part's ids,
-// every part's files in order, and the caption whichever part has it.
-func (c *Channel) deliverAlbum(ctx context.Context, h channels.Handler, al *album) error {
-	var in channels.Inbound
-	for i, u := range al.updates() {
+// albumInbound is the parts of an album as one Inbound: the first part's
+// ids, every part's files in order, and the caption whichever part has
+// it; ok is false when the parts carry nothing to hand over.
+func (c *Channel) albumInbound(parts []*models.Update) (in channels.Inbound, ok bool) {
+	for i, u := range parts {
 		part := c.messageInbound(u.ID, u.Message)
 		if i == 0 {
 			in = part
@@ -73,8 +49,5 @@ func (c *Channel) deliverAlbum(ctx context.Context, h channels.Handler, al *albu
 		}
 		in.Attachments = append(in.Attachments, part.Attachments...)
 	}
-	if in.Text == "" && len(in.Attachments) == 0 {
-		return nil
-	}
-	return h(ctx, in)
+	return in, in.Text != "" || len(in.Attachments) > 0
 }

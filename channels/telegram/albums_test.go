@@ -1,12 +1,9 @@
 package telegram_test
 
 import (
-	"net/http"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/channels/channeltest"
@@ -133,67 +130,5 @@ func TestUncaptionedPhotoReachesHandler(t *testing.T) {
 	channeltest.WantBody(h.Ctx(), t, in.Attachments[0], []byte("a screenshot"))
 	if got := h.fake.Messages(54); len(got) != 0 {
 		t.Errorf("the photo was answered %+v", got)
-	}
-}
-
-// albumPartBody is part n of album group in chat, as the webhook gets it.
-func albumPartBody(id, chat int64, group string) []byte {
-	n, c := strconv.FormatInt(id, 10), strconv.FormatInt(chat, 10)
-	return []byte(`{"update_id":` + n + `,"message":{"message_id":` + n + `,"date":1700000000,` +
-		`"chat":{"id":` + c + `,"type":"private"},"from":{"id":` + c + `,"is_bot":false,"first_name":"Ann"},` +
-		`"media_group_id":"` + group + `","photo":[{"file_id":"f` + n + `","file_unique_id":"u` + n + `","width":1,"height":1}]}}`)
-}
-
-// postAlbum posts the parts ids concurrently, as a Bot API with several
-// connections does, and returns their answers.
-func postAlbum(t *testing.T, url string, chat int64, ids []int64) []int {
-	t.Helper()
-	codes := make([]int, len(ids))
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		wg.Go(func() { codes[i] = post(t, url, hookSecret, albumPartBody(id, chat, "wg"), true) })
-	}
-	wg.Wait()
-	return codes
-}
-
-// Webhook: every part of an album is answered only once the album was
-// handled, 503 while the handler fails, and the album is handled once.
-func TestWebhookAlbumAnsweredOnceHandled(t *testing.T) {
-	fake := telegramtest.NewServer(token)
-	t.Cleanup(fake.Close)
-	h, srv := webhookHarness(t, fake, 300*time.Millisecond)
-	f := newFlakyHandler()
-	h.Start(f.handle)
-	h.waitConnected()
-	ids := []int64{701, 702, 703}
-	for i, code := range postAlbum(t, srv.URL, 55, ids) {
-		if code != http.StatusServiceUnavailable {
-			t.Errorf("part %d answered %d while the handler fails, want 503", ids[i], code)
-		}
-	}
-	f.heal()
-	// Telegram posts the parts again until each is answered 200; a
-	// delivery of the album still running may answer the first round.
-	for round := 0; ; round++ {
-		codes := postAlbum(t, srv.URL, 55, ids)
-		if !slices.ContainsFunc(codes, func(c int) bool { return c != http.StatusOK }) {
-			break
-		}
-		if round == 5 {
-			t.Fatalf("parts answered %v after the handler healed, want 200 for all", codes)
-		}
-	}
-	in := <-f.out
-	if in.ExternalID != "701" || len(in.Attachments) != 3 {
-		t.Fatalf("album = %+v, want update 701 with three photos", in)
-	}
-	if got := post(t, srv.URL, hookSecret, albumPartBody(702, 55, "wg"), true); got != http.StatusOK {
-		t.Errorf("a part posted again after its album was handled: %d, want 200", got)
-	}
-	select {
-	case in := <-f.out:
-		t.Errorf("handled again: %+v", in)
-	default:
 	}
 }

@@ -34,8 +34,9 @@ var errStopped = errors.New("telegram: stopped")
 //
 // In webhook mode (Options.Webhook) Start polls nothing: it checks the
 // token, registers the commands and then lets Webhook hand posted updates
-// to h until ctx ends. Every replica runs Start; RegisterWebhook, called by
-// one, points Telegram at the webhook.
+// to h until ctx ends, and hands over the albums whose parts were stored
+// (see webhook_albums.go). Every replica runs Start; RegisterWebhook,
+// called by one, points Telegram at the webhook.
 func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 	if h == nil {
 		return errors.New("telegram: Start needs a handler")
@@ -71,9 +72,12 @@ func (c *Channel) Start(ctx context.Context, h channels.Handler) error {
 		// Updates arrive through Webhook, on every replica, until ctx
 		// ends; the leader registers the webhook (RegisterWebhook).
 		c.hooks.open(ctx, store)
+		var sweep sync.WaitGroup
+		sweep.Go(func() { c.sweepAlbums(ctx, store) })
 		<-ctx.Done()
 		c.hooks.close()
-		c.albums.waitIdle()
+		sweep.Wait()
+		c.lanes.wait() // albums being handed over give up
 		return nil
 	}
 	// A poller of its own, starting after the last update handed over in

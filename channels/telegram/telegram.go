@@ -4,6 +4,7 @@
 package telegram
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,6 +51,9 @@ type Options struct {
 	// long polling: Telegram posts each update to URL, and Webhook serves
 	// them. Secret must come with every request.
 	Webhook WebhookOptions
+	// Albums keeps the parts of albums posted to the webhook; webhook mode
+	// needs it.
+	Albums AlbumStore
 }
 
 // WebhookOptions configures webhook mode.
@@ -88,7 +92,11 @@ type Channel struct {
 
 	hooks   webhookGate              // webhook requests being handled
 	rejects *channels.WebhookRejects // refused webhook requests
-	albums  *albumCollector          // albums being collected
+	albums  *albumCollector          // polled albums being collected
+	// owner names this channel's claims on webhook albums; albumStored
+	// wakes the album sweep when a part was stored.
+	owner       string
+	albumStored chan struct{}
 }
 
 var (
@@ -109,6 +117,9 @@ func New(opts Options) (*Channel, error) {
 	if err := opts.Webhook.check(opts.APIURL); err != nil {
 		return nil, err
 	}
+	if opts.Webhook.URL != "" && opts.Albums == nil {
+		return nil, errors.New("telegram: webhook mode needs Options.Albums, the store of albums' parts")
+	}
 	if opts.APIURL == "" {
 		opts.APIURL = "https://api.telegram.org"
 	}
@@ -124,12 +135,17 @@ func New(opts Options) (*Channel, error) {
 	if opts.MaxParallelChats <= 0 {
 		opts.MaxParallelChats = 32
 	}
+	if opts.AlbumWait <= 0 {
+		opts.AlbumWait = defaultAlbumWait
+	}
 	c := &Channel{
-		opts:      opts,
-		log:       opts.Logger.With("platform", Platform),
-		transport: apiTransport(opts.MaxParallelChats),
-		lanes:     newChatLanes(opts.MaxParallelChats),
-		albums:    newAlbumCollector(opts.AlbumWait),
+		opts:        opts,
+		log:         opts.Logger.With("platform", Platform),
+		transport:   apiTransport(opts.MaxParallelChats),
+		lanes:       newChatLanes(opts.MaxParallelChats),
+		albums:      newAlbumCollector(opts.AlbumWait),
+		owner:       rand.Text(),
+		albumStored: make(chan struct{}, 1),
 	}
 	c.files = c.fileHosts().Client(c.transport)
 	c.health = channels.NewHealth(Platform, c.log, c.redact)

@@ -180,7 +180,7 @@ func (c *Channel) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	// their caller's context).
 	ctx, cancel := context.WithTimeout(runCtx, c.webhookWait())
 	defer cancel()
-	if err := c.deliverPosted(ctx, runCtx, h, &u); err != nil {
+	if err := c.deliverPosted(ctx, h, &u); err != nil {
 		c.log.Info("telegram update not stored; answered 503 so Telegram delivers it again",
 			"update_id", u.ID, "error", err)
 		http.Error(w, "update not stored; retry later", http.StatusServiceUnavailable)
@@ -199,13 +199,16 @@ func (c *Channel) webhookWait() time.Duration {
 }
 
 // deliverPosted hands an update posted to the webhook to h: an album's
-// part with its album (see albums.go), anything else at once, after the
-// chat's albums being collected.
-func (c *Channel) deliverPosted(ctx, runCtx context.Context, h channels.Handler, u *models.Update) error {
+// part is stored to be handed over with its album (see
+// webhook_albums.go), anything else at once, after the chat's albums
+// still collected.
+func (c *Channel) deliverPosted(ctx context.Context, h channels.Handler, u *models.Update) error {
 	if key, ok := albumOf(u); ok {
-		return c.webhookAlbumPart(ctx, runCtx, h, key, u)
+		return c.storeAlbumPart(ctx, key, u)
 	}
-	c.albums.flushChat(chatOf(u))
+	if err := c.handOverWebhookAlbums(ctx, h, chatOf(u)); err != nil {
+		return err
+	}
 	return c.deliver(ctx, h, u)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/channels/telegram"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
 
 const (
@@ -25,11 +26,20 @@ const (
 )
 
 // webhookHarness is a Channel in webhook mode with its Webhook served by
-// a local HTTP server (the replica's /webhooks/telegram).
+// a local HTTP server (the replica's /webhooks/telegram), keeping album
+// parts in a new PostgreSQL database.
 func webhookHarness(t *testing.T, fake *telegramtest.Server, wait time.Duration) (*harness, *httptest.Server) {
+	t.Helper()
+	return replicaHarness(t, fake, wait, pgtest.Open(t, context.Background()))
+}
+
+// replicaHarness is webhookHarness on the album store of other replicas.
+func replicaHarness(t *testing.T, fake *telegramtest.Server, wait time.Duration, albums telegram.AlbumStore) (*harness, *httptest.Server) {
 	t.Helper()
 	h := newHarnessOn(t, fake, func(o *telegram.Options) {
 		o.Webhook = telegram.WebhookOptions{URL: hookURL, Secret: hookSecret, Wait: wait}
+		o.Albums = albums
+		o.AlbumWait = 200 * time.Millisecond
 	})
 	hook := h.ch.Webhook()
 	if hook == nil {
@@ -286,6 +296,10 @@ func TestWebhookOptionsChecked(t *testing.T) {
 			t.Errorf("%s: New accepted %+v", name, w)
 		}
 	}
+	if _, err := telegram.New(telegram.Options{Token: token, Webhook: telegram.WebhookOptions{URL: hookURL, Secret: hookSecret}}); err == nil ||
+		!strings.Contains(err.Error(), "Options.Albums") {
+		t.Errorf("New in webhook mode without an album store: %v, want it refused", err)
+	}
 	ch, err := telegram.New(telegram.Options{Token: token})
 	if err != nil {
 		t.Fatal(err)
@@ -307,8 +321,10 @@ func TestWebhookOverHTTPWithLocalBotAPI(t *testing.T) {
 	srv := httptest.NewUnstartedServer(nil)
 	t.Cleanup(srv.Close)
 	httpURL := "http://" + srv.Listener.Addr().String() + "/webhooks/telegram" // any port
+	albums := pgtest.Open(t, context.Background())
 	h := newHarnessOn(t, fake, func(o *telegram.Options) {
 		o.Webhook = telegram.WebhookOptions{URL: httpURL, Secret: hookSecret}
+		o.Albums = albums
 	})
 	srv.Config.Handler = h.ch.Webhook()
 	srv.Start()
@@ -336,6 +352,7 @@ func TestWebhookOverHTTPWithLocalBotAPI(t *testing.T) {
 	t.Cleanup(official.Close)
 	h2 := newHarnessOn(t, official, func(o *telegram.Options) {
 		o.Webhook = telegram.WebhookOptions{URL: httpURL, Secret: hookSecret}
+		o.Albums = albums
 	})
 	h2.Start(nil)
 	h2.waitConnected()

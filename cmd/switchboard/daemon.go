@@ -258,6 +258,7 @@ func (d *daemon) openChannels() error {
 		opts := telegram.Options{Token: d.cfg.Telegram.Token, APIURL: d.cfg.Telegram.APIURL, Logger: d.log}
 		if d.cfg.Telegram.Mode == "webhook" {
 			opts.Webhook = telegram.WebhookOptions{URL: d.cfg.Telegram.WebhookURL, Secret: d.cfg.Telegram.WebhookSecret}
+			opts.Albums = d.st.db
 		}
 		tg, err := telegram.New(opts)
 		if err != nil {

@@ -126,26 +126,33 @@ func testDocumentsAreText(ctx context.Context, t *testing.T, e *telegramE2E) {
 // An album (three photos, one media_group_id) is one message: one model
 // call answers it, naming all three files and showing all three images.
 func testAlbumIsOneRun(ctx context.Context, t *testing.T, e *telegramE2E) {
-	const chat = 7104
+	wantAlbumIsOneRun(ctx, t, e.tg, e.llm, 7104)
+}
+
+// wantAlbumIsOneRun sends an album of three pictures, the first
+// captioned, in chat and wants it answered by one model call that shows
+// all three, and answered once.
+func wantAlbumIsOneRun(ctx context.Context, t *testing.T, tg *telegramtest.Server, llm *llmtest.Server, chat int64) {
+	t.Helper()
 	pics := [][]byte{
 		pngOf(t, 2, 2, color.RGBA{R: 255, A: 255}),
 		pngOf(t, 2, 2, color.RGBA{G: 255, A: 255}),
 		pngOf(t, 2, 2, color.RGBA{B: 255, A: 255}),
 	}
-	after := lastID(e.tg, chat)
+	after := lastID(tg, chat)
 	for i, pic := range pics {
 		id := fmt.Sprintf("tg-album-%d", i)
-		e.tg.AddFile(id, "photo.jpg", pic)
+		tg.AddFile(id, "photo.jpg", pic)
 		extra := telegramtest.Media{Kind: "photo", FileID: id, Size: int64(len(pic))}.Fields()
 		extra["media_group_id"] = "13579"
 		if i == 0 {
 			extra["caption"] = "our holiday in three pictures"
 		}
-		e.tg.PushMessage(telegramtest.Incoming{ChatID: chat, UserID: chat, Extra: extra})
+		tg.PushMessage(telegramtest.Incoming{ChatID: chat, UserID: chat, Extra: extra})
 	}
-	newReplyContaining(ctx, t, e.tg, chat, after, "echo: our holiday in three pictures")
+	newReplyContaining(ctx, t, tg, chat, after, "echo: our holiday in three pictures")
 
-	calls := modelCallsWith(e.llm, "our holiday in three pictures")
+	calls := modelCallsWith(llm, "our holiday in three pictures")
 	if len(calls) != 1 {
 		t.Fatalf("%d model calls answered the album, want 1", len(calls))
 	}
@@ -158,7 +165,7 @@ func testAlbumIsOneRun(ctx context.Context, t *testing.T, e *telegramE2E) {
 			t.Errorf("image %d of the album is not the %d bytes sent", i, len(pic))
 		}
 	}
-	if got := answers(e.tg, chat); len(got) != 1 {
+	if got := answers(tg, chat); len(got) != 1 {
 		t.Fatalf("the album got %d answers, want 1: %+v", len(got), got)
 	}
 }
