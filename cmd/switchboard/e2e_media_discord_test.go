@@ -68,16 +68,48 @@ func (d discordMedia) ask(ctx context.Context, t *testing.T, text, want string, 
 	})
 }
 
+// fileMessages returns the bot's messages in sdChannel that carry files,
+// oldest first.
+func (d discordMedia) fileMessages() []discordtest.Message {
+	var out []discordtest.Message
+	for _, m := range d.dc.Messages(sdChannel) {
+		if len(m.Files) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// wantPostedOnce checks that, after the first before messages with files
+// in sdChannel, exactly one more carries a file, c's, with its exact
+// bytes, once the outbox has sent all it holds for sdChannel; it returns
+// that message.
+func (d discordMedia) wantPostedOnce(ctx context.Context, t *testing.T, dbURL string, before int, c sdToolFile) discordtest.Message {
+	t.Helper()
+	eventually(ctx, t, c.tool+"'s file in the channel", func() bool { return len(d.fileMessages()) > before })
+	waitOutboxSent(ctx, t, dbURL, sdChannel)
+	sent := d.fileMessages()[before:]
+	if len(sent) != 1 || len(sent[0].Files) != 1 {
+		t.Fatalf("%s: %d new messages with files, want exactly one with one file: %+v", c.tool, len(sent), sent)
+	}
+	m, f := sent[0], sent[0].Files[0]
+	if f.Name != c.name || !bytes.Equal(f.Data, c.body) || !m.Multipart {
+		t.Fatalf("%s: a message with %s (%d bytes, multipart %v), want %s with its %d exact bytes",
+			c.tool, f.Name, len(f.Data), m.Multipart, c.name, len(c.body))
+	}
+	return m
+}
+
 // TestE2EDiscordMedia: attachments sent on Discord reach the model
 // through the built daemon (a picture as image input, a voice message as
-// its transcript, a text file and a PDF as their text), send_file posts
-// the file once, and a link off Discord's CDN is never fetched and the
-// person is told.
+// its transcript, a text file and a PDF as their text), send_file,
+// create_image and tts each post their file once, and a link off
+// Discord's CDN is never fetched and the person is told.
 func TestE2EDiscordMedia(t *testing.T) {
 	ctx := testCtx(t, 90*time.Second)
 	dc := discordtest.NewServer()
 	t.Cleanup(dc.Close)
-	llm := sdStartMedia(ctx, t, "discord:"+sdWriter, func(env map[string]string) { withDiscord(env, dc) })
+	llm, dbURL := sdStartMedia(ctx, t, "discord:"+sdWriter, func(env map[string]string) { withDiscord(env, dc) })
 	d := discordMedia{dc: dc}
 
 	t.Run("PictureAsImageInput", func(t *testing.T) {
@@ -112,19 +144,20 @@ func TestE2EDiscordMedia(t *testing.T) {
 		d.waitMessage(ctx, t, sdChannel, "send_file's result", func(m discordtest.Message) bool {
 			return strings.Contains(m.Content, "said: sent totals.csv")
 		})
-		var sent []discordtest.Message
-		for _, m := range dc.Messages(sdChannel) {
-			if len(m.Files) > 0 {
-				sent = append(sent, m)
-			}
+		m := d.wantPostedOnce(ctx, t, dbURL, 0, sdToolFile{tool: "send_file", name: "totals.csv", body: sdTotals})
+		if m.Content != "here it is" {
+			t.Fatalf("totals.csv came with %q, want its caption", m.Content)
 		}
-		if len(sent) != 1 || len(sent[0].Files) != 1 {
-			t.Fatalf("%d messages with files, want exactly one with one file: %+v", len(sent), sent)
+	})
+
+	t.Run("CreateImageAndTTSPostOnce", func(t *testing.T) {
+		for _, c := range sdToolFiles(t, llm) {
+			before := len(d.fileMessages())
+			// Discord shows the tool name escaped (create\_image).
+			d.ask(ctx, t, c.call, " said: sent "+c.name, false)
+			d.wantPostedOnce(ctx, t, dbURL, before, c)
 		}
-		f := sent[0].Files[0]
-		if f.Name != "totals.csv" || !bytes.Equal(f.Data, sdTotals) || !sent[0].Multipart || sent[0].Content != "here it is" {
-			t.Fatalf("file message %q with %s (%q), want totals.csv's exact bytes with its caption", sent[0].Content, f.Name, f.Data)
-		}
+		sdWantMadeOnce(t, llm)
 	})
 
 	t.Run("ForeignLinkNeverFetched", func(t *testing.T) {

@@ -28,24 +28,29 @@ var (
 // sdPDF is a one-page PDF reading "Revenue grew".
 var sdPDF = mediatest.MinimalPDF("Revenue grew")
 
+// sdMediaConfig lets create_image and tts (network class) run without
+// asking, and leaves send_file (mutating) asked, so that the send_file
+// scenarios go through an approval.
+const sdMediaConfig = "tools:\n  approvals: {network: allow}\n"
+
 // sdStartMedia starts a daemon with a scripted model (sdMediaBrain) and
-// what the media scenarios need: the agent's model sees images, llmtest
-// transcribes voice, and admin may allow send_file. platform points env
-// at the chat platform's fake. It returns the model once the daemon is
-// ready.
-func sdStartMedia(ctx context.Context, t *testing.T, admin string, platform func(env map[string]string)) *llmtest.Server {
+// what the media scenarios need: every media model on (withMediaModels),
+// create_image and tts allowed, and admin may allow send_file. platform
+// points env at the chat platform's fake. It returns the model and the
+// daemon's database once the daemon is ready.
+func sdStartMedia(ctx context.Context, t *testing.T, admin string, platform func(env map[string]string)) (*llmtest.Server, string) {
 	t.Helper()
 	llm := llmtest.NewServer()
 	t.Cleanup(llm.Close)
 	llm.Handle(sdMediaBrain)
-	addr := freeAddr(t)
+	addr, dir := freeAddr(t), t.TempDir()
 	env := externalEnv(t, nil, llm, addr)
 	platform(env)
-	env["SWITCHBOARD_LLM_VISION"] = "true"
-	env["SWITCHBOARD_MEDIA_TRANSCRIPTION_MODEL"] = "whisper-test"
+	withMediaModels(env)
 	env["SWITCHBOARD_ADMINS"] = admin
-	startDaemon(t, t.TempDir(), addr, env).waitReady(ctx)
-	return llm
+	writeConfig(t, dir, sdMediaConfig)
+	startDaemon(t, dir, addr, env).waitReady(ctx)
+	return llm, env["SWITCHBOARD_DATABASE_URL"]
 }
 
 // sdMediaBrain is Echo, except that a user message holding sdSendBack
@@ -109,8 +114,8 @@ func sdWantVoice(t *testing.T, llm *llmtest.Server, marker string) {
 		t.Fatalf("the model read %q, want the voice clip's transcript", m.Content)
 	}
 	tr := llm.Transcriptions()
-	if len(tr) != 1 || !bytes.Equal(tr[0].File, sdClip) || tr[0].Model != "whisper-test" {
-		t.Fatalf("transcriptions = %+v, want one of the clip's exact bytes with whisper-test", tr)
+	if len(tr) != 1 || !bytes.Equal(tr[0].File, sdClip) || tr[0].Model != "whisper-1" {
+		t.Fatalf("transcriptions = %+v, want one of the clip's exact bytes with whisper-1", tr)
 	}
 }
 
@@ -182,16 +187,36 @@ func (s slackMedia) waitReply(ctx context.Context, t *testing.T, channel, ts, wa
 	})
 }
 
+// wantUploadOnce checks that, after the first before uploads to channel,
+// exactly one more came, c's file into thread ts, with its exact bytes
+// and the bot token, once the outbox has sent all it holds for channel;
+// it returns that upload.
+func (s slackMedia) wantUploadOnce(ctx context.Context, t *testing.T, dbURL, channel, ts string, before int, c sdToolFile) slacktest.Uploaded {
+	t.Helper()
+	eventually(ctx, t, c.tool+"'s upload", func() bool { return len(s.sl.Uploads(channel)) > before })
+	waitOutboxSent(ctx, t, dbURL, channel)
+	ups := s.sl.Uploads(channel)[before:]
+	if len(ups) != 1 {
+		t.Fatalf("%s: %d new uploads, want exactly one: %+v", c.tool, len(ups), ups)
+	}
+	up := ups[0]
+	if up.ThreadTS != ts || !bytes.Equal(up.Body, c.body) || up.Filename != c.name || up.Auth != "Bearer "+slackBot {
+		t.Fatalf("%s: upload %s (%d bytes) in thread %q with %q, want %s with its %d exact bytes in thread %s with the bot token",
+			c.tool, up.Filename, len(up.Body), up.ThreadTS, up.Auth, c.name, len(c.body), ts)
+	}
+	return up
+}
+
 // TestE2ESlackMedia: files shared in Slack reach the model through the
 // built daemon (a picture as image input, a voice clip as its
-// transcript, a text file and a PDF as their text), send_file uploads a
-// file into the thread once, and a link off Slack's file host is never
-// fetched and the person is told.
+// transcript, a text file and a PDF as their text), send_file,
+// create_image and tts each upload a file into the thread once, and a
+// link off Slack's file host is never fetched and the person is told.
 func TestE2ESlackMedia(t *testing.T) {
 	ctx := testCtx(t, 90*time.Second)
 	sl := slacktest.NewServer(slackBot, slackApp)
 	t.Cleanup(sl.Close)
-	llm := sdStartMedia(ctx, t, "slack:"+sdPerson, func(env map[string]string) { withSlack(env, sl) })
+	llm, dbURL := sdStartMedia(ctx, t, "slack:"+sdPerson, func(env map[string]string) { withSlack(env, sl) })
 	if err := sl.WaitConnections(ctx, 1); err != nil {
 		t.Fatalf("no Socket Mode connection: %v", err)
 	}
@@ -238,18 +263,20 @@ func TestE2ESlackMedia(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.waitReply(ctx, t, channel, ts, "tool send_file said:")
-		eventually(ctx, t, "the upload in the thread", func() bool { return len(sl.Uploads(channel)) > 0 })
-		ups := sl.Uploads(channel)
-		if len(ups) != 1 {
-			t.Fatalf("%d uploads, want exactly one: %+v", len(ups), ups)
+		up := s.wantUploadOnce(ctx, t, dbURL, channel, ts, 0, sdToolFile{tool: "send_file", name: "totals.csv", body: sdTotals})
+		if up.Comment != "here it is" {
+			t.Fatalf("totals.csv came with %q, want its caption", up.Comment)
 		}
-		up := ups[0]
-		if up.ThreadTS != ts || !bytes.Equal(up.Body, sdTotals) || up.Filename != "totals.csv" || up.Comment != "here it is" {
-			t.Fatalf("upload = %+v (body %q), want totals.csv's exact bytes in thread %s with its caption", up, up.Body, ts)
+	})
+
+	t.Run("CreateImageAndTTSUploadOnceInTheThread", func(t *testing.T) {
+		for _, c := range sdToolFiles(t, llm) {
+			before := len(sl.Uploads(channel))
+			ts := s.send(t, channel, c.call)
+			s.waitReply(ctx, t, channel, ts, "tool "+c.tool+" said: sent "+c.name)
+			s.wantUploadOnce(ctx, t, dbURL, channel, ts, before, c)
 		}
-		if up.Auth != "Bearer "+slackBot {
-			t.Fatalf("the upload carried %q, want the bot token", up.Auth)
-		}
+		sdWantMadeOnce(t, llm)
 	})
 
 	t.Run("ForeignLinkNeverFetched", func(t *testing.T) {
