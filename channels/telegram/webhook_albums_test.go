@@ -64,19 +64,27 @@ func wantNothingMore(t *testing.T, out <-chan channels.Inbound) {
 	}
 }
 
-// An album whose parts are posted one at a time, each answered 200 once
-// stored, is one Inbound; a part posted again after it was handled is
-// answered 200 and makes nothing new.
-func TestWebhookAlbumPostedPartByPartIsOneInbound(t *testing.T) {
+// collectingWebhook starts a webhook harness on a new fake whose handler
+// passes every Inbound to out.
+func collectingWebhook(t *testing.T) (*harness, string, <-chan channels.Inbound) {
+	t.Helper()
 	fake := telegramtest.NewServer(token)
 	t.Cleanup(fake.Close)
 	h, srv := webhookHarness(t, fake, 0)
 	out := make(chan channels.Inbound, 10)
 	h.Start(func(_ context.Context, in channels.Inbound) error { out <- in; return nil })
 	h.waitConnected()
-	postParts(t, srv.URL, 55, "wg", 701, 702, 703)
+	return h, srv.URL, out
+}
+
+// An album whose parts are posted one at a time, each answered 200 once
+// stored, is one Inbound; a part posted again after it was handled is
+// answered 200 and makes nothing new.
+func TestWebhookAlbumPostedPartByPartIsOneInbound(t *testing.T) {
+	h, srv, out := collectingWebhook(t)
+	postParts(t, srv, 55, "wg", 701, 702, 703)
 	wantAlbum(h.Ctx(), t, out, 701, 3)
-	postParts(t, srv.URL, 55, "wg", 702)
+	postParts(t, srv, 55, "wg", 702)
 	wantNothingMore(t, out)
 }
 
@@ -120,14 +128,9 @@ func TestWebhookAlbumAcrossReplicas(t *testing.T) {
 // A text right after the parts hands the album over first, so the album
 // is not overtaken by the message that asks about it.
 func TestWebhookAlbumBeforeTheTextAfterIt(t *testing.T) {
-	fake := telegramtest.NewServer(token)
-	t.Cleanup(fake.Close)
-	h, srv := webhookHarness(t, fake, 0)
-	out := make(chan channels.Inbound, 10)
-	h.Start(func(_ context.Context, in channels.Inbound) error { out <- in; return nil })
-	h.waitConnected()
-	postParts(t, srv.URL, 58, "wt", 1001, 1002)
-	if code := post(t, srv.URL, hookSecret, updateBody(1003, 58, "which is better?"), true); code != http.StatusOK {
+	h, srv, out := collectingWebhook(t)
+	postParts(t, srv, 58, "wt", 1001, 1002)
+	if code := post(t, srv, hookSecret, updateBody(1003, 58, "which is better?"), true); code != http.StatusOK {
 		t.Fatalf("text answered %d", code)
 	}
 	wantAlbum(h.Ctx(), t, out, 1001, 2)

@@ -15,22 +15,10 @@ func TestE2ETelegramWebhookAlbumIsOneRun(t *testing.T) {
 	tg, llm := fakes(t)
 	base := externalEnv(t, tg, llm, "")
 	withMediaModels(base)
-	base["SWITCHBOARD_TELEGRAM_MODE"] = "webhook"
-	base["SWITCHBOARD_TELEGRAM_WEBHOOK_URL"] = e2eHookURL
-	base["SWITCHBOARD_TELEGRAM_WEBHOOK_SECRET"] = e2eHookSecret
+	withTelegramWebhook(base)
 	rs := startReplicas(ctx, t, base, 2)
-	var targets []string
-	for _, a := range rs.addrs {
-		targets = append(targets, "http://"+a+"/webhooks/telegram")
-	}
-	tg.DeliverTo(targets...)
+	deliverToReplicas(tg, rs)
 	rs.leader(ctx, "leader:telegram:webhook")
-	for tg.Webhook() == nil {
-		select {
-		case <-ctx.Done():
-			t.Fatal("no replica registered the webhook")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitWebhook(ctx, t, tg)
 	wantAlbumIsOneRun(ctx, t, tg, llm, 7190)
 }

@@ -19,9 +19,7 @@ func TestE2EApprovalPressedOnAnotherReplica(t *testing.T) {
 	tg, llm := fakes(t)
 	base := externalEnv(t, tg, llm, "")
 	base["SWITCHBOARD_ADMINS"] = "telegram:500"
-	base["SWITCHBOARD_TELEGRAM_MODE"] = "webhook"
-	base["SWITCHBOARD_TELEGRAM_WEBHOOK_URL"] = e2eHookURL
-	base["SWITCHBOARD_TELEGRAM_WEBHOOK_SECRET"] = e2eHookSecret
+	withTelegramWebhook(base)
 	rs := startReplicas(ctx, t, base, 2)
 	hook := func(i int) string { return "http://" + rs.addrs[i] + "/webhooks/telegram" }
 	rs.leader(ctx, "leader:telegram:webhook")
@@ -62,9 +60,7 @@ func TestE2EDoctorExplainsWebhook(t *testing.T) {
 	ctx := testCtx(t, time.Minute)
 	tg, llm := fakes(t)
 	env := externalEnv(t, tg, llm, "")
-	env["SWITCHBOARD_TELEGRAM_MODE"] = "webhook"
-	env["SWITCHBOARD_TELEGRAM_WEBHOOK_URL"] = e2eHookURL
-	env["SWITCHBOARD_TELEGRAM_WEBHOOK_SECRET"] = e2eHookSecret
+	withTelegramWebhook(env)
 	doctor := func() string {
 		t.Helper()
 		d := startDaemon(t, t.TempDir(), "", env, "doctor")

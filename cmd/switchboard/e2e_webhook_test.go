@@ -18,6 +18,35 @@ const (
 	e2eHookSecret = "e2e-webhook-secret_0123456789"
 )
 
+// withTelegramWebhook puts Telegram in webhook mode at e2eHookURL.
+func withTelegramWebhook(env map[string]string) {
+	env["SWITCHBOARD_TELEGRAM_MODE"] = "webhook"
+	env["SWITCHBOARD_TELEGRAM_WEBHOOK_URL"] = e2eHookURL
+	env["SWITCHBOARD_TELEGRAM_WEBHOOK_SECRET"] = e2eHookSecret
+}
+
+// deliverToReplicas makes the fake post each webhook update to any of
+// the replicas, as a load balancer in front of them does.
+func deliverToReplicas(tg *telegramtest.Server, rs *replicaSet) {
+	var targets []string
+	for _, a := range rs.addrs {
+		targets = append(targets, "http://"+a+"/webhooks/telegram")
+	}
+	tg.DeliverTo(targets...)
+}
+
+// waitWebhook waits until a replica registered the webhook.
+func waitWebhook(ctx context.Context, t *testing.T, tg *telegramtest.Server) {
+	t.Helper()
+	for tg.Webhook() == nil {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no replica registered the webhook")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // platformChats sends numbered messages into chats of one platform and
 // counts the answers to each.
 type platformChats struct {
@@ -47,31 +76,19 @@ func TestE2EReplicasAllPlatforms(t *testing.T) {
 	base := externalEnv(t, tg, llm, "")
 	withSlack(base, sl)
 	withDiscord(base, dc)
-	base["SWITCHBOARD_TELEGRAM_MODE"] = "webhook"
-	base["SWITCHBOARD_TELEGRAM_WEBHOOK_URL"] = e2eHookURL
-	base["SWITCHBOARD_TELEGRAM_WEBHOOK_SECRET"] = e2eHookSecret
+	withTelegramWebhook(base)
 	// One reply per message, so that every message's answer can be
 	// counted (steer and collect answer several in one reply).
 	base["SWITCHBOARD_CONVERSATION_QUEUE"] = "followup"
 	rs := startReplicas(ctx, t, base, 3)
-	var targets []string
-	for _, a := range rs.addrs {
-		targets = append(targets, "http://"+a+"/webhooks/telegram")
-	}
-	tg.DeliverTo(targets...)
+	deliverToReplicas(tg, rs)
 	if err := sl.WaitConnections(ctx, 3); err != nil {
 		t.Fatalf("Socket Mode connections: %v", err)
 	}
 
 	lead := rs.leader(ctx, "leader:telegram:webhook")
 	rs.leader(ctx, "leader:discord:gateway")
-	for tg.Webhook() == nil {
-		select {
-		case <-ctx.Done():
-			t.Fatal("no replica registered the webhook")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitWebhook(ctx, t, tg)
 	if w := tg.Webhook(); w.URL != e2eHookURL || w.Secret != e2eHookSecret || w.DropPendingUpdates {
 		t.Fatalf("registered webhook %+v", w)
 	}
