@@ -68,6 +68,18 @@ func (d discordMedia) ask(ctx context.Context, t *testing.T, text, want string, 
 	})
 }
 
+// withFiles returns the bot's messages in channel that carry files,
+// oldest first.
+func withFiles(dc *discordtest.Server, channel string) []discordtest.Message {
+	var out []discordtest.Message
+	for _, m := range dc.Messages(channel) {
+		if len(m.Files) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // TestE2EDiscordMedia: attachments sent on Discord reach the model
 // through the built daemon (a picture as image input, a voice message as
 // its transcript, a text file and a PDF as their text), send_file posts
@@ -112,12 +124,7 @@ func TestE2EDiscordMedia(t *testing.T) {
 		d.waitMessage(ctx, t, sdChannel, "send_file's result", func(m discordtest.Message) bool {
 			return strings.Contains(m.Content, "said: sent totals.csv")
 		})
-		var sent []discordtest.Message
-		for _, m := range dc.Messages(sdChannel) {
-			if len(m.Files) > 0 {
-				sent = append(sent, m)
-			}
-		}
+		sent := withFiles(dc, sdChannel)
 		if len(sent) != 1 || len(sent[0].Files) != 1 {
 			t.Fatalf("%d messages with files, want exactly one with one file: %+v", len(sent), sent)
 		}
