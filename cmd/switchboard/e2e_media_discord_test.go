@@ -68,17 +68,21 @@ func (d discordMedia) ask(ctx context.Context, t *testing.T, text, want string, 
 	})
 }
 
-// fileMessages returns the bot's messages in sdChannel that carry files,
+// withFiles returns the bot's messages in channel that carry files,
 // oldest first.
-func (d discordMedia) fileMessages() []discordtest.Message {
+func withFiles(dc *discordtest.Server, channel string) []discordtest.Message {
 	var out []discordtest.Message
-	for _, m := range d.dc.Messages(sdChannel) {
+	for _, m := range dc.Messages(channel) {
 		if len(m.Files) > 0 {
 			out = append(out, m)
 		}
 	}
 	return out
 }
+
+// fileMessages returns the bot's messages in sdChannel that carry files,
+// oldest first.
+func (d discordMedia) fileMessages() []discordtest.Message { return withFiles(d.dc, sdChannel) }
 
 // wantPostedOnce checks that, after the first before messages with files
 // in sdChannel, exactly one more carries a file, c's, with its exact

@@ -3,10 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"image"
-	"image/color"
-	"image/png"
-	"math/rand/v2"
 	"strconv"
 	"testing"
 	"time"
@@ -14,24 +10,6 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 )
-
-// noisyPNG is a w×h PNG of random pixels (from seed): it does not
-// compress, so its upload takes many writes.
-func noisyPNG(t *testing.T, w, h int, seed uint64) []byte {
-	t.Helper()
-	r := rand.New(rand.NewPCG(seed, seed))
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for x := range w {
-		for y := range h {
-			img.Set(x, y, color.RGBA{R: uint8(r.UintN(256)), G: uint8(r.UintN(256)), B: uint8(r.UintN(256)), A: 255})
-		}
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // filesIn counts the bot messages in chat that carry a file.
 func filesIn(tg *telegramtest.Server, chat int64) int {
