@@ -100,6 +100,9 @@ type RunResult struct {
 	Replies    int    // final replies this run produced (each went to OnReply)
 	Iterations int
 	Usage      Usage
+	// Model is the model that answered the run's last model call: the
+	// agent's, or a fallback's (llm.fallbacks).
+	Model string
 	// Idle is true when the session needed no run: every user message was
 	// answered already and no step was left unfinished.
 	Idle bool

@@ -84,6 +84,9 @@ type Response struct {
 	ToolCalls  []ToolCall
 	Usage      Usage
 	StopReason string
+	// Model is the model that answered, when a wrapper chose it
+	// (WithFallbacks); "" means the one the Request asked for.
+	Model string
 }
 
 // Provider talks to one LLM API.

@@ -1,6 +1,7 @@
 package agentcore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +75,7 @@ func (r *runLoop) callModel(ctx context.Context, v []Message) (done bool, err er
 	}
 	r.res.Usage.InputTokens += resp.Usage.InputTokens
 	r.res.Usage.OutputTokens += resp.Usage.OutputTokens
+	r.res.Model = cmp.Or(resp.Model, r.a.Model)
 	reply := Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: withServerIDs(resp.ToolCalls)}
 	if len(reply.ToolCalls) == 0 {
 		return r.finalReply(ctx, v, reply)

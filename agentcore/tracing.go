@@ -1,6 +1,7 @@
 package agentcore
 
 import (
+	"cmp"
 	"context"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -30,7 +31,8 @@ func (a *Agent) chat(ctx context.Context, req Request, onDelta func(string)) (Re
 	}
 	span.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", resp.Usage.InputTokens),
 		attribute.Int("gen_ai.usage.output_tokens", resp.Usage.OutputTokens),
-		attribute.Int("gen_ai.response.tool_calls", len(resp.ToolCalls)))
+		attribute.Int("gen_ai.response.tool_calls", len(resp.ToolCalls)),
+		attribute.String("gen_ai.response.model", cmp.Or(resp.Model, req.Model)))
 	return resp, nil
 }
 

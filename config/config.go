@@ -112,6 +112,10 @@ type LLM struct {
 	APIKey string `mapstructure:"api_key" secret:"true"`
 	// Model names the model.
 	Model string `mapstructure:"model"`
+	// Fallbacks are models asked in order, on the same provider and base
+	// URL, when Model fails after its retries (5xx, 429, timeout, refused
+	// connection); never for a request Model refused as invalid.
+	Fallbacks []string `mapstructure:"fallbacks"`
 	// Timeout bounds one provider call.
 	Timeout time.Duration `mapstructure:"timeout"`
 	// MaxTokens caps a reply; 0 means the provider's default.
@@ -308,15 +312,16 @@ type NamedAgent struct {
 }
 
 // LLMFor returns the model settings of agent a: its own where set, else
-// llm.*.
+// llm.*; llm.fallbacks only when a talks to llm's server.
 func (c *Config) LLMFor(a NamedAgent) LLM {
 	l := c.LLM
 	if a.Provider != "" && a.Provider != l.Provider {
-		// Another provider: llm.* URL and key belong to the other one.
-		l.Provider, l.BaseURL, l.APIKey = a.Provider, "", ""
+		// Another provider: llm.* URL, key and fallbacks belong to the
+		// other one.
+		l.Provider, l.BaseURL, l.APIKey, l.Fallbacks = a.Provider, "", "", nil
 	}
-	if a.BaseURL != "" {
-		l.BaseURL = a.BaseURL
+	if a.BaseURL != "" && a.BaseURL != l.BaseURL {
+		l.BaseURL, l.Fallbacks = a.BaseURL, nil // llm.fallbacks are models of llm.base_url's server
 	}
 	if a.APIKey != "" {
 		l.APIKey = a.APIKey

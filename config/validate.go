@@ -80,6 +80,7 @@ func (c *Config) validateLLM(add func(string, ...any)) {
 	if c.LLM.MaxTokens < 0 {
 		add("llm.max_tokens must be 0 (provider default) or more (got %d)", c.LLM.MaxTokens)
 	}
+	c.validateFallbacks(add)
 }
 
 // validateChannels checks the chat platforms' settings.

@@ -53,6 +53,9 @@ func TestValidateMessages(t *testing.T) {
 		{"llm.base_url", func(c *Config) { c.LLM.BaseURL = "localhost:11434" }, "llm.base_url must be an http:// or https:// URL with a host"},
 		{"llm.timeout", func(c *Config) { c.LLM.Timeout = 0 }, "llm.timeout must be positive"},
 		{"llm.max_tokens", func(c *Config) { c.LLM.MaxTokens = -1 }, "llm.max_tokens must be 0 (provider default) or more (got -1)"},
+		{"llm.fallbacks empty", func(c *Config) { c.LLM.Model, c.LLM.Fallbacks = "a", []string{"b", " "} }, "llm.fallbacks[1] is empty"},
+		{"llm.fallbacks the model", func(c *Config) { c.LLM.Model, c.LLM.Fallbacks = "a", []string{"a"} }, `llm.fallbacks[0] is "a", llm.model itself`},
+		{"llm.fallbacks twice", func(c *Config) { c.LLM.Model, c.LLM.Fallbacks = "a", []string{"b", "b"} }, `llm.fallbacks[1]: "b" is listed twice`},
 		{"telegram.mode", func(c *Config) { c.Telegram.Mode = "push" }, `telegram.mode must be polling or webhook (got "push")`},
 		{"telegram.webhook_url", func(c *Config) {
 			c.Telegram.Token, c.Telegram.Mode, c.Telegram.WebhookSecret = "1:x", "webhook", "s"

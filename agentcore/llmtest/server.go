@@ -91,7 +91,8 @@ type Server struct {
 
 	synonyms   map[string]string
 	embedCalls int
-	models     []string // what GET /v1/models lists; none: 404
+	models     []string       // what GET /v1/models lists; none: 404
+	failing    map[string]int // model → the HTTP status its requests get (FailModel)
 
 	media media // the audio and image endpoints' scripts and records
 }
@@ -165,6 +166,10 @@ func (s *Server) next(req Request) (Reply, int) {
 	s.requests = append(s.requests, req)
 	s.seq++
 	seq := s.seq
+	if status := s.failing[req.Model]; status != 0 {
+		s.mu.Unlock()
+		return Reply{Status: status}, seq
+	}
 	if len(s.queue) > 0 {
 		r := s.queue[0]
 		s.queue = s.queue[1:]

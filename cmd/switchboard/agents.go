@@ -90,7 +90,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 	out := builtAgents{named: map[string]bot.Runner{}}
 	for i, spec := range agentSpecs(d.cfg) {
 		llm := d.cfg.LLMFor(spec)
-		provider, err := newProvider(llm, d.log)
+		provider, err := d.agentProvider(llm)
 		if err != nil {
 			return out, err
 		}
@@ -118,7 +118,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 				return text, err
 			},
 		}
-		d.log.Info("agent ready", "agent", spec.Name, "provider", llm.Provider, "model", llm.Model, "vision", llm.Vision, "tools", len(allowed.Set()))
+		d.log.Info("agent ready", "agent", spec.Name, "provider", llm.Provider, "model", llm.Model, "fallbacks", llm.Fallbacks, "vision", llm.Vision, "tools", len(allowed.Set()))
 		if i == 0 {
 			out.def = a
 		} else {

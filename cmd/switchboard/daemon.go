@@ -96,6 +96,8 @@ type daemon struct {
 	readyAt     time.Time
 	// execInfo says who exec commands run as and where (for /status).
 	execInfo string
+	// fallbacks are the providers with llm.fallbacks (for /status).
+	fallbacks []modelFallbacks
 	// mcp keeps the MCP servers connected and their tools registered.
 	mcp *mcp.Bridge
 	// tools is the registry every agent shares; exec runs custom tools;
@@ -244,7 +246,8 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 		Limits:   bot.Limits{User: userRate, Chat: chatRate},
 		Metrics:  d.metrics, Logger: d.log, Dispatcher: d.disp,
 		Status: func(ctx context.Context) []string {
-			return append(append(bot.StatusLines(ctx, d.checks()), d.execInfo), d.mcpStatusLines(ctx)...)
+			lines := append(append(bot.StatusLines(ctx, d.checks()), d.execInfo), d.mcpStatusLines(ctx)...)
+			return append(lines, d.fallbackStatusLines()...)
 		},
 		Scrub:       scrubber.Scrub,
 		Attachments: d.mediaReceiver(), Workspace: d.workspaces.For,
@@ -319,7 +322,7 @@ func processOwner() string {
 }
 
 // newProvider picks the LLM provider from config, with bounded retries
-// logged to log.
+// logged to log, and then the fallback models of llm.fallbacks.
 func newProvider(llm config.LLM, log *slog.Logger) (agentcore.Provider, error) {
 	var p agentcore.Provider
 	switch llm.Provider {
@@ -334,7 +337,11 @@ func newProvider(llm config.LLM, log *slog.Logger) (agentcore.Provider, error) {
 	default:
 		return nil, fmt.Errorf("%w: llm.provider %q", errConfig, llm.Provider)
 	}
-	return agentcore.WithRetry(p, agentcore.RetryOptions{Logger: log}), nil
+	retrying := agentcore.WithRetry(p, agentcore.RetryOptions{Logger: log})
+	if len(llm.Fallbacks) == 0 {
+		return retrying, nil
+	}
+	return agentcore.WithFallbacks(retrying, llm.Fallbacks, agentcore.FallbackOptions{Logger: log}), nil
 }
 
 // rateOf converts a config rate ("20/m", "off") to a bot.Rate.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -35,9 +36,10 @@ func llmChecks(cfg *config.Config) []doctorCheck {
 	}}}
 	for i, a := range cfg.Agents {
 		l := cfg.LLMFor(a)
-		if l == cfg.LLM {
+		if reflect.DeepEqual(l, cfg.LLM) {
 			continue
 		}
+		l.Fallbacks = nil // the llm check checks them
 		key := fmt.Sprintf("agents[%d].model", i)
 		checks = append(checks, doctorCheck{name: "llm " + a.Name, run: func(ctx context.Context) (string, error) {
 			return checkLLM(ctx, l, key)
@@ -56,6 +58,46 @@ func checkLLM(ctx context.Context, l config.LLM, key string) (string, error) {
 		return "", err
 	}
 	reached := fmt.Sprintf("%s reachable (%s)", base, cmp.Or(l.Provider, "openai"))
+	detail, err := checkModel(l, key, reached, ids, listed)
+	if len(l.Fallbacks) == 0 {
+		return detail, err
+	}
+	note, missing := checkFallbacks(l.Fallbacks, ids, listed)
+	switch {
+	case err != nil:
+		return "", doctorWarning(err.Error() + "; " + note)
+	case missing:
+		return "", doctorWarning(detail + "; " + note)
+	}
+	return detail + "; " + note, nil
+}
+
+// checkFallbacks says whether the server lists each of llm.fallbacks,
+// from the same list as the model; missing is true when one is not in it.
+func checkFallbacks(fallbacks, ids []string, listed bool) (note string, missing bool) {
+	if !listed {
+		return "fallbacks " + strings.Join(fallbacks, ", ") + " (not checked)", false
+	}
+	var notes []string
+	for _, m := range fallbacks {
+		if hasModel(ids, m) {
+			continue
+		}
+		n := fmt.Sprintf("llm.fallbacks %q is not in its list of models", m)
+		if c := closeModels(m, ids); len(c) > 0 {
+			n += " (did you mean " + strings.Join(c, ", ") + "?)"
+		}
+		notes = append(notes, n)
+	}
+	if len(notes) == 0 {
+		return "fallbacks " + strings.Join(fallbacks, ", ") + " listed", false
+	}
+	return strings.Join(notes, "; "), true
+}
+
+// checkModel says whether the server, reached as reached says, lists
+// l.Model (ids, when listed).
+func checkModel(l config.LLM, key, reached string, ids []string, listed bool) (string, error) {
 	switch {
 	case l.Model == "":
 		return "", doctorWarning(reached + ", but " + key + " is not set: most model servers refuse requests without one; set it" +

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/config"
 )
 
@@ -44,5 +45,24 @@ func TestCheckLLMAnthropicListsEveryModel(t *testing.T) {
 func TestHasModelTakesOllamasLatest(t *testing.T) {
 	if !hasModel([]string{"llama3.2:latest"}, "llama3.2") || hasModel([]string{"llama3.2:1b"}, "llama3.2") {
 		t.Fatal("hasModel")
+	}
+}
+
+// TestCheckLLMChecksFallbacks: doctor compares each of llm.fallbacks with
+// the same model list as llm.model, and warns about one the server lacks.
+func TestCheckLLMChecksFallbacks(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetModels("gpt-x", "gpt-y", "gpt-z")
+	l := config.LLM{BaseURL: srv.URL(), Model: "gpt-x", Fallbacks: []string{"gpt-y", "gpt-z"}}
+	if detail, err := checkLLM(context.Background(), l, "llm.model"); err != nil || !strings.Contains(detail, "model gpt-x listed; fallbacks gpt-y, gpt-z listed") {
+		t.Fatalf("listed fallbacks: %q, %v", detail, err)
+	}
+	l.Fallbacks = []string{"gpt-z", "gpt-yy"}
+	_, err := checkLLM(context.Background(), l, "llm.model")
+	var warn doctorWarning
+	if !errors.As(err, &warn) || !strings.Contains(err.Error(), `llm.fallbacks "gpt-yy" is not in its list of models (did you mean gpt-y?)`) ||
+		strings.Contains(err.Error(), `"gpt-z"`) {
+		t.Fatalf("unlisted fallback: %v", err)
 	}
 }
