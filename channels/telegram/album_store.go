@@ -20,7 +20,8 @@ type AlbumStore interface {
 	// handed over, for q.Owner until q.Lease has passed; an album claimed
 	// by another owner whose lease has not lapsed is not claimed. next is
 	// how long until an album not claimed now is due (its parts quiet or
-	// its lease lapsed), 0 when none is left.
+	// its lease lapsed), 0 when none is left; it is reported only when
+	// q.Chat is 0 (a sweep).
 	ClaimAlbums(ctx context.Context, q AlbumClaim) (albums []StoredAlbum, next time.Duration, err error)
 	// FinishAlbum records that the parts of a, claimed by owner, were
 	// handed over; a part added since keeps the album open.

@@ -73,6 +73,9 @@ func (db *DB) ClaimAlbums(ctx context.Context, q telegram.AlbumClaim) ([]telegra
 			}
 			albums = append(albums, a)
 		}
+		if q.Chat != 0 {
+			return nil // a chat's flush, on every webhook update: no sweep waits for next
+		}
 		next, err = nextAlbumDue(ctx, tx, q.Quiet)
 		return err
 	})
