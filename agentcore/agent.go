@@ -65,8 +65,10 @@ type RunInput struct {
 	// User is the new user message, or nil to continue the session as stored
 	// (after a restart, or when the message was appended already).
 	User *Message
-	// OnDelta receives streamed text, if set.
-	OnDelta func(string)
+	// OnText, when set, receives the text of the model's current reply so
+	// far each time it grows (see Provider.Chat); each model call of the
+	// run, and each retry of one, starts again from its first words.
+	OnText func(soFar string)
 	// OnReply, when set, is called with each final reply as soon as it is
 	// stored. A run that finds messages which arrived while it worked goes
 	// on with them, so one run can produce several replies.

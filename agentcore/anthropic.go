@@ -40,7 +40,7 @@ type AnthropicOptions struct {
 }
 
 // Anthropic is a Provider for Anthropic's Messages API, on the
-// anthropic-sdk-go SDK. It does not stream: onDelta receives the whole text
+// anthropic-sdk-go SDK. It does not stream: onText receives the whole text
 // once the reply is complete. Create it with NewAnthropic.
 type Anthropic struct {
 	api       llmAPI
@@ -92,7 +92,7 @@ func (p *Anthropic) Name() string { return "anthropic" }
 
 // Chat sends one Messages API request and returns the reply. Every failure
 // is a *ProviderError, except a Request that cannot be encoded.
-func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
+func (p *Anthropic) Chat(ctx context.Context, req Request, onText func(soFar string)) (Response, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return Response{}, err
@@ -122,8 +122,8 @@ func (p *Anthropic) Chat(ctx context.Context, req Request, onDelta func(text str
 		}
 	}
 	resp.Content = text.String()
-	if onDelta != nil && resp.Content != "" {
-		onDelta(resp.Content)
+	if onText != nil && resp.Content != "" {
+		onText(resp.Content)
 	}
 	return resp, nil
 }

@@ -58,12 +58,11 @@ type FallbackState struct {
 // caller's. A fallback that fails too, or does not know its model, passes
 // the call on to the next one.
 //
-// Streaming: a call that already passed text to onDelta and then failed is
-// not handed to a fallback: the text streamed so far cannot be taken back
-// through onDelta, and the answer must not be the failed model's words
-// followed by another model's. Its error is returned as it is. (OpenAI's
-// server errors and refused connections come before the first delta;
-// Anthropic's provider passes text only once the call succeeded.)
+// Streaming: a call that already passed text to onText and then failed is
+// not handed to a fallback: people have been reading the failed model's
+// words, and another model's answer would replace them with a different
+// one. Its error is returned as it is. (Server errors and refused
+// connections come before the first words.)
 func WithFallbacks(p Provider, models []string, opts FallbackOptions) *Fallbacks {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -91,18 +90,18 @@ func (f *Fallbacks) State() FallbackState {
 // WithFallbacks describes. The Response's Model is the model that answered.
 // When no model answers, the error names each model tried and how it
 // failed, and wraps the last model's error.
-func (f *Fallbacks) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
+func (f *Fallbacks) Chat(ctx context.Context, req Request, onText func(soFar string)) (Response, error) {
 	chain := f.chain(req.Model)
 	var failed []modelFailure
 	for i, model := range chain {
 		try := req
 		try.Model = model
 		streamed := false
-		delta := onDelta
-		if onDelta != nil {
+		delta := onText
+		if onText != nil {
 			delta = func(text string) {
 				streamed = streamed || text != ""
-				onDelta(text)
+				onText(text)
 			}
 		}
 		resp, err := f.p.Chat(ctx, try, delta)

@@ -46,9 +46,9 @@ func wrapFallbacks(s *llmtest.Server, p agentcore.Provider, attempts int, fallba
 func (ft *fallbackTest) chat(model, text string) (agentcore.Response, string, error) {
 	req := userReq(text)
 	req.Model = model
-	var streamed strings.Builder
-	resp, err := ft.f.Chat(context.Background(), req, func(d string) { streamed.WriteString(d) })
-	return resp, streamed.String(), err
+	var shown string // what a chat shows: the latest text so far
+	resp, err := ft.f.Chat(context.Background(), req, func(soFar string) { shown = soFar })
+	return resp, shown, err
 }
 
 // modelsAsked lists the model of every request the fake server got.
@@ -158,11 +158,11 @@ type byModel struct {
 
 func (b byModel) Name() string { return "openai" }
 
-func (b byModel) Chat(ctx context.Context, req agentcore.Request, onDelta func(string)) (agentcore.Response, error) {
+func (b byModel) Chat(ctx context.Context, req agentcore.Request, onText func(string)) (agentcore.Response, error) {
 	if req.Model == b.refused {
-		return b.down.Chat(ctx, req, onDelta)
+		return b.down.Chat(ctx, req, onText)
 	}
-	return b.live.Chat(ctx, req, onDelta)
+	return b.live.Chat(ctx, req, onText)
 }
 
 // refusedURL is a loopback base URL nothing listens on.

@@ -106,11 +106,11 @@ func NewOpenAI(opts OpenAIOptions) *OpenAI {
 // Name returns "openai".
 func (p *OpenAI) Name() string { return "openai" }
 
-// Chat streams one chat completion, passing content to onDelta as it
-// arrives, and returns the accumulated response. Every failure is a
+// Chat streams one chat completion, passing the content so far to onText
+// as it grows, and returns the accumulated response. Every failure is a
 // *ProviderError, except a Request that cannot be encoded (a message with an
 // unknown role, a tool whose Parameters are not a JSON object).
-func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
+func (p *OpenAI) Chat(ctx context.Context, req Request, onText func(soFar string)) (Response, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return Response{}, err
@@ -120,7 +120,7 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(text string
 	}
 	stream := p.client.NewStreaming(ctx, params)
 	defer stream.Close()
-	acc := openAIStream{onDelta: onDelta}
+	acc := openAIStream{onText: onText}
 	for stream.Next() {
 		acc.add(stream.Current())
 	}

@@ -13,7 +13,7 @@ import (
 // a known index: compatible servers do both (some send every call whole at
 // index 0), and a refused chunk would lose the call.
 type openAIStream struct {
-	onDelta func(string) // receives content as it arrives; may be nil
+	onText  func(string) // receives the content so far as it grows; may be nil
 	chunks  int
 	content strings.Builder
 	calls   []*openAIToolCall
@@ -40,8 +40,8 @@ func (a *openAIStream) add(ch openai.ChatCompletionChunk) {
 		}
 		if text := c.Delta.Content + c.Delta.Refusal; text != "" {
 			a.content.WriteString(text)
-			if a.onDelta != nil {
-				a.onDelta(text)
+			if a.onText != nil {
+				a.onText(a.content.String())
 			}
 		}
 		for _, d := range c.Delta.ToolCalls {

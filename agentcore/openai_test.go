@@ -73,16 +73,21 @@ func TestOpenAIRequestModelWins(t *testing.T) {
 	}
 }
 
-func TestOpenAIStreamingDeltas(t *testing.T) {
+func TestOpenAIStreamingTextSoFar(t *testing.T) {
 	s, p := newOpenAITest(t)
 	s.Enqueue(llmtest.Reply{Text: "the quick brown fox"})
-	var deltas []string
-	resp, err := p.Chat(context.Background(), userReq("hi"), func(d string) { deltas = append(deltas, d) })
+	var seen []string
+	resp, err := p.Chat(context.Background(), userReq("hi"), func(soFar string) { seen = append(seen, soFar) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(deltas) < 2 || strings.Join(deltas, "") != "the quick brown fox" {
-		t.Fatalf("deltas = %q, want the text in several pieces", deltas)
+	if len(seen) < 2 || seen[len(seen)-1] != "the quick brown fox" {
+		t.Fatalf("text so far = %q, want it to grow to the whole text", seen)
+	}
+	for i := 1; i < len(seen); i++ {
+		if !strings.HasPrefix(seen[i], seen[i-1]) || seen[i] == seen[i-1] {
+			t.Fatalf("text so far = %q: each must extend the one before", seen)
+		}
 	}
 	if resp.Content != "the quick brown fox" {
 		t.Fatalf("content = %q", resp.Content)
@@ -274,8 +279,8 @@ func TestOpenAIUnauthorizedSaysWhatToDo(t *testing.T) {
 func TestOpenAIErrorInsideStream(t *testing.T) {
 	s, p := newOpenAITest(t)
 	s.Enqueue(llmtest.Reply{Text: "half an", StreamError: "upstream overloaded"})
-	var deltas strings.Builder
-	resp, err := p.Chat(context.Background(), userReq("hi"), func(d string) { deltas.WriteString(d) })
+	var shown string
+	resp, err := p.Chat(context.Background(), userReq("hi"), func(soFar string) { shown = soFar })
 	var pe *agentcore.ProviderError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "upstream overloaded") {
 		t.Fatalf("Chat = %+v, %v; want the stream's error", resp, err)
@@ -283,8 +288,8 @@ func TestOpenAIErrorInsideStream(t *testing.T) {
 	if !pe.Retryable() {
 		t.Fatalf("mid-stream failure %+v not retryable", pe)
 	}
-	if deltas.String() != "half an" {
-		t.Fatalf("deltas before the error = %q", deltas.String())
+	if shown != "half an" {
+		t.Fatalf("text before the error = %q", shown)
 	}
 }
 

@@ -94,8 +94,11 @@ type Provider interface {
 	// Name identifies the provider in logs and metrics ("openai", "anthropic").
 	Name() string
 	// Chat sends req and returns the complete response. Implementations may
-	// stream internally; onDelta, when non-nil, receives text as it arrives.
-	Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error)
+	// stream internally; onText, when non-nil, receives the reply's text so
+	// far each time it grows. A call tried again (WithRetry) or by another
+	// model (WithFallbacks) starts again from its first words, so a caller
+	// showing the text shows the latest onText, never a sum of them.
+	Chat(ctx context.Context, req Request, onText func(soFar string)) (Response, error)
 }
 
 // ProviderError is a failed provider call with what is known about it.

@@ -55,7 +55,7 @@ func (o RetryOptions) withDefaults() RetryOptions {
 // hint when it gives one, never longer than opts.Max. It stops when ctx ends
 // and returns the last error.
 //
-// A streamed call that fails midway may already have passed text to onDelta;
+// A streamed call that fails midway may already have passed text to onText;
 // the retried call streams its answer again from the start.
 func WithRetry(p Provider, opts RetryOptions) Provider {
 	return &retrying{p: p, opts: opts.withDefaults()}
@@ -70,11 +70,11 @@ type retrying struct {
 func (r *retrying) Name() string { return r.p.Name() }
 
 // Chat calls the wrapped provider, retrying as WithRetry describes.
-func (r *retrying) Chat(ctx context.Context, req Request, onDelta func(text string)) (Response, error) {
+func (r *retrying) Chat(ctx context.Context, req Request, onText func(soFar string)) (Response, error) {
 	var resp Response
 	err := r.opts.do(ctx, r.p.Name(), func() error {
 		var err error
-		resp, err = r.p.Chat(ctx, req, onDelta)
+		resp, err = r.p.Chat(ctx, req, onText)
 		return err
 	})
 	return resp, err

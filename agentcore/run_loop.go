@@ -66,7 +66,7 @@ func (r *runLoop) callModel(ctx context.Context, v []Message) (done bool, err er
 	start := time.Now()
 	resp, err := r.a.chat(ctx, Request{
 		Model: r.a.Model, System: r.system, Messages: r.a.withImages(ctx, r.log, forModel(v)), Tools: r.specs, MaxTokens: r.a.MaxTokens,
-	}, r.in.OnDelta)
+	}, r.in.OnText)
 	if r.a.ObserveLLM != nil {
 		r.a.ObserveLLM(time.Since(start), err)
 	}

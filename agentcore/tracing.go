@@ -12,9 +12,9 @@ import (
 )
 
 // chat calls the provider inside an "llm.chat" span when the agent traces.
-func (a *Agent) chat(ctx context.Context, req Request, onDelta func(string)) (Response, error) {
+func (a *Agent) chat(ctx context.Context, req Request, onText func(string)) (Response, error) {
 	if a.Tracer == nil {
-		resp, err := a.Provider.Chat(ctx, req, onDelta)
+		resp, err := a.Provider.Chat(ctx, req, onText)
 		return resp, withModel(err, req.Model)
 	}
 	ctx, span := a.Tracer.Start(ctx, "llm.chat", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
@@ -23,7 +23,7 @@ func (a *Agent) chat(ctx context.Context, req Request, onDelta func(string)) (Re
 		attribute.Int("gen_ai.request.messages", len(req.Messages)),
 		attribute.Int("gen_ai.request.tools", len(req.Tools))))
 	defer span.End()
-	resp, err := a.Provider.Chat(ctx, req, onDelta)
+	resp, err := a.Provider.Chat(ctx, req, onText)
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())

@@ -98,6 +98,10 @@ type Outbound struct {
 	// File, when set, is sent with Text as its caption. An adapter that
 	// cannot send files returns an ErrPermanent error.
 	File *File
+	// Replaces, when set, are the live messages (LiveAnswerer) that showed
+	// this answer while it was written, in order: the message is delivered
+	// with FinishLive, in their place.
+	Replaces []string
 }
 
 // Handler receives inbound events from a channel. It returns nil once the

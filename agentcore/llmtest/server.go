@@ -54,6 +54,10 @@ type Reply struct {
 	// FinishReason overrides the finish reason ("stop", or "tool_calls" when
 	// there are tool calls).
 	FinishReason string
+	// Pace, when positive and the request streams, is waited before each
+	// word of Text: a model that writes at a fixed pace. The stream ends
+	// early when the client goes away or the server closes.
+	Pace time.Duration
 }
 
 // Message is one message of a recorded request.
@@ -215,10 +219,29 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		usage:   usageFor(req, reply),
 	}
 	if wr.Stream {
-		c.writeStream(w, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)
+		c.writeStream(w, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage, s.pacer(r))
 		return
 	}
 	c.writeJSON(w)
+}
+
+// pacer returns what writeStream waits with before each word: false when
+// the client went away or the server closed.
+func (s *Server) pacer(r *http.Request) func(time.Duration) bool {
+	return func(d time.Duration) bool {
+		if d <= 0 {
+			return true
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return true
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+		return false
+	}
 }
 
 // withCallIDs fills in missing tool call ids, unique per completion.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -225,8 +226,9 @@ func (c completion) writeJSON(w http.ResponseWriter) {
 // writeStream answers a streaming request with SSE chunks shaped like
 // OpenAI's: a role chunk, content split at word boundaries, each tool call's
 // id and name followed by its arguments in several pieces, a finish chunk,
-// the usage chunk when asked for, and [DONE].
-func (c completion) writeStream(w http.ResponseWriter, includeUsage bool) {
+// the usage chunk when asked for, and [DONE]. Before each word it waits
+// the reply's Pace with wait, and stops when wait says to.
+func (c completion) writeStream(w http.ResponseWriter, includeUsage bool, wait func(time.Duration) bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -257,6 +259,9 @@ func (c completion) writeStream(w http.ResponseWriter, includeUsage bool) {
 
 	send(chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil))
 	for _, piece := range splitWords(c.reply.Text) {
+		if !wait(c.reply.Pace) {
+			return
+		}
 		send(chunk(map[string]any{"content": piece}, nil))
 	}
 	if c.reply.StreamError != "" {
