@@ -16,7 +16,7 @@ var errNoMediaStore = fmt.Errorf("no media store is configured to read the file 
 // outbound is what row m sends; its file, when it has one, is read from
 // the media store only as the adapter sends it.
 func (d *Dispatcher) outbound(m OutboxMessage) channels.Outbound {
-	out := channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo, Key: outboxKey(m.Row())}
+	out := channels.Outbound{To: m.To, Text: m.Text, Buttons: m.Buttons, ReplyTo: m.ReplyTo, Key: outboxKey(m.Row()), Replaces: m.Replaces}
 	if f := m.File; f != nil {
 		sha, open := f.SHA256, d.o.OpenFile
 		out.File = &channels.File{Kind: f.Kind, Name: f.Name, Type: f.Type, Size: f.Size,
@@ -30,10 +30,14 @@ func (d *Dispatcher) outbound(m OutboxMessage) channels.Outbound {
 	return out
 }
 
-// send delivers row m through ch. A file the platform does not take, this
+// send delivers row m through ch: in place of the live messages that
+// showed it while it was written, when it has them. A file the platform does not take, this
 // large, is never dropped silently: the chat is told so in its place
 // (with the caption), and that message is the row's delivery.
 func (d *Dispatcher) send(ctx context.Context, ch channels.Channel, m OutboxMessage) (string, error) {
+	if live, ok := ch.(channels.LiveAnswerer); ok && len(m.Replaces) > 0 && m.File == nil {
+		return live.FinishLive(ctx, d.outbound(m))
+	}
 	id, err := ch.Send(ctx, d.outbound(m))
 	var big *channels.FileTooLargeError
 	if m.File == nil || !errors.As(err, &big) {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/switchboard-chat/switchboard/bot/stream"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -34,6 +35,9 @@ type laneJob struct {
 	// trace is the span of the message that asked for the run; the run's
 	// span continues its trace.
 	trace trace.SpanContext
+	// live shows the run's answers while they are written; nil shows
+	// none.
+	live *stream.Answer
 }
 
 // lanes runs jobs one at a time per session, different sessions in

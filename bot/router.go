@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot/stream"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -71,6 +72,12 @@ type Options struct {
 	// Tracer traces each message from inbound to its replies' sends; nil
 	// records nothing.
 	Tracer trace.Tracer
+	// Stream shows answers while the model writes them, on the channels
+	// that can (channels.LiveAnswerer; conversation.stream). LiveStore
+	// records the live messages, so a run that dies mid-answer leaves
+	// them to the next (nil: in memory only).
+	Stream    bool
+	LiveStore stream.Store
 }
 
 // Limits are the inbound rate limits; a zero Rate means no limit.

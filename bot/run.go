@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot/progress"
+	"github.com/switchboard-chat/switchboard/bot/stream"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -69,8 +70,11 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	}()
 	ctx, cancel := context.WithTimeout(ctx, MaxRunDuration)
 	defer cancel()
-	// "typing…", then a "working…" note with the tool steps; the session
-	// lock is refreshed meanwhile.
+	// The answer as it is written, with the tool steps; "typing…", and a
+	// "working…" note with the steps where the answer cannot show them;
+	// the session lock is refreshed meanwhile.
+	j.live = r.startAnswer(ctx, j)
+	defer j.live.Stop()
 	display := r.startProgress(ctx, j, lock)
 	defer display.Stop(ctx)
 
@@ -85,7 +89,18 @@ func (r *Router) startProgress(ctx context.Context, j laneJob, lock Lock) *progr
 		ch = nil // a teammate's or subagent's work is not shown in the chat
 	}
 	return progress.Start(ctx, progress.Options{To: j.To, Channel: ch, Lock: lock, LockTTL: sessionLockTTL,
-		Scrub: r.opts.Scrub, Log: r.log.With("session", j.Session)})
+		Scrub: r.opts.Scrub, Log: r.log.With("session", j.Session), NoNote: j.live != nil})
+}
+
+// startAnswer starts showing run j's answers as they are written, where
+// streaming is on and j's chat can show them; else it returns nil.
+func (r *Router) startAnswer(ctx context.Context, j laneJob) *stream.Answer {
+	live, ok := r.opts.Channels[j.To.Platform].(channels.LiveAnswerer)
+	if !r.opts.Stream || !ok || background(j.Session) {
+		return nil
+	}
+	return stream.Start(ctx, stream.Options{Session: j.Session, To: j.To, Channel: live, ReplyTo: j.ReplyTo,
+		Store: r.opts.LiveStore, Scrub: r.opts.Scrub, Log: r.log.With("session", j.Session)})
 }
 
 // runAgent runs the agent of j's session once, prepared by the session's
@@ -119,7 +134,11 @@ func (r *Router) runAgent(ctx context.Context, j *laneJob, display *progress.Dis
 // that stays in its session). A stored reply clears j.ReplyTo.
 func (r *Router) runInput(j *laneJob, agentName string, display *progress.Display, last **agentcore.Reply) agentcore.RunInput {
 	call := sessionCall(j.Session, agentName, j.To, j.UserID, j.Direct)
-	return agentcore.RunInput{Session: j.Session, Call: call, OnStep: display.Step,
+	return agentcore.RunInput{Session: j.Session, Call: call, OnText: j.live.Text,
+		OnStep: func(c agentcore.ToolCall) {
+			display.Step(c)
+			j.live.Step(c)
+		},
 		// A reply to the chat is stored with its outbox row, in one
 		// transaction.
 		StoreReply: func(ctx context.Context, after int64, reply agentcore.Message) (int64, int, error) {
@@ -132,9 +151,15 @@ func (r *Router) runInput(j *laneJob, agentName string, display *progress.Displa
 			}
 			// Only the first reply answers the message that started the
 			// run; later ones answer messages that arrived meanwhile.
-			replyTo := j.ReplyTo
-			j.ReplyTo = ""
-			return r.out.storeReply(ctx, j.Session, after, reply, OutboxMessage{To: j.To, Text: text, ReplyTo: replyTo})
+			// The answer shown so far is replaced by the reply, which is
+			// stored with the messages it replaces.
+			m := OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo, Replaces: j.live.Finish(ctx)}
+			seq, moved, err := r.out.storeReply(ctx, j.Session, after, reply, m)
+			if err == nil {
+				j.ReplyTo = ""
+				j.live.Handed()
+			}
+			return seq, moved, err
 		},
 		OnReply: func(ctx context.Context, rep agentcore.Reply) {
 			if undelivered(j.Session, rep.Text) {
@@ -199,7 +224,8 @@ func (r *Router) failRun(ctx context.Context, j laneJob, err error) {
 	text := fmt.Sprintf("Sorry, I couldn't answer that: %s (error id %s). %s", userReason(err), id, nextStep(err))
 	msg := agentcore.Notice("run-failed:"+id, text)
 	if !background(j.Session) {
-		if _, aerr := r.out.appendReply(ctx, j.Session, msg, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo}); aerr != nil {
+		m := OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo, Replaces: j.live.Finish(ctx)}
+		if _, aerr := r.out.appendReply(ctx, j.Session, msg, m); aerr != nil {
 			r.log.Error("record failure failed; telling the chat anyway", "session", j.Session, "err", aerr)
 			r.send(ctx, OutboxMessage{To: j.To, Text: text, ReplyTo: j.ReplyTo})
 		}

@@ -94,7 +94,12 @@ type OutboxMessage struct {
 	// Key, when set, names what the row delivers once: a second row with
 	// the same Key is not stored (Enqueue). A tool that sends sets it from
 	// its call, so a call run again after a crash sends nothing twice.
-	Key      string
+	Key string
+	// Replaces, when set, are the live messages that showed the reply
+	// while it was written (bot/stream): the row is delivered in their
+	// place (channels.LiveAnswerer.FinishLive), and storing it ends its
+	// session's live answer (LiveStore).
+	Replaces []string
 	Attempts int
 	// Trace is the span of the run that wrote the row, when it is handed
 	// to the dispatcher in memory; its send continues that trace. Not

@@ -394,6 +394,9 @@ type Conversation struct {
 	// Queue is steer, followup or collect: what happens to a message that
 	// arrives while the agent works on its chat.
 	Queue string `mapstructure:"queue"`
+	// Stream shows each answer in the chat while the model writes it;
+	// false sends one message per reply once it is complete.
+	Stream bool `mapstructure:"stream"`
 }
 
 // Log configures logging.
@@ -433,7 +436,7 @@ func Defaults() Config {
 			MaxIterations: 20,
 			HistoryLimit:  50,
 		},
-		Conversation: Conversation{Queue: "steer"},
+		Conversation: Conversation{Queue: "steer", Stream: true},
 		Media:        Media{MaxBytes: 20_000_000, Keep: 30 * 24 * time.Hour, TTS: MediaTTS{Voice: "alloy"}},
 		Handoff:      Handoff{TTL: 24 * time.Hour},
 		Subagents:    Subagents{MaxConcurrent: 8, MaxDepth: 1, MaxChildren: 5, ArchiveAfter: time.Hour},

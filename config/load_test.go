@@ -64,6 +64,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"agent.max_iterations", c.Agent.MaxIterations, 20},
 		{"agent.history_limit", c.Agent.HistoryLimit, 50},
 		{"conversation.queue", c.Conversation.Queue, "steer"},
+		{"conversation.stream", c.Conversation.Stream, true},
 		{"log.level", c.Log.Level, "info"},
 		{"log.format", c.Log.Format, "text"},
 	}

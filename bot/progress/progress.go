@@ -58,6 +58,9 @@ type Options struct {
 	Scrub func(string) string
 	// Log receives the platform's refusals, at debug level.
 	Log *slog.Logger
+	// NoNote leaves the "working…" note out: the answer itself shows the
+	// tool steps as it is written (bot/stream).
+	NoNote bool
 }
 
 // Display shows that a run is working and keeps its session lock alive.
@@ -65,6 +68,7 @@ type Options struct {
 type Display struct {
 	to     channels.Address
 	ch     Sender // nil: nothing is shown
+	noNote bool
 	lock   Lock
 	ttl    time.Duration
 	scrub  func(string) string
@@ -95,7 +99,7 @@ func Start(ctx context.Context, o Options) *Display {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &Display{
 		to: o.To, ch: o.Channel, lock: o.Lock, ttl: o.LockTTL, scrub: o.Scrub,
-		log: o.Log, cancel: cancel, done: make(chan struct{}),
+		log: o.Log, cancel: cancel, done: make(chan struct{}), noNote: o.NoNote,
 	}
 	start := time.Now()
 	p.loop = time.AfterFunc(typingAfter, func() { p.run(ctx, start) })
@@ -105,7 +109,7 @@ func Start(ctx context.Context, o Options) *Display {
 // Step records a tool call about to run; the note shows it at its next
 // edit. It never blocks on the platform.
 func (p *Display) Step(c agentcore.ToolCall) {
-	line := stepLine(c)
+	line := StepLine(c)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total++
@@ -158,7 +162,7 @@ func (p *Display) run(ctx context.Context, start time.Time) {
 	noteDue := start.Add(progressAfter)
 	// A note that cannot be edited in place (the console) would only
 	// pile up: such channels get none.
-	noteGaveUp := editor == nil
+	noteGaveUp := editor == nil || p.noNote
 	var lastEdit time.Time
 	tick := time.NewTicker(progressTick)
 	defer tick.Stop()
@@ -255,9 +259,9 @@ func (p *Display) text() (string, int) {
 	return text, p.version
 }
 
-// stepLine renders a tool call as "`name args`" with its arguments cut
+// StepLine renders a tool call as "`name args`" with its arguments cut
 // short, as inline code so nothing in them is read as Markdown.
-func stepLine(c agentcore.ToolCall) string {
+func StepLine(c agentcore.ToolCall) string {
 	s := c.Name
 	if args := shortArgs(c.Arguments); args != "" {
 		s += " " + args

@@ -237,7 +237,7 @@ func TestShortArgs(t *testing.T) {
 			t.Errorf("shortArgs(%s) = %q, want %q", c.in, got, c.want)
 		}
 	}
-	if got := stepLine(toolCall("exec", "{\"command\":\"echo `id`\"}")); got != "`exec echo 'id'`" {
+	if got := StepLine(toolCall("exec", "{\"command\":\"echo `id`\"}")); got != "`exec echo 'id'`" {
 		t.Errorf("stepLine with backticks = %q", got)
 	}
 }

@@ -49,12 +49,12 @@ func (db *DB) Enqueue(ctx context.Context, m bot.OutboxMessage) (int64, error) {
 	// No conflict target: either unique index, (session_key, source_seq)
 	// or dedupe_key, makes the row one that exists.
 	err = db.pool.QueryRow(ctx, `INSERT INTO outbox
-			(session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to, file, dedupe_key)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			(session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to, file, dedupe_key, replaces)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT DO NOTHING
 		RETURNING id`,
 		session, seq, storable(m.To.Platform), storable(m.To.ChatID), storable(m.To.ThreadID),
-		storable(m.Text), buttons, storable(m.ReplyTo), file, key).Scan(&id)
+		storable(m.Text), buttons, storable(m.ReplyTo), file, key, replaces(m.Replaces)).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		id, err = db.existingRow(ctx, session, seq, key)
 	}
@@ -104,7 +104,7 @@ const claimSQL = `WITH due AS MATERIALIZED (
 		claimed_until = now() + $3::float8 * interval '1 microsecond'
 	FROM due WHERE o.id = due.id
 	RETURNING o.id, coalesce(o.session_key, ''), coalesce(o.source_seq, 0), o.platform, o.chat_id,
-		o.thread_id, o.text, o.buttons, o.reply_to, o.attempts, o.file`
+		o.thread_id, o.text, o.buttons, o.reply_to, o.attempts, o.file, o.replaces`
 
 // OwnerTimeout is how long a dispatcher may go without a Heartbeat before
 // the rows it claimed are claimed again by others (it is presumed dead).
@@ -170,7 +170,7 @@ func scanOutbox(row pgx.CollectableRow) (bot.OutboxMessage, error) {
 		buttons, file []byte
 	)
 	if err := row.Scan(&m.ID, &m.Session, &m.SourceSeq, &m.To.Platform, &m.To.ChatID,
-		&m.To.ThreadID, &m.Text, &buttons, &m.ReplyTo, &m.Attempts, &file); err != nil {
+		&m.To.ThreadID, &m.Text, &buttons, &m.ReplyTo, &m.Attempts, &file, &m.Replaces); err != nil {
 		return m, err
 	}
 	b, err := decodeButtons(buttons)

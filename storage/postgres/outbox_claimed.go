@@ -13,7 +13,8 @@ import (
 
 // outboxInsertSQL inserts one outbox row from the parameters starting at
 // $p: platform, chat_id, thread_id, text, buttons, reply_to, then the
-// claimer (” for none), the lease in microseconds and the file (jsonb). session and seq are
+// claimer (” for none), the lease in microseconds, the file (jsonb) and
+// the live messages it replaces (text[]). session and seq are
 // SQL expressions; from names what they come from. The row is claimed for
 // the claimer in the same statement unless the chat has a pending row that
 // someone else holds or nobody holds (it must go first). It returns the
@@ -23,10 +24,10 @@ import (
 func outboxInsertSQL(session, seq, from string, p int) string {
 	a := func(i int) string { return fmt.Sprintf("$%d", p+i) }
 	return `INSERT INTO outbox (session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to,
-			claimed_by, claimed_until, attempts, file)
+			claimed_by, claimed_until, attempts, file, replaces)
 		SELECT ` + session + `, ` + seq + `, ` + a(0) + `, ` + a(1) + `, ` + a(2) + `, ` + a(3) + `, ` + a(4) + `::jsonb, ` + a(5) + `,
 			c.owner, CASE WHEN c.owner IS NOT NULL THEN now() + ` + a(7) + `::float8 * interval '1 microsecond' END,
-			CASE WHEN c.owner IS NOT NULL THEN 1 ELSE 0 END, ` + a(8) + `::jsonb
+			CASE WHEN c.owner IS NOT NULL THEN 1 ELSE 0 END, ` + a(8) + `::jsonb, ` + a(9) + `::text[]
 		FROM ` + from + `(SELECT CASE WHEN ` + a(6) + ` <> '' AND NOT EXISTS (
 				SELECT 1 FROM outbox p WHERE p.platform = ` + a(0) + ` AND p.chat_id = ` + a(1) + `
 				  AND p.status = 'pending' AND p.claimed_by IS DISTINCT FROM ` + a(6) + `)
@@ -46,7 +47,7 @@ func outboxArgs(m bot.OutboxMessage, claim bot.Claim) ([]any, error) {
 		return nil, err
 	}
 	return []any{storable(m.To.Platform), storable(m.To.ChatID), storable(m.To.ThreadID), storable(m.Text),
-		buttons, storable(m.ReplyTo), claim.Owner, float64(claim.Lease.Microseconds()), file}, nil
+		buttons, storable(m.ReplyTo), claim.Owner, float64(claim.Lease.Microseconds()), file, replaces(m.Replaces)}, nil
 }
 
 var enqueueClaimedSQL = outboxInsertSQL(`$1::text`, `$2::bigint`, ``, 3)
