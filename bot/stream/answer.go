@@ -29,6 +29,8 @@ type Store interface {
 	SaveLive(ctx context.Context, session string, to channels.Address, ids []string) error
 	// LiveMessages returns the live messages a run of session left at to.
 	LiveMessages(ctx context.Context, session string, to channels.Address) ([]string, error)
+	// EndLive forgets session's live messages: they keep what they show.
+	EndLive(ctx context.Context, session string) error
 }
 
 // Options say where an Answer shows.
@@ -120,6 +122,15 @@ func (a *Answer) Finish(ctx context.Context) []string {
 	if a == nil {
 		return nil
 	}
+	a.halt()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.loadLocked(ctx)
+	return append([]string(nil), a.ids...)
+}
+
+// halt stops the updates and waits for the one under way.
+func (a *Answer) halt() {
 	a.mu.Lock()
 	a.finished = true
 	l := a.loop
@@ -128,10 +139,6 @@ func (a *Answer) Finish(ctx context.Context) []string {
 	if l != nil {
 		l.stop()
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.loadLocked(ctx)
-	return append([]string(nil), a.ids...)
 }
 
 // Shown returns the text the chat sees now: what the live messages show,
@@ -163,12 +170,31 @@ func (a *Answer) Handed() {
 }
 
 // Stop ends the answer's updates at the end of the run, leaving the live
-// messages as they are (a parked or interrupted run's next run takes them
-// over). It is safe to call more than once.
+// messages as they are: an interrupted run's next run takes them over. It
+// is safe to call more than once.
 func (a *Answer) Stop() {
 	if a != nil {
-		a.Finish(context.Background())
+		a.halt()
 	}
+}
+
+// Leave ends the answer as it stands: its live messages keep what they
+// show, and the session's next answer comes in new messages. A run that
+// parks on an approval leaves its answer so: what it said before asking
+// stays above the request, and the answer after the decision comes below.
+func (a *Answer) Leave(ctx context.Context) {
+	if a == nil {
+		return
+	}
+	ids := a.Finish(ctx)
+	if len(ids) > 0 && a.o.Store != nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
+		defer cancel()
+		if err := a.o.Store.EndLive(ctx, a.o.Session); err != nil {
+			a.o.Log.Warn("live answer not ended; the next answer may replace it", "err", err)
+		}
+	}
+	a.Handed()
 }
 
 // wakeLocked has the loop show the latest text, starting it if needed.

@@ -249,6 +249,13 @@ func (m *memStore) SaveLive(_ context.Context, session string, _ channels.Addres
 	return nil
 }
 
+func (m *memStore) EndLive(_ context.Context, session string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.ids, session)
+	return nil
+}
+
 func (m *memStore) LiveMessages(_ context.Context, session string, _ channels.Address) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -285,5 +292,23 @@ func TestNilAnswerShowsNothing(t *testing.T) {
 	a.Stop()
 	if ids := a.Finish(context.Background()); ids != nil {
 		t.Fatalf("Finish = %v", ids)
+	}
+}
+
+func TestLeaveKeepsWhatIsShownAndStartsAfresh(t *testing.T) {
+	store := &memStore{ids: map[string][]string{}}
+	f := newFakeChat()
+	a := start(t, f, time.Millisecond, store)
+	a.Text("I need to run a command.")
+	waitShown(t, f, "m1", "I need to run a command.")
+	a.Leave(context.Background())
+	if ids, _ := store.LiveMessages(context.Background(), "s", channels.Address{}); ids != nil {
+		t.Fatalf("left answer still recorded: %v", ids)
+	}
+	next := start(t, f, time.Millisecond, store)
+	next.Text("Done.")
+	waitShown(t, f, "m2", "Done.")
+	if _, texts := f.snapshot(); texts["m1"] != "I need to run a command." {
+		t.Fatalf("the left message changed to %q", texts["m1"])
 	}
 }

@@ -47,6 +47,19 @@ func (db *DB) LiveMessages(ctx context.Context, session string, to channels.Addr
 	return ids, nil
 }
 
+// EndLive forgets session's live messages (a run parked on an approval:
+// they keep what they show).
+func (db *DB) EndLive(ctx context.Context, session string) error {
+	err := withRetry(ctx, func(ctx context.Context) error {
+		_, err := db.pool.Exec(ctx, `DELETE FROM live_answers WHERE session_key = $1`, storable(session))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("end live answer of %s: %w", session, err)
+	}
+	return nil
+}
+
 // replaces is the outbox column value of a row's live messages: NULL for
 // none.
 func replaces(ids []string) []string {
