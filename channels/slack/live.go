@@ -57,7 +57,7 @@ func (c *Channel) LiveLimit() int { return maxText }
 func (c *Channel) BeginLive(ctx context.Context, to channels.Address, replyTo, text string) (string, error) {
 	channel, err := c.targetWith(ctx, to, callOnce)
 	if err != nil {
-		return "", c.liveErr(err)
+		return "", retryAfter(err, c.redact)
 	}
 	ts, started, err := c.startStream(ctx, channel, to, replyTo, text)
 	if started || err != nil {
@@ -132,7 +132,7 @@ func (c *Channel) UpdateLive(ctx context.Context, to channels.Address, id, text 
 	}
 	channel, err := c.targetWith(ctx, to, callOnce)
 	if err != nil {
-		return c.liveErr(err)
+		return retryAfter(err, c.redact)
 	}
 	if m, ok := c.live.get(id); ok && m.stream {
 		done, err := c.appendLive(ctx, channel, id, m, text)
@@ -199,17 +199,27 @@ func (c *Channel) stopLive(ctx context.Context, channel, id string, retry func(c
 // skips updates until it may send again.
 func callOnce(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
 
-// liveErr classifies err as classify does, turning a 429 into a
+// liveErr classifies err as classify does, a 429 being a
 // *channels.RetryAfterError with Slack's Retry-After.
 func (c *Channel) liveErr(err error) error {
+	if _, ok := rateLimited(err); ok {
+		return retryAfter(err, c.redact)
+	}
+	return c.classify(err)
+}
+
+// retryAfter turns a 429 in err (classified already or not) into a
+// *channels.RetryAfterError, cleaned by redact; any other err is returned
+// as it is.
+func retryAfter(err error, redact func(error) error) error {
 	var ra *channels.RetryAfterError
 	if errors.As(err, &ra) {
 		return err
 	}
 	if after, ok := rateLimited(err); ok {
-		return &channels.RetryAfterError{After: after, Err: c.redact(err)}
+		return &channels.RetryAfterError{After: after, Err: redact(err)}
 	}
-	return c.classify(err)
+	return err
 }
 
 // slackCode is the error code of a Slack {"ok":false} answer, "" for any

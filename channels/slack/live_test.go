@@ -49,7 +49,7 @@ func TestLiveStreamsInThreadAndFinishesOnce(t *testing.T) {
 	}
 	steps := []string{
 		"Hello, world",
-		"Hello, world\n\n```go\nx := 1\n```",           // the daemon closed the open fence
+		"Hello, world\n\n```go\nx := 1\n```",         // the daemon closed the open fence
 		"Hello, world\n\n```go\nx := 1\ny := 2\n```", // and the block goes on
 		"Hello, world\n\n```go\nx := 1\ny := 2\n```\nDone <!channel>.",
 	}
@@ -316,5 +316,36 @@ func TestLivePartialMarkdownNeverFails(t *testing.T) {
 				t.Errorf("shows %q, want %q", got, rendered(final))
 			}
 		})
+	}
+}
+
+func TestLiveRateLimitWithoutStreamingReturnsAtOnce(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := h.Ctx()
+	h.fake.DisableStreaming()
+	var ra *channels.RetryAfterError
+	start := time.Now()
+	h.fake.RateLimit("conversations.open", 40, 1)
+	if _, err := h.ch.BeginLive(ctx, channels.Address{Platform: "slack", ChatID: "U0ANN"}, "", "Hi"); !errors.As(err, &ra) || ra.After != 40*time.Second {
+		t.Fatalf("BeginLive to a user under a 429 = %v", err)
+	}
+	h.fake.RateLimit("chat.postMessage", 30, 1)
+	if _, err := h.ch.BeginLive(ctx, dmThread, "", "Hi"); !errors.As(err, &ra) || ra.After != 30*time.Second {
+		t.Fatalf("BeginLive under a 429 = %v", err)
+	}
+	id, err := h.ch.BeginLive(ctx, dmThread, "", "Hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.fake.RateLimit("chat.update", 20, 1)
+	uerr := h.ch.UpdateLive(ctx, dmThread, id, "Hi there")
+	if !errors.As(uerr, &ra) || ra.After != 20*time.Second {
+		t.Fatalf("UpdateLive under a 429 = %v", uerr)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("live calls under 429 took %s: they waited", d)
+	}
+	if strings.Contains(uerr.Error(), botToken) {
+		t.Error("the error shows the bot token")
 	}
 }
