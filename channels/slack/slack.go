@@ -1,7 +1,10 @@
 // Package slack connects switchboard to Slack with slack-go: it receives
 // direct messages, mentions, messages in chosen channels and button presses
 // over Socket Mode or the HTTP Events API, and sends, edits and answers
-// messages, rendering Markdown as Slack mrkdwn in Block Kit sections. Files
+// messages, rendering Markdown as Slack mrkdwn in Block Kit sections. An
+// answer the model is still writing streams into its thread with Slack's
+// chat.startStream methods, or is posted and edited where the workspace
+// lacks them. Files
 // shared with a message arrive as attachments, downloaded with the bot token
 // from Slack's file host only; files go out with Slack's upload v2.
 package slack

@@ -189,8 +189,8 @@ func (s *Server) WaitRequests(ctx context.Context, method string, n int) error {
 		func() string { return fmt.Sprintf("%d calls of %s, want %d", s.requests[method], method, n) })
 }
 
-// Messages returns the chat calls (posts, updates, ephemerals) made in
-// channel, in order.
+// Messages returns the chat calls (posts, updates, ephemerals, deletes,
+// stream calls) made in channel, in order, each with its time.
 func (s *Server) Messages(channel string) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
