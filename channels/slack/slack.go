@@ -4,9 +4,9 @@
 // messages, rendering Markdown as Slack mrkdwn in Block Kit sections. An
 // answer the model is still writing streams into its thread with Slack's
 // chat.startStream methods, or is posted and edited where the workspace
-// lacks them. Files
-// shared with a message arrive as attachments, downloaded with the bot token
-// from Slack's file host only; files go out with Slack's upload v2.
+// lacks them. Files shared with a message arrive as attachments,
+// downloaded with the bot token from Slack's file host only; files go out
+// with Slack's upload v2.
 package slack
 
 import (
