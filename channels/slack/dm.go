@@ -16,6 +16,12 @@ import (
 // conversations.open once and remembered, so that Send and Edit agree on
 // the channel.
 func (c *Channel) target(ctx context.Context, to channels.Address) (string, error) {
+	return c.targetWith(ctx, to, c.retry)
+}
+
+// targetWith is target, with retry calling conversations.open: c.retry
+// waits out rate limits, callOnce (live answers) does not.
+func (c *Channel) targetWith(ctx context.Context, to channels.Address, retry func(context.Context, func(context.Context) error) error) (string, error) {
 	if to.Platform != "" && to.Platform != Platform {
 		return "", fmt.Errorf("slack: address %s is not a slack address: %w", to, channels.ErrPermanent)
 	}
@@ -33,7 +39,7 @@ func (c *Channel) target(ctx context.Context, to channels.Address) (string, erro
 		return im, nil
 	}
 	var ch *slack.Channel
-	err := c.retry(ctx, func(ctx context.Context) error {
+	err := retry(ctx, func(ctx context.Context) error {
 		var err error
 		ch, _, _, err = c.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{id}})
 		return err

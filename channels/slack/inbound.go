@@ -19,15 +19,18 @@ func (c *Channel) fromEvent(e slackevents.EventsAPIEvent) (channels.Inbound, boo
 	}
 	var in channels.Inbound
 	var files []slack.File
+	team := cb.TeamID
 	switch ev := e.InnerEvent.Data.(type) {
 	case *slackevents.MessageEvent:
 		in, ok = c.fromMessage(ev)
 		if ev.Message != nil {
 			files = ev.Message.Files
 		}
+		team = firstOf(ev.UserTeam, team)
 	case *slackevents.AppMentionEvent:
 		in, ok = c.fromMention(ev)
 		files = ev.Files
+		team = firstOf(ev.UserTeam, team)
 	default:
 		ok = false
 	}
@@ -38,6 +41,7 @@ func (c *Channel) fromEvent(e slackevents.EventsAPIEvent) (channels.Inbound, boo
 	if cb.EventID != "" {
 		in.ExternalID = cb.EventID
 	}
+	c.live.wrote(in.ChatID, in.MessageID, author{user: in.UserID, team: firstOf(team, c.whoami().teamID)})
 	in.Attachments = c.attachments(files, fileSubtypes(cb.InnerEvent))
 	return in, true
 }

@@ -63,17 +63,9 @@ func (c *Channel) postParts(ctx context.Context, channel string, to channels.Add
 		if i == len(parts)-1 {
 			blocks = append(blocks, actions...)
 		}
-		opts := []slack.MsgOption{slack.MsgOptionText(part, false), slack.MsgOptionBlocks(blocks...)}
-		if to.ThreadID != "" {
-			opts = append(opts, slack.MsgOptionTS(to.ThreadID))
-		}
-		err := c.retry(ctx, func(ctx context.Context) error {
-			var err error
-			_, last, err = c.api.PostMessageContext(ctx, channel, opts...)
-			return err
-		})
-		if err != nil {
-			return "", fmt.Errorf("slack: send part %d of %d to %s: %w", i+1, len(parts), to, c.classify(err))
+		var err error
+		if last, err = c.postPart(ctx, channel, to, part, blocks); err != nil {
+			return "", fmt.Errorf("slack: send part %d of %d to %s: %w", i+1, len(parts), to, err)
 		}
 	}
 	return last, nil
@@ -94,14 +86,9 @@ func (c *Channel) Edit(ctx context.Context, to channels.Address, messageID strin
 	if err != nil {
 		return err
 	}
-	const more = "\n…"
-	parts := markup.SlackMrkdwn(msg.Text, maxText-utf8.RuneCountInString(more))
-	if len(parts) == 0 {
+	text, ok := oneMessage(msg.Text)
+	if !ok {
 		return fmt.Errorf("slack: edit in %s: the message has no visible text: %w", to, channels.ErrPermanent)
-	}
-	text := parts[0]
-	if len(parts) > 1 {
-		text += more
 	}
 	blocks := append([]slack.Block{section(text)}, actions...)
 	err = c.retry(ctx, func(ctx context.Context) error {
@@ -113,6 +100,21 @@ func (c *Channel) Edit(ctx context.Context, to channels.Address, messageID strin
 		return fmt.Errorf("slack: edit message %s in %s: %w", messageID, to, c.classify(err))
 	}
 	return nil
+}
+
+// oneMessage renders md as mrkdwn for one message: its first part, ending
+// in "…" when more was cut. ok is false when md has no visible text.
+func oneMessage(md string) (text string, ok bool) {
+	const more = "\n…"
+	parts := markup.SlackMrkdwn(md, maxText-utf8.RuneCountInString(more))
+	if len(parts) == 0 {
+		return "", false
+	}
+	text = parts[0]
+	if len(parts) > 1 {
+		text += more
+	}
+	return text, true
 }
 
 // Typing does nothing: Slack has no typing indicator for bots (the

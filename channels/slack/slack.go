@@ -1,9 +1,12 @@
 // Package slack connects switchboard to Slack with slack-go: it receives
 // direct messages, mentions, messages in chosen channels and button presses
 // over Socket Mode or the HTTP Events API, and sends, edits and answers
-// messages, rendering Markdown as Slack mrkdwn in Block Kit sections. Files
-// shared with a message arrive as attachments, downloaded with the bot token
-// from Slack's file host only; files go out with Slack's upload v2.
+// messages, rendering Markdown as Slack mrkdwn in Block Kit sections. An
+// answer the model is still writing streams into its thread with Slack's
+// chat.startStream methods, or is posted and edited where the workspace
+// lacks them. Files shared with a message arrive as attachments,
+// downloaded with the bot token from Slack's file host only; files go out
+// with Slack's upload v2.
 package slack
 
 import (
@@ -48,8 +51,8 @@ type Options struct {
 }
 
 // Channel is a Slack app connection. It implements channels.Channel,
-// Editor, Typer, PressAnswerer and ReadyChecker; Webhook serves the HTTP
-// Events API.
+// Editor, Typer, PressAnswerer, ReadyChecker and LiveAnswerer; Webhook
+// serves the HTTP Events API.
 type Channel struct {
 	opts      Options
 	log       *slog.Logger
@@ -69,12 +72,14 @@ type Channel struct {
 	ims   map[string]string     // user id → IM channel id
 
 	hook webhookState
+	live liveState
 }
 
 // identity is who the bot is, learned from auth.test.
 type identity struct {
 	userID string // U…: the bot user, as mentioned in <@U…>
 	botID  string // B…: set on the bot's own messages
+	teamID string // T…: the workspace the token belongs to
 }
 
 var (
@@ -83,6 +88,7 @@ var (
 	_ channels.Typer         = (*Channel)(nil)
 	_ channels.PressAnswerer = (*Channel)(nil)
 	_ channels.ReadyChecker  = (*Channel)(nil)
+	_ channels.LiveAnswerer  = (*Channel)(nil)
 )
 
 var (
@@ -129,6 +135,7 @@ func New(opts Options) (*Channel, error) {
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
 	c.health.Set(errNotStarted)
 	c.hook.seen = map[string]time.Time{}
+	c.live.init()
 	c.hook.rejects = &channels.WebhookRejects{Log: c.log, Platform: Platform, Hint: "check slack.signing_secret"}
 	c.api = slack.New(opts.BotToken,
 		slack.OptionAPIURL(opts.APIURL),

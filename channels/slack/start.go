@@ -85,7 +85,7 @@ func (c *Channel) authTest(ctx context.Context) error {
 		return errors.New("auth.test named no bot user; use the bot token (xoxb-), not a user token")
 	}
 	c.mu.Lock()
-	c.bot = identity{userID: r.UserID, botID: r.BotID}
+	c.bot = identity{userID: r.UserID, botID: r.BotID, teamID: r.TeamID}
 	c.mu.Unlock()
 	c.log.Info("slack authenticated", "bot_user_id", r.UserID, "bot_id", r.BotID, "team_id", r.TeamID)
 	return nil

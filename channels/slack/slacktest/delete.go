@@ -1,8 +1,11 @@
 package slacktest
 
-import "net/url"
+import (
+	"net/url"
+	"time"
+)
 
-// chatDelete serves chat.delete: the bot's posted message with that ts is
+// chatDelete serves chat.delete: the bot's posted (or streamed) message with that ts is
 // recorded as deleted (a Message with Method "chat.delete"); deleting it
 // again, or a message never posted, answers message_not_found.
 func (s *Server) chatDelete(v url.Values) (any, error) {
@@ -12,18 +15,13 @@ func (s *Server) chatDelete(v url.Values) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	posted, deleted := false, false
-	for _, m := range s.messages {
-		if m.Channel != channel || m.TS != ts {
-			continue
-		}
-		posted = posted || m.Method == "chat.postMessage"
-		deleted = deleted || m.Method == "chat.delete"
-	}
-	if !posted || deleted {
+	sm, ok := s.liveLocked(channel, ts)
+	if !ok {
 		return nil, slackError("message_not_found")
 	}
-	s.messages = append(s.messages, Message{Method: "chat.delete", Channel: channel, TS: ts})
+	sm.deleted = true
+	sm.streaming = false
+	s.messages = append(s.messages, Message{Method: "chat.delete", Channel: channel, TS: ts, At: time.Now()})
 	s.notify()
 	return map[string]any{"ok": true, "channel": channel, "ts": ts}, nil
 }

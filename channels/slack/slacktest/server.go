@@ -36,10 +36,11 @@ type Button struct {
 	Value    string
 }
 
-// Message is one chat.postMessage, chat.update, chat.postEphemeral or
-// chat.delete call, or a file shared by files.completeUploadExternal.
+// Message is one chat.postMessage, chat.update, chat.postEphemeral,
+// chat.delete, chat.startStream, chat.appendStream or chat.stopStream
+// call, or a file shared by files.completeUploadExternal.
 type Message struct {
-	Method   string // "chat.postMessage", "chat.update", "chat.postEphemeral", "chat.delete" or "files.completeUploadExternal"
+	Method   string // "chat.postMessage", "chat.update", "chat.postEphemeral", "chat.delete", "chat.startStream", "chat.appendStream", "chat.stopStream" or "files.completeUploadExternal"
 	Channel  string
 	TS       string // the message's ts (assigned, or the one updated)
 	ThreadTS string
@@ -50,6 +51,11 @@ type Message struct {
 	Buttons  [][]Button
 	Blocks   int  // number of blocks
 	NoBlocks bool // the call carried no blocks field
+
+	MarkdownText  string    // chat.*Stream: the markdown_text field
+	RecipientUser string    // chat.startStream: recipient_user_id
+	RecipientTeam string    // chat.startStream: recipient_team_id
+	At            time.Time // when the fake took the call
 }
 
 // failure is a scripted answer to the next calls of a method.
@@ -71,8 +77,11 @@ type Server struct {
 	requests map[string]int
 	failures map[string][]*failure
 	messages []Message
-	users    map[string]string // id → display name
-	opens    map[string]string // user id → IM channel id
+	shown    map[string]*shownMessage // channel+" "+ts → what a person sees
+	order    []string                 // shown's keys, oldest message first
+	noStream bool                     // DisableStreaming
+	users    map[string]string        // id → display name
+	opens    map[string]string        // user id → IM channel id
 	seq      int
 
 	socket socketState
@@ -93,6 +102,7 @@ func NewServer(botToken, appToken string) *Server {
 		done:     make(chan struct{}),
 		requests: map[string]int{},
 		failures: map[string][]*failure{},
+		shown:    map[string]*shownMessage{},
 		users:    map[string]string{},
 		opens:    map[string]string{},
 	}
@@ -107,6 +117,9 @@ func NewServer(botToken, appToken string) *Server {
 			"chat.update":        s.update,
 			"chat.postEphemeral": s.postEphemeral,
 			"chat.delete":        s.chatDelete,
+			"chat.startStream":   s.startStream,
+			"chat.appendStream":  s.appendStream,
+			"chat.stopStream":    s.stopStream,
 
 			"files.getUploadURLExternal":   s.getUploadURL,
 			"files.completeUploadExternal": s.completeUpload,
@@ -176,8 +189,8 @@ func (s *Server) WaitRequests(ctx context.Context, method string, n int) error {
 		func() string { return fmt.Sprintf("%d calls of %s, want %d", s.requests[method], method, n) })
 }
 
-// Messages returns the chat calls (posts, updates, ephemerals) made in
-// channel, in order.
+// Messages returns the chat calls (posts, updates, ephemerals, deletes,
+// stream calls) made in channel, in order, each with its time.
 func (s *Server) Messages(channel string) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -352,10 +365,9 @@ func (s *Server) postMessage(v url.Values) (any, error) {
 
 func (s *Server) update(v url.Values) (any, error) {
 	ts := v.Get("ts")
-	found := false
-	for _, m := range s.Messages(v.Get("channel")) {
-		found = found || (m.Method == "chat.postMessage" && m.TS == ts)
-	}
+	s.mu.Lock()
+	_, found := s.liveLocked(v.Get("channel"), ts)
+	s.mu.Unlock()
 	if !found {
 		return nil, slackError("message_not_found")
 	}
@@ -403,7 +415,9 @@ func (s *Server) record(method string, v url.Values, ts string) (Message, error)
 		ts = fmt.Sprintf("%d.%06d", time.Now().Unix(), s.seq)
 	}
 	m.TS = ts
+	m.At = time.Now()
 	s.messages = append(s.messages, m)
+	s.showLocked(m)
 	s.notify()
 	return m, nil
 }
