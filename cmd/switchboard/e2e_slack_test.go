@@ -28,10 +28,15 @@ func eventually(ctx context.Context, t *testing.T, what string, cond func() bool
 }
 
 func startSlackDaemon(t *testing.T, ctx context.Context, extra map[string]string) (*slacktest.Server, *daemonProc) {
-	sl := slacktest.NewServer(slackBot, slackApp)
-	t.Cleanup(sl.Close)
 	llm := llmtest.NewServer()
 	t.Cleanup(llm.Close)
+	return startSlackDaemonWith(t, ctx, llm, extra)
+}
+
+// startSlackDaemonWith is startSlackDaemon with the model llm.
+func startSlackDaemonWith(t *testing.T, ctx context.Context, llm *llmtest.Server, extra map[string]string) (*slacktest.Server, *daemonProc) {
+	sl := slacktest.NewServer(slackBot, slackApp)
+	t.Cleanup(sl.Close)
 	addr := freeAddr(t)
 	env := externalEnv(t, nil, llm, addr)
 	withSlack(env, sl)

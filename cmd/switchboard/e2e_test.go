@@ -32,6 +32,9 @@ func externalEnv(t *testing.T, tg *telegramtest.Server, llm *llmtest.Server, htt
 		"SWITCHBOARD_HTTP_LISTEN":  httpAddr,
 		"SWITCHBOARD_DATA_DIR":     reachableDir(t),
 		"SWITCHBOARD_LOG_LEVEL":    "debug",
+		// Most tests read the replies as the messages sent; the tests of
+		// streamed answers (e2e_stream*_test.go) turn streaming on.
+		"SWITCHBOARD_CONVERSATION_STREAM": "false",
 	}
 	if tg != nil {
 		env["SWITCHBOARD_TELEGRAM_TOKEN"] = testToken

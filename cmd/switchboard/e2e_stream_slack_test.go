@@ -1,0 +1,77 @@
+package main
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
+)
+
+// slackLiveCalls returns the times of the calls that changed what channel
+// shows: streams begun and appended to, and edits.
+func slackLiveCalls(sl *slacktest.Server, channel string) []time.Time {
+	var ats []time.Time
+	for _, method := range []string{"chat.startStream", "chat.appendStream", "chat.update"} {
+		for _, m := range sl.Posted(channel, method) {
+			ats = append(ats, m.At)
+		}
+	}
+	slices.SortFunc(ats, time.Time.Compare)
+	return ats
+}
+
+func TestE2ESlackStreamedAnswer(t *testing.T) {
+	ctx := testCtx(t, 3*time.Minute)
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	sl, _ := startSlackDaemonWith(t, ctx, llm, streamOn)
+
+	ask := func(t *testing.T, channel, event string) {
+		t.Helper()
+		ts := slacktest.NewTS()
+		if _, err := sl.SendEvent(event, slacktest.Msg{Channel: channel, User: "U0000ANN", TS: ts,
+			Text: "<@" + slacktest.BotUserID + "> tell me"}.Mention()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finalOnce := func(t *testing.T, channel, want string) {
+		t.Helper()
+		eventually(ctx, t, "the final answer", func() bool {
+			v := sl.Visible(channel)
+			return len(v) == 1 && v[0] == want && !sl.Streaming(channel, sl.VisibleTS(channel)[0])
+		})
+		// Nothing more comes: the answer is not sent twice.
+		time.Sleep(1500 * time.Millisecond)
+		if v := sl.Visible(channel); len(v) != 1 || v[0] != want {
+			t.Fatalf("channel shows %q, want only the final answer", v)
+		}
+	}
+
+	t.Run("AppearsWhileWritten", func(t *testing.T) {
+		const channel = "C0000LIVE1"
+		want := pacedWords("w", 30)
+		paced(llm, want, 80*time.Millisecond) // about 2.4 s of writing
+		ask(t, channel, "EvLive1")
+		eventually(ctx, t, "the first words", func() bool { return len(sl.Posted(channel, "chat.startStream")) == 1 })
+		if first := sl.Visible(channel); len(first) != 1 || first[0] == want {
+			t.Fatalf("first shown %q, want the first words before the whole answer", first)
+		}
+		finalOnce(t, channel, want)
+		if n := len(sl.Posted(channel, "chat.postMessage")); n != 0 {
+			t.Fatalf("%d messages posted besides the stream", n)
+		}
+		updateRate(t, slackLiveCalls(sl, channel))
+		t.Logf("visible updates: %d", len(slackLiveCalls(sl, channel)))
+	})
+
+	t.Run("RateLimitedMidway", func(t *testing.T) {
+		const channel = "C0000LIVE2"
+		want := pacedWords("r", 30)
+		sl.RateLimit("chat.appendStream", 2, 1)
+		paced(llm, want, 80*time.Millisecond)
+		ask(t, channel, "EvLive2")
+		finalOnce(t, channel, want)
+	})
+}
