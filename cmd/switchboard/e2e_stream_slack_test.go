@@ -1,7 +1,9 @@
 package main
 
 import (
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,4 +76,49 @@ func TestE2ESlackStreamedAnswer(t *testing.T) {
 		ask(t, channel, "EvLive2")
 		finalOnce(t, channel, want)
 	})
+}
+
+// TestE2ESlackStreamAcrossKill9: the daemon is killed (-9) while an
+// answer streams into the thread. The restarted daemon's run takes the
+// half-written message over: the thread ends with one message, exactly
+// the stored reply, and no half-written one beside it.
+func TestE2ESlackStreamAcrossKill9(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	sl := slacktest.NewServer(slackBot, slackApp)
+	t.Cleanup(sl.Close)
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	dir, addr := t.TempDir(), freeAddr(t)
+	env := externalEnv(t, nil, llm, addr)
+	withSlack(env, sl)
+	maps.Copy(env, streamOn)
+	d := startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+	if err := sl.WaitConnections(ctx, 1); err != nil {
+		t.Fatalf("no Socket Mode connection: %v", err)
+	}
+	const channel = "C0000LIVEK"
+	paced(llm, pacedWords("dead", 60), 150*time.Millisecond) // 9 s: killed midway
+	want := pacedWords("whole", 12)
+	paced(llm, want, 20*time.Millisecond) // the restarted run's answer
+	if _, err := sl.SendEvent("EvLiveK", slacktest.Msg{Channel: channel, User: "U0000ANN", TS: slacktest.NewTS(),
+		Text: "<@" + slacktest.BotUserID + "> tell me"}.Mention()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "some words streamed", func() bool {
+		v := sl.Visible(channel)
+		return len(v) == 1 && strings.Contains(v[0], "dead3")
+	})
+	d.kill9()
+	half := sl.Visible(channel)
+	d = startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+	eventually(ctx, t, "the answer completed after the restart", func() bool {
+		v := sl.Visible(channel)
+		return len(v) == 1 && v[0] == want
+	})
+	waitOutboxSent(ctx, t, env["SWITCHBOARD_DATABASE_URL"], channel)
+	if v := sl.Visible(channel); len(v) != 1 || v[0] != want {
+		t.Fatalf("thread shows %q (half-written before the restart: %q), want only %q", v, half, want)
+	}
 }
