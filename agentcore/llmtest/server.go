@@ -79,6 +79,10 @@ type Request struct {
 	MaxTokens int // max_completion_tokens, else max_tokens; 0 when absent
 	// Body is the raw JSON body, for assertions on the exact wire shape.
 	Body json.RawMessage
+	// FirstWord is when the first word of the streamed answer was
+	// written (zero until then, and for an answer without text or not
+	// streamed).
+	FirstWord time.Time
 }
 
 // Server is a running fake. All methods are safe for concurrent use.
@@ -168,7 +172,7 @@ func (s *Server) Requests() []Request {
 func (s *Server) next(req Request) (Reply, int) {
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
-	s.seq++
+	s.seq++ // the request is s.requests[seq-1]
 	seq := s.seq
 	if status := s.failing[req.Model]; status != 0 {
 		s.mu.Unlock()
@@ -219,16 +223,26 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		usage:   usageFor(req, reply),
 	}
 	if wr.Stream {
-		c.writeStream(w, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage, s.pacer(r))
+		c.writeStream(w, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage, s.pacer(r, seq))
 		return
 	}
 	c.writeJSON(w)
 }
 
-// pacer returns what writeStream waits with before each word: false when
-// the client went away or the server closed.
-func (s *Server) pacer(r *http.Request) func(time.Duration) bool {
-	return func(d time.Duration) bool {
+// pacer returns what writeStream waits with before each word of
+// completion seq: false when the client went away or the server closed.
+// It records when the first word goes out.
+func (s *Server) pacer(r *http.Request, seq int) func(time.Duration) bool {
+	first := true
+	return func(d time.Duration) (ok bool) {
+		defer func() {
+			if ok && first {
+				first = false
+				s.mu.Lock()
+				s.requests[seq-1].FirstWord = time.Now()
+				s.mu.Unlock()
+			}
+		}()
 		if d <= 0 {
 			return true
 		}
