@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -31,17 +30,15 @@ type AnthropicOptions struct {
 	Model string
 	// HTTPClient replaces the SDK's default client when non-nil.
 	HTTPClient *http.Client
-	// Timeout bounds one call. 0 leaves the SDK's: 10 minutes, and a call
-	// whose MaxTokens could take longer than that is refused before it is
-	// sent (the SDK wants those streamed).
+	// Timeout bounds one call, the streamed body included; 0 means none.
 	Timeout time.Duration
 	// MaxTokens is the reply budget when a Request sets none (default 4096).
 	MaxTokens int
 }
 
 // Anthropic is a Provider for Anthropic's Messages API, on the
-// anthropic-sdk-go SDK. It does not stream: onText receives the whole text
-// once the reply is complete. Create it with NewAnthropic.
+// anthropic-sdk-go SDK. It streams every call, so onText sees the reply's
+// text as the model writes it. Create it with NewAnthropic.
 type Anthropic struct {
 	api       llmAPI
 	client    anthropic.MessageService
@@ -90,8 +87,10 @@ func NewAnthropic(opts AnthropicOptions) *Anthropic {
 // Name returns "anthropic".
 func (p *Anthropic) Name() string { return "anthropic" }
 
-// Chat sends one Messages API request and returns the reply. Every failure
-// is a *ProviderError, except a Request that cannot be encoded.
+// Chat streams one Messages API request, passing the reply's text so far
+// to onText each time it grows, and returns the reply. Every failure is a
+// *ProviderError, except a Request that cannot be encoded; an error the
+// server reports mid-stream is one that may be retried.
 func (p *Anthropic) Chat(ctx context.Context, req Request, onText func(soFar string)) (Response, error) {
 	params, err := p.params(req)
 	if err != nil {
@@ -100,32 +99,22 @@ func (p *Anthropic) Chat(ctx context.Context, req Request, onText func(soFar str
 	if p.api.urlErr != nil {
 		return Response{}, p.api.urlErr
 	}
-	msg, err := p.client.New(ctx, params)
-	if err != nil {
-		return Response{}, p.api.failRead(ctx, err)
-	}
-	resp := Response{
-		StopReason: string(msg.StopReason),
-		Usage:      Usage{InputTokens: int(msg.Usage.InputTokens), OutputTokens: int(msg.Usage.OutputTokens)},
-	}
-	var text strings.Builder
-	for _, b := range msg.Content {
-		switch b.Type {
-		case "text":
-			text.WriteString(b.Text)
-		case "tool_use":
-			args := json.RawMessage(strings.TrimSpace(string(b.Input)))
-			if len(args) == 0 || !json.Valid(args) {
-				args = toolArguments(string(b.Input))
-			}
-			resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+	stream := p.client.NewStreaming(ctx, params)
+	defer stream.Close()
+	acc := anthropicStream{onText: onText}
+	for stream.Next() {
+		if err := acc.add(stream.Current()); err != nil {
+			return Response{}, &ProviderError{Provider: p.Name(), Err: fmt.Errorf(
+				"the LLM server's stream is not what the Messages API sends (check %s.base_url); try again: %w", p.api.config, err)}
 		}
 	}
-	resp.Content = text.String()
-	if onText != nil && resp.Content != "" {
-		onText(resp.Content)
+	if err := stream.Err(); err != nil {
+		return Response{}, p.streamFailure(ctx, err)
 	}
-	return resp, nil
+	if err := acc.incomplete(p); err != nil {
+		return Response{}, err
+	}
+	return acc.response(), nil
 }
 
 // params maps req onto the SDK's request. System messages join the system

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,11 +18,14 @@ import (
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
-// anthReply is one scripted answer of anthServer.
+// anthReply is one scripted answer of anthServer: an error answer (status
+// set: body as JSON), a message (body) streamed as the API streams it, or
+// the stream events given (events).
 type anthReply struct {
 	status     int
 	retryAfter string
 	body       any
+	events     []map[string]any
 }
 
 // anthServer speaks the /v1/messages format and records what it received.
@@ -65,15 +69,88 @@ func (s *anthServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.replies = s.replies[1:]
 	s.mu.Unlock()
 
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("request-id", "req_test")
 	if rep.retryAfter != "" {
 		w.Header().Set("retry-after", rep.retryAfter)
 	}
 	if rep.status != 0 {
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(rep.status)
+		_ = json.NewEncoder(w).Encode(rep.body)
+		return
 	}
-	_ = json.NewEncoder(w).Encode(rep.body)
+	if body["stream"] != true {
+		s.t.Errorf("request does not ask for a stream: %s", raw)
+	}
+	events := rep.events
+	if events == nil {
+		events = anthStream(rep.body.(map[string]any))
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, ev := range events {
+		data, err := json.Marshal(ev)
+		if err != nil {
+			s.t.Errorf("event %v: %v", ev, err)
+		}
+		_, _ = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], data)
+		w.(http.Flusher).Flush()
+	}
+}
+
+// anthStream is the stream of events in which the API sends msg (an
+// anthMessage): text in pieces of a few characters, tool input in pieces
+// of its JSON, input tokens at the start and output tokens at the end.
+func anthStream(msg map[string]any) []map[string]any {
+	usage, _ := msg["usage"].(map[string]any)
+	start := map[string]any{}
+	for k, v := range msg {
+		start[k] = v
+	}
+	start["content"], start["stop_reason"] = []any{}, nil
+	start["usage"] = map[string]any{"input_tokens": usage["input_tokens"], "output_tokens": 1}
+	events := []map[string]any{{"type": "message_start", "message": start}, {"type": "ping"}}
+	blocks, _ := msg["content"].([]map[string]any)
+	for i, b := range blocks {
+		var first map[string]any
+		var deltas []map[string]any
+		switch b["type"] {
+		case "text":
+			first = map[string]any{"type": "text", "text": ""}
+			for _, piece := range pieces(b["text"].(string), 3) {
+				deltas = append(deltas, map[string]any{"type": "text_delta", "text": piece})
+			}
+		case "tool_use":
+			first = map[string]any{"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}
+			input, ok := b["input"].(string) // raw text, possibly not JSON
+			if !ok {
+				raw, _ := json.Marshal(b["input"])
+				input = string(raw)
+			}
+			for _, piece := range pieces(input, 5) {
+				deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": piece})
+			}
+		}
+		events = append(events, map[string]any{"type": "content_block_start", "index": i, "content_block": first})
+		for _, d := range deltas {
+			events = append(events, map[string]any{"type": "content_block_delta", "index": i, "delta": d})
+		}
+		events = append(events, map[string]any{"type": "content_block_stop", "index": i})
+	}
+	return append(events,
+		map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": msg["stop_reason"], "stop_sequence": nil},
+			"usage": map[string]any{"output_tokens": usage["output_tokens"]}},
+		map[string]any{"type": "message_stop"})
+}
+
+// pieces cuts s into pieces of n runes.
+func pieces(s string, n int) []string {
+	var out []string
+	for r := []rune(s); len(r) > 0; {
+		k := min(n, len(r))
+		out = append(out, string(r[:k]))
+		r = r[k:]
+	}
+	return out
 }
 
 func (s *anthServer) requests() []map[string]any {
@@ -139,8 +216,10 @@ func TestAnthropicTextReply(t *testing.T) {
 	if resp.Usage != (agentcore.Usage{InputTokens: 11, OutputTokens: 7}) {
 		t.Fatalf("usage = %+v", resp.Usage)
 	}
-	if !reflect.DeepEqual(deltas, []string{"Hello world"}) {
-		t.Fatalf("deltas = %q, want the whole text once", deltas)
+	// The text blocks stream in pieces of three characters; onText sees
+	// the whole text so far each time.
+	if want := []string{"Hel", "Hello ", "Hello wor", "Hello world"}; !reflect.DeepEqual(deltas, want) {
+		t.Fatalf("onText saw %q, want the growing text %q", deltas, want)
 	}
 	body := s.requests()[0]
 	if body["model"] != "claude-test" || body["max_tokens"] != float64(4096) {
@@ -338,5 +417,113 @@ func TestAnthropicToolSchemasMappedOnEveryCallThatOffersThem(t *testing.T) {
 	}
 	if n := len(s.requests()); n != 2 {
 		t.Errorf("%d requests reached the server, want 2 (none with a broken schema)", n)
+	}
+}
+
+// TestAnthropicToolInputNotJSON: a tool call whose streamed input is not
+// JSON reaches the loop as a JSON string of the model's text, as before
+// streaming, so the model can be told what it sent.
+func TestAnthropicToolInputNotJSON(t *testing.T) {
+	s := newAnthServer(t, anthReply{body: anthMessage("tool_use",
+		map[string]any{"type": "tool_use", "id": "toolu_1", "name": "weather", "input": `{"city": "Os`},
+		map[string]any{"type": "tool_use", "id": "toolu_2", "name": "datetime", "input": ""},
+	)})
+	p := newAnthropicTest(s, agentcore.AnthropicOptions{})
+	resp, err := p.Chat(context.Background(), userReq("weather?"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 2 {
+		t.Fatalf("resp = %+v, want two tool calls", resp)
+	}
+	var text string
+	if c := resp.ToolCalls[0]; json.Unmarshal(c.Arguments, &text) != nil || text != `{"city": "Os` || c.Name != "weather" {
+		t.Errorf("call 0 arguments = %s, want the model's text as a JSON string", c.Arguments)
+	}
+	if c := resp.ToolCalls[1]; string(c.Arguments) != "{}" {
+		t.Errorf("call 1 arguments = %s, want {} for no input", c.Arguments)
+	}
+}
+
+// TestAnthropicErrorInsideStream: an error event mid-stream is a
+// retryable ProviderError with the server's message, and the text shown
+// before it stays what onText saw last.
+func TestAnthropicErrorInsideStream(t *testing.T) {
+	events := anthStream(anthMessage("end_turn", map[string]any{"type": "text", "text": "half an answer"}))
+	var cut []map[string]any
+	for _, ev := range events {
+		if ev["type"] == "content_block_stop" {
+			break
+		}
+		cut = append(cut, ev)
+	}
+	cut = append(cut, anthError("overloaded_error", "Overloaded right now"))
+	s := newAnthServer(t, anthReply{events: cut})
+	p := newAnthropicTest(s, agentcore.AnthropicOptions{})
+	var shown []string
+	resp, err := p.Chat(context.Background(), userReq("hi"), func(soFar string) { shown = append(shown, soFar) })
+	var pe *agentcore.ProviderError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "Overloaded right now") {
+		t.Fatalf("Chat = %+v, %v; want the stream's error", resp, err)
+	}
+	if !pe.Retryable() || pe.Provider != "anthropic" || pe.Status != 529 || !strings.Contains(err.Error(), "mid-stream") {
+		t.Fatalf("mid-stream failure %+v not a retryable anthropic error", pe)
+	}
+	if len(shown) < 2 || shown[len(shown)-1] != "half an answer" {
+		t.Fatalf("onText saw %q, want the text growing to %q", shown, "half an answer")
+	}
+}
+
+// TestAnthropicStreamCutOff: a stream that ends before message_stop, or
+// has no events at all, is a retryable ProviderError, not a short reply.
+func TestAnthropicStreamCutOff(t *testing.T) {
+	events := anthStream(anthMessage("end_turn", map[string]any{"type": "text", "text": "cut"}))
+	for _, tt := range []struct {
+		name   string
+		events []map[string]any
+		want   string
+	}{
+		{"before message_stop", events[:len(events)-2], "ended before the model finished"},
+		{"no events", []map[string]any{}, "empty stream"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newAnthServer(t, anthReply{events: tt.events})
+			p := newAnthropicTest(s, agentcore.AnthropicOptions{})
+			_, err := p.Chat(context.Background(), userReq("hi"), nil)
+			var pe *agentcore.ProviderError
+			if !errors.As(err, &pe) || !pe.Retryable() || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want a retryable ProviderError saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestAnthropicTimeoutMidStream: Timeout bounds the whole call, the
+// stream's body included.
+func TestAnthropicTimeoutMidStream(t *testing.T) {
+	start := anthStream(anthMessage("end_turn", map[string]any{"type": "text", "text": "slow"}))[:4]
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range start {
+			data, _ := json.Marshal(ev)
+			_, _ = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], data)
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the model never goes on
+	}))
+	defer ts.Close()
+	p := agentcore.NewAnthropic(agentcore.AnthropicOptions{BaseURL: ts.URL, APIKey: "k", Model: "m", Timeout: 300 * time.Millisecond})
+	var shown string
+	began := time.Now()
+	_, err := p.Chat(context.Background(), userReq("hi"), func(soFar string) { shown = soFar })
+	var pe *agentcore.ProviderError
+	if !errors.As(err, &pe) || !pe.Retryable() || !strings.Contains(err.Error(), "did not finish answering within 300ms") {
+		t.Fatalf("err = %v, want a retryable ProviderError naming the timeout", err)
+	}
+	if elapsed := time.Since(began); elapsed > 5*time.Second {
+		t.Errorf("Chat took %v with a 300ms timeout", elapsed)
+	}
+	if shown != "slo" {
+		t.Errorf("onText saw %q before the stall, want %q", shown, "slo")
 	}
 }

@@ -77,15 +77,7 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 	var channelID, lastID string
 	for i, part := range parts {
 		build := func(ch string) *discordgo.MessageSend {
-			data := &discordgo.MessageSend{Content: part, AllowedMentions: noMentions(false)}
-			if i == 0 && msg.ReplyTo != "" {
-				data.Reference = reference(ch, msg.ReplyTo)
-				data.AllowedMentions = noMentions(true)
-			}
-			if i == len(parts)-1 {
-				data.Components = rows
-			}
-			return data
+			return partMessage(ch, part, i, len(parts), msg.ReplyTo, rows)
 		}
 		var m *discordgo.Message
 		send := func(ctx context.Context, ch string) error {
@@ -113,6 +105,20 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 	return lastID, nil
 }
 
+// partMessage is part i of n of a message: the first replies to replyTo
+// (when set, notifying its author), the last carries the buttons rows.
+func partMessage(channelID, part string, i, n int, replyTo string, rows []discordgo.MessageComponent) *discordgo.MessageSend {
+	data := &discordgo.MessageSend{Content: part, AllowedMentions: noMentions(false)}
+	if i == 0 && replyTo != "" {
+		data.Reference = reference(channelID, replyTo)
+		data.AllowedMentions = noMentions(true)
+	}
+	if i == n-1 {
+		data.Components = rows
+	}
+	return data
+}
+
 // sendMessage sends one message, waiting out short rate limits. A
 // non-empty nonce is sent with enforce_nonce: if a message with that nonce
 // was created in the channel in the last few minutes (a send repeated after
@@ -121,21 +127,29 @@ func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, erro
 func (c *Channel) sendMessage(ctx context.Context, channelID string, data *discordgo.MessageSend, nonce string) (*discordgo.Message, error) {
 	var m *discordgo.Message
 	err := c.withRetry(ctx, func(ctx context.Context) error {
-		// ChannelMessageSendComplex's request (no files are sent), plus the
-		// nonce fields discordgo's MessageSend lacks.
-		endpoint := discordgo.EndpointChannelMessages(channelID)
-		body, err := c.sess.RequestWithBucketID("POST", endpoint, nonceSend{MessageSend: data, Nonce: nonce, EnforceNonce: nonce != ""},
-			endpoint, discordgo.WithContext(ctx))
-		if err != nil {
-			return err
-		}
-		m = new(discordgo.Message)
-		if err := json.Unmarshal(body, m); err != nil {
-			return fmt.Errorf("decode the sent message: %w", err)
-		}
-		return nil
+		var err error
+		m, err = c.createMessage(ctx, channelID, data, nonce)
+		return err
 	})
 	return m, err
+}
+
+// createMessage makes one message create request, without waiting out a
+// 429.
+func (c *Channel) createMessage(ctx context.Context, channelID string, data *discordgo.MessageSend, nonce string) (*discordgo.Message, error) {
+	// ChannelMessageSendComplex's request (no files are sent), plus the
+	// nonce fields discordgo's MessageSend lacks.
+	endpoint := discordgo.EndpointChannelMessages(channelID)
+	body, err := c.sess.RequestWithBucketID("POST", endpoint, nonceSend{MessageSend: data, Nonce: nonce, EnforceNonce: nonce != ""},
+		endpoint, discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	m := new(discordgo.Message)
+	if err := json.Unmarshal(body, m); err != nil {
+		return nil, fmt.Errorf("decode the sent message: %w", err)
+	}
+	return m, nil
 }
 
 // nonceSend is a message create request with a nonce.
@@ -175,31 +189,47 @@ func (c *Channel) Edit(ctx context.Context, to channels.Address, messageID strin
 	if rows == nil {
 		rows = []discordgo.MessageComponent{} // an empty list removes the buttons
 	}
-	const more = "\n…"
-	parts := markup.DiscordMarkdown(msg.Text, maxMessage-utf8.RuneCountInString(more))
-	if len(parts) == 0 {
+	text, ok := firstPart(msg.Text)
+	if !ok {
 		return fmt.Errorf("discord: edit in %s: the message has no visible text: %w", to, channels.ErrPermanent)
-	}
-	text := parts[0]
-	if len(parts) > 1 {
-		text += more
 	}
 	err = c.viaDM(ctx, chatID, func(ctx context.Context, ch string) error {
 		return c.withRetry(ctx, func(ctx context.Context) error {
-			_, err := c.sess.ChannelMessageEditComplex(&discordgo.MessageEdit{
-				ID:              messageID,
-				Channel:         ch,
-				Content:         &text,
-				Components:      &rows,
-				AllowedMentions: noMentions(false),
-			}, discordgo.WithContext(ctx))
-			return err
+			return c.editMessage(ctx, ch, messageID, text, rows)
 		})
 	})
 	if err != nil {
 		return fmt.Errorf("discord: edit message %s in %s: %w", messageID, to, c.classify(err))
 	}
 	return nil
+}
+
+// firstPart renders text as Discord Markdown for one message: its first
+// part, ending in "…" when more was cut off. It reports false when the
+// text has nothing visible.
+func firstPart(text string) (string, bool) {
+	const more = "\n…"
+	parts := markup.DiscordMarkdown(text, maxMessage-utf8.RuneCountInString(more))
+	if len(parts) == 0 {
+		return "", false
+	}
+	if len(parts) > 1 {
+		return parts[0] + more, true
+	}
+	return parts[0], true
+}
+
+// editMessage makes one message edit request, setting its text and
+// buttons (an empty list removes them), without waiting out a 429.
+func (c *Channel) editMessage(ctx context.Context, channelID, messageID, text string, rows []discordgo.MessageComponent) error {
+	_, err := c.sess.ChannelMessageEditComplex(&discordgo.MessageEdit{
+		ID:              messageID,
+		Channel:         channelID,
+		Content:         &text,
+		Components:      &rows,
+		AllowedMentions: noMentions(false),
+	}, discordgo.WithContext(ctx))
+	return err
 }
 
 // Typing shows "typing…" in the channel for about ten seconds.

@@ -34,6 +34,36 @@ type Message struct {
 	Nonce   string // the nonce it was created with, if any
 	Edits   int
 	Created time.Time
+	// History is every edit of the message, oldest first, each with the
+	// text it left; Content is what a person sees now.
+	History []Edit
+}
+
+// Edit is one edit of a message: when it happened and the text it left.
+type Edit struct {
+	At      time.Time
+	Content string
+}
+
+// Message returns the message id as it is now (edits applied), and
+// whether it exists (it was not deleted).
+func (s *Server) Message(id string) (Message, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.messages[id]
+	if !ok {
+		return Message{}, false
+	}
+	return m.clone(), true
+}
+
+// clone copies m so that the caller shares nothing with the server.
+func (m *message) clone() Message {
+	c := m.Message
+	c.Buttons = cloneRows(m.Buttons)
+	c.Files = append([]File(nil), m.Files...)
+	c.History = append([]Edit(nil), m.History...)
+	return c
 }
 
 // Button is one button of an action row.
@@ -78,10 +108,7 @@ func (s *Server) messagesLocked(channelID string) []Message {
 	for _, id := range s.order {
 		m := s.messages[id]
 		if m.ChannelID == channelID && m.AuthorID == BotID {
-			c := m.Message
-			c.Buttons = cloneRows(m.Buttons)
-			c.Files = append([]File(nil), m.Files...)
-			out = append(out, c)
+			out = append(out, m.clone())
 		}
 	}
 	return out
@@ -395,6 +422,7 @@ func (s *Server) patchMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.Edits++
+	m.History = append(m.History, Edit{At: time.Now(), Content: m.Content})
 	s.notifyLocked()
 	writeJSON(w, http.StatusOK, s.messageObjectLocked(m))
 }

@@ -80,7 +80,8 @@ type Server struct {
 	typing       map[string]int
 	failures     map[string][]Failure
 	requests     map[string]int
-	cdn          map[string][]byte // escaped path → content
+	usedUp       map[string]time.Duration // route → reset-after its next answer reports
+	cdn          map[string][]byte        // escaped path → content
 	cdnRequests  []CDNRequest
 	stall        *channeltest.Stall // StallUpload's, for the next upload
 	done         chan struct{}      // closed by Close: stalled uploads fail
@@ -110,6 +111,7 @@ func NewServer() *Server {
 		typing:       map[string]int{},
 		failures:     map[string][]Failure{},
 		requests:     map[string]int{},
+		usedUp:       map[string]time.Duration{},
 		cdn:          map[string][]byte{},
 		sessions:     map[string]*session{},
 		conns:        map[*gwConn]struct{}{},
@@ -250,6 +252,16 @@ func defaultError(status int) (int, string) {
 	return 0, http.StatusText(status)
 }
 
+// UseUp makes the next answer of route say, in X-RateLimit headers, that
+// no more requests of its bucket are allowed for resetAfter, as Discord
+// says of a bucket used up. A client that heeds the headers holds its next
+// request on that bucket until then.
+func (s *Server) UseUp(route string, resetAfter time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.usedUp[route] = resetAfter
+}
+
 // Requests returns how many calls route received, failed ones included.
 func (s *Server) Requests(route string) int {
 	s.mu.Lock()
@@ -278,7 +290,15 @@ func (s *Server) route(name string, auth bool, h http.HandlerFunc) http.HandlerF
 				s.failures[name] = q[1:]
 			}
 		}
+		resetAfter, usedUp := s.usedUp[name]
+		if usedUp && fail == nil && authed {
+			delete(s.usedUp, name)
+		}
 		s.mu.Unlock()
+		if usedUp && fail == nil && authed {
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Reset-After", strconv.FormatFloat(resetAfter.Seconds(), 'f', 3, 64))
+		}
 		switch {
 		case !authed:
 			writeError(w, http.StatusUnauthorized, 0, "401: Unauthorized")
