@@ -258,7 +258,8 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 // openChannels creates the platform channels the config enables.
 func (d *daemon) openChannels() error {
 	if d.cfg.Telegram.Token != "" {
-		opts := telegram.Options{Token: d.cfg.Telegram.Token, APIURL: d.cfg.Telegram.APIURL, Logger: d.log}
+		opts := telegram.Options{Token: d.cfg.Telegram.Token, APIURL: d.cfg.Telegram.APIURL, Logger: d.log,
+			RequireMention: d.cfg.Telegram.RequireMention}
 		if d.cfg.Telegram.Mode == "webhook" {
 			opts.Webhook = telegram.WebhookOptions{URL: d.cfg.Telegram.WebhookURL, Secret: d.cfg.Telegram.WebhookSecret}
 			opts.Albums = d.st.db
