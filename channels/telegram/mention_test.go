@@ -42,8 +42,8 @@ func TestRequireMentionPassesOnlyMessagesForTheBot(t *testing.T) {
 	botID, _ := strconv.Atoi(botMsg)
 	_, userMsg := h.fake.PushMessage(telegramtest.Incoming{ChatID: group, UserID: 6, UserName: "Cy", Text: "lunch?"})
 	topicStart := map[string]any{"reply_to_message": map[string]any{"message_id": 1, "date": 1,
-		"chat": map[string]any{"id": group, "type": "supergroup", "title": "t"},
-		"from": map[string]any{"id": h.fake.BotID(), "is_bot": true, "first_name": "bot"},
+		"chat":                map[string]any{"id": group, "type": "supergroup", "title": "t"},
+		"from":                map[string]any{"id": h.fake.BotID(), "is_bot": true, "first_name": "bot"},
 		"forum_topic_created": map[string]any{"name": "ops", "icon_color": 1}}}
 
 	sends := []struct {
