@@ -23,6 +23,9 @@ type Config struct {
 	HTTP HTTP `mapstructure:"http"`
 	// LLM is the model provider.
 	LLM LLM `mapstructure:"llm"`
+	// Models are the models admins may switch a chat to with /model (not
+	// settable by env).
+	Models []ModelEntry `mapstructure:"models"`
 	// Telegram is the Telegram channel.
 	Telegram Telegram `mapstructure:"telegram"`
 	// Slack is the Slack channel.
