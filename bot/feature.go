@@ -45,6 +45,8 @@ type ModelChooser interface {
 	// ModelFor returns the model runs in chat use, nil for their agent's
 	// own.
 	ModelFor(ctx context.Context, chat channels.Address) (*agentcore.ModelChoice, error)
+	// Describe names chat's model for /status ("smart: big-1").
+	Describe(ctx context.Context, chat channels.Address) (string, error)
 }
 
 var (

@@ -52,6 +52,7 @@ func TestE2EModelSwitch(t *testing.T) {
 	say(78, "/model", "Model: default: test-model (default)")
 	say(77, "/model huge", "No model is called huge")
 	say(77, "/model smart", "Model: smart: big-model")
+	say(78, "/status", "Model: smart: big-model")
 	ask("second question", "big-model")
 	say(78, "/model fast", "Only admins can switch the model; ask one of them.")
 	ask("third question", "big-model")
