@@ -12,7 +12,9 @@ import (
 // memStore is a Store in memory.
 type memStore struct{ chats map[string]string }
 
-func (m *memStore) ChatModel(_ context.Context, chat string) (string, error) { return m.chats[chat], nil }
+func (m *memStore) ChatModel(_ context.Context, chat string) (string, error) {
+	return m.chats[chat], nil
+}
 func (m *memStore) SetChatModel(_ context.Context, chat, name, _ string) error {
 	if name == "" {
 		delete(m.chats, chat)
