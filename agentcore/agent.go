@@ -87,6 +87,17 @@ type RunInput struct {
 	// MaxIterations, when positive, bounds this run's loop instead of the
 	// agent's MaxIterations.
 	MaxIterations int
+	// Model, when set, is the model this run asks instead of the agent's
+	// (a chat switched with /model).
+	Model *ModelChoice
+}
+
+// ModelChoice is a model a run uses instead of its agent's: the provider
+// that reaches it, its id there, and whether it reads images.
+type ModelChoice struct {
+	Provider Provider
+	Model    string
+	Vision   bool
 }
 
 // Reply is one final answer of a run, stored at Seq in the session.
@@ -121,6 +132,11 @@ type RunResult struct {
 // a run interrupted at any point continues where it left off when Run is
 // called again for the session with User nil.
 func (a *Agent) Run(ctx context.Context, in RunInput) (RunResult, error) {
+	if m := in.Model; m != nil && m.Provider != nil {
+		chosen := *a
+		chosen.Provider, chosen.Model, chosen.Vision = m.Provider, m.Model, m.Vision
+		a = &chosen
+	}
 	log := a.logger().With("agent", a.Name, "session", in.Session)
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		log = log.With("trace_id", sc.TraceID().String())

@@ -90,6 +90,11 @@ func (r *Router) cmdStatus(ctx context.Context, in channels.Inbound, _ string) s
 	if line := r.opts.Route.Describe(ctx, in.Address()); line != "" {
 		b.WriteString(line + "\n")
 	}
+	if r.opts.Models != nil {
+		if m, err := r.opts.Models.Describe(ctx, in.Address()); err == nil {
+			b.WriteString("Model: " + m + "\n")
+		}
+	}
 	if r.opts.Status != nil {
 		for _, line := range r.opts.Status(ctx) {
 			b.WriteString(line + "\n")

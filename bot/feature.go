@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -36,6 +37,16 @@ type Command struct {
 	Help string
 	// Run answers the command; args is the text after the name, trimmed.
 	Run func(ctx context.Context, host Host, in channels.Inbound, args string) string
+}
+
+// ModelChooser picks the model a chat's runs use (/model). The Router asks
+// it at the start of every run, so a switch on one replica holds on all.
+type ModelChooser interface {
+	// ModelFor returns the model runs in chat use, nil for their agent's
+	// own.
+	ModelFor(ctx context.Context, chat channels.Address) (*agentcore.ModelChoice, error)
+	// Describe names chat's model for /status ("smart: big-1").
+	Describe(ctx context.Context, chat channels.Address) (string, error)
 }
 
 var (

@@ -22,6 +22,9 @@ type Runner interface {
 
 // Options wires a Router. Stores are required; the rest have defaults.
 type Options struct {
+	// Models, when set, chooses the model of each run by its chat (/model);
+	// nil: every run uses its agent's model.
+	Models ModelChooser
 	// Agent (called AgentName) answers wherever no binding chooses one of
 	// Agents.
 	Agent     Runner

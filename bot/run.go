@@ -115,6 +115,7 @@ func (r *Router) runAgent(ctx context.Context, j *laneJob, display *progress.Dis
 	}
 	var last *agentcore.Reply // a background session's final reply
 	in := r.runInput(j, agentName, display, &last)
+	in.Model = r.chosenModel(ctx, j.To)
 	owner := r.ownerOf(j.Session)
 	if owner != nil {
 		var stop func()
@@ -127,6 +128,20 @@ func (r *Router) runAgent(ctx context.Context, j *laneJob, display *progress.Dis
 		return
 	}
 	r.recordRun(ctx, *j, res, err, start)
+}
+
+// chosenModel is the model chat was switched to, nil for the agent's own;
+// when the choice cannot be read the run goes on with the agent's model.
+func (r *Router) chosenModel(ctx context.Context, chat channels.Address) *agentcore.ModelChoice {
+	if r.opts.Models == nil {
+		return nil
+	}
+	m, err := r.opts.Models.ModelFor(ctx, chat)
+	if err != nil {
+		r.log.Warn("could not read the chat's chosen model; the agent's own answers", "chat", chat.String(), "error", err)
+		return nil
+	}
+	return m
 }
 
 // runInput is what the agent of j's session runs with: its call, its

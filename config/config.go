@@ -23,6 +23,9 @@ type Config struct {
 	HTTP HTTP `mapstructure:"http"`
 	// LLM is the model provider.
 	LLM LLM `mapstructure:"llm"`
+	// Models are the models admins may switch a chat to with /model (not
+	// settable by env).
+	Models []ModelEntry `mapstructure:"models"`
 	// Telegram is the Telegram channel.
 	Telegram Telegram `mapstructure:"telegram"`
 	// Slack is the Slack channel.
@@ -139,6 +142,9 @@ type Telegram struct {
 	// WebhookSecret is checked on every webhook request
 	// (X-Telegram-Bot-Api-Secret-Token).
 	WebhookSecret string `mapstructure:"webhook_secret" secret:"true"`
+	// RequireMention makes the bot answer, in groups, only messages that
+	// mention it, reply to it or are commands; private chats always.
+	RequireMention bool `mapstructure:"require_mention"`
 }
 
 // Slack configures the Slack channel.
@@ -423,7 +429,7 @@ func Defaults() Config {
 			Provider: "openai",
 			Timeout:  120 * time.Second,
 		},
-		Telegram:  Telegram{APIURL: "https://api.telegram.org", Mode: "polling"},
+		Telegram:  Telegram{APIURL: "https://api.telegram.org", Mode: "polling", RequireMention: true},
 		Access:    Access{Mode: "request"},
 		Approvals: Approvals{Timeout: 2 * time.Minute},
 		Exec:      Exec{Approval: "ask", User: "nobody", Sandbox: "auto"},

@@ -55,6 +55,7 @@ func TestLoadDefaults(t *testing.T) {
 		{"llm.max_tokens", c.LLM.MaxTokens, 0},
 		{"telegram.api_url", c.Telegram.APIURL, "https://api.telegram.org"},
 		{"telegram.mode", c.Telegram.Mode, "polling"},
+		{"telegram.require_mention", c.Telegram.RequireMention, true},
 		{"access.mode", c.Access.Mode, "request"},
 		{"approvals.timeout", c.Approvals.Timeout, 2 * time.Minute},
 		{"exec.approval", c.Exec.Approval, "ask"},

@@ -32,6 +32,9 @@ func (c *Config) Secrets() []string {
 	for _, a := range c.Agents {
 		add(a.APIKey)
 	}
+	for _, m := range c.Models {
+		add(m.APIKey)
+	}
 	// Values given to MCP servers and custom tools are credentials as a rule.
 	for _, s := range c.MCP.Servers {
 		for _, v := range s.Env {
@@ -77,6 +80,13 @@ func (c *Config) Redacted() map[string]any {
 		}
 		out[f.key] = val
 	}
+	models := slices.Clone(c.Models)
+	for i := range models {
+		if models[i].APIKey != "" {
+			models[i].APIKey = redactedValue
+		}
+	}
+	out["models"] = models
 	return out
 }
 

@@ -81,6 +81,7 @@ func (c *Config) validateLLM(add func(string, ...any)) {
 		add("llm.max_tokens must be 0 (provider default) or more (got %d)", c.LLM.MaxTokens)
 	}
 	c.validateFallbacks(add)
+	c.validateModels(add)
 }
 
 // validateChannels checks the chat platforms' settings.

@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"slices"
 
 	"github.com/go-telegram/bot/models"
 
@@ -36,8 +37,15 @@ func (c *Channel) queueAlbum(ctx context.Context, al *album, handOver bool) {
 
 // albumInbound is the parts of an album as one Inbound: the first part's
 // ids, every part's files in order, and the caption whichever part has
-// it; ok is false when the parts carry nothing to hand over.
+// it; ok is false when the parts carry nothing to hand over, or when none
+// of them is meant for the bot (see addressed).
 func (c *Channel) albumInbound(parts []*models.Update) (in channels.Inbound, ok bool) {
+	if !slices.ContainsFunc(parts, func(u *models.Update) bool { return c.addressed(u.Message) }) {
+		if len(parts) > 0 {
+			c.log.Debug("telegram group album not meant for the bot ignored", "update_id", parts[0].ID)
+		}
+		return channels.Inbound{}, false
+	}
 	for i, u := range parts {
 		part := c.messageInbound(u.ID, u.Message)
 		if i == 0 {

@@ -82,10 +82,15 @@ func (c *Channel) deliver(ctx context.Context, h channels.Handler, u *models.Upd
 
 // onMessage delivers a message with text or with files (its caption, if
 // any, is the text) and returns the handler's error. A message with
-// neither in a private chat gets a polite answer instead; other messages
-// and everything from bots are ignored.
+// neither in a private chat gets a polite answer instead; other messages,
+// everything from bots and, with Options.RequireMention, group messages
+// not meant for the bot are ignored.
 func (c *Channel) onMessage(ctx context.Context, h channels.Handler, updateID int64, m *models.Message) error {
 	if m.From == nil || m.From.IsBot {
+		return nil
+	}
+	if !c.addressed(m) {
+		c.log.Debug("telegram group message not meant for the bot ignored", "update_id", updateID, "chat_id", m.Chat.ID)
 		return nil
 	}
 	in := c.messageInbound(updateID, m)
@@ -116,10 +121,11 @@ func (c *Channel) messageInbound(updateID int64, m *models.Message) channels.Inb
 	}
 	switch {
 	case in.Text != "":
+		in.Text = c.stripMention(in.Text)
 	case len(in.Attachments) > 0:
-		in.Text = m.Caption
+		in.Text = c.stripMention(m.Caption)
 	case m.Caption != "":
-		in.Text = channels.WithUnreadMedia(m.Caption, mediaKind(m))
+		in.Text = channels.WithUnreadMedia(c.stripMention(m.Caption), mediaKind(m))
 	}
 	return in
 }

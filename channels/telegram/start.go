@@ -120,6 +120,7 @@ func (c *Channel) handshake(ctx context.Context) error {
 			return fmt.Errorf("deleteWebhook: %w", c.redact(err))
 		}
 	}
+	c.me.Store(&identity{id: me.ID, username: me.Username})
 	c.succeeded("connect")
 	c.log.Info("telegram connected", "bot_username", me.Username, "bot_id", me.ID)
 	return nil

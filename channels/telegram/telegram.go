@@ -54,6 +54,13 @@ type Options struct {
 	// Albums keeps the parts of albums posted to the webhook; webhook mode
 	// needs it.
 	Albums AlbumStore
+
+	// RequireMention passes on, in groups and supergroups, only messages
+	// meant for the bot: those mentioning it, replying to one of its
+	// messages, or commands not naming another bot. Others are dropped
+	// unstored. Private chats and button presses are not affected; by
+	// default every message is passed on.
+	RequireMention bool
 }
 
 // WebhookOptions configures webhook mode.
@@ -84,6 +91,7 @@ type Channel struct {
 
 	running atomic.Bool
 	handler atomic.Pointer[channels.Handler]
+	me      atomic.Pointer[identity] // the bot's account, from getMe
 
 	health *channels.Health // Ready, and outage logging once per streak
 	// cooldowns are the chats Telegram answered 429 lately: every call to

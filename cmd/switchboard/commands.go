@@ -6,6 +6,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/contextfiles"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
+	"github.com/switchboard-chat/switchboard/bot/modelswitch"
 )
 
 // wireFeatures hooks the features into the router. Their chat commands
@@ -15,6 +16,9 @@ import (
 func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.wireTeams(); err != nil {
 		return err
+	}
+	if err := d.router.Register(modelswitch.Commands(d.chatModels)...); err != nil {
+		return fmt.Errorf("model switch: %w", err)
 	}
 	if err := d.router.Register(handoff.Commands(d.handoff)...); err != nil {
 		return fmt.Errorf("handoff: %w", err)

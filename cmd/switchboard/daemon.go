@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/bot/leader"
 	"github.com/switchboard-chat/switchboard/bot/media"
+	"github.com/switchboard-chat/switchboard/bot/modelswitch"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/bot/teams"
 	"github.com/switchboard-chat/switchboard/channels"
@@ -72,20 +73,21 @@ func loadConfig(file string) (*config.Config, error) {
 
 // daemon is one wired switchboard process.
 type daemon struct {
-	cfg       *config.Config
-	log       *slog.Logger
-	scrubber  *scrub.Scrubber
-	st        *stores
-	metricSet *metrics.Set
-	metrics   *bot.Metrics
-	channels  map[string]channels.Channel
-	router    *bot.Router
-	handoff   *handoff.Service
-	teams     *teams.Service
-	subagents *subagents.Service
-	disp      *bot.Dispatcher
-	sched     *jobs.Scheduler
-	live      *bot.Liveness // the heartbeat of what disp and sched hold
+	chatModels *modelswitch.Switch // /model: the chats' chosen models
+	cfg        *config.Config
+	log        *slog.Logger
+	scrubber   *scrub.Scrubber
+	st         *stores
+	metricSet  *metrics.Set
+	metrics    *bot.Metrics
+	channels   map[string]channels.Channel
+	router     *bot.Router
+	handoff    *handoff.Service
+	teams      *teams.Service
+	subagents  *subagents.Service
+	disp       *bot.Dispatcher
+	sched      *jobs.Scheduler
+	live       *bot.Liveness // the heartbeat of what disp and sched hold
 	// leaders hold the channels only one replica may receive on (Telegram
 	// polling allows one poller per bot token).
 	leaders map[string]*leader.Leader
@@ -176,6 +178,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 		st.close(ctx)
 		return nil, err
 	}
+	if d.chatModels, err = d.newModelSwitch(); err != nil {
+		st.close(ctx)
+		return nil, err
+	}
 	d.router = d.newRouter(agents, o.allow)
 	d.wireSubagents()
 	if err := d.wireFeatures(o.allow, owner); err != nil {
@@ -244,7 +250,7 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 		Channels: d.channels,
 		Access:   bot.AccessOptions{Mode: cfg.Access.Mode, Admins: cfg.Admins, Allow: append(cfg.Access.Allow, allow...)},
 		Limits:   bot.Limits{User: userRate, Chat: chatRate},
-		Metrics:  d.metrics, Logger: d.log, Dispatcher: d.disp,
+		Metrics:  d.metrics, Logger: d.log, Dispatcher: d.disp, Models: d.chatModels,
 		Status: func(ctx context.Context) []string {
 			lines := append(append(bot.StatusLines(ctx, d.checks()), d.execInfo), d.mcpStatusLines(ctx)...)
 			return append(lines, d.fallbackStatusLines()...)
@@ -259,7 +265,8 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 // openChannels creates the platform channels the config enables.
 func (d *daemon) openChannels() error {
 	if d.cfg.Telegram.Token != "" {
-		opts := telegram.Options{Token: d.cfg.Telegram.Token, APIURL: d.cfg.Telegram.APIURL, Logger: d.log}
+		opts := telegram.Options{Token: d.cfg.Telegram.Token, APIURL: d.cfg.Telegram.APIURL, Logger: d.log,
+			RequireMention: d.cfg.Telegram.RequireMention}
 		if d.cfg.Telegram.Mode == "webhook" {
 			opts.Webhook = telegram.WebhookOptions{URL: d.cfg.Telegram.WebhookURL, Secret: d.cfg.Telegram.WebhookSecret}
 			opts.Albums = d.st.db

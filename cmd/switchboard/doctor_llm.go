@@ -45,6 +45,14 @@ func llmChecks(cfg *config.Config) []doctorCheck {
 			return checkLLM(ctx, l, key)
 		}})
 	}
+	for i, m := range cfg.Models {
+		l := cfg.ModelLLM(m)
+		l.Fallbacks = nil // the llm check checks them
+		key := fmt.Sprintf("models[%d].model", i)
+		checks = append(checks, doctorCheck{name: "model " + m.Name, run: func(ctx context.Context) (string, error) {
+			return checkLLM(ctx, l, key)
+		}})
+	}
 	return checks
 }
 

@@ -66,3 +66,27 @@ func TestCheckLLMChecksFallbacks(t *testing.T) {
 		t.Fatalf("unlisted fallback: %v", err)
 	}
 }
+
+// TestDoctorChecksEachModelsEntry: every models: entry is checked against
+// its server's model list (llm's server unless it names another), under
+// its own key.
+func TestDoctorChecksEachModelsEntry(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetModels("gpt-x", "gpt-big")
+	cfg := config.Defaults()
+	cfg.LLM.BaseURL, cfg.LLM.Model = srv.URL(), "gpt-x"
+	cfg.Models = []config.ModelEntry{{Name: "big", Model: "gpt-big"}, {Name: "typo", Model: "gpt-bigg"}}
+	checks := llmChecks(&cfg)
+	if len(checks) != 3 || checks[1].name != "model big" || checks[2].name != "model typo" {
+		t.Fatalf("checks = %+v", checks)
+	}
+	if detail, err := checks[1].run(context.Background()); err != nil || !strings.Contains(detail, "model gpt-big listed") {
+		t.Errorf("listed entry: %q, %v", detail, err)
+	}
+	_, err := checks[2].run(context.Background())
+	var warn doctorWarning
+	if !errors.As(err, &warn) || !strings.Contains(err.Error(), `models[1].model "gpt-bigg" is not in its list`) {
+		t.Errorf("unlisted entry: %v", err)
+	}
+}

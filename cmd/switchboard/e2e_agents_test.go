@@ -275,7 +275,7 @@ func TestE2EMessagingAndSessionsTools(t *testing.T) {
 	d := startDaemon(t, dir, addr, env)
 	d.waitReady(ctx)
 
-	tg.SendText(group, 77, "Ada", "hello group") // the agent now serves the group
+	tg.SendText(group, 77, "Ada", "@switchboard_test_bot hello group") // the agent now serves the group
 	newReplyContaining(ctx, t, tg, group, 0, "echo: hello group")
 	after := lastID(tg, group)
 	tg.SendText(77, 77, "Ada", "tell the group")

@@ -52,9 +52,10 @@ type chat struct {
 	kind    string
 	forum   bool
 	nextID  int
-	known   map[int]bool // every message id in the chat
-	msgs    []*Message   // sent by the bot
-	deleted []*Message   // sent by the bot, then deleted
+	known   map[int]bool  // every message id in the chat
+	senders map[int]int64 // the sender of each user message
+	msgs    []*Message    // sent by the bot
+	deleted []*Message    // sent by the bot, then deleted
 	edits   []Edit
 	actions []ChatAction
 }
@@ -66,7 +67,7 @@ func (s *Server) chatLocked(id int64) *chat {
 		if id < 0 {
 			kind = "supergroup"
 		}
-		c = &chat{id: id, kind: kind, known: map[int]bool{}}
+		c = &chat{id: id, kind: kind, known: map[int]bool{}, senders: map[int]int64{}}
 		s.chats[id] = c
 	}
 	return c
@@ -420,7 +421,7 @@ func (s *Server) messageJSONLocked(c *chat, m *Message) map[string]any {
 		"message_id": m.ID,
 		"date":       now(),
 		"chat":       c.json(),
-		"from":       map[string]any{"id": s.botID, "is_bot": true, "first_name": "Switchboard Test", "username": "switchboard_test_bot"},
+		"from":       map[string]any{"id": s.botID, "is_bot": true, "first_name": "Switchboard Test", "username": BotUsername},
 		"text":       m.Visible,
 	}
 	if m.ThreadID != 0 {

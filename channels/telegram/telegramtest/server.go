@@ -392,7 +392,7 @@ func (s *Server) getMe(params) (any, *apiError) {
 		"id":                          s.botID,
 		"is_bot":                      true,
 		"first_name":                  "Switchboard Test",
-		"username":                    "switchboard_test_bot",
+		"username":                    BotUsername,
 		"can_join_groups":             true,
 		"can_read_all_group_messages": false,
 		"supports_inline_queries":     false,

@@ -26,7 +26,10 @@ type Incoming struct {
 	UserName string // the sender's first name
 	IsBot    bool   // the sender is a bot
 	Text     string
-	ReplyTo  int            // id of the message replied to
+	ReplyTo  int // id of the message replied to: the bot's or a user's, with its sender
+	// Entities of Text; nil: those Telegram finds by itself (a leading
+	// /command, @username mentions).
+	Entities []Entity
 	Edited   bool           // deliver as edited_message
 	Extra    map[string]any // more message fields, e.g. {"sticker": {...}}
 }
@@ -72,14 +75,22 @@ func (s *Server) PushMessage(in Incoming) (updateID int64, messageID int) {
 	}
 	if in.Text != "" {
 		msg["text"] = in.Text
+		entities := in.Entities
+		if entities == nil {
+			entities = derivedEntities(in.Text)
+		}
+		if len(entities) > 0 {
+			msg["entities"] = s.entitiesJSONLocked(entities)
+		}
 	}
 	if in.ThreadID != 0 {
 		msg["message_thread_id"] = in.ThreadID
 		msg["is_topic_message"] = true
 	}
 	if in.ReplyTo != 0 {
-		msg["reply_to_message"] = map[string]any{"message_id": in.ReplyTo, "date": now(), "chat": c.json()}
+		msg["reply_to_message"] = s.repliedLocked(c, in.ReplyTo)
 	}
+	c.senders[messageID] = in.UserID
 	if in.Edited {
 		msg["edit_date"] = now()
 	}
@@ -89,6 +100,19 @@ func (s *Server) PushMessage(in Incoming) (updateID int64, messageID int) {
 		key = "edited_message"
 	}
 	return s.pushLocked(map[string]any{key: msg}), messageID
+}
+
+// repliedLocked is the reply_to_message of a message replying to message
+// id of chat c: the bot's message as sent, or a user's with its sender.
+func (s *Server) repliedLocked(c *chat, id int) map[string]any {
+	if m := c.message(id); m != nil {
+		return s.messageJSONLocked(c, m)
+	}
+	j := map[string]any{"message_id": id, "date": now(), "chat": c.json()}
+	if from, ok := c.senders[id]; ok {
+		j["from"] = map[string]any{"id": from, "is_bot": false, "first_name": s.users[from]}
+	}
+	return j
 }
 
 // PressButton delivers a callback query: user userID pressed the button
