@@ -71,7 +71,7 @@ type WebhookOptions struct {
 }
 
 // Channel is a Telegram bot connection. It implements channels.Channel,
-// Editor, Typer, PressAnswerer and ReadyChecker.
+// Editor, Typer, PressAnswerer, ReadyChecker and LiveAnswerer.
 type Channel struct {
 	opts      Options
 	log       *slog.Logger
@@ -89,6 +89,10 @@ type Channel struct {
 	// cooldowns are the chats Telegram answered 429 lately: every call to
 	// such a chat waits until its latest retry_after has passed.
 	cooldowns channels.Cooldowns
+	// drafts remembers where sendMessageDraft is refused; finished, which
+	// messages show the parts of the latest final answers (FinishLive).
+	drafts   draftSupport
+	finished placements
 
 	hooks   webhookGate              // webhook requests being handled
 	rejects *channels.WebhookRejects // refused webhook requests
