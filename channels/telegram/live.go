@@ -18,19 +18,21 @@ import (
 
 var _ channels.LiveAnswerer = (*Channel)(nil)
 
-// liveLimit is the longest Markdown, in runes, a live message takes. Telegram
-// counts 4096 UTF-16 units of the rendered text; rendering drops more
-// Markdown markers than it adds, and the margin is for characters outside
-// the Basic Multilingual Plane (two units each). A text that overflows all
-// the same shows its first part ending in "…" until the final text comes.
-const liveLimit = maxMessage * 7 / 8
+// liveLimit is the longest Markdown, in runes, a live message takes.
+// Messages are split (markup.TelegramHTML) at maxMessage UTF-16 units of
+// their HTML, tags and entities included, which is about 1.4 times the
+// Markdown of a typical answer with code and links; half the limit leaves
+// room for that and for characters outside the Basic Multilingual Plane
+// (two units each). A text that overflows all the same shows its first
+// part ending in "…" until the final text comes.
+const liveLimit = maxMessage / 2
 
 // draftPrefix starts the id of a live answer shown as a draft
 // (sendMessageDraft) rather than a message.
 const draftPrefix = "draft:"
 
-// liveMark is what a live message shows when its text has nothing to show
-// yet, and what a left-over live message that cannot be deleted becomes.
+// liveMark is what a live message shows while its text has nothing
+// visible yet, and what a left-over live message that cannot be deleted becomes.
 const liveMark = "…"
 
 // LiveLimit implements channels.LiveAnswerer.
@@ -134,16 +136,12 @@ func (c *Channel) sendDraft(ctx context.Context, chatID int64, thread int, draft
 }
 
 // liveText renders Markdown md as one live message shows it: Telegram HTML
-// as Send renders it, cut to one message. Markdown with nothing visible
-// (yet) shows as its plain characters, or as liveMark, so that a partial
+// as Send renders it, cut to one message. Markdown with nothing visible yet
+// (an empty code block just opened) shows liveMark, so that a partial
 // answer never fails the call.
 func liveText(md string) (string, models.ParseMode) {
 	if part, ok := firstPart(md); ok {
 		return part, models.ParseModeHTML
 	}
-	plain := strings.TrimSpace(md)
-	if plain == "" {
-		return liveMark, ""
-	}
-	return truncate(plain, maxMessage), ""
+	return liveMark, ""
 }
