@@ -63,7 +63,7 @@ func (c *Channel) BeginLive(ctx context.Context, to channels.Address, replyTo, t
 		if errors.As(err, &ra) || ctx.Err() != nil {
 			return "", fmt.Errorf("telegram: live answer in %s: %w", to, err)
 		}
-		c.log.Info("telegram refused a draft; showing live answers in this chat as edited messages",
+		c.log.Info("telegram refused a draft; showing the live answer as an edited message instead",
 			"chat", to.String(), "error", err)
 		c.drafts.refuse(chatID.(int64), err)
 	}

@@ -419,3 +419,30 @@ func TestLiveLimitFitsOneMessage(t *testing.T) {
 		t.Errorf("a %d-rune answer was cut: shows %d UTF-16 units ending %q", n, utf16Len(m.Visible), m.Visible[len(m.Visible)-10:])
 	}
 }
+
+// A 429 on the first draft is handed back at once and does not count as
+// Telegram refusing drafts: once the cooldown is over, the answer is a
+// draft.
+func TestLiveBeginRateLimitedKeepsDrafts(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := h.Ctx()
+	to := tgAddr(140, "")
+	h.fake.FloodChat(140, 1)
+	start := time.Now()
+	_, err := h.ch.BeginLive(ctx, to, "", "Hi")
+	var ra *channels.RetryAfterError
+	if !errors.As(err, &ra) || time.Since(start) > 500*time.Millisecond {
+		t.Fatalf("BeginLive into a flood = %v after %v, want a RetryAfterError at once", err, time.Since(start))
+	}
+	time.Sleep(ra.After) // what a caller told to retry after does
+	id, err := h.ch.BeginLive(ctx, to, "", "Hi")
+	if err != nil || !strings.HasPrefix(id, "draft:") {
+		t.Errorf("BeginLive after the cooldown = %q, %v; want a draft", id, err)
+	}
+	if msgs := h.fake.Messages(140); len(msgs) != 0 {
+		t.Errorf("a rate-limited draft fell back to messages: %+v", msgs)
+	}
+	if early := h.fake.TooEarly(140); len(early) > 0 {
+		t.Errorf("%d call(s) came before the retry_after had passed", len(early))
+	}
+}

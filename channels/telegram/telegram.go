@@ -1,6 +1,8 @@
 // Package telegram connects switchboard to Telegram with go-telegram/bot: it
 // long-polls for messages and button presses, and sends, edits and
-// acknowledges messages, rendering Markdown as Telegram HTML.
+// acknowledges messages, rendering Markdown as Telegram HTML; answers can
+// show while they are written (drafts in private chats, else edited
+// messages).
 package telegram
 
 import (
