@@ -30,45 +30,57 @@ const (
 // wraps channels.ErrPermanent when retrying cannot help (chat not found,
 // bot blocked). It returns the id of the last message sent.
 func (c *Channel) Send(ctx context.Context, msg channels.Outbound) (string, error) {
-	chatID, thread, err := target(msg.To)
+	fs, err := outgoingFor(msg)
 	if err != nil {
 		return "", err
 	}
-	keyboard, err := inlineKeyboard(msg.Buttons)
-	if err != nil {
-		return "", fmt.Errorf("telegram: send to %s: %w", msg.To, err)
-	}
-	replyTo := 0
-	if msg.ReplyTo != "" {
-		if replyTo, err = strconv.Atoi(msg.ReplyTo); err != nil {
-			return "", fmt.Errorf("telegram: send to %s: reply-to id %q is not a Telegram message id: %w",
-				msg.To, msg.ReplyTo, channels.ErrPermanent)
-		}
-	}
-	fs := outgoing{chatID: chatID, thread: thread, replyTo: replyTo, keyboard: keyboard}
 	if msg.File != nil {
 		return c.sendFile(ctx, msg, fs)
 	}
 	return c.sendText(ctx, msg.To, fs, msg.Text)
 }
 
+// outgoingFor is where and how msg's messages go: its chat and topic, what
+// the first replies to, the buttons of the last.
+func outgoingFor(msg channels.Outbound) (outgoing, error) {
+	chatID, thread, err := target(msg.To)
+	if err != nil {
+		return outgoing{}, err
+	}
+	keyboard, err := inlineKeyboard(msg.Buttons)
+	if err != nil {
+		return outgoing{}, fmt.Errorf("telegram: send to %s: %w", msg.To, err)
+	}
+	replyTo, err := replyID(msg.To, msg.ReplyTo)
+	if err != nil {
+		return outgoing{}, err
+	}
+	return outgoing{chatID: chatID, thread: thread, replyTo: replyTo, keyboard: keyboard}, nil
+}
+
+// replyID parses the id of the message to reply to; "" is none (0).
+func replyID(to channels.Address, replyTo string) (int, error) {
+	if replyTo == "" {
+		return 0, nil
+	}
+	id, err := strconv.Atoi(replyTo)
+	if err != nil {
+		return 0, fmt.Errorf("telegram: send to %s: reply-to id %q is not a Telegram message id: %w",
+			to, replyTo, channels.ErrPermanent)
+	}
+	return id, nil
+}
+
 // sendText sends text in as many messages as it needs: the first replies
 // to fs.replyTo, the last carries fs.keyboard.
 func (c *Channel) sendText(ctx context.Context, to channels.Address, fs outgoing, text string) (string, error) {
-	parts := markup.TelegramHTML(text, maxMessage)
-	if len(parts) == 0 {
-		return "", fmt.Errorf("telegram: send to %s: the message has no visible text: %w", to, channels.ErrPermanent)
+	parts, err := textParts(to, text)
+	if err != nil {
+		return "", err
 	}
 	lastID := 0
 	for i, part := range parts {
-		p := &bot.SendMessageParams{ChatID: fs.chatID, MessageThreadID: fs.thread, Text: part, ParseMode: models.ParseModeHTML}
-		if i == 0 && fs.replyTo != 0 {
-			p.ReplyParameters = &models.ReplyParameters{MessageID: fs.replyTo, AllowSendingWithoutReply: true}
-		}
-		if i == len(parts)-1 && fs.keyboard != nil {
-			p.ReplyMarkup = fs.keyboard
-		}
-		m, err := c.sendPart(ctx, p)
+		m, err := c.sendPart(ctx, fs.part(i, len(parts), part), c.retry)
 		if err != nil {
 			return "", fmt.Errorf("telegram: send part %d of %d to %s: %w", i+1, len(parts), to, err)
 		}
@@ -77,12 +89,39 @@ func (c *Channel) sendText(ctx context.Context, to channels.Address, fs outgoing
 	return strconv.Itoa(lastID), nil
 }
 
-// sendPart sends one part, falling back to plain text when Telegram cannot
-// parse the HTML.
-func (c *Channel) sendPart(ctx context.Context, p *bot.SendMessageParams) (*models.Message, error) {
+// textParts renders Markdown text as the Telegram HTML of the messages
+// that show it, each within Telegram's limit.
+func textParts(to channels.Address, text string) ([]string, error) {
+	parts := markup.TelegramHTML(text, maxMessage)
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("telegram: send to %s: the message has no visible text: %w", to, channels.ErrPermanent)
+	}
+	return parts, nil
+}
+
+// part is the sendMessage call of part i of n: the first replies to
+// fs.replyTo, the last carries fs.keyboard.
+func (fs outgoing) part(i, n int, text string) *bot.SendMessageParams {
+	p := &bot.SendMessageParams{ChatID: fs.chatID, MessageThreadID: fs.thread, Text: text, ParseMode: models.ParseModeHTML}
+	if i == 0 && fs.replyTo != 0 {
+		p.ReplyParameters = &models.ReplyParameters{MessageID: fs.replyTo, AllowSendingWithoutReply: true}
+	}
+	if i == n-1 && fs.keyboard != nil {
+		p.ReplyMarkup = fs.keyboard
+	}
+	return p
+}
+
+// caller makes a call to chat under its rate limits: retry (waiting out
+// short 429s) or once (never waiting).
+type caller func(ctx context.Context, chat string, fn func(context.Context) error) error
+
+// sendPart sends one part through call, falling back to plain text when
+// Telegram cannot parse the HTML.
+func (c *Channel) sendPart(ctx context.Context, p *bot.SendMessageParams, call caller) (*models.Message, error) {
 	var m *models.Message
 	send := func(p *bot.SendMessageParams) error {
-		return c.retry(ctx, chatKey(p.ChatID), func(ctx context.Context) error {
+		return call(ctx, chatKey(p.ChatID), func(ctx context.Context) error {
 			var err error
 			m, err = c.bot.SendMessage(ctx, p)
 			return err
@@ -120,33 +159,53 @@ func (c *Channel) Edit(ctx context.Context, to channels.Address, messageID strin
 	if keyboard == nil {
 		keyboard = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}}
 	}
-	const more = "\n…"
-	parts := markup.TelegramHTML(msg.Text, maxMessage-len([]rune(more)))
-	if len(parts) == 0 {
+	text, ok := firstPart(msg.Text)
+	if !ok {
 		return fmt.Errorf("telegram: edit in %s: the message has no visible text: %w", to, channels.ErrPermanent)
 	}
-	text := parts[0]
-	if len(parts) > 1 {
-		text += more
+	p := &bot.EditMessageTextParams{ChatID: chatID, MessageID: id, Text: text, ParseMode: models.ParseModeHTML, ReplyMarkup: keyboard}
+	if err := c.editPart(ctx, p, c.retry); err != nil {
+		return fmt.Errorf("telegram: edit message %s in %s: %w", messageID, to, c.classify(err))
 	}
+	return nil
+}
+
+// firstPart renders Markdown md as the Telegram HTML of one message: its
+// first part, ending in "…" when more did not fit. It is false when md has
+// no visible text.
+func firstPart(md string) (string, bool) {
+	const more = "\n…"
+	parts := markup.TelegramHTML(md, maxMessage-len([]rune(more)))
+	if len(parts) == 0 {
+		return "", false
+	}
+	if len(parts) > 1 {
+		return parts[0] + more, true
+	}
+	return parts[0], true
+}
+
+// editPart edits a message to p's text through call, falling back to
+// plain text when Telegram cannot parse the HTML. An edit to the text the
+// message has already is a success. Other errors are returned unclassified.
+func (c *Channel) editPart(ctx context.Context, p *bot.EditMessageTextParams, call caller) error {
 	edit := func(p *bot.EditMessageTextParams) error {
-		return c.retry(ctx, chatKey(p.ChatID), func(ctx context.Context) error {
+		return call(ctx, chatKey(p.ChatID), func(ctx context.Context) error {
 			_, err := c.bot.EditMessageText(ctx, p)
 			return err
 		})
 	}
-	p := &bot.EditMessageTextParams{ChatID: chatID, MessageID: id, Text: text, ParseMode: models.ParseModeHTML, ReplyMarkup: keyboard}
-	err = edit(p)
+	err := edit(p)
 	if isCantParse(err) {
 		c.log.Warn("telegram refused our HTML; editing with plain text", "error", c.redact(err))
 		plain := *p
-		plain.Text, plain.ParseMode = markup.TelegramText(text), ""
+		plain.Text, plain.ParseMode = markup.TelegramText(p.Text), ""
 		err = edit(&plain)
 	}
-	if err == nil || isNotModified(err) {
+	if isNotModified(err) {
 		return nil
 	}
-	return fmt.Errorf("telegram: edit message %s in %s: %w", messageID, to, c.classify(err))
+	return err
 }
 
 // Typing shows "typing…" in the chat (and topic) for a few seconds.

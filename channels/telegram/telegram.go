@@ -1,6 +1,8 @@
 // Package telegram connects switchboard to Telegram with go-telegram/bot: it
 // long-polls for messages and button presses, and sends, edits and
-// acknowledges messages, rendering Markdown as Telegram HTML.
+// acknowledges messages, rendering Markdown as Telegram HTML; answers can
+// show while they are written (drafts in private chats, else edited
+// messages).
 package telegram
 
 import (
@@ -78,7 +80,7 @@ type WebhookOptions struct {
 }
 
 // Channel is a Telegram bot connection. It implements channels.Channel,
-// Editor, Typer, PressAnswerer and ReadyChecker.
+// Editor, Typer, PressAnswerer, ReadyChecker and LiveAnswerer.
 type Channel struct {
 	opts      Options
 	log       *slog.Logger
@@ -97,6 +99,10 @@ type Channel struct {
 	// cooldowns are the chats Telegram answered 429 lately: every call to
 	// such a chat waits until its latest retry_after has passed.
 	cooldowns channels.Cooldowns
+	// drafts remembers where sendMessageDraft is refused; finished, which
+	// messages show the parts of the latest final answers (FinishLive).
+	drafts   draftSupport
+	finished placements
 
 	hooks   webhookGate              // webhook requests being handled
 	rejects *channels.WebhookRejects // refused webhook requests

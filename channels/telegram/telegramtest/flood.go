@@ -18,9 +18,9 @@ type floodState struct {
 }
 
 // FloodChat makes the next len(retryAfters) calls that send to chatID
-// (sendMessage, editMessageText, sendChatAction, deleteMessage…) answer 429
-// with those retry_after seconds, one each, as Telegram's per-chat flood
-// control does.
+// (sendMessage, sendMessageDraft, editMessageText, sendChatAction,
+// deleteMessage…) answer 429 with those retry_after seconds, one each, as
+// Telegram's per-chat flood control does.
 func (s *Server) FloodChat(chatID int64, retryAfters ...int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

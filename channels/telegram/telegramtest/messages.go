@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 )
 
 // maxText is Telegram's message length limit, in UTF-16 code units of the
@@ -44,6 +45,7 @@ type Edit struct {
 	Text      string // new text; empty for editMessageReplyMarkup
 	ParseMode string
 	Buttons   [][]Button
+	Time      time.Time // when the server accepted the edit
 }
 
 // chat is the server's view of one chat.
@@ -57,6 +59,7 @@ type chat struct {
 	msgs    []*Message    // sent by the bot
 	deleted []*Message    // sent by the bot, then deleted
 	edits   []Edit
+	drafts  []Draft
 	actions []ChatAction
 }
 
@@ -120,6 +123,24 @@ func (s *Server) messagesLocked(chatID int64) []Message {
 		out = append(out, cp)
 	}
 	return out
+}
+
+// Message returns the bot's message id in chatID as a reader sees it now,
+// its edits applied; false when there is none (never sent, or deleted).
+func (s *Server) Message(chatID int64, id int) (Message, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chats[chatID]
+	if c == nil {
+		return Message{}, false
+	}
+	m := c.message(id)
+	if m == nil {
+		return Message{}, false
+	}
+	cp := *m
+	cp.Buttons = cloneButtons(m.Buttons)
+	return cp, true
 }
 
 // WaitMessages waits until the bot sent at least n messages to chatID and
@@ -385,7 +406,7 @@ func (s *Server) editMessageText(p params) (any, *apiError) {
 	m.Text, m.Visible, m.ParseMode, m.Buttons = p["text"], visible, p["parse_mode"], buttons
 	m.Edits++
 	c.edits = append(c.edits, Edit{Method: "editMessageText", MessageID: m.ID,
-		Text: m.Text, ParseMode: m.ParseMode, Buttons: cloneButtons(buttons)})
+		Text: m.Text, ParseMode: m.ParseMode, Buttons: cloneButtons(buttons), Time: time.Now()})
 	s.notifyLocked()
 	return s.messageJSONLocked(c, m), nil
 }
@@ -406,7 +427,7 @@ func (s *Server) editMessageReplyMarkup(p params) (any, *apiError) {
 	}
 	m.Buttons = buttons
 	m.Edits++
-	c.edits = append(c.edits, Edit{Method: "editMessageReplyMarkup", MessageID: m.ID, Buttons: cloneButtons(buttons)})
+	c.edits = append(c.edits, Edit{Method: "editMessageReplyMarkup", MessageID: m.ID, Buttons: cloneButtons(buttons), Time: time.Now()})
 	s.notifyLocked()
 	return s.messageJSONLocked(c, m), nil
 }

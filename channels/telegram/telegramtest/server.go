@@ -54,6 +54,7 @@ type Server struct {
 	files     map[string]storedFile         // AddFile's, by file id
 	uploads   []Upload                      // files the bot sent
 	stalls    map[string]*channeltest.Stall // StallUpload's, by method
+	removed   map[string]bool               // RemoveMethod's, lower case
 }
 
 // NewServer starts a fake Bot API that accepts token. The bot's user id is
@@ -214,6 +215,7 @@ var handlers = map[string]handler{
 	"setwebhook":             (*Server).setWebhook,
 	"getwebhookinfo":         (*Server).getWebhookInfo,
 	"sendmessage":            (*Server).sendMessage,
+	"sendmessagedraft":       (*Server).sendMessageDraft,
 	"editmessagetext":        (*Server).editMessageText,
 	"editmessagereplymarkup": (*Server).editMessageReplyMarkup,
 	"deletemessage":          (*Server).deleteMessage,
@@ -267,7 +269,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, known := handlers[method]
-	if !known {
+	if !known || s.removedMethod(method) {
 		writeError(w, &apiError{status: http.StatusNotFound, desc: "Not Found"})
 		return
 	}
