@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/channels/discord/discordtest"
 	"github.com/switchboard-chat/switchboard/channels/slack/slacktest"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 	"github.com/switchboard-chat/switchboard/storage/redis/redistest"
 )
@@ -47,6 +49,8 @@ func BenchmarkLiveAnswer(b *testing.B) {
 		name string
 		chat func(b *testing.B) liveChat
 	}{
+		{"telegram-private", newTelegramLive(false)},
+		{"telegram-group", newTelegramLive(true)},
 		{"slack", newSlackLive},
 		{"discord", newDiscordLive},
 	} {
@@ -166,3 +170,44 @@ func (d discordLive) shown(channel string) []string {
 	}
 	return out
 }
+
+// telegramLive is liveChat on the Telegram fake: each question in a
+// private chat of its own (answered in drafts, then one message), or in
+// a group of its own, mentioning the bot (one message edited in place).
+type telegramLive struct {
+	tg    *telegramtest.Server
+	group bool
+}
+
+func newTelegramLive(group bool) func(b *testing.B) liveChat {
+	return func(b *testing.B) liveChat {
+		tg := telegramtest.NewServer(testToken)
+		b.Cleanup(tg.Close)
+		return telegramLive{tg, group}
+	}
+}
+
+func (l telegramLive) env(env map[string]string) {
+	env["SWITCHBOARD_TELEGRAM_TOKEN"] = testToken
+	env["SWITCHBOARD_TELEGRAM_API_URL"] = l.tg.URL()
+}
+
+func (l telegramLive) ask(_ *testing.B, i int) string {
+	if l.group {
+		group := int64(-1008000000 - i)
+		tgAskGroup(l.tg, group)
+		return strconv.FormatInt(group, 10)
+	}
+	chat := int64(8000 + i)
+	l.tg.SendText(chat, chat, "Ann", "tell me")
+	return strconv.FormatInt(chat, 10)
+}
+
+func (l telegramLive) chat(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+func (l telegramLive) updates(chat string) []time.Time { return tgUpdates(l.tg, l.chat(chat)) }
+
+func (l telegramLive) shown(chat string) []string { return tgShown(l.tg, l.chat(chat)) }

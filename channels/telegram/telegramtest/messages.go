@@ -29,6 +29,8 @@ type Message struct {
 	// File is "photo", "voice" or "document" for a file the bot sent (see
 	// Uploads); Text is then its caption.
 	File string
+	// Sent is when the server accepted the message.
+	Sent time.Time
 }
 
 // Button is an inline keyboard button.
@@ -323,7 +325,7 @@ func (s *Server) newBotMessageLocked(sc sendCall, p params) (*chat, *Message, *a
 	return c, &Message{
 		ID: c.newMessageID(), ChatID: sc.chatID, ThreadID: sc.thread,
 		Text: sc.text, Visible: sc.visible, ParseMode: p["parse_mode"],
-		Buttons: sc.buttons, ReplyTo: reply,
+		Buttons: sc.buttons, ReplyTo: reply, Sent: time.Now(),
 	}, nil
 }
 
