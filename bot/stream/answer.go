@@ -229,12 +229,13 @@ func (a *Answer) loadLocked(ctx context.Context) {
 	}
 }
 
-// wanted is the live text now: the reply so far and the step line,
-// scrubbed.
+// wanted is the live text now: the reply so far up to its last whole
+// word, and the step line, scrubbed. Whole words only, so that Scrub sees
+// a secret the model writes whole, never a head of it it cannot know.
 func (a *Answer) wanted() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	text := strings.TrimRight(a.text, " \n")
+	text := wholeWords(a.text)
 	if a.step != "" {
 		if text != "" {
 			text += "\n\n"
@@ -242,4 +243,14 @@ func (a *Answer) wanted() string {
 		text += a.step
 	}
 	return a.o.Scrub(text)
+}
+
+// wholeWords is text without the word still being written (after its
+// last space or line break), and without trailing space.
+func wholeWords(text string) string {
+	i := strings.LastIndexAny(text, " \n\t")
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimRight(text[:i], " \n\t")
 }

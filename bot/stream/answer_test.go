@@ -109,18 +109,18 @@ func TestFirstWordsAtOnceThenPaced(t *testing.T) {
 	f := newFakeChat()
 	a := start(t, f, 200*time.Millisecond, nil)
 	begun := time.Now()
-	a.Text("Hello")
+	a.Text("Hello wor")
 	waitShown(t, f, "m1", "Hello")
 	if d := time.Since(begun); d > 100*time.Millisecond {
 		t.Fatalf("first words shown after %s, want at once", d)
 	}
-	text := "Hello"
+	text := "Hello wor"
 	for i := range 100 { // a second of words, every 10 ms
-		text += fmt.Sprint(" w", i)
+		text += fmt.Sprint("d", i, " w")
 		a.Text(text)
 		time.Sleep(10 * time.Millisecond)
 	}
-	waitShown(t, f, "m1", text)
+	waitShown(t, f, "m1", strings.TrimSuffix(text, " w"))
 	calls, _ := f.snapshot()
 	for i := 1; i < len(calls); i++ {
 		if gap := calls[i].at.Sub(calls[i-1].at); gap < 190*time.Millisecond {
@@ -146,12 +146,12 @@ func TestRetryAfterPausesAndSkips(t *testing.T) {
 		return nil
 	}
 	a := start(t, f, 10*time.Millisecond, nil)
-	a.Text("one")
+	a.Text("one ")
 	waitShown(t, f, "m1", "one")
-	a.Text("one two") // refused: 429
+	a.Text("one two ") // refused: 429
 	time.Sleep(50 * time.Millisecond)
 	refused := time.Now()
-	for _, w := range []string{"one two three", "one two three four", "one two three four five"} {
+	for _, w := range []string{"one two three ", "one two three four ", "one two three four five "} {
 		a.Text(w)
 		time.Sleep(30 * time.Millisecond)
 	}
@@ -169,7 +169,7 @@ func TestFinishWaitsForTheCallUnderWayAndStopsUpdates(t *testing.T) {
 	f := newFakeChat()
 	f.hold, f.entered = make(chan struct{}), make(chan struct{}, 1)
 	a := start(t, f, time.Millisecond, nil)
-	a.Text("first")
+	a.Text("first ")
 	<-f.entered // the first message is being sent
 	done := make(chan []string)
 	go func() { done <- a.Finish(context.Background()) }()
@@ -182,13 +182,13 @@ func TestFinishWaitsForTheCallUnderWayAndStopsUpdates(t *testing.T) {
 	if ids := <-done; len(ids) != 1 || ids[0] != "m1" {
 		t.Fatalf("Finish = %v, want the message sent meanwhile", ids)
 	}
-	a.Text("first and more")
+	a.Text("first and more ")
 	time.Sleep(30 * time.Millisecond)
 	if calls, _ := f.snapshot(); len(calls) != 1 {
 		t.Fatalf("calls after Finish: %+v", calls)
 	}
 	a.Handed()
-	a.Text("the next answer")
+	a.Text("the next answer ")
 	waitShown(t, f, "m2", "the next answer")
 }
 
@@ -197,7 +197,7 @@ func TestLongAnswerGoesOnInNewMessages(t *testing.T) {
 	f.limit = 40
 	a := start(t, f, time.Millisecond, nil)
 	text := "intro line\n```\n" + strings.Repeat("code line\n", 6) + "```\nend"
-	a.Text(text)
+	a.Text(text + " ")
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		_, texts := f.snapshot()
@@ -229,10 +229,10 @@ func TestLongAnswerGoesOnInNewMessages(t *testing.T) {
 func TestStepLineAndNextCall(t *testing.T) {
 	f := newFakeChat()
 	a := start(t, f, time.Millisecond, nil)
-	a.Text("Let me look.")
+	a.Text("Let me look. ")
 	a.Step(agentcore.ToolCall{Name: "exec", Arguments: json.RawMessage(`{"command":"git pull"}`)})
 	waitShown(t, f, "m1", "Let me look.\n\n🔧 `exec git pull`…")
-	a.Text("Pulled")
+	a.Text("Pulled ")
 	waitShown(t, f, "m1", "Pulled")
 }
 
@@ -266,11 +266,11 @@ func TestNextRunTakesOverWhatADeadRunLeft(t *testing.T) {
 	store := &memStore{ids: map[string][]string{}}
 	f := newFakeChat()
 	dead := start(t, f, time.Millisecond, store)
-	dead.Text("half an ans")
+	dead.Text("half an ans ")
 	waitShown(t, f, "m1", "half an ans")
 	// The run dies: nothing is finished. The next run of the session:
 	next := start(t, f, time.Millisecond, store)
-	next.Text("A whole")
+	next.Text("A whole ")
 	waitShown(t, f, "m1", "A whole")
 	if ids := next.Finish(context.Background()); len(ids) != 1 || ids[0] != "m1" {
 		t.Fatalf("Finish = %v, want the dead run's message taken over", ids)
@@ -286,7 +286,7 @@ func TestNextRunTakesOverWhatADeadRunLeft(t *testing.T) {
 
 func TestNilAnswerShowsNothing(t *testing.T) {
 	var a *Answer
-	a.Text("x")
+	a.Text("x ")
 	a.Step(agentcore.ToolCall{Name: "exec"})
 	a.Handed()
 	a.Stop()
@@ -299,16 +299,32 @@ func TestLeaveKeepsWhatIsShownAndStartsAfresh(t *testing.T) {
 	store := &memStore{ids: map[string][]string{}}
 	f := newFakeChat()
 	a := start(t, f, time.Millisecond, store)
-	a.Text("I need to run a command.")
+	a.Text("I need to run a command. ")
 	waitShown(t, f, "m1", "I need to run a command.")
 	a.Leave(context.Background())
 	if ids, _ := store.LiveMessages(context.Background(), "s", channels.Address{}); ids != nil {
 		t.Fatalf("left answer still recorded: %v", ids)
 	}
 	next := start(t, f, time.Millisecond, store)
-	next.Text("Done.")
+	next.Text("Done. ")
 	waitShown(t, f, "m2", "Done.")
 	if _, texts := f.snapshot(); texts["m1"] != "I need to run a command." {
 		t.Fatalf("the left message changed to %q", texts["m1"])
+	}
+}
+
+func TestOnlyWholeWordsAreShown(t *testing.T) {
+	f := newFakeChat()
+	a := Start(context.Background(), Options{Session: "s", To: channels.Address{Platform: "fake", ChatID: "1"},
+		Channel: f, Every: time.Millisecond, Scrub: func(s string) string { return strings.ReplaceAll(s, "sk-secret-42", "[secret]") }})
+	t.Cleanup(a.Stop)
+	a.Text("the key is sk-sec")
+	waitShown(t, f, "m1", "the key is")
+	a.Text("the key is sk-secret-42 and")
+	waitShown(t, f, "m1", "the key is [secret]")
+	for _, c := range func() []call { c, _ := f.snapshot(); return c }() {
+		if strings.Contains(c.text, "sk-") {
+			t.Fatalf("a head of the secret was shown: %q", c.text)
+		}
 	}
 }
