@@ -71,6 +71,13 @@ type Options struct {
 	// Tracer traces each message from inbound to its replies' sends; nil
 	// records nothing.
 	Tracer trace.Tracer
+	// Stops carries /stop to the replica that runs the turn (RunStops
+	// listens); nil: /stop reaches the turns of this replica only.
+	Stops StopBus
+	// StopProcesses, when set, kills the background processes session
+	// started since a time (tools/exec Processes.StopStartedSince): a
+	// stopped turn's processes go with it. It returns how many it killed.
+	StopProcesses func(session string, since time.Time) int
 }
 
 // Limits are the inbound rate limits; a zero Rate means no limit.
@@ -100,6 +107,8 @@ type Router struct {
 	// owners are the features that own background sessions
 	// (RunInBackground).
 	owners []SessionOwner
+	// running are the turns running here, which /stop cancels.
+	running runningTurns
 }
 
 // NewRouter returns a Router; call Close to wait for running work.

@@ -252,6 +252,7 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 		Scrub:       scrubber.Scrub,
 		Attachments: d.mediaReceiver(), Workspace: d.workspaces.For,
 		Tracer: d.tracing.tracer(),
+		Stops:  st.rdb, StopProcesses: d.procs.StopStartedSince,
 	})
 }
 
