@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
@@ -109,6 +110,8 @@ type Router struct {
 	owners []SessionOwner
 	// running are the turns running here, which /stop cancels.
 	running runningTurns
+	// stopsListening is set while RunStops hears other replicas' stops.
+	stopsListening atomic.Bool
 }
 
 // NewRouter returns a Router; call Close to wait for running work.

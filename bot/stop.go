@@ -169,7 +169,9 @@ func (r *Router) RunStops(ctx context.Context) {
 	for ctx.Err() == nil {
 		reqs, stop, err := r.opts.Stops.SubscribeStops(ctx)
 		if err == nil {
+			r.stopsListening.Store(true)
 			r.takeStops(ctx, reqs)
+			r.stopsListening.Store(false)
 			stop()
 		} else {
 			r.log.Debug("stop subscription unavailable", "err", err)
