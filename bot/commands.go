@@ -24,6 +24,7 @@ func (r *Router) commands() []command {
 		{"whoami", "your identity as the bot sees it", (*Router).cmdWhoami},
 		{"status", "agent and service status", (*Router).cmdStatus},
 		{"agents", "the agents here: name, description, model", (*Router).cmdAgents},
+		{"stop", "stop what I'm doing for this chat now (the messages sent meanwhile are still answered)", (*Router).cmdStop},
 	}
 	for _, c := range r.registered {
 		cmds = append(cmds, command{c.Name, c.Help, func(r *Router, ctx context.Context, in channels.Inbound, args string) string {

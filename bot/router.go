@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
@@ -81,6 +82,13 @@ type Options struct {
 	// them to the next (nil: in memory only).
 	Stream    bool
 	LiveStore stream.Store
+	// Stops carries /stop to the replica that runs the turn (RunStops
+	// listens); nil: /stop reaches the turns of this replica only.
+	Stops StopBus
+	// StopProcesses, when set, kills the background processes session
+	// started since a time (tools/exec Processes.StopStartedSince): a
+	// stopped turn's processes go with it. It returns how many it killed.
+	StopProcesses func(session string, since time.Time) int
 }
 
 // Limits are the inbound rate limits; a zero Rate means no limit.
@@ -110,6 +118,10 @@ type Router struct {
 	// owners are the features that own background sessions
 	// (RunInBackground).
 	owners []SessionOwner
+	// running are the turns running here, which /stop cancels.
+	running runningTurns
+	// stopsListening is set while RunStops hears other replicas' stops.
+	stopsListening atomic.Bool
 }
 
 // NewRouter returns a Router; call Close to wait for running work.

@@ -134,6 +134,9 @@ type pipelineOptions struct {
 	// Media, when set, takes in attachments and sends files (see
 	// mediaPipeline).
 	Media *mediaSetup
+	// StopProcesses is the router's StopProcesses (a stopped turn's
+	// background processes).
+	StopProcesses func(session string, since time.Time) int
 }
 
 func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
@@ -222,7 +225,7 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 		Agent: agent, History: db, Outbox: db, Recovery: db, Identities: db,
 		Dedupe: rdb, Notice: rdb, Limiter: rdb, Locker: rdb, Channels: chans,
 		Access: o.Access, Limits: o.Limits, Lanes: o.Lanes, Nudge: disp.Nudge,
-		Tracer: tracer,
+		Tracer: tracer, Stops: rdb, StopProcesses: o.StopProcesses,
 	}
 	o.Media.wire(&ropts, db)
 	r = bot.NewRouter(ropts)
@@ -245,12 +248,14 @@ func startPipeline(t testing.TB, o pipelineOptions) *pipeline {
 	}
 	ac := access.New(access.Options{Requests: db, Grants: db, Messages: db, Admins: o.Access.Admins, Allow: o.Access.Allow})
 	hookDecisions(t, r, ap, ac)
-	done := make(chan struct{})
+	done, stopsDone := make(chan struct{}), make(chan struct{})
 	go func() { disp.Run(ctx); close(done) }()
+	go func() { r.RunStops(ctx); close(stopsDone) }()
 	t.Cleanup(func() {
 		_ = r.Close(context.Background())
 		cancel()
 		<-done
+		<-stopsDone
 		llm.Close()
 		_ = rdb.Close()
 	})

@@ -78,7 +78,13 @@ func (r *Router) runSession(ctx context.Context, j laneJob) {
 	display := r.startProgress(ctx, j, lock)
 	defer display.Stop(ctx)
 
-	r.runAgent(ctx, &j, display)
+	// The turn's own context: /stop cancels it (stoppedError), not the
+	// progress display or the lock refresh, which go on while the stop is
+	// recorded.
+	turnCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	defer r.running.start(j.Session, stop)()
+	r.runAgent(turnCtx, &j, display)
 }
 
 // startProgress starts showing the progress of run j in its chat and
@@ -205,6 +211,9 @@ func (r *Router) reportToOwner(ctx context.Context, owner SessionOwner, session 
 // a message that reached a run parked on an approval.
 func (r *Router) recordRun(ctx context.Context, j laneJob, res agentcore.RunResult, err error, start time.Time) {
 	switch {
+	case err != nil && stoppedBy(ctx) != "":
+		r.opts.Metrics.AgentRun.WithLabelValues("stopped").Observe(time.Since(start).Seconds())
+		r.stopped(ctx, j, stoppedBy(ctx), start)
 	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
 		// Shutting down: the session stays unfinished and resumes later.
 		r.opts.Metrics.AgentRun.WithLabelValues("cancelled").Observe(time.Since(start).Seconds())

@@ -95,6 +95,7 @@ type Server struct {
 	queue     []Reply
 	requests  []Request
 	seq       int // completions served, for ids
+	abandoned int // requests whose client went away mid-reply
 	closeOnce sync.Once
 
 	synonyms   map[string]string
@@ -202,6 +203,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
+			s.abandon()
 			return
 		case <-s.done:
 			return
@@ -252,10 +254,27 @@ func (s *Server) pacer(r *http.Request, seq int) func(time.Duration) bool {
 		case <-t.C:
 			return true
 		case <-r.Context().Done():
+			s.abandon()
 		case <-s.done:
 		}
 		return false
 	}
+}
+
+// abandon counts a request whose client went away before its reply was
+// done.
+func (s *Server) abandon() {
+	s.mu.Lock()
+	s.abandoned++
+	s.mu.Unlock()
+}
+
+// Abandoned returns how many requests' clients went away while the server
+// waited out their reply's Delay or Pace (a cancelled model call).
+func (s *Server) Abandoned() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.abandoned
 }
 
 // withCallIDs fills in missing tool call ids, unique per completion.

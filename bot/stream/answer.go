@@ -141,18 +141,16 @@ func (a *Answer) halt() {
 	}
 }
 
-// Shown returns the text the chat sees now: what the live messages show,
-// joined.
-func (a *Answer) Shown() string {
+// Said returns what the model has written of the current answer so far,
+// as the chat is shown it (whole words, scrubbed), without the step line:
+// what a stopped answer keeps.
+func (a *Answer) Said() string {
 	if a == nil {
 		return ""
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.loop != nil {
-		return "" // the loop owns shown
-	}
-	return strings.Join(a.shown, "")
+	return a.o.Scrub(wholeWords(a.text))
 }
 
 // Handed says the reply replacing the live messages Finish returned is

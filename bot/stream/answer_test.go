@@ -328,3 +328,13 @@ func TestOnlyWholeWordsAreShown(t *testing.T) {
 		}
 	}
 }
+
+func TestSaidIsTheAnswerWithoutTheStep(t *testing.T) {
+	f := newFakeChat()
+	a := start(t, f, time.Millisecond, nil)
+	a.Text("Checking the repo now ")
+	a.Step(agentcore.ToolCall{Name: "exec", Arguments: json.RawMessage(`{"command":"git pull"}`)})
+	if got := a.Said(); got != "Checking the repo now" {
+		t.Fatalf("Said = %q", got)
+	}
+}

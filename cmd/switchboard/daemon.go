@@ -259,6 +259,7 @@ func (d *daemon) newRouter(agents builtAgents, allow []string) *bot.Router {
 		Attachments: d.mediaReceiver(), Workspace: d.workspaces.For,
 		Tracer: d.tracing.tracer(),
 		Stream: cfg.Conversation.Stream, LiveStore: st.db,
+		Stops: st.rdb, StopProcesses: d.procs.StopStartedSince,
 	})
 }
 

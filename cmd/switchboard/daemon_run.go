@@ -165,7 +165,7 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
-	wg.Add(8)
+	wg.Add(9)
 	go func() { defer wg.Done(); d.live.Run(bgCtx) }() // through Drain
 	go func() { defer wg.Done(); <-up; d.st.docs.Listen(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.disp.Run(bgCtx) }()
@@ -174,6 +174,7 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	go func() { defer wg.Done(); <-up; d.approvals.RunExpiry(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.teams.RunMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
 	go func() { defer wg.Done(); <-up; d.mediaPruning().Loop(chCtx) }()
+	go func() { defer wg.Done(); d.router.RunStops(bgCtx) }() // a stop must reach the runs that finish after chCtx
 }
 
 // finishRuns gives the runs in flight a few seconds to finish (container

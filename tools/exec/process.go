@@ -254,3 +254,26 @@ func (r *ring) String() string {
 	}
 	return string(r.buf)
 }
+
+// StopStartedSince kills the background processes of session started at
+// or after since, with their process groups, and returns how many were
+// still running: a stopped turn's processes go with it (/stop), those of
+// earlier turns keep running.
+func (p *Processes) StopStartedSince(session string, since time.Time) int {
+	p.mu.Lock()
+	var stop []*process
+	for _, pr := range p.procs {
+		if pr.session == session && !pr.started.Before(since) && pr.running() {
+			stop = append(stop, pr)
+		}
+	}
+	p.mu.Unlock()
+	for _, pr := range stop {
+		killGroup(pr.pgid)
+		select {
+		case <-pr.done:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	return len(stop)
+}
