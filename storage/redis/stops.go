@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/switchboard-chat/switchboard/bot"
 )
@@ -67,13 +68,9 @@ func (s *Store) SubscribeStops(ctx context.Context) (<-chan bot.StopRequest, fun
 			}
 		}
 	}()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			close(done)
-			_ = sub.Close()
-		}
-	}
+	stop := sync.OnceFunc(func() {
+		close(done)
+		_ = sub.Close()
+	})
 	return out, stop, nil
 }

@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/switchboard-chat/switchboard/bot"
 )
@@ -44,13 +45,9 @@ func (s *Store) Subscribe(ctx context.Context, key string) (<-chan struct{}, fun
 			}
 		}
 	}()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			close(done)
-			_ = sub.Close()
-		}
-	}
+	stop := sync.OnceFunc(func() {
+		close(done)
+		_ = sub.Close()
+	})
 	return out, stop, nil
 }

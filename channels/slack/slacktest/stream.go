@@ -49,13 +49,9 @@ func (s *Server) Streaming(channel, ts string) bool {
 // Visible returns, oldest first, the texts a person sees of the bot's
 // messages in channel that were posted or streamed and not deleted.
 func (s *Server) Visible(channel string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []string
-	for _, key := range s.order {
-		if m := s.shown[key]; m.channel == channel && !m.deleted {
-			out = append(out, m.text)
-		}
+	for _, m := range s.visible(channel) {
+		out = append(out, m.text)
 	}
 	return out
 }
@@ -63,12 +59,22 @@ func (s *Server) Visible(channel string) []string {
 // VisibleTS returns the ts of the messages Visible returns, in the same
 // order.
 func (s *Server) VisibleTS(channel string) []string {
+	var out []string
+	for _, m := range s.visible(channel) {
+		out = append(out, m.ts)
+	}
+	return out
+}
+
+// visible returns copies of the bot's messages in channel not deleted,
+// oldest first.
+func (s *Server) visible(channel string) []shownMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
+	var out []shownMessage
 	for _, key := range s.order {
 		if m := s.shown[key]; m.channel == channel && !m.deleted {
-			out = append(out, m.ts)
+			out = append(out, *m)
 		}
 	}
 	return out
