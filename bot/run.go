@@ -222,7 +222,7 @@ func (r *Router) recordRun(ctx context.Context, j laneJob, res agentcore.RunResu
 		r.failRun(ctx, j, err)
 	case res.Waiting != nil:
 		r.opts.Metrics.AgentRun.WithLabelValues("parked").Observe(time.Since(start).Seconds())
-		j.live.Leave(ctx)
+		j.live.Leave(ctx, "⏸ Waiting for an approval.")
 		if j.message && !res.Waiting.New {
 			r.send(ctx, OutboxMessage{To: j.To, ReplyTo: j.ReplyTo, Text: waitingText(*res.Waiting, time.Now())})
 		}

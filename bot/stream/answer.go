@@ -176,18 +176,39 @@ func (a *Answer) Stop() {
 	}
 }
 
-// Leave ends the answer as it stands: its live messages keep what they
-// show, and the session's next answer comes in new messages. A run that
-// parks on an approval leaves its answer so: what it said before asking
-// stays above the request, and the answer after the decision comes below.
-func (a *Answer) Leave(ctx context.Context) {
+// Leave ends the answer with what the model said so far and note in
+// place of the tool step, and the session's next answer comes in new
+// messages. A run that parks on an approval leaves its answer so: what it
+// said before asking stays above the request, saying it waits, and the
+// answer after the decision comes below. The live messages are edited
+// once, not through the outbox: an edit lost to a crash or a 429 leaves
+// the step line, which the approval request below explains.
+func (a *Answer) Leave(ctx context.Context, note string) {
 	if a == nil {
 		return
 	}
 	ids := a.Finish(ctx)
-	if len(ids) > 0 && a.o.Store != nil {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
-		defer cancel()
+	if len(ids) == 0 {
+		a.Handed()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
+	defer cancel()
+	text := a.Said()
+	if text != "" {
+		text += "\n\n"
+	}
+	want := chunks(text+note, a.o.Channel.LiveLimit())
+	for i, id := range ids {
+		if i >= len(want) || a.shown[i] == want[i] {
+			continue
+		}
+		if err := a.o.Channel.UpdateLive(ctx, a.o.To, id, want[i]); err != nil {
+			a.o.Log.Debug("left answer not edited", "err", err)
+			break
+		}
+	}
+	if a.o.Store != nil {
 		if err := a.o.Store.EndLive(ctx, a.o.Session); err != nil {
 			a.o.Log.Warn("live answer not ended; the next answer may replace it", "err", err)
 		}

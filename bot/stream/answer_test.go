@@ -300,15 +300,16 @@ func TestLeaveKeepsWhatIsShownAndStartsAfresh(t *testing.T) {
 	f := newFakeChat()
 	a := start(t, f, time.Millisecond, store)
 	a.Text("I need to run a command. ")
-	waitShown(t, f, "m1", "I need to run a command.")
-	a.Leave(context.Background())
+	a.Step(agentcore.ToolCall{Name: "exec", Arguments: json.RawMessage(`{"command":"rm -rf build"}`)})
+	waitShown(t, f, "m1", "I need to run a command.\n\n🔧 `exec rm -rf build`…")
+	a.Leave(context.Background(), "⏸ Waiting for an approval.")
 	if ids, _ := store.LiveMessages(context.Background(), "s", channels.Address{}); ids != nil {
 		t.Fatalf("left answer still recorded: %v", ids)
 	}
 	next := start(t, f, time.Millisecond, store)
 	next.Text("Done. ")
 	waitShown(t, f, "m2", "Done.")
-	if _, texts := f.snapshot(); texts["m1"] != "I need to run a command." {
+	if _, texts := f.snapshot(); texts["m1"] != "I need to run a command.\n\n⏸ Waiting for an approval." {
 		t.Fatalf("the left message changed to %q", texts["m1"])
 	}
 }
