@@ -105,8 +105,18 @@ func (r *Router) startAnswer(ctx context.Context, j laneJob) *stream.Answer {
 	if !r.opts.Stream || !ok || background(j.Session) {
 		return nil
 	}
-	return stream.Start(ctx, stream.Options{Session: j.Session, To: j.To, Channel: live, ReplyTo: j.ReplyTo,
+	return stream.Start(ctx, stream.Options{Session: j.Session, To: j.To, Channel: live, ReplyTo: j.ReplyTo, Asker: platformUser(j.UserID, j.To.Platform),
 		Store: r.opts.LiveStore, Scrub: r.opts.Scrub, Log: r.log.With("session", j.Session)})
+}
+
+// platformUser is the platform user id of identity when it is one of
+// platform's ("" otherwise: a resumed run's approver, a job).
+func platformUser(identity, platform string) string {
+	user, ok := strings.CutPrefix(identity, platform+":")
+	if !ok {
+		return ""
+	}
+	return user
 }
 
 // runAgent runs the agent of j's session once, prepared by the session's

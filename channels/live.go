@@ -21,8 +21,10 @@ type LiveAnswerer interface {
 	// shows once rendered.
 	LiveLimit() int
 	// BeginLive shows text as a new live answer at to (replying to
-	// replyTo when set) and returns its id. A 429 is a *RetryAfterError.
-	BeginLive(ctx context.Context, to Address, replyTo, text string) (id string, err error)
+	// replyTo when set) for asker, the platform user id of the person
+	// asking ("" when unknown; Slack streams in channels to one person),
+	// and returns its id. A 429 is a *RetryAfterError.
+	BeginLive(ctx context.Context, to Address, replyTo, asker, text string) (id string, err error)
 	// UpdateLive replaces the text of live answer id with text, the whole
 	// of that message so far. A 429 is a *RetryAfterError.
 	UpdateLive(ctx context.Context, to Address, id, text string) error

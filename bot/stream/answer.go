@@ -39,8 +39,10 @@ type Options struct {
 	Session string
 	To      channels.Address
 	Channel channels.LiveAnswerer
-	// ReplyTo is the message the first answer replies to.
+	// ReplyTo is the message the first answer replies to; Asker is the
+	// platform user id of the person who asked.
 	ReplyTo string
+	Asker   string
 	// Store records the live messages; nil keeps them in memory only.
 	Store Store
 	// Every is the least time between visible updates; DefaultEvery when

@@ -57,7 +57,7 @@ func (f *fakeChat) record(op, id, text string) error {
 	return nil
 }
 
-func (f *fakeChat) BeginLive(_ context.Context, _ channels.Address, _, text string) (string, error) {
+func (f *fakeChat) BeginLive(_ context.Context, _ channels.Address, _, _, text string) (string, error) {
 	f.mu.Lock()
 	f.n++
 	id := fmt.Sprint("m", f.n)

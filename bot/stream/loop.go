@@ -95,7 +95,7 @@ func (l *loop) update() (more bool) {
 		err = a.o.Channel.UpdateLive(ctx, a.o.To, a.ids[i], want[i])
 	} else {
 		var id string
-		id, err = a.o.Channel.BeginLive(ctx, a.o.To, a.replyTo(i), want[i])
+		id, err = a.o.Channel.BeginLive(ctx, a.o.To, a.replyTo(i), a.o.Asker, want[i])
 		if err == nil {
 			l.begun(ctx, id)
 		}

@@ -31,7 +31,7 @@ func (c *Channel) LiveLimit() int { return maxMessage - liveHeadroom }
 // worth), as a new message replying to replyTo when set, and returns its
 // id. It never waits out a rate limit: a 429, or a limit Discord said is
 // used up, is a *channels.RetryAfterError at once.
-func (c *Channel) BeginLive(ctx context.Context, to channels.Address, replyTo, text string) (string, error) {
+func (c *Channel) BeginLive(ctx context.Context, to channels.Address, replyTo, asker, text string) (string, error) {
 	chatID, err := target(to)
 	if err != nil {
 		return "", err

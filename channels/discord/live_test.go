@@ -48,7 +48,7 @@ func TestLiveStreamThenFinish(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := h.Ctx()
 	asked := h.fake.SendMessage(channelID, guildID, userID, "Ann", "hello?")
-	id, err := h.ch.BeginLive(ctx, to(channelID), asked, "Hel")
+	id, err := h.ch.BeginLive(ctx, to(channelID), asked, "", "Hel")
 	if err != nil {
 		t.Fatalf("BeginLive: %v", err)
 	}
@@ -92,7 +92,7 @@ func TestLiveFinishLongContinuesInNewMessages(t *testing.T) {
 	if len(want) != 3 {
 		t.Fatalf("the long answer renders as %d messages, the test wants 3", len(want))
 	}
-	id, err := h.ch.BeginLive(ctx, to(channelID), "", "Some")
+	id, err := h.ch.BeginLive(ctx, to(channelID), "", "", "Some")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestLiveFinishLongContinuesInNewMessages(t *testing.T) {
 	h.fake.AddChannel(other, guildID)
 	var live []string
 	for _, text := range []string{"one", "two", "three"} {
-		id, err := h.ch.BeginLive(ctx, to(other), "", text)
+		id, err := h.ch.BeginLive(ctx, to(other), "", "", text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func TestLiveFinishTwiceDoublesNothing(t *testing.T) {
 	want := h.rendered(longAnswer)
 	var live []string
 	for _, text := range []string{"Some", "words", "more"} {
-		id, err := h.ch.BeginLive(ctx, to(channelID), "", text)
+		id, err := h.ch.BeginLive(ctx, to(channelID), "", "", text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,12 +177,12 @@ func TestLiveRateLimitReturnsAtOnce(t *testing.T) {
 	ctx := h.Ctx()
 	h.fake.Fail(discordtest.RouteSend, 429, 30*time.Second, 1)
 	start := time.Now()
-	_, err := h.ch.BeginLive(ctx, to(channelID), "", "first words")
+	_, err := h.ch.BeginLive(ctx, to(channelID), "", "", "first words")
 	var ra *channels.RetryAfterError
 	if !errors.As(err, &ra) || ra.After != 30*time.Second || time.Since(start) > 5*time.Second {
 		t.Fatalf("BeginLive under a 429 = %v after %v, want a RetryAfterError of 30s at once", err, time.Since(start))
 	}
-	id, err := h.ch.BeginLive(ctx, to(channelID), "", "first words")
+	id, err := h.ch.BeginLive(ctx, to(channelID), "", "", "first words")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestLiveFinishWaitsOutShortRateLimit(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.AddChannel(channelID, guildID)
 	ctx := h.Ctx()
-	id, err := h.ch.BeginLive(ctx, to(channelID), "", "Done")
+	id, err := h.ch.BeginLive(ctx, to(channelID), "", "", "Done")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestLivePartialMarkdownNeverFails(t *testing.T) {
 	h := newHarness(t, nil)
 	h.fake.AddChannel(channelID, guildID)
 	ctx := h.Ctx()
-	id, err := h.ch.BeginLive(ctx, to(channelID), "", "**")
+	id, err := h.ch.BeginLive(ctx, to(channelID), "", "", "**")
 	if err != nil {
 		t.Fatalf("BeginLive(%q): %v", "**", err)
 	}

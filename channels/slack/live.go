@@ -48,18 +48,19 @@ var answerRefusals = map[string]bool{
 func (c *Channel) LiveLimit() int { return maxText }
 
 // BeginLive starts a live answer in to's thread: a Slack stream
-// (chat.startStream with text as markdown_text, for the person who wrote
-// replyTo, or the thread, when it is a channel) where the workspace has
+// (chat.startStream with text as markdown_text; in a channel for the
+// person who wrote replyTo, or the thread, as this replica saw them, else
+// for asker) where the workspace has
 // streaming, else a message posted as Send renders it and later edited.
 // A top-level answer (no thread) is always posted: Slack streams only in
 // threads. It returns the message ts. A 429 is returned at once as a
 // *channels.RetryAfterError.
-func (c *Channel) BeginLive(ctx context.Context, to channels.Address, replyTo, text string) (string, error) {
+func (c *Channel) BeginLive(ctx context.Context, to channels.Address, replyTo, asker, text string) (string, error) {
 	channel, err := c.targetWith(ctx, to, callOnce)
 	if err != nil {
 		return "", retryAfter(err, c.redact)
 	}
-	ts, started, err := c.startStream(ctx, channel, to, replyTo, text)
+	ts, started, err := c.startStream(ctx, channel, to, replyTo, asker, text)
 	if started || err != nil {
 		return ts, err
 	}
@@ -81,7 +82,7 @@ func (c *Channel) BeginLive(ctx context.Context, to channels.Address, replyTo, t
 
 // startStream tries chat.startStream; started is false (with no error)
 // when the answer is to be posted instead.
-func (c *Channel) startStream(ctx context.Context, channel string, to channels.Address, replyTo, text string) (ts string, started bool, err error) {
+func (c *Channel) startStream(ctx context.Context, channel string, to channels.Address, replyTo, asker, text string) (ts string, started bool, err error) {
 	if to.ThreadID == "" || c.live.refusal() != "" {
 		return "", false, nil
 	}
@@ -95,8 +96,12 @@ func (c *Channel) startStream(ctx context.Context, channel string, to channels.A
 	}
 	if !strings.HasPrefix(channel, "D") {
 		// Outside direct messages Slack streams to one person: the one
-		// asking. Unknown (their message reached another replica) → post.
+		// asking, with their team as this replica saw their message, else
+		// the workspace's own. Unknown → post.
 		a, ok := c.live.author(channel, replyTo, to.ThreadID)
+		if !ok && asker != "" {
+			a, ok = author{user: asker, team: c.whoami().teamID}, c.whoami().teamID != ""
+		}
 		if !ok {
 			c.log.Debug("slack live answer posted, not streamed: who asked is unknown", "to", to.String())
 			return "", false, nil

@@ -38,7 +38,7 @@ func TestLiveStreamsInThreadAndFinishesOnce(t *testing.T) {
 	h, in := askInChannel(t)
 	ctx := h.Ctx()
 	to := in.Address()
-	id, err := h.ch.BeginLive(ctx, to, in.MessageID, "Hello")
+	id, err := h.ch.BeginLive(ctx, to, in.MessageID, "", "Hello")
 	if err != nil {
 		t.Fatalf("BeginLive: %v", err)
 	}
@@ -81,7 +81,7 @@ func TestLiveStreamsInThreadAndFinishesOnce(t *testing.T) {
 func TestLiveInChannelPostsWhenWhoAskedIsUnknown(t *testing.T) {
 	h := newHarness(t, nil)
 	to := channels.Address{Platform: "slack", ChatID: "C0OTHER", ThreadID: "1700000300.000100"}
-	id, err := h.ch.BeginLive(h.Ctx(), to, "1700000300.000100", "Working on it")
+	id, err := h.ch.BeginLive(h.Ctx(), to, "1700000300.000100", "", "Working on it")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +93,25 @@ func TestLiveInChannelPostsWhenWhoAskedIsUnknown(t *testing.T) {
 	}
 }
 
+func TestLiveInChannelStreamsForTheAskerAnotherReplicaHeard(t *testing.T) {
+	h := newHarness(t, nil)
+	h.startSocket() // as a running daemon: it knows its workspace's team
+	to := channels.Address{Platform: "slack", ChatID: "C0OTHER", ThreadID: "1700000300.000100"}
+	id, err := h.ch.BeginLive(h.Ctx(), to, "1700000300.000100", "U0ASKER", "Working on it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := h.fake.Posted("C0OTHER", "chat.startStream")
+	if len(starts) != 1 || starts[0].TS != id || starts[0].RecipientUser != "U0ASKER" || starts[0].RecipientTeam != slacktest.TeamID {
+		t.Fatalf("streams started = %+v, want one for U0ASKER in the workspace's team", starts)
+	}
+}
+
 func TestLiveWithoutStreamingPostsAndEdits(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := h.Ctx()
 	h.fake.DisableStreaming()
-	id, err := h.ch.BeginLive(ctx, dmThread, "", "Looking **into** it")
+	id, err := h.ch.BeginLive(ctx, dmThread, "", "", "Looking **into** it")
 	if err != nil {
 		t.Fatalf("BeginLive: %v", err)
 	}
@@ -111,7 +125,7 @@ func TestLiveWithoutStreamingPostsAndEdits(t *testing.T) {
 	if got, _ := h.fake.Shown("D0ANN", id); got != "Looking *into* it: found" {
 		t.Errorf("after the update the message shows %q", got)
 	}
-	second, err := h.ch.BeginLive(ctx, dmThread, "", "Next answer")
+	second, err := h.ch.BeginLive(ctx, dmThread, "", "", "Next answer")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +148,7 @@ func TestLiveWithoutStreamingPostsAndEdits(t *testing.T) {
 func TestLiveRestartedTextSwitchesToEdits(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := h.Ctx()
-	id, err := h.ch.BeginLive(ctx, dmThread, "", "First try")
+	id, err := h.ch.BeginLive(ctx, dmThread, "", "", "First try")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +182,7 @@ func TestLiveFinishLongContinuesAndShortDeletesLeftOvers(t *testing.T) {
 	begin := func(n int) []string {
 		var ids []string
 		for i := range n {
-			id, err := h.ch.BeginLive(ctx, dmThread, "", fmt.Sprintf("part %d so far", i))
+			id, err := h.ch.BeginLive(ctx, dmThread, "", "", fmt.Sprintf("part %d so far", i))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +232,7 @@ func TestLiveFinishAgainDoublesNothing(t *testing.T) {
 	long, _ := channeltest.LongReport("Twice.", 150, "row %d")
 	want := rendered(long)
 
-	id, err := h.ch.BeginLive(ctx, dmThread, "", "Twice")
+	id, err := h.ch.BeginLive(ctx, dmThread, "", "", "Twice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +251,7 @@ func TestLiveFinishAgainDoublesNothing(t *testing.T) {
 	}
 
 	// A live message deleted meanwhile gets its part posted anew.
-	gone, err := h.ch.BeginLive(ctx, dmThread, "", "Soon gone")
+	gone, err := h.ch.BeginLive(ctx, dmThread, "", "", "Soon gone")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,10 +274,10 @@ func TestLiveRateLimitReturnsAtOnce(t *testing.T) {
 
 	h.fake.RateLimit("chat.startStream", 30, 1)
 	start := time.Now()
-	if _, err := h.ch.BeginLive(ctx, dmThread, "", "Hi"); !errors.As(err, &ra) || ra.After != 30*time.Second {
+	if _, err := h.ch.BeginLive(ctx, dmThread, "", "", "Hi"); !errors.As(err, &ra) || ra.After != 30*time.Second {
 		t.Fatalf("BeginLive under a 429 = %v, want a RetryAfterError of 30s", err)
 	}
-	id, err := h.ch.BeginLive(ctx, dmThread, "", "Hi")
+	id, err := h.ch.BeginLive(ctx, dmThread, "", "", "Hi")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +313,7 @@ func TestLivePartialMarkdownNeverFails(t *testing.T) {
 				h.fake.DisableStreaming()
 			}
 			steps := []string{"```go\nfunc main() {", "```go\nfunc main() {\n\tfmt.Println(\"**hi", "```go\nfunc main() {\n\tfmt.Println(\"**hi\")\n}\n```\nAnd _then"}
-			id, err := h.ch.BeginLive(ctx, dmThread, "", steps[0])
+			id, err := h.ch.BeginLive(ctx, dmThread, "", "", steps[0])
 			if err != nil {
 				t.Fatalf("BeginLive: %v", err)
 			}
@@ -326,14 +340,14 @@ func TestLiveRateLimitWithoutStreamingReturnsAtOnce(t *testing.T) {
 	var ra *channels.RetryAfterError
 	start := time.Now()
 	h.fake.RateLimit("conversations.open", 40, 1)
-	if _, err := h.ch.BeginLive(ctx, channels.Address{Platform: "slack", ChatID: "U0ANN"}, "", "Hi"); !errors.As(err, &ra) || ra.After != 40*time.Second {
+	if _, err := h.ch.BeginLive(ctx, channels.Address{Platform: "slack", ChatID: "U0ANN"}, "", "", "Hi"); !errors.As(err, &ra) || ra.After != 40*time.Second {
 		t.Fatalf("BeginLive to a user under a 429 = %v", err)
 	}
 	h.fake.RateLimit("chat.postMessage", 30, 1)
-	if _, err := h.ch.BeginLive(ctx, dmThread, "", "Hi"); !errors.As(err, &ra) || ra.After != 30*time.Second {
+	if _, err := h.ch.BeginLive(ctx, dmThread, "", "", "Hi"); !errors.As(err, &ra) || ra.After != 30*time.Second {
 		t.Fatalf("BeginLive under a 429 = %v", err)
 	}
-	id, err := h.ch.BeginLive(ctx, dmThread, "", "Hi")
+	id, err := h.ch.BeginLive(ctx, dmThread, "", "", "Hi")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func (c *Channel) LiveLimit() int { return liveLimit }
 // is a message (sendMessage) that UpdateLive edits. A 429 is returned as
 // *channels.RetryAfterError at once, and the chat's cooldown is recorded so
 // that later sends wait it out.
-func (c *Channel) BeginLive(ctx context.Context, to channels.Address, replyTo, text string) (string, error) {
+func (c *Channel) BeginLive(ctx context.Context, to channels.Address, replyTo, asker, text string) (string, error) {
 	chatID, thread, err := target(to)
 	if err != nil {
 		return "", err

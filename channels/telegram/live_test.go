@@ -24,7 +24,7 @@ func TestLiveAnswerInAPrivateChatIsADraftThenOneMessage(t *testing.T) {
 	_, question := h.fake.PushMessage(telegramtest.Incoming{ChatID: 60, ThreadID: 5, UserID: 60, Text: "6×7?"})
 	to := tgAddr(60, "5")
 
-	id, err := h.ch.BeginLive(ctx, to, strconv.Itoa(question), "The answer")
+	id, err := h.ch.BeginLive(ctx, to, strconv.Itoa(question), "", "The answer")
 	if err != nil {
 		t.Fatalf("BeginLive: %v", err)
 	}
@@ -82,7 +82,7 @@ func TestLiveAnswerInAGroupIsOneEditedMessage(t *testing.T) {
 	_, question := h.fake.PushMessage(telegramtest.Incoming{ChatID: -70, UserID: 7, Text: "status?"})
 	to := tgAddr(-70, "")
 
-	id, err := h.ch.BeginLive(ctx, to, strconv.Itoa(question), "All")
+	id, err := h.ch.BeginLive(ctx, to, strconv.Itoa(question), "", "All")
 	if err != nil {
 		t.Fatalf("BeginLive: %v", err)
 	}
@@ -146,7 +146,7 @@ func TestFinishLiveSplitsAsSendAndDeletesLeftOvers(t *testing.T) {
 	to := tgAddr(-80, "")
 	var live []string
 	for _, text := range []string{"# Build report", "more"} {
-		id, err := h.ch.BeginLive(ctx, to, "", text)
+		id, err := h.ch.BeginLive(ctx, to, "", "", text)
 		if err != nil {
 			t.Fatalf("BeginLive: %v", err)
 		}
@@ -165,7 +165,7 @@ func TestFinishLiveSplitsAsSendAndDeletesLeftOvers(t *testing.T) {
 
 	live = live[:0]
 	for _, text := range []string{"one", "two", "three"} {
-		id, err := h.ch.BeginLive(ctx, to, "", text)
+		id, err := h.ch.BeginLive(ctx, to, "", "", text)
 		if err != nil {
 			t.Fatalf("BeginLive: %v", err)
 		}
@@ -191,7 +191,7 @@ func TestFinishLiveReplacesAGoneLiveMessage(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := h.Ctx()
 	to := tgAddr(-130, "")
-	id, err := h.ch.BeginLive(ctx, to, "", "Soon")
+	id, err := h.ch.BeginLive(ctx, to, "", "", "Soon")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestFinishLiveAgainDeliversNothingTwice(t *testing.T) {
 	report, _ := channeltest.LongReport("Twice?", 150, "x := %d")
 
 	private := tgAddr(90, "")
-	draft, err := h.ch.BeginLive(ctx, private, "", "Twice")
+	draft, err := h.ch.BeginLive(ctx, private, "", "", "Twice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestFinishLiveAgainDeliversNothingTwice(t *testing.T) {
 	}
 
 	group := tgAddr(-90, "")
-	live, err := h.ch.BeginLive(ctx, group, "", "Twice")
+	live, err := h.ch.BeginLive(ctx, group, "", "", "Twice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestLiveUpdateRateLimitedReturnsAtOnce(t *testing.T) {
 	ctx := h.Ctx()
 	for _, chat := range []int64{-95, 95} { // a message, a draft
 		to := tgAddr(chat, "")
-		id, err := h.ch.BeginLive(ctx, to, "", "Counting")
+		id, err := h.ch.BeginLive(ctx, to, "", "", "Counting")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,17 +308,17 @@ func TestLiveDraftsRefusedFallBackToEdits(t *testing.T) {
 	ctx := h.Ctx()
 	h.fake.FailWith("sendMessageDraft", telegramtest.Failure{Status: 400, Description: "Bad Request: TEXTDRAFT_PEER_INVALID"})
 	refusing, other := tgAddr(101, ""), tgAddr(102, "")
-	id, err := h.ch.BeginLive(ctx, refusing, "", "Hello")
+	id, err := h.ch.BeginLive(ctx, refusing, "", "", "Hello")
 	if err != nil {
 		t.Fatalf("BeginLive where drafts are refused: %v", err)
 	}
 	if strings.HasPrefix(id, "draft:") || len(h.fake.Messages(101)) != 1 {
 		t.Fatalf("refused draft: live id %q, messages %+v; want a message", id, h.fake.Messages(101))
 	}
-	if _, err := h.ch.BeginLive(ctx, refusing, "", "Hello again"); err != nil {
+	if _, err := h.ch.BeginLive(ctx, refusing, "", "", "Hello again"); err != nil {
 		t.Fatal(err)
 	}
-	if id, err := h.ch.BeginLive(ctx, other, "", "Hi"); err != nil || !strings.HasPrefix(id, "draft:") {
+	if id, err := h.ch.BeginLive(ctx, other, "", "", "Hi"); err != nil || !strings.HasPrefix(id, "draft:") {
 		t.Errorf("another chat: BeginLive = %q, %v; want a draft", id, err)
 	}
 	if n := h.fake.Requests("sendMessageDraft"); n != 2 {
@@ -327,7 +327,7 @@ func TestLiveDraftsRefusedFallBackToEdits(t *testing.T) {
 
 	h.fake.RemoveMethod("sendMessageDraft")
 	private := tgAddr(103, "")
-	id, err = h.ch.BeginLive(ctx, private, "", "Hel")
+	id, err = h.ch.BeginLive(ctx, private, "", "", "Hel")
 	if err != nil || strings.HasPrefix(id, "draft:") {
 		t.Fatalf("BeginLive without sendMessageDraft = %q, %v; want a message", id, err)
 	}
@@ -340,7 +340,7 @@ func TestLiveDraftsRefusedFallBackToEdits(t *testing.T) {
 	if msgs := h.fake.Messages(103); len(msgs) != 1 || msgs[0].Visible != "Hello there, done." {
 		t.Errorf("messages = %+v", msgs)
 	}
-	if _, err := h.ch.BeginLive(ctx, tgAddr(104, ""), "", "Hi"); err != nil {
+	if _, err := h.ch.BeginLive(ctx, tgAddr(104, ""), "", "", "Hi"); err != nil {
 		t.Fatal(err)
 	}
 	if n := h.fake.Requests("sendMessageDraft"); n != 3 {
@@ -356,7 +356,7 @@ func TestLivePartialMarkdownNeverFails(t *testing.T) {
 	ctx := h.Ctx()
 	for _, chat := range []int64{-110, 110} {
 		to := tgAddr(chat, "")
-		id, err := h.ch.BeginLive(ctx, to, "", "```go\n")
+		id, err := h.ch.BeginLive(ctx, to, "", "", "```go\n")
 		if err != nil {
 			t.Fatalf("chat %d: BeginLive with an empty open code block: %v", chat, err)
 		}
@@ -410,7 +410,7 @@ func TestLiveLimitFitsOneMessage(t *testing.T) {
 		"2. Use **bold** and *italic* text, then `x := y`.\n\n```go\nif a < b && c > d {\n\treturn\n}\n```\n\n"+
 		"Some plain prose follows, with Grüße & «quotes».\n\n", n/100)
 	text := string([]rune(answer)[:n])
-	id, err := h.ch.BeginLive(ctx, tgAddr(-120, ""), "", text)
+	id, err := h.ch.BeginLive(ctx, tgAddr(-120, ""), "", "", text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,13 +429,13 @@ func TestLiveBeginRateLimitedKeepsDrafts(t *testing.T) {
 	to := tgAddr(140, "")
 	h.fake.FloodChat(140, 1)
 	start := time.Now()
-	_, err := h.ch.BeginLive(ctx, to, "", "Hi")
+	_, err := h.ch.BeginLive(ctx, to, "", "", "Hi")
 	var ra *channels.RetryAfterError
 	if !errors.As(err, &ra) || time.Since(start) > 500*time.Millisecond {
 		t.Fatalf("BeginLive into a flood = %v after %v, want a RetryAfterError at once", err, time.Since(start))
 	}
 	time.Sleep(ra.After) // what a caller told to retry after does
-	id, err := h.ch.BeginLive(ctx, to, "", "Hi")
+	id, err := h.ch.BeginLive(ctx, to, "", "", "Hi")
 	if err != nil || !strings.HasPrefix(id, "draft:") {
 		t.Errorf("BeginLive after the cooldown = %q, %v; want a draft", id, err)
 	}
