@@ -38,18 +38,18 @@ func TestStreamableHoldsBackOnlyAClosingFence(t *testing.T) {
 func TestBoundedForgetsOldest(t *testing.T) {
 	b := newBounded[int](3)
 	for i := range 10 {
-		b.put(fmt.Sprint(i), i)
+		b.Add(fmt.Sprint(i), i)
 		if i%2 == 0 {
-			b.del(fmt.Sprint(i))
+			b.Remove(fmt.Sprint(i))
 		}
 	}
-	if len(b.m) > 3 || len(b.order) > 6 {
-		t.Fatalf("holds %d entries, order %d", len(b.m), len(b.order))
+	if b.Len() > 3 {
+		t.Fatalf("holds %d entries", b.Len())
 	}
-	if _, ok := b.get("9"); !ok {
+	if _, ok := b.Get("9"); !ok {
 		t.Error("newest entry forgotten")
 	}
-	if _, ok := b.get("1"); ok {
+	if _, ok := b.Get("1"); ok {
 		t.Error("oldest entry kept beyond the bound")
 	}
 }

@@ -1,6 +1,10 @@
 package slack
 
-import "sync"
+import (
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+)
 
 // Bounds on what the adapter remembers of live answers: an answer that
 // never finishes (a crash elsewhere, a lost outbox row) must not grow
@@ -48,7 +52,7 @@ func (l *liveState) wrote(channel, ts string, a author) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.authors.put(channel+" "+ts, a)
+	l.authors.Add(channel+" "+ts, a)
 }
 
 // author returns who wrote the first of tss in channel that is known.
@@ -56,7 +60,7 @@ func (l *liveState) author(channel string, tss ...string) (author, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, ts := range tss {
-		if a, ok := l.authors.get(channel + " " + ts); ok && ts != "" {
+		if a, ok := l.authors.Get(channel + " " + ts); ok && ts != "" {
 			return a, true
 		}
 	}
@@ -87,21 +91,21 @@ func (l *liveState) refuse(code string) bool {
 func (l *liveState) get(ts string) (liveMsg, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.msgs.get(ts)
+	return l.msgs.Get(ts)
 }
 
 // set records live message ts.
 func (l *liveState) set(ts string, m liveMsg) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.msgs.put(ts, m)
+	l.msgs.Add(ts, m)
 }
 
 // drop forgets live message ts.
 func (l *liveState) drop(ts string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.msgs.del(ts)
+	l.msgs.Remove(ts)
 }
 
 // holders returns the messages that hold an answer's parts after an
@@ -109,7 +113,7 @@ func (l *liveState) drop(ts string) {
 func (l *liveState) holders(key string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	ids, _ := l.finished.get(key)
+	ids, _ := l.finished.Get(key)
 	return append([]string(nil), ids...)
 }
 
@@ -117,55 +121,17 @@ func (l *liveState) holders(key string) []string {
 func (l *liveState) hold(key string, ids []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.finished.put(key, append([]string(nil), ids...))
+	l.finished.Add(key, append([]string(nil), ids...))
 }
 
-// bounded is a map that forgets its oldest entries beyond max.
-type bounded[V any] struct {
-	max   int
-	m     map[string]V
-	order []string // keys, oldest first; may hold deleted or re-put keys
-}
+// bounded is a map that forgets its least recently used entries beyond
+// maxEntries.
+type bounded[V any] = *lru.Cache[string, V]
 
 func newBounded[V any](maxEntries int) bounded[V] {
-	return bounded[V]{max: maxEntries, m: map[string]V{}}
-}
-
-func (b *bounded[V]) get(k string) (V, bool) {
-	v, ok := b.m[k]
-	return v, ok
-}
-
-func (b *bounded[V]) put(k string, v V) {
-	if _, ok := b.m[k]; !ok {
-		b.order = append(b.order, k)
+	c, err := lru.New[string, V](maxEntries)
+	if err != nil {
+		panic(err) // only for a size below 1: the sizes are constants
 	}
-	b.m[k] = v
-	for len(b.m) > b.max && len(b.order) > 0 {
-		delete(b.m, b.order[0])
-		b.order = b.order[1:]
-	}
-	if len(b.order) > 2*b.max {
-		b.compact()
-	}
-}
-
-func (b *bounded[V]) del(k string) {
-	delete(b.m, k)
-	if len(b.order) > 2*b.max || len(b.m) == 0 {
-		b.compact()
-	}
-}
-
-// compact drops keys no longer in the map from order.
-func (b *bounded[V]) compact() {
-	kept := b.order[:0:0]
-	seen := map[string]bool{}
-	for _, k := range b.order {
-		if _, ok := b.m[k]; ok && !seen[k] {
-			kept = append(kept, k)
-			seen[k] = true
-		}
-	}
-	b.order = kept
+	return c
 }

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/switchboard-chat/switchboard/channels"
 )
@@ -181,36 +181,24 @@ func finishKey(msg channels.Outbound) string {
 }
 
 // maxFinished bounds how many final answers' placements are remembered;
-// past it one is forgotten.
+// past it the least recently used is forgotten.
 const maxFinished = 512
 
 // placements remembers, for the latest final answers, which message shows
 // each part, so that FinishLive called again edits them rather than sending
-// the parts twice. The zero value is ready; it is safe for concurrent use.
-type placements struct {
-	mu  sync.Mutex
-	ids map[string][]int
+// the parts twice. It is safe for concurrent use.
+type placements struct{ ids *lru.Cache[string, []int] }
+
+func newPlacements() placements {
+	c, _ := lru.New[string, []int](maxFinished) // errs only for a size below 1
+	return placements{ids: c}
 }
 
 // get returns the messages that show key's parts so far.
-func (p *placements) get(key string) []int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.ids[key])
+func (p placements) get(key string) []int {
+	ids, _ := p.ids.Get(key)
+	return slices.Clone(ids)
 }
 
 // put records the messages that show key's parts.
-func (p *placements) put(key string, ids []int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ids == nil {
-		p.ids = map[string][]int{}
-	}
-	if _, ok := p.ids[key]; !ok && len(p.ids) >= maxFinished {
-		for k := range p.ids {
-			delete(p.ids, k)
-			break
-		}
-	}
-	p.ids[key] = slices.Clone(ids)
-}
+func (p placements) put(key string, ids []int) { p.ids.Add(key, slices.Clone(ids)) }

@@ -160,6 +160,8 @@ func New(opts Options) (*Channel, error) {
 		albums:      newAlbumCollector(opts.AlbumWait),
 		owner:       rand.Text(),
 		albumStored: make(chan struct{}, 1),
+		drafts:      newDraftSupport(),
+		finished:    newPlacements(),
 	}
 	c.files = c.fileHosts().Client(c.transport)
 	c.health = channels.NewHealth(Platform, c.log, c.redact)
