@@ -79,3 +79,21 @@ func TestModelCommand(t *testing.T) {
 		t.Errorf("after /model default: %+v", m)
 	}
 }
+
+// failingStore fails every read: a run that reads it would fail.
+type failingStore struct{ memStore }
+
+func (failingStore) ChatModel(context.Context, string) (string, error) {
+	return "", context.DeadlineExceeded
+}
+
+func TestWithoutModelsNothingIsRead(t *testing.T) {
+	s := modelswitch.New(nil, "test-model", failingStore{}, nil)
+	chat := channels.Address{Platform: "telegram", ChatID: "5"}
+	if m, err := s.ModelFor(context.Background(), chat); m != nil || err != nil {
+		t.Fatalf("ModelFor = %v, %v; want the default without reading the store", m, err)
+	}
+	if d, err := s.Describe(context.Background(), chat); err != nil || !strings.Contains(d, "test-model") {
+		t.Fatalf("Describe = %q, %v", d, err)
+	}
+}

@@ -60,8 +60,12 @@ func (s *Switch) find(name string) (Model, bool) {
 }
 
 // current returns the model chat was switched to; ok is false for the
-// default, including a choice no longer configured.
+// default, including a choice no longer configured. Without models: there
+// is nothing to switch to, and nothing is read.
 func (s *Switch) current(ctx context.Context, chat string) (Model, bool, error) {
+	if len(s.models) == 0 {
+		return Model{}, false, nil
+	}
 	name, err := s.store.ChatModel(ctx, chat)
 	if err != nil || name == "" {
 		return Model{}, false, err
