@@ -88,7 +88,7 @@ func (failingStore) ChatModel(context.Context, string) (string, error) {
 }
 
 func TestWithoutModelsNothingIsRead(t *testing.T) {
-	s := modelswitch.New(nil, "test-model", failingStore{}, nil)
+	s := modelswitch.New(nil, "test-model", &failingStore{}, nil)
 	chat := channels.Address{Platform: "telegram", ChatID: "5"}
 	if m, err := s.ModelFor(context.Background(), chat); m != nil || err != nil {
 		t.Fatalf("ModelFor = %v, %v; want the default without reading the store", m, err)
