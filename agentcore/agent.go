@@ -56,6 +56,9 @@ type Agent struct {
 	// Images loads those pictures; with Vision and no Images, the model
 	// is told each picture could not be read.
 	Images ImageLoader
+	// Meter, when set, checks budgets before each model call and records
+	// each call's usage.
+	Meter Meter
 }
 
 // RunInput is what a run needs to know.

@@ -72,10 +72,28 @@ type Request struct {
 	MaxTokens int
 }
 
-// Usage counts tokens of one response.
+// Usage counts the tokens of one response, as the provider reported them.
+// InputTokens are the input tokens read without the prompt cache; the
+// cached ones are counted apart (OpenAI's prompt_tokens include its
+// cached_tokens, so its provider subtracts them; Anthropic reports the
+// three apart), so the four add up to everything the model took in and
+// wrote.
 type Usage struct {
 	InputTokens  int
 	OutputTokens int
+	// CacheReadTokens were served from the provider's prompt cache.
+	CacheReadTokens int
+	// CacheWriteTokens were written to the prompt cache (Anthropic's
+	// cache_creation_input_tokens).
+	CacheWriteTokens int
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+	}
 }
 
 // Response is the model's answer: text, tool calls, or both.

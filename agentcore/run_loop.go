@@ -61,6 +61,14 @@ func (r *runLoop) resumeStep(ctx context.Context, step Message, missing map[stri
 // callModel shows the model the view v and stores what it answers: a
 // final reply, or a step of tool calls, which it then runs.
 func (r *runLoop) callModel(ctx context.Context, v []Message) (done bool, err error) {
+	refused, err := r.admit(ctx, r.a.Model)
+	if err != nil {
+		return true, fmt.Errorf("check budgets: %w", err)
+	}
+	if refused != nil {
+		r.log.Info("model call refused", "reason", refused.Reply)
+		return r.finalReply(ctx, v, Message{Role: RoleAssistant, Content: refused.Reply})
+	}
 	r.turn++
 	r.res.Iterations++
 	start := time.Now()
@@ -73,9 +81,9 @@ func (r *runLoop) callModel(ctx context.Context, v []Message) (done bool, err er
 	if err != nil {
 		return true, fmt.Errorf("llm call: %w", err)
 	}
-	r.res.Usage.InputTokens += resp.Usage.InputTokens
-	r.res.Usage.OutputTokens += resp.Usage.OutputTokens
 	r.res.Model = cmp.Or(resp.Model, r.a.Model)
+	r.res.Usage = r.res.Usage.Add(resp.Usage)
+	r.record(ctx, r.res.Model, resp.Usage)
 	reply := Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: withServerIDs(resp.ToolCalls)}
 	if len(reply.ToolCalls) == 0 {
 		return r.finalReply(ctx, v, reply)

@@ -72,6 +72,11 @@ type Config struct {
 	CredentialedExec []CredentialedBinary `mapstructure:"credentialed_exec"`
 	// SecretsKey holds the key that encrypts secrets kept in Postgres.
 	SecretsKey SecretsKey `mapstructure:"secrets"`
+	// Budgets cap spending per user, chat, agent, job or in all, checked
+	// before every model call (not settable by env).
+	Budgets []Budget `mapstructure:"budgets"`
+	// Retention says how long messages, the audit log and media are kept.
+	Retention Retention `mapstructure:"retention"`
 
 	// File is the config file that was read, "" when none was.
 	File string `mapstructure:"-"`
@@ -126,6 +131,9 @@ type LLM struct {
 	// Vision says the model reads images: the pictures people send reach
 	// it as image input.
 	Vision bool `mapstructure:"vision"`
+	// Prices are each model's dollars per million tokens, for costs and
+	// dollar budgets (not settable by env).
+	Prices map[string]Price `mapstructure:"prices"`
 }
 
 // Telegram configures the Telegram channel; a token turns it on.
@@ -184,6 +192,15 @@ type Approvals struct {
 	// Chat (platform:chat_id) receives approval requests; empty means the
 	// approvers directly.
 	Chat string `mapstructure:"chat"`
+	// Groups name lists of identities rules refer to as group:NAME (not
+	// settable by env).
+	Groups map[string][]string `mapstructure:"groups"`
+	// People map one person's identities on several platforms, so that
+	// person counts once in a quorum (not settable by env).
+	People map[string][]string `mapstructure:"people"`
+	// Rules set quorums per tool, class or agent; first match wins (not
+	// settable by env).
+	Rules []ApprovalRule `mapstructure:"rules"`
 }
 
 // Exec gates the exec tool.

@@ -42,6 +42,9 @@ func (c *Config) Validate() error {
 	c.validateCredentialed(add)
 	checkApprovalClasses(add, "tools.approvals", c.Tools.Approvals)
 	c.validateLog(add)
+	c.validateApprovalRules(add)
+	c.validateBudgets(add)
+	c.validateRetention(add)
 	if len(p) == 0 {
 		return nil
 	}

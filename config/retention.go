@@ -1,0 +1,5 @@
+package config
+
+// validateRetention checks retention.
+func (c *Config) validateRetention(add func(string, ...any)) {
+}
