@@ -61,3 +61,25 @@ func (r *runLoop) record(ctx context.Context, model string, u Usage) {
 		r.a.Meter.Record(ctx, MeteredCall{Session: r.in.Session, Call: r.in.Call, Model: model}, u)
 	}
 }
+
+// Meters is several Meters asked in order: a call is admitted when each
+// admits it, and each is told its usage (the usage record first, so a
+// running total rebuilt from it counts the call once).
+type Meters []Meter
+
+// Admit implements Meter: the first refusal or error wins.
+func (ms Meters) Admit(ctx context.Context, c MeteredCall) error {
+	for _, m := range ms {
+		if err := m.Admit(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Record implements Meter.
+func (ms Meters) Record(ctx context.Context, c MeteredCall, u Usage) {
+	for _, m := range ms {
+		m.Record(ctx, c, u)
+	}
+}
