@@ -81,6 +81,11 @@ func Load(opts LoadOptions) (*Config, error) {
 		if err == nil {
 			err = c.caseKeptMaps(data)
 		}
+		if err == nil {
+			var priceProblems []string
+			priceProblems, err = c.filePrices(data)
+			p = append(p, priceProblems...)
+		}
 		if err != nil {
 			p = append(p, fmt.Sprintf("config file %s: %v", file, err))
 		}

@@ -85,6 +85,7 @@ func (c *Config) validateLLM(add func(string, ...any)) {
 	}
 	c.validateFallbacks(add)
 	c.validateModels(add)
+	c.validatePrices(add)
 }
 
 // validateChannels checks the chat platforms' settings.
