@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // APIActor is who the audit log names for what the admin API does.
@@ -35,6 +36,12 @@ type Options struct {
 		Add    func(ctx context.Context, raw json.RawMessage, by string) error
 		Remove func(ctx context.Context, name, by string) (bool, error)
 	}
+	// Usage serves GET /api/v1/usage: Rows sums the model usage since a
+	// time grouped by one of GroupBys (the usage feature's).
+	Usage struct {
+		GroupBys []string
+		Rows     func(ctx context.Context, groupBy string, since time.Time) (any, error)
+	}
 	Logger *slog.Logger
 }
 
@@ -57,6 +64,7 @@ func NewAPI(o Options) http.Handler {
 	mux.HandleFunc("GET /api/v1/agents", a.agents)
 	mux.HandleFunc("GET /api/v1/sessions", a.sessions)
 	mux.HandleFunc("GET /api/v1/audit", a.audit)
+	mux.HandleFunc("GET /api/v1/usage", a.usage)
 	mux.HandleFunc("GET /api/v1/custom-tools", a.customTools)
 	mux.HandleFunc("POST /api/v1/custom-tools", a.addCustomTool)
 	mux.HandleFunc("DELETE /api/v1/custom-tools/{name}", a.deleteCustomTool)

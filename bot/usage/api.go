@@ -37,6 +37,3 @@ func (r *Recorder) Rows(ctx context.Context, groupBy string, since time.Time) ([
 	}
 	return rows, nil
 }
-
-// Today is the start of the current UTC day, the API's default since.
-func (r *Recorder) Today() time.Time { return periods(r.o.Now())[0].Start }
