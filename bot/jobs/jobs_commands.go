@@ -12,20 +12,41 @@ import (
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
+// CommandOptions wire /jobs.
+type CommandOptions struct {
+	// Store keeps the jobs; nil answers that jobs are off. Pass the
+	// Scheduler's WatchJobs(store) so a job added or resumed in chat is
+	// run on time without waiting for a check.
+	Store Store
+	// Usage, when set, tells what each job's last runs used, cost
+	// included; nil: /jobs shows the tokens the runs recorded.
+	Usage UsageFunc
+	Logger *slog.Logger
+}
+
+// UsageFunc sums the model usage of job since a time: the usage records
+// of its runs and of the subagents and teammates working for them.
+type UsageFunc func(ctx context.Context, job string, since time.Time) (RunsUsage, error)
+
+// RunsUsage is what a job's runs used.
+type RunsUsage struct {
+	// Tokens are all the tokens, cached ones included.
+	Tokens int64
+	// CostDollars is nil when no call had a price.
+	CostDollars *float64
+}
+
 // Commands returns the chat commands of the jobs feature, to register with
-// the Router (bot.Router.Register): /jobs on store, for admins only. A nil
-// store answers that jobs are off. Pass the Scheduler's WatchJobs(store) so
-// a job added or resumed in chat is run on time without waiting for a
-// check.
-func Commands(store Store, log *slog.Logger) []bot.Command {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// the Router (bot.Router.Register): /jobs, for admins only.
+func Commands(o CommandOptions) []bot.Command {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return []bot.Command{{
 		Name: "jobs",
 		Help: "scheduled jobs: /jobs, /jobs add <schedule> | <prompt>, /jobs pause|resume|delete|run <name> (admins only)",
 		Run: func(ctx context.Context, host bot.Host, in channels.Inbound, args string) string {
-			return jobsCommand(ctx, store, host.IsAdmin(in.Identity()), log, in, args)
+			return jobsCommand(ctx, o, host.IsAdmin(in.Identity()), in, args)
 		},
 	}}
 }
@@ -35,7 +56,8 @@ const jobsUsage = "Usage: /jobs — list; /jobs add <schedule> | <prompt>; /jobs
 
 // jobsCommand answers /jobs for the person in. Only admins may use it; a
 // nil store means jobs are not configured. Commands registers it.
-func jobsCommand(ctx context.Context, store Store, isAdmin bool, log *slog.Logger, in channels.Inbound, args string) string {
+func jobsCommand(ctx context.Context, o CommandOptions, isAdmin bool, in channels.Inbound, args string) string {
+	store, log := o.Store, o.Logger
 	if store == nil {
 		return "Scheduled jobs are not enabled on this bot."
 	}
@@ -46,7 +68,7 @@ func jobsCommand(ctx context.Context, store Store, isAdmin bool, log *slog.Logge
 	rest = strings.TrimSpace(rest)
 	switch strings.ToLower(verb) {
 	case "", "list":
-		return listJobs(ctx, store, log)
+		return listJobs(ctx, o)
 	case "add":
 		return addJob(ctx, store, log, in, rest)
 	case "pause", "resume":
@@ -78,7 +100,8 @@ func jobsCommand(ctx context.Context, store Store, isAdmin bool, log *slog.Logge
 	return jobsUsage
 }
 
-func listJobs(ctx context.Context, store Store, log *slog.Logger) string {
+func listJobs(ctx context.Context, o CommandOptions) string {
+	store, log := o.Store, o.Logger
 	jobs, err := store.ListJobs(ctx)
 	if err != nil {
 		log.Error("list jobs", "err", err)
@@ -99,7 +122,7 @@ func listJobs(ctx context.Context, store Store, log *slog.Logger) string {
 				next = "next " + t.In(s.Location()).Format("2006-01-02 15:04:05 MST")
 			}
 		}
-		fmt.Fprintf(&b, "- %s `%s` → %s (%s)\n", j.Name, j.Schedule, j.Target.String(), next)
+		fmt.Fprintf(&b, "- %s `%s` → %s (%s)%s\n", j.Name, j.Schedule, j.Target.String(), next, lastRuns(ctx, o, j))
 	}
 	return b.String()
 }

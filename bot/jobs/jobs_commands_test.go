@@ -23,11 +23,11 @@ func TestJobNameFrom(t *testing.T) {
 
 func TestJobsCommandRefusals(t *testing.T) {
 	ctx, log := context.Background(), slog.New(slog.DiscardHandler)
-	if got := jobsCommand(ctx, nil, true, log, inbound(), ""); !strings.Contains(got, "not enabled") {
+	if got := jobsCommand(ctx, CommandOptions{Logger: log}, true, inbound(), ""); !strings.Contains(got, "not enabled") {
 		t.Errorf("nil store: %q", got)
 	}
 	var store Store = struct{ Store }{} // never called on these paths
-	if got := jobsCommand(ctx, store, false, log, inbound(), "add * * * * * | x"); !strings.Contains(got, "Only admins") {
+	if got := jobsCommand(ctx, CommandOptions{Store: store, Logger: log}, false, inbound(), "add * * * * * | x"); !strings.Contains(got, "Only admins") {
 		t.Errorf("non-admin: %q", got)
 	}
 	for args, want := range map[string]string{
@@ -36,7 +36,7 @@ func TestJobsCommandRefusals(t *testing.T) {
 		"add @every 1h report": "Separate the schedule and the prompt with |",
 		"frobnicate":           "Usage: /jobs",
 	} {
-		if got := jobsCommand(ctx, store, true, log, inbound(), args); !strings.Contains(got, want) {
+		if got := jobsCommand(ctx, CommandOptions{Store: store, Logger: log}, true, inbound(), args); !strings.Contains(got, want) {
 			t.Errorf("/jobs %s = %q, want it to contain %q", args, got, want)
 		}
 	}
