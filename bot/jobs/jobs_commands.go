@@ -20,7 +20,7 @@ type CommandOptions struct {
 	Store Store
 	// Usage, when set, tells what each job's last runs used, cost
 	// included; nil: /jobs shows the tokens the runs recorded.
-	Usage UsageFunc
+	Usage  UsageFunc
 	Logger *slog.Logger
 }
 

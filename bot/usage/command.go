@@ -53,7 +53,7 @@ func (r *Recorder) usageCommand(ctx context.Context, host bot.Host, in channels.
 }
 
 // periodLines sums q today, this week and this month: "title, today
-// (UTC): …; this week: …; this month: …".
+// (UTC): …" in full, then "title, this week: … · this month: …".
 func (r *Recorder) periodLines(ctx context.Context, title string, q Query) (string, error) {
 	ps := periods(r.o.Now())
 	var b strings.Builder
@@ -63,13 +63,16 @@ func (r *Recorder) periodLines(ctx context.Context, title string, q Query) (stri
 		if err != nil {
 			return "", err
 		}
-		if i == 0 {
+		switch i {
+		case 0:
 			fmt.Fprintf(&b, "%s, %s (UTC): %s\n", title, p.Name, describe(t))
-			continue
+		case 1:
+			fmt.Fprintf(&b, "%s, %s: %s", title, p.Name, brief(t))
+		default:
+			fmt.Fprintf(&b, " · %s: %s", p.Name, brief(t))
 		}
-		fmt.Fprintf(&b, "  %s: %s\n", p.Name, brief(t))
 	}
-	return b.String(), nil
+	return b.String() + "\n", nil
 }
 
 // topLines lists today's largest identities, agents, models and jobs.
@@ -97,7 +100,7 @@ func (r *Recorder) topLines(ctx context.Context) (string, error) {
 		if len(items) == 0 {
 			items = []string{"none"}
 		}
-		fmt.Fprintf(&b, "  %s: %s\n", g.title, strings.Join(items, "; "))
+		fmt.Fprintf(&b, "- %s: %s\n", g.title, strings.Join(items, "; "))
 	}
 	return b.String(), nil
 }

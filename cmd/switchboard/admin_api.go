@@ -7,6 +7,7 @@ import (
 	// Named so: the e2e tests name the admin's user id admin.
 	adminapi "github.com/switchboard-chat/switchboard/bot/admin"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
+	llmusage "github.com/switchboard-chat/switchboard/bot/usage"
 )
 
 // adminAPI wires /api/v1; nil (off) without http.admin_token.
@@ -26,6 +27,7 @@ func (d *daemon) adminAPI() http.Handler {
 		},
 	}
 	o.MCP.List, o.MCP.Add, o.MCP.Remove = d.mcpList, d.mcpAdd, d.mcpRemove
+	o.Usage.GroupBys, o.Usage.Rows = llmusage.GroupBys, d.usageRows
 	h := adminapi.NewAPI(o)
 	if h == nil {
 		return nil

@@ -103,6 +103,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 			Provider: provider, Tools: reg, History: d.st.db,
 			MaxIterations: spec.MaxIterations, HistoryLimit: spec.HistoryLimit,
 			MaxTokens: llm.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM, Tracer: d.tracing.tracer(),
+			Meter:     d.meter,
 			Queue:     agentcore.QueueMode(d.cfg.Conversation.Queue),
 			Vision:    llm.Vision,
 			Images:    storedImages{db: d.st.db, maxBytes: d.cfg.Media.MaxBytes},

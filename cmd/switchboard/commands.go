@@ -7,10 +7,11 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/modelswitch"
+	llmusage "github.com/switchboard-chat/switchboard/bot/usage"
 )
 
 // wireFeatures hooks the features into the router. Their chat commands
-// are registered in the order /help lists them: /tasks, /handoff,
+// are registered in the order /help lists them: /tasks, /model, /usage, /handoff,
 // /context, /approvals, /cancel, /revoke, /tools, /jobs. allow and owner
 // are as for wireDecisions and wireJobs.
 func (d *daemon) wireFeatures(allow []string, owner string) error {
@@ -19,6 +20,9 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	}
 	if err := d.router.Register(modelswitch.Commands(d.chatModels)...); err != nil {
 		return fmt.Errorf("model switch: %w", err)
+	}
+	if err := d.router.Register(llmusage.Commands(d.usage)...); err != nil {
+		return fmt.Errorf("usage: %w", err)
 	}
 	if err := d.router.Register(handoff.Commands(d.handoff)...); err != nil {
 		return fmt.Errorf("handoff: %w", err)

@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/modelswitch"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/bot/teams"
+	llmusage "github.com/switchboard-chat/switchboard/bot/usage"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/channels/discord"
 	"github.com/switchboard-chat/switchboard/channels/slack"
@@ -126,6 +127,10 @@ type daemon struct {
 	replica string
 	// tracing exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_* asks.
 	tracing *tracing
+	// usage records every model call's tokens and cost; meter is what the
+	// agents ask before and tell after each call (usage, then budgets).
+	usage *llmusage.Recorder
+	meter agentcore.Meters
 }
 
 // daemonOptions says what to run besides the configured platforms.
@@ -168,6 +173,7 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	// restarted container gets the same hostname and pid.
 	owner := processOwner()
 	d.wireDelivery(owner)
+	d.wireUsage()
 	reg, err := d.newTools(d.approvals)
 	if err != nil {
 		st.close(ctx)
