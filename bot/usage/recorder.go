@@ -62,7 +62,7 @@ func (r *Recorder) Admit(context.Context, agentcore.MeteredCall) error { return 
 // Record implements agentcore.Meter: it stores the call's usage, under a
 // context shutdown does not cancel (the tokens were spent), bounded by
 // the write timeout, and counts it in the metrics. A write that fails is
-// logged; the call's answer is not held up by it.
+// logged and the run goes on: a lost record must not cost the answer.
 func (r *Recorder) Record(ctx context.Context, c agentcore.MeteredCall, u agentcore.Usage) {
 	rec := recordOf(c)
 	rec.At = r.o.Now()
