@@ -133,3 +133,44 @@ func usageAPI(t *testing.T, d *daemonProc, by string) []usageRow {
 	}
 	return out.Usage
 }
+
+// TestE2EJobUsage: a scheduled job's model calls are recorded for the
+// job: /jobs shows its last runs' tokens and cost, and the usage API
+// groups them under its name.
+func TestE2EJobUsage(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg, llm := fakes(t)
+	dir := t.TempDir()
+	writeConfig(t, dir, `llm:
+  prices: {"test-model": {input: 1, output: 1}}
+jobs:
+  - name: heartbeat
+    schedule: "@every 1s"
+    prompt: "SAY: tick from the scheduler"
+    target: telegram:4243
+`)
+	addr := freeAddr(t)
+	env := externalEnv(t, tg, llm, addr)
+	env["SWITCHBOARD_ADMINS"] = "telegram:77"
+	env["SWITCHBOARD_HTTP_ADMIN_TOKEN"] = "e2e-usage-token"
+	d := startDaemon(t, dir, addr, env)
+	d.waitReady(ctx)
+	if _, err := waitAnswers(ctx, tg, 4243, 1); err != nil {
+		t.Fatalf("job replies: %v", err)
+	}
+	var job usageRow
+	for _, r := range usageAPI(t, d, "job") {
+		if r.Key == "heartbeat" {
+			job = r
+		}
+	}
+	if job.Calls == 0 || job.all() == 0 || job.CostDollars == nil {
+		t.Fatalf("the job's usage = %+v", job)
+	}
+	after := lastID(tg, 77)
+	tg.SendText(77, 77, "Ada", "/jobs")
+	got := newReplyContaining(ctx, t, tg, 77, after, "heartbeat").Visible
+	if !regexp.MustCompile(`heartbeat .*; last (run|\d+ runs): \d+ tokens, \$\d+\.\d{4}`).MatchString(got) {
+		t.Errorf("/jobs = %q", got)
+	}
+}
