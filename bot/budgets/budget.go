@@ -1,0 +1,118 @@
+package budgets
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/config"
+	"github.com/switchboard-chat/switchboard/tools"
+)
+
+// Budget is one configured limit, parsed.
+type Budget struct {
+	// Scope is user, chat, agent, job or all.
+	Scope string
+	// Per is day, week or month.
+	Per string
+	// Limit is in tokens, or microdollars when Dollars.
+	Limit   int64
+	Dollars bool
+}
+
+// Parse reads the configured budgets (config.Validate has checked them).
+func Parse(list []config.Budget) ([]Budget, error) {
+	out := make([]Budget, 0, len(list))
+	for i, b := range list {
+		limit, dollars, err := config.ParseBudgetLimit(b.Limit)
+		if err != nil {
+			return nil, fmt.Errorf("budgets[%d]: %w", i, err)
+		}
+		if _, ok := knownPeriods[b.Per]; !ok {
+			return nil, fmt.Errorf("budgets[%d]: per %q is not day, week or month", i, b.Per)
+		}
+		if _, ok := scopeNames[b.Scope]; !ok {
+			return nil, fmt.Errorf("budgets[%d]: scope %q is not user, chat, agent, job or all", i, b.Scope)
+		}
+		out = append(out, Budget{Scope: b.Scope, Per: b.Per, Limit: limit, Dollars: dollars})
+	}
+	return out, nil
+}
+
+// ID names the budget in keys, records and buttons: "user/day/tokens".
+// Validation keeps it unique among the configured budgets.
+func (b Budget) ID() string {
+	unit := "tokens"
+	if b.Dollars {
+		unit = "dollars"
+	}
+	return b.Scope + "/" + b.Per + "/" + unit
+}
+
+// scopeNames describe a scope to people.
+var scopeNames = map[string]string{"user": "per-user", "chat": "per-chat", "agent": "per-agent", "job": "per-job", "all": "overall"}
+
+// periodNames describe a period to people.
+var periodNames = map[string]string{"day": "daily", "week": "weekly", "month": "monthly"}
+
+// Describe names the budget to people: "the per-user daily budget of
+// 200000 tokens".
+func (b Budget) Describe() string {
+	return fmt.Sprintf("the %s %s budget of %s", scopeNames[b.Scope], periodNames[b.Per], b.Amount(b.Limit))
+}
+
+// Amount renders n in the budget's unit: "1200 tokens", "$0.75".
+func (b Budget) Amount(n int64) string {
+	if b.Dollars {
+		return fmt.Sprintf("$%.2f", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%d tokens", n)
+}
+
+// subject returns whose spending the budget caps for call c, and false
+// when it does not apply (a call with no user has no user budget; only a
+// job's runs have job budgets).
+func (b Budget) subject(c agentcore.MeteredCall) (string, bool) {
+	session := c.Session
+	if session == "" {
+		session = c.Call.Session
+	}
+	var s string
+	switch b.Scope {
+	case "user":
+		s = c.Call.UserID
+	case "chat":
+		if c.Call.Channel != "" && c.Call.ChatID != "" {
+			s = c.Call.Channel + ":" + c.Call.ChatID
+		}
+	case "agent":
+		s = c.Call.Agent
+		if s == "" {
+			s = tools.AgentOf(session)
+		}
+	case "job":
+		s, _ = strings.CutPrefix(tools.ScopeOf(session), "job:")
+		if s == tools.ScopeOf(session) {
+			s = ""
+		}
+	case "all":
+		s = "all"
+	}
+	return s, s != ""
+}
+
+// amount is what usage u of model costs against the budget: tokens of
+// every kind, or microdollars at prices (0 when the model has no price).
+// Negative figures count nothing.
+func (b Budget) amount(prices agentcore.Prices, model string, u agentcore.Usage) int64 {
+	u = agentcore.Usage{InputTokens: max(u.InputTokens, 0), OutputTokens: max(u.OutputTokens, 0),
+		CacheReadTokens: max(u.CacheReadTokens, 0), CacheWriteTokens: max(u.CacheWriteTokens, 0)}
+	if !b.Dollars {
+		return int64(u.InputTokens) + int64(u.OutputTokens) + int64(u.CacheReadTokens) + int64(u.CacheWriteTokens)
+	}
+	dollars, ok := prices.Cost(model, u)
+	if !ok || dollars <= 0 {
+		return 0
+	}
+	return int64(dollars*1e6 + 0.5)
+}
