@@ -34,6 +34,9 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.wireDecisions(allow); err != nil {
 		return err
 	}
+	if err := d.wireBudgets(); err != nil {
+		return err
+	}
 	d.customTools = customtools.New(customtools.Options{
 		Store: d.customs, Install: d.installCustom, Uninstall: d.tools.Unregister,
 		AddSecret: func(v string) { d.scrubber.Add(v) }, Logger: d.log,

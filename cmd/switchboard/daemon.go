@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/access"
 	"github.com/switchboard-chat/switchboard/bot/approvals"
+	"github.com/switchboard-chat/switchboard/bot/budgets"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
@@ -123,6 +124,8 @@ type daemon struct {
 	// decides access and MCP grant requests.
 	approvals *approvals.Service
 	access    *access.Service
+	// budgets checks the budgets before every model call.
+	budgets *budgets.Guard
 	// replica names this process among the replicas (config replica).
 	replica string
 	// tracing exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_* asks.
@@ -174,6 +177,10 @@ func newDaemon(ctx context.Context, cfg *config.Config, o daemonOptions) (*daemo
 	owner := processOwner()
 	d.wireDelivery(owner)
 	d.wireUsage()
+	if d.budgets, err = d.newBudgets(); err != nil {
+		st.close(ctx)
+		return nil, err
+	}
 	reg, err := d.newTools(d.approvals)
 	if err != nil {
 		st.close(ctx)
