@@ -108,7 +108,10 @@ func (g *Guard) Admit(ctx context.Context, c agentcore.MeteredCall) error {
 		}
 		limit := b.Limit
 		if found && o.Status == StatusAllowed {
-			limit = 2 * b.Limit
+			// One more period's limit on top of what was used when the
+			// admins were asked: a last call that overshot the limit does
+			// not eat the raise.
+			limit = max(o.Used, b.Limit) + b.Limit
 			if used < limit {
 				continue
 			}
