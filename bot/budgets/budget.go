@@ -66,6 +66,9 @@ func (b Budget) Amount(n int64) string {
 	if b.Dollars {
 		return fmt.Sprintf("$%.2f", float64(n)/1e6)
 	}
+	if n == 1 {
+		return "1 token"
+	}
 	return fmt.Sprintf("%d tokens", n)
 }
 

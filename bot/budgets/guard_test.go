@@ -215,8 +215,22 @@ func TestGuardNegativeUsageNeverReducesTheTotal(t *testing.T) {
 	f.refused(f.guard, c) // seeds the total
 	f.spend(f.guard, c, agentcore.Usage{InputTokens: 100}, nil)
 	f.spend(f.guard, c, agentcore.Usage{InputTokens: -1_000_000, OutputTokens: -5}, nil)
-	if f.refused(f.guard, c) == "" {
-		t.Error("negative usage reopened a used-up budget")
+	if r := f.refused(f.guard, c); !strings.Contains(r, "100 tokens used of 100 tokens") {
+		t.Errorf("after negative usage: %q, want still refused at 100", r)
+	}
+}
+
+// TestGuardRecordsAfterTheRunEnded: a run stopped right after its model
+// call still spent the tokens; Record counts them on a cancelled context.
+func TestGuardRecordsAfterTheRunEnded(t *testing.T) {
+	f := newFixture(t, userDay(100), nil)
+	c := call("telegram:42")
+	f.refused(f.guard, c)
+	ctx, cancel := context.WithCancel(f.ctx)
+	cancel()
+	f.guard.Record(ctx, c, agentcore.Usage{InputTokens: 100})
+	if r := f.refused(f.guard, c); !strings.Contains(r, "100 tokens used") {
+		t.Errorf("after a Record on a cancelled context: %q", r)
 	}
 }
 

@@ -44,7 +44,7 @@ func TestE2EBudgetAcrossReplicas(t *testing.T) {
 
 	say(1, "second question", "Budget used up")
 	refusal := tg.Messages(user)[len(tg.Messages(user))-1].Visible
-	for _, want := range []string{"per-user daily budget of 1 tokens", "resets at", "UTC", "asked an admin"} {
+	for _, want := range []string{"per-user daily budget of 1 token", "resets at", "UTC", "asked an admin"} {
 		if !strings.Contains(refusal, want) {
 			t.Errorf("refusal %q does not say %q", refusal, want)
 		}
