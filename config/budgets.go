@@ -42,7 +42,7 @@ func ParseBudgetLimit(s string) (amount int64, dollars bool, err error) {
 	return n, false, nil
 }
 
-// validateBudgets checks budgets and llm.prices.
+// validateBudgets checks budgets (validatePrices checks llm.prices).
 func (c *Config) validateBudgets(add func(string, ...any)) {
 	seen := map[string]int{}
 	for i, b := range c.Budgets {
@@ -70,11 +70,5 @@ func (c *Config) validateBudgets(add func(string, ...any)) {
 		}
 		seen[key] = i
 	}
-	for model, p := range c.LLM.Prices {
-		for kind, v := range map[string]float64{"input": p.Input, "output": p.Output, "cache_read": p.CacheRead, "cache_write": p.CacheWrite} {
-			if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > 1e6 {
-				add("llm.prices[%q].%s is %v: give dollars per million tokens, 0 or more", model, kind, v)
-			}
-		}
-	}
+
 }

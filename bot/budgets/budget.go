@@ -2,6 +2,7 @@ package budgets
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
@@ -94,9 +95,10 @@ func (b Budget) subject(c agentcore.MeteredCall) (string, bool) {
 			s = tools.AgentOf(session)
 		}
 	case "job":
-		s, _ = strings.CutPrefix(tools.ScopeOf(session), "job:")
-		if s == tools.ScopeOf(session) {
-			s = ""
+		// A job's own session, or a subagent's or teammate's working for
+		// one: the job the usage records name (bot/usage).
+		if job, ok := strings.CutPrefix(tools.OriginOf(session), "job:"); ok {
+			s = job
 		}
 	case "all":
 		s = "all"
@@ -104,18 +106,28 @@ func (b Budget) subject(c agentcore.MeteredCall) (string, bool) {
 	return s, s != ""
 }
 
+// Caps on what one call counts, the same the usage records apply
+// (bot/usage), so that a total rebuilt from them equals the running one:
+// each kind of token at maxTokensPerKind, the cost at maxCostMicros.
+const (
+	maxTokensPerKind = 10_000_000
+	maxCostMicros    = 1_000_000 * 1_000_000
+)
+
 // amount is what usage u of model costs against the budget: tokens of
 // every kind, or microdollars at prices (0 when the model has no price).
-// Negative figures count nothing.
+// Negative figures count nothing; absurd ones are capped.
 func (b Budget) amount(prices agentcore.Prices, model string, u agentcore.Usage) int64 {
-	u = agentcore.Usage{InputTokens: max(u.InputTokens, 0), OutputTokens: max(u.OutputTokens, 0),
-		CacheReadTokens: max(u.CacheReadTokens, 0), CacheWriteTokens: max(u.CacheWriteTokens, 0)}
+	clamp := func(n int) int { return min(max(n, 0), maxTokensPerKind) }
+	u = agentcore.Usage{InputTokens: clamp(u.InputTokens), OutputTokens: clamp(u.OutputTokens),
+		CacheReadTokens: clamp(u.CacheReadTokens), CacheWriteTokens: clamp(u.CacheWriteTokens)}
 	if !b.Dollars {
 		return int64(u.InputTokens) + int64(u.OutputTokens) + int64(u.CacheReadTokens) + int64(u.CacheWriteTokens)
 	}
 	dollars, ok := prices.Cost(model, u)
-	if !ok || dollars <= 0 {
+	m := math.Round(dollars * 1e6)
+	if !ok || math.IsNaN(m) || m <= 0 {
 		return 0
 	}
-	return int64(dollars*1e6 + 0.5)
+	return int64(min(m, maxCostMicros))
 }

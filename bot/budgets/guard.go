@@ -16,10 +16,6 @@ import (
 // context may have ended.
 const recordTimeout = 5 * time.Second
 
-// maxCallAmount caps what one call adds to a total, so an absurd figure a
-// model reports cannot overflow it (it still uses the budget up).
-const maxCallAmount = 1 << 40
-
 // Pipeline is what the Guard needs of the chat pipeline; *bot.Router
 // implements it.
 type Pipeline interface {
@@ -141,7 +137,7 @@ func (g *Guard) Record(ctx context.Context, c agentcore.MeteredCall, u agentcore
 		if !ok {
 			continue
 		}
-		n := min(b.amount(g.o.Prices, c.Model, u), maxCallAmount)
+		n := b.amount(g.o.Prices, c.Model, u)
 		if n <= 0 {
 			continue
 		}

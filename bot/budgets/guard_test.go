@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/budgets"
+	"github.com/switchboard-chat/switchboard/bot/usage"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -56,19 +57,20 @@ func (p *chatPipeline) Send(_ context.Context, m bot.OutboxMessage) {
 
 // fixture is a Guard on real PostgreSQL and Redis.
 type fixture struct {
-	t     *testing.T
-	ctx   context.Context
-	db    *postgres.DB
-	rdb   *sbredis.Store
-	guard *budgets.Guard
-	chat  *chatPipeline
+	t      *testing.T
+	ctx    context.Context
+	db     *postgres.DB
+	prices agentcore.Prices
+	rdb    *sbredis.Store
+	guard  *budgets.Guard
+	chat   *chatPipeline
 }
 
 func newFixture(t *testing.T, list []budgets.Budget, prices agentcore.Prices) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	f := &fixture{t: t, ctx: ctx, db: pgtest.Open(t, ctx), chat: &chatPipeline{}}
+	f := &fixture{t: t, ctx: ctx, db: pgtest.Open(t, ctx), prices: prices, chat: &chatPipeline{}}
 	rdb, err := sbredis.Open(ctx, redistest.URL(t), sbredis.Options{Prefix: redistest.Prefix(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -97,18 +99,13 @@ func call(user string) agentcore.MeteredCall {
 		Call: tools.Call{Channel: "telegram", ChatID: "-5", UserID: user, Agent: "main", Session: "main/telegram:-5"}}
 }
 
-// spend does what agentcore.Meters{recorder, guard} does after a call:
-// the usage record first (as bot/usage writes it), then the Guard's
+// spend does what the daemon's agentcore.Meters{recorder, guard} does
+// after a call: the usage record first (bot/usage), then the Guard's
 // running total.
-func (f *fixture) spend(g *budgets.Guard, c agentcore.MeteredCall, u agentcore.Usage, cost *int64) {
+func (f *fixture) spend(g *budgets.Guard, c agentcore.MeteredCall, u agentcore.Usage) {
 	f.t.Helper()
-	if _, err := f.db.Pool().Exec(f.ctx, `INSERT INTO llm_usage (identity, chat, agent, model, input_tokens, output_tokens,
-			cache_read_tokens, cache_write_tokens, cost_microdollars) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		c.Call.UserID, c.Call.Channel+":"+c.Call.ChatID, c.Call.Agent, c.Model,
-		max(u.InputTokens, 0), max(u.OutputTokens, 0), max(u.CacheReadTokens, 0), max(u.CacheWriteTokens, 0), cost); err != nil {
-		f.t.Fatal(err)
-	}
-	g.Record(f.ctx, c, u)
+	rec := usage.NewRecorder(usage.Options{Store: f.db, Prices: f.prices})
+	agentcore.Meters{rec, g}.Record(f.ctx, c, u)
 }
 
 // refused returns the refusal's reply, "" when the call is admitted.
@@ -156,7 +153,7 @@ func TestGuardRefusesAUserOverBudget(t *testing.T) {
 		if r := f.refused(f.guard, alice); r != "" {
 			t.Fatalf("refused under the limit: %s", r)
 		}
-		f.spend(f.guard, alice, agentcore.Usage{InputTokens: 30, OutputTokens: 10, CacheReadTokens: 5, CacheWriteTokens: 5}, nil)
+		f.spend(f.guard, alice, agentcore.Usage{InputTokens: 30, OutputTokens: 10, CacheReadTokens: 5, CacheWriteTokens: 5})
 	}
 	reply := f.refused(f.guard, alice)
 	end := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
@@ -191,12 +188,11 @@ func TestGuardDollarBudget(t *testing.T) {
 	list := []budgets.Budget{{Scope: "chat", Per: "month", Limit: 1000, Dollars: true}} // $0.001
 	f := newFixture(t, list, prices)
 	c := call("telegram:42")
-	cost := int64(600)
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: 50, OutputTokens: 10}, &cost)
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: 50, OutputTokens: 10})
 	if r := f.refused(f.guard, c); r != "" {
 		t.Fatalf("refused at $0.0006 of $0.001: %s", r)
 	}
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: 50, OutputTokens: 10}, &cost)
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: 50, OutputTokens: 10})
 	reply := f.refused(f.guard, c)
 	if !strings.Contains(reply, "per-chat monthly budget of $0.00") || !strings.Contains(reply, "this month") {
 		t.Errorf("refusal = %q", reply)
@@ -213,8 +209,8 @@ func TestGuardNegativeUsageNeverReducesTheTotal(t *testing.T) {
 	f := newFixture(t, userDay(100), nil)
 	c := call("telegram:42")
 	f.refused(f.guard, c) // seeds the total
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: 100}, nil)
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: -1_000_000, OutputTokens: -5}, nil)
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: 100})
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: -1_000_000, OutputTokens: -5})
 	if r := f.refused(f.guard, c); !strings.Contains(r, "100 tokens used of 100 tokens") {
 		t.Errorf("after negative usage: %q, want still refused at 100", r)
 	}
@@ -242,7 +238,7 @@ func TestGuardOverrides(t *testing.T) {
 	f := newFixture(t, userDay(100), nil)
 	c := call("telegram:42")
 	f.refused(f.guard, c)
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: 100}, nil)
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: 100})
 	if f.refused(f.guard, c) == "" {
 		t.Fatal("not refused at the limit")
 	}
@@ -280,7 +276,7 @@ func TestGuardOverrides(t *testing.T) {
 	}
 	// The raise is one more period's limit, no more, and pressing twice
 	// did not add a third.
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: 100}, nil)
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: 100})
 	reply := f.refused(f.guard, c)
 	if !strings.Contains(reply, "200 tokens used of 200 tokens") || !strings.Contains(reply, "already allowed") {
 		t.Errorf("refusal after the raise is used = %q", reply)
@@ -302,7 +298,7 @@ func TestGuardKeepLimitWins(t *testing.T) {
 	f := newFixture(t, userDay(10), nil)
 	c := call("telegram:42")
 	f.refused(f.guard, c)
-	f.spend(f.guard, c, agentcore.Usage{OutputTokens: 10}, nil)
+	f.spend(f.guard, c, agentcore.Usage{OutputTokens: 10})
 	f.refused(f.guard, c)
 	keep := f.chat.asked[0].Buttons[0][1].Data
 	_, rest, _ := strings.Cut(keep, ":")
@@ -327,14 +323,14 @@ func TestGuardRedisFlushedMidPeriod(t *testing.T) {
 	f := newFixture(t, userDay(100), nil)
 	c := call("telegram:42")
 	f.refused(f.guard, c)
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: 60}, nil)
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: 60})
 	f.flush()
 	// Recorded while the total is missing: PostgreSQL has it, Redis not.
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: 30}, nil)
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: 30})
 	if r := f.refused(f.guard, c); r != "" {
 		t.Fatalf("90 of 100 refused (counted twice?): %s", r)
 	}
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: 10}, nil)
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: 10})
 	f.flush()
 	reply := f.refused(f.guard, c)
 	if !strings.Contains(reply, "100 tokens used of 100 tokens") {
@@ -347,7 +343,7 @@ func TestGuardRedisFlushedMidPeriod(t *testing.T) {
 func TestGuardRedisDown(t *testing.T) {
 	f := newFixture(t, userDay(100), nil)
 	c := call("telegram:42")
-	f.spend(f.guard, c, agentcore.Usage{InputTokens: 120}, nil)
+	f.spend(f.guard, c, agentcore.Usage{InputTokens: 120})
 	down, err := sbredis.Open(f.ctx, "redis://127.0.0.1:1/0", sbredis.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ func TestSubjectOfEachScope(t *testing.T) {
 		{"agent", agentcore.MeteredCall{Session: "scout/telegram:1"}, "scout"},
 		{"job", chat, ""},
 		{"job", job, "daily-report"},
+		{"job", agentcore.MeteredCall{Session: "helper/sub:abc:ops/job:daily-report"}, "daily-report"}, // a subagent working for the job
 		{"all", job, "all"},
 	} {
 		got, ok := Budget{Scope: tc.scope}.subject(tc.c)
@@ -76,5 +77,8 @@ func TestAmountCountsEveryKindAndNeverLess(t *testing.T) {
 	}
 	if got := (Budget{Dollars: true}).amount(prices, "m", agentcore.Usage{InputTokens: -1_000_000}); got != 0 {
 		t.Errorf("a negative cost: %d", got)
+	}
+	if got := (Budget{}).amount(prices, "m", agentcore.Usage{InputTokens: 1 << 50}); got != 10_000_000 {
+		t.Errorf("an absurd figure counts %d, want capped at 10000000 as the usage records are", got)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // budgetConfig gives each user one token a day: the first message is
@@ -11,9 +13,9 @@ import (
 const budgetConfig = "budgets:\n  - {scope: user, limit: 1, per: day}\n"
 
 // TestE2EBudgetAcrossReplicas: a user's budget used up through replica 0
-// holds on replica 1 without a model request; the admin is asked once,
-// presses Allow once more through replica 1, and the user is answered
-// again.
+// holds on replica 1 without a model request, and after Redis lost the
+// running totals; the admin is asked once, presses Allow once more
+// through replica 1, and the user is answered again.
 func TestE2EBudgetAcrossReplicas(t *testing.T) {
 	ctx := testCtx(t, 3*time.Minute)
 	tg, llm := fakes(t)
@@ -48,6 +50,17 @@ func TestE2EBudgetAcrossReplicas(t *testing.T) {
 		if !strings.Contains(refusal, want) {
 			t.Errorf("refusal %q does not say %q", refusal, want)
 		}
+	}
+	// Redis loses the running totals: the next check rebuilds them from the
+	// usage records in PostgreSQL, and the budget holds.
+	rc := goredis.NewClient(mustRedisOptions(t, base["SWITCHBOARD_REDIS_URL"]))
+	defer rc.Close()
+	keys, err := rc.Keys(ctx, base["SWITCHBOARD_REDIS_PREFIX"]+"budget:*").Result()
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("budget totals in Redis: %v, %v", keys, err)
+	}
+	if err := rc.Del(ctx, keys...).Err(); err != nil {
+		t.Fatal(err)
 	}
 	say(0, "third question", "Budget used up")
 	if n := len(llm.Requests()); n != asked {
