@@ -115,11 +115,17 @@ func (s *Service) vote(ctx context.Context, id, status, by string, press bool) (
 		s.o.Logger.Info("approval vote counted", "approval_id", id, "by", by, "votes", allows(a), "quorum", a.Quorum)
 		s.showVotes(ctx, a)
 	case VoteLate:
-		if _, err := s.expire(ctx, a); err != nil {
-			return a, outcome, err
+		// Its time is up: expire it here, as ExpireDue would, and let its
+		// run hear that nobody answered in time.
+		after, changed, err := s.o.Store.DecideApproval(ctx, id, StatusExpired, "system")
+		if err != nil {
+			return a, outcome, fmt.Errorf("expire approval: %w", err)
 		}
-		if after, err := s.o.Store.GetApproval(ctx, id); err == nil {
-			a = after
+		a = after
+		if changed {
+			s.o.Logger.Info("approval expired", "approval_id", id)
+			s.finish(ctx, a)
+			s.resume(ctx, a)
 		}
 	}
 	return a, outcome, nil
