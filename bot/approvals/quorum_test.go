@@ -142,7 +142,7 @@ func TestQuorumNeedsTwoOtherPeople(t *testing.T) {
 	for _, tc := range []struct{ who, id, choice, want string }{
 		{"telegram:700", id, "o", "You asked for this; another approver must decide."},
 		{"slack:UDEV", id, "o", "You asked for this; another approver must decide."}, // the requester's second account
-		{"telegram:500", id, "o", "You may not decide this."},                         // an approver, but not this rule's
+		{"telegram:500", id, "o", "You may not decide this."},                        // an approver, but not this rule's
 		{"telegram:666", id, "d", "You may not decide this."},
 		{"telegram:1001", "forged-id", "o", "This request no longer exists."},
 		{"telegram:1001", id, "x", "This button is no longer active."},
