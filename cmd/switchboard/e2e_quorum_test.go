@@ -47,12 +47,17 @@ func TestE2EQuorumAcrossReplicas(t *testing.T) {
 	tg, llm := fakes(t)
 	base := externalEnv(t, tg, llm, "")
 	base["SWITCHBOARD_ADMINS"] = "telegram:500"
+	base["SWITCHBOARD_HTTP_ADMIN_TOKEN"] = "e2e-admin-token"
 	withTelegramWebhook(base)
-	var hooks []string
+	var (
+		hooks    []string
+		replicas []*daemonProc
+	)
 	for i := range 2 {
 		env := maps.Clone(base)
 		env["SWITCHBOARD_REPLICA"] = []string{"replica-0", "replica-1"}[i]
 		d := startReplica(ctx, t, env, quorumConfig)
+		replicas = append(replicas, d)
 		hooks = append(hooks, "http://"+d.http+"/webhooks/telegram")
 	}
 	eventually(ctx, t, "the webhook registered", func() bool { return tg.Webhook() != nil })
@@ -84,6 +89,10 @@ func TestE2EQuorumAcrossReplicas(t *testing.T) {
 	edited := waitEdited(ctx, t, tg, bob, cardB.ID)
 	if !strings.Contains(edited.Visible, "1 of 2 — ✅ telegram:1001") || len(edited.Buttons) == 0 {
 		t.Fatalf("after one vote B's message is %q with buttons %v; want the vote shown and the buttons kept", edited.Visible, edited.Buttons)
+	}
+	if code, body := adminCall(t, replicas[1], "GET", "/api/v1/approvals", "e2e-admin-token", ""); code != 200 ||
+		!strings.Contains(body, `"quorum":2`) || !strings.Contains(body, `"identity":"telegram:1001"`) {
+		t.Fatalf("GET /api/v1/approvals = %d %s; want the quorum and A's vote", code, body)
 	}
 	if a := press(bob, edited, hooks[1]); !strings.HasPrefix(a, "Done") {
 		t.Fatalf("B's vote answered %q", a)
