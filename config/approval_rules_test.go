@@ -70,3 +70,23 @@ func TestApprovalRulesMistakes(t *testing.T) {
 		})
 	}
 }
+
+// TestApprovalGroupNamesKeepCase: group and person names are written as
+// they are in the file, so group:OnCall finds OnCall.
+func TestApprovalGroupNamesKeepCase(t *testing.T) {
+	c := mustLoad(t, LoadOptions{File: writeFile(t, `admins: ["telegram:42"]
+approvals:
+  groups: {OnCall: ["telegram:1", "slack:U0ABC"]}
+  people: {Alice: ["telegram:1", "slack:U0ABC"]}
+  rules:
+    - tools: [exec]
+      approvers: ["group:OnCall", "telegram:2"]
+      quorum: 2
+`)})
+	if len(c.Approvals.Groups["OnCall"]) != 2 || len(c.Approvals.People["Alice"]) != 2 {
+		t.Fatalf("groups %v, people %v; want the names as written", c.Approvals.Groups, c.Approvals.People)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Validate = %v", err)
+	}
+}
