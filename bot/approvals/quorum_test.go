@@ -160,6 +160,10 @@ func TestQuorumNeedsTwoOtherPeople(t *testing.T) {
 	if len(f.progress) != 1 || !strings.Contains(f.progress[0], "1 of 2 — ✅ telegram:1001") || !f.buttons {
 		t.Fatalf("after one vote the messages show %q (buttons kept: %v)", f.progress, f.buttons)
 	}
+	list := approvals.Commands(s)[0].Run(context.Background(), nil, channels.Inbound{Platform: "telegram", UserID: "1002"}, "")
+	if !strings.Contains(list, "votes: 1 of 2 — ✅ telegram:1001") {
+		t.Errorf("/approvals shows %q; want the vote", list)
+	}
 	// Alice again, from her other account: one person, one vote.
 	if got := f.press(t, s, "slack:UALICE", id, "o"); got != "You voted already; another approver must decide." {
 		t.Fatalf("alice's second account answered %q", got)
