@@ -285,13 +285,7 @@ func (s *Service) finish(ctx context.Context, a Approval) {
 	if s.o.Messages == nil {
 		return
 	}
-	s.chat.EditDecisions(ctx, s.o.Messages, Kind, a.ID, func(m bot.DecisionMessage) string {
-		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + bot.CommandBlock(a.Command) + warningLines(a) + votesLine(a)
-		if m.Role == "requester" && a.Status == StatusExpired {
-			text += "\nAsk again if it is still needed."
-		}
-		return text
-	})
+	s.chat.EditDecisions(ctx, s.o.Messages, Kind, a.ID, func(m bot.DecisionMessage) string { return outcomeText(a, m.Role) })
 }
 
 // Pending lists pending approvals for /approvals.

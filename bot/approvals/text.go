@@ -33,6 +33,15 @@ func approvalText(a Approval) string {
 	return b.String()
 }
 
+// outcomeText is what a decided approval's message in role shows.
+func outcomeText(a Approval, role string) string {
+	text := statusIcon(a.Status) + " " + statusText(a) + "\n" + bot.CommandBlock(a.Command) + warningLines(a) + votesLine(a)
+	if role == "requester" && a.Status == StatusExpired {
+		text += "\nAsk again if it is still needed."
+	}
+	return text
+}
+
 // requesterText is the note in the requester's chat while a waits.
 func requesterText(a Approval) string {
 	what := "action"

@@ -151,6 +151,11 @@ func (s *Service) showVotes(ctx context.Context, a Approval) {
 		return
 	}
 	s.chat.ShowProgress(ctx, s.o.Messages, Kind, a.ID, func(m bot.DecisionMessage) (string, [][]channels.Button) {
+		// A message not delivered yet is edited once it is, maybe after the
+		// decision's own edit: it must not bring the buttons back then.
+		if cur, err := s.o.Store.GetApproval(context.WithoutCancel(ctx), a.ID); err == nil && cur.Status != StatusPending {
+			return outcomeText(cur, m.Role), nil
+		}
 		switch m.Role {
 		case "requester":
 			return requesterText(a), nil
