@@ -28,12 +28,13 @@ func (p *outboxWriter) askDecision(ctx context.Context, store DecisionMessages, 
 	})
 }
 
-// editDecisions edits every message about a decided subject (an approval,
-// an access request) to show the outcome, without buttons. A message the
-// outbox has not delivered yet has no platform id to edit (a press can
-// come in between the send and its being recorded): it is edited as soon
-// as its delivery is recorded, for up to 30 s, in the background.
-func (p *outboxWriter) editDecisions(ctx context.Context, store DecisionMessages, kind, subject string, text func(DecisionMessage) string) {
+// editDecisions edits every message about a subject (an approval, an
+// access request) to what render returns: the outcome without buttons once
+// decided, or the votes so far with the buttons kept while it is pending.
+// A message the outbox has not delivered yet has no platform id to edit (a
+// press can come in between the send and its being recorded): it is edited
+// as soon as its delivery is recorded, for up to 30 s, in the background.
+func (p *outboxWriter) editDecisions(ctx context.Context, store DecisionMessages, kind, subject string, render func(DecisionMessage) (string, [][]channels.Button)) {
 	if store == nil {
 		return
 	}
@@ -48,7 +49,8 @@ func (p *outboxWriter) editDecisions(ctx context.Context, store DecisionMessages
 			waiting[m.OutboxID] = true
 			continue
 		}
-		p.edit(ctx, m.To, m.PlatformMessageID, text(m))
+		text, buttons := render(m)
+		p.editWith(ctx, m.To, m.PlatformMessageID, text, buttons)
 	}
 	if len(waiting) == 0 {
 		return
@@ -72,7 +74,8 @@ func (p *outboxWriter) editDecisions(ctx context.Context, store DecisionMessages
 			for _, m := range msgs {
 				if waiting[m.OutboxID] && m.PlatformMessageID != "" {
 					delete(waiting, m.OutboxID)
-					p.edit(ctx, m.To, m.PlatformMessageID, text(m))
+					text, buttons := render(m)
+					p.editWith(ctx, m.To, m.PlatformMessageID, text, buttons)
 				}
 			}
 		}

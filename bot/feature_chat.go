@@ -45,7 +45,15 @@ func (r *Router) AskDecision(ctx context.Context, store DecisionMessages, m Outb
 // subject (of kind) to text, without buttons; one not delivered yet is
 // edited once it is.
 func (r *Router) EditDecisions(ctx context.Context, store DecisionMessages, kind, subject string, text func(DecisionMessage) string) {
-	r.out.editDecisions(ctx, store, kind, subject, text)
+	r.out.editDecisions(ctx, store, kind, subject, func(m DecisionMessage) (string, [][]channels.Button) { return text(m), nil })
+}
+
+// ShowProgress edits every message store recorded about the still
+// undecided subject (of kind) to what render returns, buttons included,
+// so that a vote that does not decide shows on every screen and the
+// others can still press.
+func (r *Router) ShowProgress(ctx context.Context, store DecisionMessages, kind, subject string, render func(DecisionMessage) (string, [][]channels.Button)) {
+	r.out.editDecisions(ctx, store, kind, subject, render)
 }
 
 // SessionKey is the session the chat at addr talks in (its agent's, after

@@ -112,6 +112,11 @@ func (w *outboxWriter) scrubbed(m OutboxMessage) OutboxMessage {
 
 // edit replaces a delivered message's text and removes its buttons.
 func (w *outboxWriter) edit(ctx context.Context, to channels.Address, messageID, text string) {
+	w.editWith(ctx, to, messageID, text, nil)
+}
+
+// editWith replaces messageID's text and buttons (nil removes them).
+func (w *outboxWriter) editWith(ctx context.Context, to channels.Address, messageID, text string, buttons [][]channels.Button) {
 	if messageID == "" {
 		return
 	}
@@ -119,7 +124,7 @@ func (w *outboxWriter) edit(ctx context.Context, to channels.Address, messageID,
 	if !ok {
 		return
 	}
-	if err := ed.Edit(ctx, to, messageID, channels.Outbound{To: to, Text: w.scrub(text)}); err != nil {
+	if err := ed.Edit(ctx, to, messageID, channels.Outbound{To: to, Text: w.scrub(text), Buttons: buttons}); err != nil {
 		w.log.Warn("edit failed", "to", to.String(), "message_id", messageID, "err", err)
 	}
 }

@@ -101,7 +101,8 @@ func (c *Config) checkMCPServers(add func(string, ...any), agents []string) {
 
 // caseKeptMaps re-reads from the YAML file the maps whose keys are names
 // that must keep their case — mcp.servers[].env and .headers,
-// custom_tools[].env and .parameters, credentialed_exec[].env (the config library lower-cases map
+// custom_tools[].env and .parameters, credentialed_exec[].env, approvals.groups and
+// approvals.people (the config library lower-cases map
 // keys: API_KEY would reach the server as api_key) — and expands ${NAME}
 // in env and header values from the daemon's environment.
 func (c *Config) caseKeptMaps(data []byte) error {
@@ -119,6 +120,10 @@ func (c *Config) caseKeptMaps(data []byte) error {
 		CredentialedExec []struct {
 			Env map[string]string `yaml:"env"`
 		} `yaml:"credentialed_exec"`
+		Approvals struct {
+			Groups map[string][]string `yaml:"groups"`
+			People map[string][]string `yaml:"people"`
+		} `yaml:"approvals"`
 	}
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return err
@@ -141,6 +146,14 @@ func (c *Config) caseKeptMaps(data []byte) error {
 		if i < len(raw.CredentialedExec) {
 			c.CredentialedExec[i].Env = expandAll(raw.CredentialedExec[i].Env)
 		}
+	}
+	// Group and person names are referred to as written (group:OnCall);
+	// both are file only, so the file's maps are the whole of them.
+	if raw.Approvals.Groups != nil {
+		c.Approvals.Groups = raw.Approvals.Groups
+	}
+	if raw.Approvals.People != nil {
+		c.Approvals.People = raw.Approvals.People
 	}
 	return nil
 }

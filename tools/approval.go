@@ -18,6 +18,10 @@ type ApprovalRequest struct {
 	// against later calls (for exec: the parsed argv, never the first word).
 	Pattern string
 	Call    Call // where and for whom; Call.ToolCallID makes the request idempotent
+	// Class is the tool's side-effect class (SideEffect.String) and
+	// Groups the tool groups it belongs to: approvals.rules match on them.
+	Class  string
+	Groups []string
 	// Warnings say why the request is dangerous though allowed to be
 	// asked (the exec guard's warnings). Such a request is always asked:
 	// "Always allow" is neither offered nor honoured for it.

@@ -270,7 +270,8 @@ func (c *Cron) approve(ctx context.Context, log *slog.Logger, call Call, desc st
 	if c.opts.Mode == CronModeAllow {
 		return Result{}, true
 	}
-	return AskApproval(ctx, log, c.opts.Approver, ApprovalRequest{Tool: "cron", Command: desc, Pattern: desc, Call: call}, "change")
+	return AskApproval(ctx, log, c.opts.Approver, ApprovalRequest{Tool: "cron", Command: desc, Pattern: desc, Call: call,
+		Class: c.SideEffect().String(), Groups: groupsOf(c)}, "change")
 }
 
 // oneLine makes s safe to show on one line: whitespace runs become one

@@ -85,6 +85,7 @@ func (g Gate) Check(ctx context.Context, call Call, t Tool, args json.RawMessage
 	}
 	return AskApproval(ctx, log.With("tool", t.Name()), g.Approver, ApprovalRequest{
 		Tool: t.Name(), Command: t.Name() + " " + shown, Pattern: pattern, Call: call,
+		Class: class, Groups: GroupsOf(t),
 	}, "action")
 }
 

@@ -165,6 +165,10 @@ func (a *Allower) Set() map[string]bool {
 	return a.allowed
 }
 
+// GroupsOf returns the groups t belongs to: the built-in Groups naming it
+// and any it declares itself (Grouped).
+func GroupsOf(t Tool) []string { return groupsOf(t) }
+
 // groupsOf returns the groups t belongs to.
 func groupsOf(t Tool) []string {
 	var out []string

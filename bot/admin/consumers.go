@@ -16,9 +16,9 @@ import (
 type Approvals interface {
 	// Pending lists the approvals still waiting.
 	Pending(ctx context.Context) ([]approvals.Approval, error)
-	// DecideAs records status as decided by by; changed is false when it
-	// was decided already.
-	DecideAs(ctx context.Context, id, status, by string) (a approvals.Approval, changed bool, err error)
+	// Vote records by's vote for status (a decision, when the approval
+	// needs one person) and says what it did.
+	Vote(ctx context.Context, id, status, by string) (approvals.Approval, approvals.VoteOutcome, error)
 }
 
 // AccessRequests lists the access requests that wait for an admin (the

@@ -14,7 +14,16 @@ import (
 func approvalJSON(ap approvals.Approval) map[string]any {
 	return map[string]any{"id": ap.ID, "status": ap.Status, "tool": ap.Tool, "command": ap.Command, "agent": ap.Agent,
 		"session": ap.Session, "chat": ap.Chat.String(), "requester": ap.Requester, "warnings": ap.Warnings,
-		"expires_at": ap.ExpiresAt}
+		"expires_at": ap.ExpiresAt, "quorum": max(ap.Quorum, 1), "votes": votesJSON(ap.Votes), "decided_by": ap.DecidedBy}
+}
+
+// votesJSON are an approval's votes as the API shows them.
+func votesJSON(votes []approvals.Vote) []map[string]any {
+	out := make([]map[string]any, 0, len(votes))
+	for _, v := range votes {
+		out = append(out, map[string]any{"identity": v.Identity, "choice": v.Choice, "at": v.At})
+	}
+	return out
 }
 
 func (a *api) approvals(w http.ResponseWriter, r *http.Request) {
@@ -54,15 +63,20 @@ func (a *api) decideApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `decision must be "allow_once", "allow_always" or "deny"`)
 		return
 	}
-	ap, changed, err := a.o.Approvals.DecideAs(r.Context(), r.PathValue("id"), status, APIActor)
+	// The token's holder votes as APIActor: one vote, by one person.
+	ap, outcome, err := a.o.Approvals.Vote(r.Context(), r.PathValue("id"), status, APIActor)
 	switch {
 	case errors.Is(err, bot.ErrNotFound):
 		writeError(w, http.StatusNotFound, "no such approval")
 	case errors.Is(err, approvals.ErrDangerousAlways):
 		writeError(w, http.StatusConflict, err.Error())
+	case errors.Is(err, approvals.ErrOwnRequest):
+		writeError(w, http.StatusForbidden, err.Error())
 	case err != nil:
 		a.storeFailed(w, "deciding", err)
-	case !changed:
+	case outcome == approvals.VoteRepeated:
+		writeJSON(w, http.StatusConflict, map[string]any{"error": "the admin API voted on this approval already", "approval": approvalJSON(ap)})
+	case outcome == approvals.VoteClosed || outcome == approvals.VoteLate:
 		writeJSON(w, http.StatusConflict, map[string]any{"error": "already decided", "approval": approvalJSON(ap)})
 	default:
 		writeJSON(w, http.StatusOK, map[string]any{"approval": approvalJSON(ap)})

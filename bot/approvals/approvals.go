@@ -2,7 +2,6 @@ package approvals
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -30,6 +29,9 @@ type Pipeline interface {
 	Notify(ctx context.Context, in channels.Inbound, text string)
 	// Resume lets the run parked in session go on, in chat for user.
 	Resume(ctx context.Context, session string, chat channels.Address, user string)
+	// ShowProgress edits every message about subject to what render
+	// returns, buttons included, while it is still undecided.
+	ShowProgress(ctx context.Context, store bot.DecisionMessages, kind, subject string, render func(bot.DecisionMessage) (string, [][]channels.Button))
 	// SessionKey is the session the chat at addr talks in.
 	SessionKey(ctx context.Context, addr channels.Address) string
 }
@@ -41,6 +43,13 @@ type Options struct {
 	// Approvers may decide (platform:user_id). Empty: every call that needs
 	// approval is refused.
 	Approvers []string
+	// Rules decide, per tool, class or agent, how many people must allow
+	// and who (first match wins; no match: one of Approvers).
+	Rules []Rule
+	// People maps identities to the person they belong to, so that one
+	// person with accounts on several platforms votes once; an identity
+	// not listed is a person of its own.
+	People map[string]string
 	// Chat, when set (platform:chat_id), receives approval requests instead
 	// of each approver's direct messages.
 	Chat    string
@@ -56,6 +65,9 @@ type Service struct {
 	o        Options
 	chat     Pipeline
 	expiries expiryWatch
+	deciders map[string]bool // everyone some rule lets vote, for /approvals and /cancel
+	// escalates is true when some rule escalates, so EscalateDue looks.
+	escalates bool
 }
 
 var _ tools.Approver = (*Service)(nil)
@@ -69,7 +81,17 @@ func New(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{o: o}
+	s := &Service{o: o, deciders: map[string]bool{}}
+	for _, id := range o.Approvers {
+		s.deciders[id] = true
+	}
+	for _, r := range o.Rules {
+		for _, id := range slices.Concat(r.Approvers, r.EscalateTo) {
+			s.deciders[id] = true
+		}
+		s.escalates = s.escalates || (r.EscalateAfter > 0 && len(r.EscalateTo) > 0)
+	}
+	return s
 }
 
 // Attach gives s the pipeline it posts through and resumes runs with. The
@@ -99,18 +121,19 @@ func (s *Service) AlwaysAllowed(ctx context.Context, tool, pattern string) (bool
 // allowed-once decision is used up by the call it returns to; a repeat of
 // the step finds it used and asks again.
 func (s *Service) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Decision, error) {
-	if len(s.o.Approvers) == 0 {
+	rule := s.ruleFor(req)
+	if len(rule.Approvers) == 0 {
 		return tools.Denied, tools.ErrNoApprover
 	}
 	c := req.Call
 	for range 2 {
 		now := time.Now()
-		a, created, err := s.o.Store.CreateApproval(ctx, Approval{
+		a, created, err := s.o.Store.CreateApproval(ctx, rule.apply(Approval{
 			ID: bot.NewID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern, Warnings: req.Warnings,
 			Agent: c.Agent, Session: c.Session, ToolCallID: c.ToolCallID, Requester: c.UserID,
 			Chat:   channels.Address{Platform: c.Channel, ChatID: c.ChatID, ThreadID: c.ThreadID},
 			Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(s.o.Timeout),
-		})
+		}))
 		if err != nil {
 			return tools.Denied, fmt.Errorf("record approval: %w", err)
 		}
@@ -145,29 +168,28 @@ func (s *Service) Approve(ctx context.Context, req tools.ApprovalRequest) (tools
 // announce posts the request to the approvers and a "waiting" note in the
 // requester's chat, remembering the messages to edit them later.
 func (s *Service) announce(ctx context.Context, a Approval) {
-	text := approvalText(a)
+	for _, to := range bot.DecisionAddresses(s.o.Chat, s.approversOf(a)) {
+		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: to, Text: approvalText(a), Buttons: buttonsFor(a)}, Kind, a.ID, "approver")
+	}
+	if a.Chat.Platform != "" && !s.isApproverChat(a, a.Chat) {
+		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: a.Chat, Text: requesterText(a)}, Kind, a.ID, "requester")
+	}
+}
+
+// buttonsFor are a's buttons: no "Always allow" for a command flagged
+// dangerous.
+func buttonsFor(a Approval) [][]channels.Button {
 	row := []channels.Button{{Label: "Allow once", Data: approvalPrefix + a.ID + ":" + choiceOnce}}
 	if len(a.Warnings) == 0 {
 		row = append(row, channels.Button{Label: "Always allow", Data: approvalPrefix + a.ID + ":" + choiceAlways})
 	}
-	buttons := [][]channels.Button{append(row, channels.Button{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny})}
-	for _, to := range bot.DecisionAddresses(s.o.Chat, s.o.Approvers) {
-		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: to, Text: text, Buttons: buttons}, Kind, a.ID, "approver")
-	}
-	if a.Chat.Platform != "" && !s.isApproverChat(a.Chat) {
-		what := "action"
-		if a.Tool == "exec" {
-			what = "command"
-		}
-		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: a.Chat,
-			Text: "⏳ Waiting for an approver to allow this " + what + ":\n" + bot.CommandBlock(a.Command) +
-				"\nI'll go on when they decide; /cancel withdraws it."}, Kind, a.ID, "requester")
-	}
+	return [][]channels.Button{append(row, channels.Button{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny})}
 }
 
-func (s *Service) isApproverChat(to channels.Address) bool {
-	for _, a := range bot.DecisionAddresses(s.o.Chat, s.o.Approvers) {
-		if a.Platform == to.Platform && a.ChatID == to.ChatID {
+// isApproverChat reports whether a's approvers are asked in the chat at to.
+func (s *Service) isApproverChat(a Approval, to channels.Address) bool {
+	for _, at := range bot.DecisionAddresses(s.o.Chat, s.approversOf(a)) {
+		if at.Platform == to.Platform && at.ChatID == to.ChatID {
 			return true
 		}
 	}
@@ -186,80 +208,6 @@ func (s *Service) expire(ctx context.Context, a Approval) (tools.Decision, error
 		s.finish(ctx, after)
 	}
 	return decisionOf(after.Status), nil
-}
-
-// ErrDangerousAlways refuses Always allow for a command the exec guard
-// flagged dangerous: no such button is shown, so a press or an API call
-// asking for it is stale or forged.
-var ErrDangerousAlways = errors.New(`"Always allow" is not offered for a command flagged dangerous; allow once or deny`)
-
-// Decide handles a press on an approval button: only approvers decide,
-// the first valid press wins, every press is answered.
-func (s *Service) Decide(ctx context.Context, in channels.Inbound, id, choice string) {
-	presser := in.Identity()
-	if !slices.Contains(s.o.Approvers, presser) {
-		s.o.Logger.Warn("approval press by a non-approver", "approval_id", id, "presser", presser)
-		s.chat.AnswerPress(ctx, in, "You may not decide this.")
-		return
-	}
-	status, ok := map[string]string{choiceOnce: StatusAllowedOnce, choiceAlways: StatusAllowedAlways, choiceDeny: StatusDenied}[choice]
-	if !ok {
-		s.chat.AnswerPress(ctx, in, "This button is no longer active.")
-		return
-	}
-	a, changed, err := s.DecideAs(ctx, id, status, presser)
-	switch {
-	case errors.Is(err, ErrDangerousAlways):
-		s.o.Logger.Warn("always-allow press on a command flagged dangerous", "approval_id", id, "presser", presser)
-		s.chat.AnswerPress(ctx, in, "\"Always allow\" is not offered for a command flagged dangerous; press Allow once or Deny.")
-	case errors.Is(err, bot.ErrNotFound):
-		s.chat.AnswerPress(ctx, in, "This request no longer exists.")
-	case err != nil:
-		s.chat.AnswerPress(ctx, in, "Could not record your decision (storage unavailable); press again in a moment.")
-	case !changed:
-		s.chat.AnswerPress(ctx, in, "Already decided: "+statusText(a))
-	default:
-		s.chat.AnswerPress(ctx, in, "Done: "+decisionOf(a.Status).String()+".")
-	}
-}
-
-// DecideAs decides approval id with status (StatusAllowedOnce,
-// StatusAllowedAlways or StatusDenied) on behalf of by — an approver's
-// press, or the admin API — edits its messages and lets its run go on.
-// The first decision wins: changed is false when it was decided before.
-func (s *Service) DecideAs(ctx context.Context, id, status, by string) (Approval, bool, error) {
-	if status != StatusAllowedOnce && status != StatusAllowedAlways && status != StatusDenied {
-		return Approval{}, false, fmt.Errorf("%q is not a decision", status)
-	}
-	if status == StatusAllowedAlways {
-		cur, err := s.o.Store.GetApproval(ctx, id)
-		if err != nil && !errors.Is(err, bot.ErrNotFound) {
-			s.o.Logger.Error("load approval", "approval_id", id, "err", err)
-			return Approval{}, false, err
-		}
-		if err == nil && len(cur.Warnings) > 0 {
-			return cur, false, ErrDangerousAlways
-		}
-	}
-	a, changed, err := s.o.Store.DecideApproval(ctx, id, status, by)
-	if err != nil {
-		if !errors.Is(err, bot.ErrNotFound) {
-			s.o.Logger.Error("decide approval", "approval_id", id, "err", err)
-		}
-		return a, false, err
-	}
-	if !changed {
-		return a, false, nil
-	}
-	s.o.Logger.Info("approval decided", "approval_id", id, "status", a.Status, "by", by)
-	if a.Status == StatusAllowedAlways {
-		if err := s.o.Store.AllowAlways(ctx, a.Tool, a.Pattern, by); err != nil {
-			s.o.Logger.Error("store always-allow pattern", "approval_id", id, "err", err)
-		}
-	}
-	s.finish(ctx, a)
-	s.resume(ctx, a)
-	return a, true, nil
 }
 
 // resume lets the parked run of a's session go on.
@@ -337,13 +285,7 @@ func (s *Service) finish(ctx context.Context, a Approval) {
 	if s.o.Messages == nil {
 		return
 	}
-	s.chat.EditDecisions(ctx, s.o.Messages, Kind, a.ID, func(m bot.DecisionMessage) string {
-		text := statusIcon(a.Status) + " " + statusText(a) + "\n" + bot.CommandBlock(a.Command) + warningLines(a)
-		if m.Role == "requester" && a.Status == StatusExpired {
-			text += "\nAsk again if it is still needed."
-		}
-		return text
-	})
+	s.chat.EditDecisions(ctx, s.o.Messages, Kind, a.ID, func(m bot.DecisionMessage) string { return outcomeText(a, m.Role) })
 }
 
 // Pending lists pending approvals for /approvals.
@@ -351,5 +293,6 @@ func (s *Service) Pending(ctx context.Context) ([]Approval, error) {
 	return s.o.Store.PendingApprovals(ctx)
 }
 
-// IsApprover reports whether identity may decide approvals.
-func (s *Service) IsApprover(identity string) bool { return slices.Contains(s.o.Approvers, identity) }
+// IsApprover reports whether identity may decide some approvals: it is
+// an approver, or named by a rule (as approver or escalation target).
+func (s *Service) IsApprover(identity string) bool { return s.deciders[identity] }

@@ -46,6 +46,9 @@ func (s *Service) list(ctx context.Context, in channels.Inbound) string {
 		for _, w := range a.Warnings {
 			b.WriteString("  ⚠️ Dangerous: " + w + "\n")
 		}
+		if v := votesSummary(a); v != "" {
+			b.WriteString("  votes: " + v + "\n")
+		}
 	}
 	if anyHidden {
 		b.WriteString(bot.InvisibleWarning + "\n")

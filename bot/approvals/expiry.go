@@ -66,12 +66,16 @@ func (w *expiryWatch) looked(now, next time.Time) {
 	w.at = at
 }
 
-// RunExpiry expires the approvals whose time is up (ExpireDue) now and on
-// every beat of interval until ctx ends, resuming their parked runs. Every
-// replica runs it; each approval expires once.
+// RunExpiry expires the approvals whose time is up (ExpireDue) and
+// escalates those due (EscalateDue) now and on every beat of interval
+// until ctx ends, resuming the expired ones' parked runs. Every replica
+// runs it; each approval expires once and escalates once.
 func (s *Service) RunExpiry(ctx context.Context, interval time.Duration) {
 	bot.RepeatPaced(ctx, s.o.Logger, "approval expiry", func(ctx context.Context) error {
 		_, err := s.ExpireDue(ctx)
+		if _, escErr := s.EscalateDue(ctx); err == nil {
+			err = escErr
+		}
 		return err
 	}, func() time.Duration { return interval }, nil)
 }

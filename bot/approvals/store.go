@@ -40,7 +40,48 @@ type Approval struct {
 	// Warnings say why the command is dangerous though not blocked; an
 	// approval with warnings offers no "Always allow".
 	Warnings []string
+
+	// The rule it was asked under (approvals.rules), fixed when it was
+	// created so that every replica decides it alike.
+	Quorum int // distinct people who must allow; 0 or 1: one
+	// Approvers may vote (identities); empty: Options.Approvers.
+	Approvers   []string
+	SelfApprove bool      // the requester's own vote counts
+	EscalateAt  time.Time // zero: never escalates
+	EscalateTo  []string  // also asked, and may vote, once escalated
+	EscalatedAt time.Time // zero: not escalated (yet)
+	// Votes so far, oldest first.
+	Votes []Vote
 }
+
+// Vote is one person's choice on an approval; a person votes once.
+type Vote struct {
+	// Person is the approvals.people name of whoever pressed, or their
+	// identity when it maps to nobody.
+	Person   string
+	Identity string // the account that pressed (platform:user_id)
+	Choice   string // StatusAllowedOnce, StatusAllowedAlways or StatusDenied
+	At       time.Time
+}
+
+// VoteOutcome is what a vote did.
+type VoteOutcome int
+
+// The outcomes of Store.VoteApproval.
+const (
+	// VoteCounted: recorded; the approval still waits for more votes.
+	VoteCounted VoteOutcome = iota
+	// VoteDecided: recorded, and it decided the approval (a deny, or the
+	// quorum's last allow) in the same transaction.
+	VoteDecided
+	// VoteRepeated: this person voted before; nothing changed.
+	VoteRepeated
+	// VoteClosed: the approval was decided before; nothing changed.
+	VoteClosed
+	// VoteLate: its time is up; nothing was recorded and the caller
+	// expires it.
+	VoteLate
+)
 
 // Store keeps approvals durable. Postgres implements it.
 type Store interface {
@@ -70,6 +111,19 @@ type Store interface {
 	// expires, zero when none is pending, or a time already past when it
 	// listed fewer than are due.
 	DueApprovals(ctx context.Context) (due []Approval, next time.Time, err error)
+	// VoteApproval records v on pending approval id and, in the same
+	// transaction with the approval row locked, decides it when v is a
+	// deny or the last allow its quorum needs: of concurrent last votes
+	// exactly one decides. A quorum's decision is allowed_always only when
+	// every allowing vote chose it, else allowed_once. It returns the
+	// approval as it is afterwards, votes included, or bot.ErrNotFound.
+	VoteApproval(ctx context.Context, id string, v Vote) (Approval, VoteOutcome, error)
+	// DueEscalations lists pending approvals whose escalation time has
+	// passed and that were not escalated yet, oldest first.
+	DueEscalations(ctx context.Context) ([]Approval, error)
+	// MarkEscalated records that pending approval id was escalated and
+	// reports whether this call did (false: escalated or decided before).
+	MarkEscalated(ctx context.Context, id string) (Approval, bool, error)
 	// AllowAlways records that pattern may always run for tool.
 	AllowAlways(ctx context.Context, tool, pattern, by string) error
 	// IsAlwaysAllowed reports whether pattern was always-allowed for tool.

@@ -3,6 +3,7 @@ package approvals
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/tools"
@@ -21,9 +22,66 @@ func approvalText(a Approval) string {
 	if len(a.Warnings) > 0 {
 		b.WriteString("\n\"Always allow\" is not offered for a command flagged dangerous.")
 	}
+	if a.Quorum > 1 {
+		fmt.Fprintf(&b, "\nNeeds %d people to allow; one Deny denies.", a.Quorum)
+		if !a.SelfApprove {
+			b.WriteString(" The requester's own press does not count.")
+		}
+	}
+	b.WriteString(votesLine(a))
 	fmt.Fprintf(&b, "\nExpires at %s UTC if nobody decides.", a.ExpiresAt.UTC().Format("15:04:05"))
 	return b.String()
 }
+
+// outcomeText is what a decided approval's message in role shows.
+func outcomeText(a Approval, role string) string {
+	text := statusIcon(a.Status) + " " + statusText(a) + "\n" + bot.CommandBlock(a.Command) + warningLines(a) + votesLine(a)
+	if role == "requester" && a.Status == StatusExpired {
+		text += "\nAsk again if it is still needed."
+	}
+	return text
+}
+
+// requesterText is the note in the requester's chat while a waits.
+func requesterText(a Approval) string {
+	what := "action"
+	if a.Tool == "exec" {
+		what = "command"
+	}
+	who := "an approver"
+	if a.Quorum > 1 {
+		who = fmt.Sprintf("%d approvers", a.Quorum)
+	}
+	return "⏳ Waiting for " + who + " to allow this " + what + ":\n" + bot.CommandBlock(a.Command) + votesLine(a) +
+		"\nI'll go on when they decide; /cancel withdraws it."
+}
+
+// escalationText is the card sent to escalate_to when a is still
+// undecided at its escalation time.
+func escalationText(a Approval) string {
+	return fmt.Sprintf("⏫ *Escalated*: still undecided %s after it was asked; you may decide it too.\n",
+		a.EscalateAt.Sub(a.CreatedAt).Round(time.Second)) + approvalText(a)
+}
+
+// votesLine shows a quorum request's votes so far ("1 of 2 — ✅
+// telegram:1001") on a line of its own; "" for a one-approver request,
+// whose outcome names who decided.
+func votesLine(a Approval) string {
+	if a.Quorum <= 1 {
+		return ""
+	}
+	if len(a.Votes) == 0 {
+		return fmt.Sprintf("\n0 of %d — no votes yet", a.Quorum)
+	}
+	shown := make([]string, 0, len(a.Votes))
+	for _, v := range a.Votes {
+		shown = append(shown, statusIcon(v.Choice)+" "+v.Identity)
+	}
+	return fmt.Sprintf("\n%d of %d — %s", allows(a), a.Quorum, strings.Join(shown, ", "))
+}
+
+// votesSummary is votesLine for one-line lists (/approvals).
+func votesSummary(a Approval) string { return strings.TrimPrefix(votesLine(a), "\n") }
 
 // whoAsks names the agent behind session: the agent itself, a teammate
 // working for a team, or a subagent of which agent.

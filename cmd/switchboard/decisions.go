@@ -14,8 +14,10 @@ import (
 // use those tools; wireDecisions joins the two.
 func newApprovals(d *daemon) *approvals.Service {
 	cfg := d.cfg.Approvals
+	rules, people := approvals.RulesFromConfig(cfg)
 	return approvals.New(approvals.Options{
-		Store: d.st.db, Messages: d.st.db, Approvers: cfg.Approvers, Chat: cfg.Chat, Timeout: cfg.Timeout, Logger: d.log,
+		Store: d.st.db, Messages: d.st.db, Approvers: cfg.Approvers, Rules: rules, People: people,
+		Chat: cfg.Chat, Timeout: cfg.Timeout, Logger: d.log,
 	})
 }
 

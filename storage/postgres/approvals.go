@@ -19,7 +19,8 @@ const maxPendingApprovals = 200
 // approvalCols are the columns scanApproval reads, in order.
 const approvalCols = `id, tool, command, cwd, pattern, agent, coalesce(session_key, ''),
 	coalesce(tool_call_id, ''), requester, platform, chat_id, thread_id, status, decided_by,
-	created_at, expires_at, decided_at, warnings`
+	created_at, expires_at, decided_at, warnings, quorum, approvers, self_approve, escalate_at,
+	escalate_to, escalated_at, ` + votesCol
 
 // CreateApproval stores a as pending (a.Status is ignored) and audits the
 // request. ID and ExpiresAt must be set; a zero CreatedAt means now. When an
@@ -42,6 +43,11 @@ func (db *DB) CreateApproval(ctx context.Context, a approvals.Approval) (approva
 		createdAt = &a.CreatedAt
 	}
 	session, callID := nullIfEmpty(storable(a.Session)), nullIfEmpty(storable(a.ToolCallID))
+	quorum := max(a.Quorum, 1)
+	var escalateAt *time.Time
+	if !a.EscalateAt.IsZero() {
+		escalateAt = &a.EscalateAt
+	}
 	var (
 		stored  approvals.Approval
 		created bool
@@ -50,13 +56,16 @@ func (db *DB) CreateApproval(ctx context.Context, a approvals.Approval) (approva
 		var err error
 		stored, err = scanApproval(tx.QueryRow(ctx, `INSERT INTO approvals
 				(id, tool, command, cwd, pattern, agent, session_key, tool_call_id, requester,
-				 platform, chat_id, thread_id, created_at, expires_at, warnings)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()), $14, $15)
+				 platform, chat_id, thread_id, created_at, expires_at, warnings,
+				 quorum, approvers, self_approve, escalate_at, escalate_to)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()), $14, $15,
+				$16, $17, $18, $19, $20)
 			ON CONFLICT (session_key, tool_call_id) WHERE consumed_at IS NULL DO NOTHING
 			RETURNING `+approvalCols,
 			storable(a.ID), storable(a.Tool), storable(a.Command), storable(a.Cwd), storable(a.Pattern),
 			storable(a.Agent), session, callID, storable(a.Requester), storable(a.Chat.Platform),
-			storable(a.Chat.ChatID), storable(a.Chat.ThreadID), createdAt, a.ExpiresAt, storableList(a.Warnings)))
+			storable(a.Chat.ChatID), storable(a.Chat.ThreadID), createdAt, a.ExpiresAt, storableList(a.Warnings),
+			quorum, storableList(a.Approvers), a.SelfApprove, escalateAt, storableList(a.EscalateTo)))
 		if errors.Is(err, pgx.ErrNoRows) {
 			// An approval for (session, tool call) exists; the conflicting
 			// insert has committed by now, so a fresh statement sees it.
@@ -78,7 +87,7 @@ func (db *DB) CreateApproval(ctx context.Context, a approvals.Approval) (approva
 		return writeAudit(ctx, tx, AuditEntry{
 			Actor: a.Requester, Action: ActionApprovalRequested,
 			SubjectKind: approvals.Kind, SubjectID: stored.ID,
-			Detail: map[string]any{"tool": stored.Tool, "agent": stored.Agent, "session": stored.Session},
+			Detail: map[string]any{"tool": stored.Tool, "agent": stored.Agent, "session": stored.Session, "quorum": stored.Quorum},
 		})
 	})
 	if err != nil {
@@ -278,17 +287,23 @@ func collectApprovals(rows pgx.Rows) ([]approvals.Approval, error) {
 // scanApproval reads one row of approvalCols.
 func scanApproval(row pgx.Row) (approvals.Approval, error) {
 	var (
-		a         approvals.Approval
-		decidedAt *time.Time
+		a                                  approvals.Approval
+		decidedAt, escalateAt, escalatedAt *time.Time
+		votes                              []byte
 	)
 	err := row.Scan(&a.ID, &a.Tool, &a.Command, &a.Cwd, &a.Pattern, &a.Agent, &a.Session, &a.ToolCallID,
 		&a.Requester, &a.Chat.Platform, &a.Chat.ChatID, &a.Chat.ThreadID, &a.Status, &a.DecidedBy,
-		&a.CreatedAt, &a.ExpiresAt, &decidedAt, &a.Warnings)
-	if decidedAt != nil {
-		a.DecidedAt = *decidedAt
+		&a.CreatedAt, &a.ExpiresAt, &decidedAt, &a.Warnings, &a.Quorum, &a.Approvers, &a.SelfApprove,
+		&escalateAt, &a.EscalateTo, &escalatedAt, &votes)
+	if err != nil {
+		return a, err
 	}
-	if len(a.Warnings) == 0 {
-		a.Warnings = nil
+	for t, at := range map[*time.Time]*time.Time{&a.DecidedAt: decidedAt, &a.EscalateAt: escalateAt, &a.EscalatedAt: escalatedAt} {
+		if at != nil {
+			*t = *at
+		}
 	}
+	a.Warnings, a.Approvers, a.EscalateTo = nilIfEmpty(a.Warnings), nilIfEmpty(a.Approvers), nilIfEmpty(a.EscalateTo)
+	a.Votes, err = decodeVotes(votes)
 	return a, err
 }

@@ -105,6 +105,7 @@ func TestApprovalRoundTrip(t *testing.T) {
 	}
 	want := a
 	want.Status = approvals.StatusPending
+	want.Quorum = 1 // no quorum given: one person decides
 	if !sameApproval(stored, want) {
 		t.Errorf("stored = %+v\nwant     %+v", stored, want)
 	}

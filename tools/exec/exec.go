@@ -200,6 +200,7 @@ func (e *Exec) approve(ctx context.Context, log *slog.Logger, call tools.Call, c
 	}
 	return tools.AskApproval(ctx, log, e.opts.Approver, tools.ApprovalRequest{
 		Tool: "exec", Command: command, Cwd: cwd, Pattern: pattern, Call: call, Warnings: warnings,
+		Class: e.SideEffect().String(), Groups: tools.GroupsOf(e),
 	}, "command")
 }
 

@@ -293,7 +293,8 @@ func TestExecApprovalRequestIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	asked, requests := approver.Calls()
-	want := tools.ApprovalRequest{Tool: "exec", Command: cmd, Cwd: "sub", Pattern: pattern, Call: toolstest.Call}
+	want := tools.ApprovalRequest{Tool: "exec", Command: cmd, Cwd: "sub", Pattern: pattern, Call: toolstest.Call,
+		Class: "network", Groups: []string{"runtime"}} // what approvals.rules match on
 	if asked != 1 || len(requests) != 1 || !reflect.DeepEqual(requests[0], want) {
 		t.Fatalf("asked %d, requests %+v, want %+v", asked, requests, want)
 	}
