@@ -11,6 +11,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 )
 
 // anthropicDefaultBaseURL is used when AnthropicOptions.BaseURL is empty.
@@ -119,7 +120,8 @@ func (p *Anthropic) Chat(ctx context.Context, req Request, onText func(soFar str
 
 // params maps req onto the SDK's request. System messages join the system
 // prompt; consecutive messages of one side are merged into one turn, so the
-// results of parallel tool calls travel in a single user message.
+// results of parallel tool calls travel in a single user message. The
+// stable prefix carries cache breakpoints (markCachePrefix).
 func (p *Anthropic) params(req Request) (anthropic.MessageNewParams, error) {
 	model := req.Model
 	if model == "" {
@@ -160,6 +162,7 @@ func (p *Anthropic) params(req Request) (anthropic.MessageNewParams, error) {
 		}
 		params.Tools = append(params.Tools, tool)
 	}
+	markCachePrefix(&params)
 	return params, nil
 }
 
@@ -241,39 +244,40 @@ func toolInput(raw json.RawMessage) map[string]any {
 
 // anthropicSchema maps a JSON schema object onto a tool's input schema: its
 // type is always "object", properties are always present, required keeps
-// only names and every other member goes along as it is.
+// only names and every other member goes along as it is. The schema is
+// sent as JSON encoded here, with its members sorted: the SDK writes the
+// members it has no field for in map order, which would change the tools,
+// the start of the cached prompt prefix, from one request to the next.
 func anthropicSchema(raw json.RawMessage) (anthropic.ToolInputSchemaParam, error) {
-	var s anthropic.ToolInputSchemaParam
 	m := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 			if err == nil {
 				err = errors.New("null")
 			}
-			return s, fmt.Errorf("parameters are not a JSON schema object: %w", err)
+			return anthropic.ToolInputSchemaParam{}, fmt.Errorf("parameters are not a JSON schema object: %w", err)
 		}
 	}
-	for k, v := range m {
-		switch k {
-		case "type":
-		case "properties":
-			s.Properties = v
-		case "required":
-			list, _ := v.([]any)
-			for _, r := range list {
-				if name, ok := r.(string); ok {
-					s.Required = append(s.Required, name)
-				}
+	m["type"] = "object"
+	if m["properties"] == nil {
+		m["properties"] = map[string]any{}
+	}
+	if v, ok := m["required"]; ok {
+		list, _ := v.([]any)
+		var names []string
+		for _, r := range list {
+			if name, ok := r.(string); ok {
+				names = append(names, name)
 			}
-		default:
-			if s.ExtraFields == nil {
-				s.ExtraFields = map[string]any{}
-			}
-			s.ExtraFields[k] = v
+		}
+		delete(m, "required")
+		if len(names) > 0 {
+			m["required"] = names
 		}
 	}
-	if s.Properties == nil {
-		s.Properties = map[string]any{}
+	b, err := json.Marshal(m) // encoding/json sorts map keys, nested ones too
+	if err != nil {
+		return anthropic.ToolInputSchemaParam{}, fmt.Errorf("parameters: %w", err)
 	}
-	return s, nil
+	return param.Override[anthropic.ToolInputSchemaParam](json.RawMessage(b)), nil
 }

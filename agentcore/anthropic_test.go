@@ -167,6 +167,9 @@ func anthMessage(stop string, content ...map[string]any) map[string]any {
 	}
 }
 
+// ephemeral is the cache_control of a cache breakpoint on the wire.
+var ephemeral = map[string]any{"type": "ephemeral"}
+
 func anthError(typ, msg string) map[string]any {
 	return map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}}
 }
@@ -225,11 +228,11 @@ func TestAnthropicTextReply(t *testing.T) {
 	if body["model"] != "claude-test" || body["max_tokens"] != float64(4096) {
 		t.Fatalf("model = %v max_tokens = %v, want claude-test and the 4096 default", body["model"], body["max_tokens"])
 	}
-	wantSystem := jsonOf(t, []map[string]any{{"type": "text", "text": "be kind"}})
+	wantSystem := jsonOf(t, []map[string]any{{"type": "text", "text": "be kind", "cache_control": ephemeral}})
 	if !reflect.DeepEqual(body["system"], wantSystem) {
 		t.Fatalf("system = %v, want %v", body["system"], wantSystem)
 	}
-	wantMsgs := jsonOf(t, []map[string]any{{"role": "user", "content": []map[string]any{{"type": "text", "text": "hi"}}}})
+	wantMsgs := jsonOf(t, []map[string]any{{"role": "user", "content": []map[string]any{{"type": "text", "text": "hi", "cache_control": ephemeral}}}})
 	if !reflect.DeepEqual(body["messages"], wantMsgs) {
 		t.Fatalf("messages = %v, want %v", body["messages"], wantMsgs)
 	}
@@ -282,7 +285,8 @@ func TestAnthropicToolUseReply(t *testing.T) {
 			"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}},
 			"required": []string{"city"}, "additionalProperties": false,
 		}},
-		{"name": "datetime", "description": "time", "input_schema": map[string]any{"type": "object", "properties": map[string]any{}}},
+		{"name": "datetime", "description": "time", "input_schema": map[string]any{"type": "object", "properties": map[string]any{}},
+			"cache_control": ephemeral},
 	})
 	if !reflect.DeepEqual(body["tools"], wantTools) {
 		t.Fatalf("tools = %v\nwant %v", body["tools"], wantTools)
@@ -314,7 +318,7 @@ func TestAnthropicHistoryMapping(t *testing.T) {
 		t.Fatalf("model = %v max_tokens = %v", body["model"], body["max_tokens"])
 	}
 	want := jsonOf(t, []map[string]any{
-		{"role": "user", "content": []map[string]any{{"type": "text", "text": "go"}}},
+		{"role": "user", "content": []map[string]any{{"type": "text", "text": "go", "cache_control": ephemeral}}},
 		{"role": "assistant", "content": []map[string]any{
 			{"type": "text", "text": "calling"},
 			{"type": "tool_use", "id": "t1", "name": "search", "input": map[string]any{"q": "x"}},
@@ -323,7 +327,7 @@ func TestAnthropicHistoryMapping(t *testing.T) {
 		{"role": "user", "content": []map[string]any{
 			{"type": "tool_result", "tool_use_id": "t1", "content": []map[string]any{{"type": "text", "text": "found"}}},
 			{"type": "tool_result", "tool_use_id": "t2", "is_error": true, "content": []map[string]any{{"type": "text", "text": "bad arguments"}}},
-			{"type": "text", "text": "and?"},
+			{"type": "text", "text": "and?", "cache_control": ephemeral},
 		}},
 	})
 	if !reflect.DeepEqual(body["messages"], want) {

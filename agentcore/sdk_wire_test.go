@@ -243,5 +243,13 @@ func anthropicSDKParams(t *testing.T, req Request) anthropic.MessageNewParams {
 		}
 		params.Tools = append(params.Tools, u)
 	}
+	// The cache breakpoints of wireRequest, set by hand: the last tool, the
+	// last system block, the turn that ended the previous call (the tool
+	// results, before the assistant's "here") and the newest turn.
+	cache := anthropic.NewCacheControlEphemeralParam()
+	params.Tools[len(params.Tools)-1].OfTool.CacheControl = cache
+	params.System[len(params.System)-1].CacheControl = cache
+	params.Messages[2].OfUser.Content[2].OfToolResult.CacheControl = cache
+	params.Messages[4].OfUser.Content[0].OfText.CacheControl = cache
 	return params
 }
