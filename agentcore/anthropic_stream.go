@@ -60,7 +60,7 @@ func (a *anthropicStream) add(ev anthropic.MessageStreamEventUnion) error {
 func (a *anthropicStream) response() Response {
 	resp := Response{
 		StopReason: string(a.msg.StopReason),
-		Usage:      Usage{InputTokens: int(a.msg.Usage.InputTokens), OutputTokens: int(a.msg.Usage.OutputTokens)},
+		Usage:      anthropicUsage(a.msg.Usage),
 	}
 	var text strings.Builder
 	for i, b := range a.msg.Content {
@@ -81,6 +81,18 @@ func (a *anthropicStream) response() Response {
 	}
 	resp.Content = text.String()
 	return resp
+}
+
+// anthropicUsage is the usage the API reported: it counts the input read
+// without the cache, the input read from it and the input written to it
+// apart, as Usage does. A negative count, which no real reply has, is 0.
+func anthropicUsage(u anthropic.Usage) Usage {
+	return Usage{
+		InputTokens:      tokens(u.InputTokens),
+		OutputTokens:     tokens(u.OutputTokens),
+		CacheReadTokens:  tokens(u.CacheReadInputTokens),
+		CacheWriteTokens: tokens(u.CacheCreationInputTokens),
+	}
 }
 
 // streamFailure maps what ended a stream early onto a *ProviderError: an

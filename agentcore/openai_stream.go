@@ -32,7 +32,7 @@ type openAIToolCall struct {
 func (a *openAIStream) add(ch openai.ChatCompletionChunk) {
 	a.chunks++
 	if u := ch.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
-		a.usage = Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
+		a.usage = openAIUsage(u)
 	}
 	for _, c := range ch.Choices {
 		if c.Index != 0 {
@@ -51,6 +51,17 @@ func (a *openAIStream) add(ch openai.ChatCompletionChunk) {
 			a.finish = c.FinishReason
 		}
 	}
+}
+
+// openAIUsage is the usage a server reported. Its prompt_tokens include
+// the cached_tokens of prompt_tokens_details, which Usage counts apart:
+// InputTokens are the rest. A server that reports more cached tokens than
+// prompt tokens is taken to have cached the whole prompt, never to have
+// read fewer than none; a negative count is 0.
+func openAIUsage(u openai.CompletionUsage) Usage {
+	prompt := tokens(u.PromptTokens)
+	cached := min(tokens(u.PromptTokensDetails.CachedTokens), prompt)
+	return Usage{InputTokens: prompt - cached, OutputTokens: tokens(u.CompletionTokens), CacheReadTokens: cached}
 }
 
 // addToolDelta merges one tool call piece. Pieces are keyed by index; a new

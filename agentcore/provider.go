@@ -96,6 +96,9 @@ func (u Usage) Add(v Usage) Usage {
 	}
 }
 
+// tokens is a token count a provider reported, 0 when it is negative.
+func tokens(n int64) int { return int(max(n, 0)) }
+
 // Response is the model's answer: text, tool calls, or both.
 type Response struct {
 	Content    string

@@ -15,6 +15,13 @@
 //     "the approvers denied this command" — in the reply;
 //   - "SAY: some text" makes the reply exactly "some text";
 //   - anything else is answered "echo: <message> (history: N user messages)".
+//
+// Usage counts words as tokens. The server keeps a prompt cache of its
+// own: a request that starts with the same messages, byte for byte, as an
+// earlier answered request to the same model with the same tools reports
+// those messages' tokens as prompt_tokens_details.cached_tokens (see
+// Request.CachedTokens), so a conversation whose earlier turns go out
+// unchanged shows a cache share.
 package llmtest
 
 import (
@@ -83,6 +90,11 @@ type Request struct {
 	// written (zero until then, and for an answer without text or not
 	// streamed).
 	FirstWord time.Time
+	// CachedTokens are the prompt tokens the answer reports as read from
+	// the prompt cache (see the package doc).
+	CachedTokens int
+
+	prompt prompt
 }
 
 // Server is a running fake. All methods are safe for concurrent use.
@@ -104,6 +116,8 @@ type Server struct {
 	failing    map[string]int // model → the HTTP status its requests get (FailModel)
 
 	media media // the audio and image endpoints' scripts and records
+
+	prompts []prompt // of the answered chat requests, for the prompt cache
 }
 
 // NewServer starts a fake on a loopback port. Unscripted requests get the
@@ -169,10 +183,13 @@ func (s *Server) Requests() []Request {
 	return out
 }
 
-// next records req and picks its reply and completion number.
-func (s *Server) next(req Request) (Reply, int) {
+// next records req, with its cached tokens, and picks its reply and
+// completion number.
+func (s *Server) next(req *Request) (Reply, int) {
+	req.prompt = promptOf(*req)
 	s.mu.Lock()
-	s.requests = append(s.requests, req)
+	req.CachedTokens = cachedTokens(req.prompt, s.prompts)
+	s.requests = append(s.requests, *req)
 	s.seq++ // the request is s.requests[seq-1]
 	seq := s.seq
 	if status := s.failing[req.Model]; status != 0 {
@@ -187,7 +204,7 @@ func (s *Server) next(req Request) (Reply, int) {
 	}
 	f := s.responder
 	s.mu.Unlock()
-	return f(req), seq
+	return f(*req), seq
 }
 
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
@@ -196,7 +213,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, 0, err.Error())
 		return
 	}
-	reply, seq := s.next(req)
+	reply, seq := s.next(&req)
 	if reply.Delay > 0 {
 		t := time.NewTimer(reply.Delay)
 		defer t.Stop()
@@ -217,6 +234,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, 0, msg)
 		return
 	}
+	s.remember(req.prompt)
 	c := completion{
 		id:      fmt.Sprintf("chatcmpl-llmtest-%d", seq),
 		model:   req.Model,

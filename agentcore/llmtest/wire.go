@@ -156,14 +156,19 @@ func validate(req Request) string {
 	return ""
 }
 
-// usageFor counts words as tokens, so usage is deterministic and non-zero.
-func usageFor(req Request, r Reply) map[string]int {
+// usageFor counts words as tokens, so usage is deterministic and non-zero;
+// the request's CachedTokens are reported as prompt_tokens_details, as
+// OpenAI does, within prompt_tokens.
+func usageFor(req Request, r Reply) map[string]any {
 	in := 0
 	for _, m := range req.Messages {
-		in += len(strings.Fields(m.Content)) + 1
+		in += messageTokens(m)
 	}
 	out := len(strings.Fields(r.Text)) + len(r.ToolCalls)
-	return map[string]int{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}
+	return map[string]any{
+		"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out,
+		"prompt_tokens_details": map[string]int{"cached_tokens": req.CachedTokens},
+	}
 }
 
 // completion renders one reply on the wire.
@@ -172,7 +177,7 @@ type completion struct {
 	model   string
 	created int64
 	reply   Reply
-	usage   map[string]int
+	usage   map[string]any
 }
 
 func (c completion) finishReason() string {
