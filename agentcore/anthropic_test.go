@@ -35,6 +35,7 @@ type anthServer struct {
 	mu      sync.Mutex
 	replies []anthReply
 	bodies  []map[string]any
+	raws    [][]byte // the bodies as sent
 	headers []http.Header
 }
 
@@ -58,6 +59,7 @@ func (s *anthServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
+	s.raws = append(s.raws, raw)
 	s.headers = append(s.headers, r.Header.Clone())
 	if len(s.replies) == 0 {
 		s.mu.Unlock()
@@ -99,7 +101,8 @@ func (s *anthServer) serve(w http.ResponseWriter, r *http.Request) {
 
 // anthStream is the stream of events in which the API sends msg (an
 // anthMessage): text in pieces of a few characters, tool input in pieces
-// of its JSON, input tokens at the start and output tokens at the end.
+// of its JSON, input (and cache) tokens at the start and output tokens at
+// the end.
 func anthStream(msg map[string]any) []map[string]any {
 	usage, _ := msg["usage"].(map[string]any)
 	start := map[string]any{}
@@ -107,7 +110,13 @@ func anthStream(msg map[string]any) []map[string]any {
 		start[k] = v
 	}
 	start["content"], start["stop_reason"] = []any{}, nil
-	start["usage"] = map[string]any{"input_tokens": usage["input_tokens"], "output_tokens": 1}
+	startUsage := map[string]any{"output_tokens": 1}
+	for k, v := range usage {
+		if k != "output_tokens" {
+			startUsage[k] = v
+		}
+	}
+	start["usage"] = startUsage
 	events := []map[string]any{{"type": "message_start", "message": start}, {"type": "ping"}}
 	blocks, _ := msg["content"].([]map[string]any)
 	for i, b := range blocks {
@@ -151,6 +160,13 @@ func pieces(s string, n int) []string {
 		r = r[k:]
 	}
 	return out
+}
+
+// rawRequests returns the request bodies as they were sent.
+func (s *anthServer) rawRequests() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.raws...)
 }
 
 func (s *anthServer) requests() []map[string]any {
