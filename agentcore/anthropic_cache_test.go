@@ -53,7 +53,9 @@ func cachePaths(t *testing.T, body any) []string {
 func TestAnthropicCacheBreakpoints(t *testing.T) {
 	toolSpecs := []tools.Spec{{Name: "a_tool", Description: "first"}, {Name: "b_tool", Description: "second"}}
 	user := func(text string) agentcore.Message { return agentcore.Message{Role: agentcore.RoleUser, Content: text} }
-	said := func(text string) agentcore.Message { return agentcore.Message{Role: agentcore.RoleAssistant, Content: text} }
+	said := func(text string) agentcore.Message {
+		return agentcore.Message{Role: agentcore.RoleAssistant, Content: text}
+	}
 	call := agentcore.Message{Role: agentcore.RoleAssistant, ToolCalls: []agentcore.ToolCall{
 		{ID: "t1", Name: "a_tool", Arguments: json.RawMessage(`{}`)}, {ID: "t2", Name: "b_tool", Arguments: json.RawMessage(`{}`)},
 	}}
