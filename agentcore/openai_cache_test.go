@@ -6,7 +6,12 @@ import (
 	"net/http"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 )
 
 // prompt_tokens include the cached_tokens of prompt_tokens_details:
@@ -67,5 +72,39 @@ func TestOpenAICachedTokensFromTheFake(t *testing.T) {
 	if got := s.Requests()[1].CachedTokens; got == 0 || second.Usage.CacheReadTokens != got || second.Usage.CacheReadTokens != first.Usage.InputTokens {
 		t.Fatalf("second call: %+v (server cached %d), want the first call's %d input tokens read from the cache",
 			second.Usage, got, first.Usage.InputTokens)
+	}
+}
+
+// A traced model call counts cached input within gen_ai.usage.input_tokens,
+// as the GenAI conventions do, and names the cache reads apart.
+func TestTracedCallCountsCachedInput(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	a := prefixAgent(t, llm)
+	a.Tracer = tp.Tracer("test")
+	run(t, a, "a/traced:1", "hello")
+	second := run(t, a, "a/traced:1", "again")
+
+	var last map[attribute.Key]attribute.Value
+	for _, s := range exp.GetSpans() {
+		if s.Name == "llm.chat" {
+			last = map[attribute.Key]attribute.Value{}
+			for _, kv := range s.Attributes {
+				last[kv.Key] = kv.Value
+			}
+		}
+	}
+	u := second.Usage
+	if u.CacheReadTokens == 0 {
+		t.Fatalf("second run's usage %+v: nothing cached", u)
+	}
+	if got := last["gen_ai.usage.input_tokens"].AsInt64(); got != int64(u.InputTokens+u.CacheReadTokens) {
+		t.Errorf("input_tokens = %d, want %d uncached + %d cached", got, u.InputTokens, u.CacheReadTokens)
+	}
+	if got := last["gen_ai.usage.cache_read.input_tokens"].AsInt64(); got != int64(u.CacheReadTokens) {
+		t.Errorf("cache_read.input_tokens = %d, want %d", got, u.CacheReadTokens)
 	}
 }

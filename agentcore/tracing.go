@@ -29,8 +29,13 @@ func (a *Agent) chat(ctx context.Context, req Request, onText func(string)) (Res
 		span.SetStatus(codes.Error, err.Error())
 		return resp, withModel(err, req.Model)
 	}
-	span.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", resp.Usage.InputTokens),
-		attribute.Int("gen_ai.usage.output_tokens", resp.Usage.OutputTokens),
+	// The GenAI conventions count cached input within input_tokens, where
+	// Usage counts it apart.
+	u := resp.Usage
+	span.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens),
+		attribute.Int("gen_ai.usage.cache_read.input_tokens", u.CacheReadTokens),
+		attribute.Int("gen_ai.usage.cache_creation.input_tokens", u.CacheWriteTokens),
+		attribute.Int("gen_ai.usage.output_tokens", u.OutputTokens),
 		attribute.Int("gen_ai.response.tool_calls", len(resp.ToolCalls)),
 		attribute.String("gen_ai.response.model", cmp.Or(resp.Model, req.Model)))
 	return resp, nil
