@@ -175,12 +175,16 @@ func (a *Agent) maxIterations(in RunInput) int {
 	return maxIter
 }
 
-// window loads the session's newest messages (HistoryLimit), starting at a
-// user message so no window begins with orphaned tool results.
+// window loads the session's newest messages (HistoryLimit, let go in
+// steps: steppedWindow), starting at a user message so no window begins
+// with orphaned tool results.
 func (a *Agent) window(ctx context.Context, session string) ([]Message, error) {
 	msgs, err := a.History.Load(ctx, session, a.HistoryLimit)
 	if err != nil {
 		return nil, fmt.Errorf("load history: %w", err)
+	}
+	if w := steppedWindow(msgs, a.HistoryLimit); len(trimToUserTurn(w)) > 0 {
+		msgs = w
 	}
 	if w := trimToUserTurn(msgs); len(w) == 0 && len(msgs) > 0 && a.HistoryLimit > 0 {
 		// The window holds only one long tool sequence: widen it.

@@ -164,3 +164,37 @@ func TestOpenAIPromptPrefixStaysTheSame(t *testing.T) {
 		t.Fatalf("usage: first run %+v, second %+v; want cache reads growing with the conversation", first.Usage, second.Usage)
 	}
 }
+
+// A conversation longer than HistoryLimit lets its oldest messages go in
+// steps: the calls between two steps start with the same messages, and
+// their input is read from the cache, where a window sliding by each
+// message would change its start every call.
+func TestLongConversationKeepsItsStartBetweenSteps(t *testing.T) {
+	llm := llmtest.NewServer()
+	t.Cleanup(llm.Close)
+	a := prefixAgent(t, llm)
+	a.HistoryLimit = 16 // steps of 4 messages: every second turn
+	for i := range 16 {
+		run(t, a, "a/long:1", fmt.Sprint("turn ", i))
+	}
+	reqs := llm.Requests()
+	kept := 0
+	for i, r := range reqs {
+		shown := len(r.Messages) - 1 // the system prompt
+		if i < 8 {
+			continue // the window is not full yet
+		}
+		if shown > 16 || shown < 16-4 {
+			t.Fatalf("call %d shows %d messages, want 12 to 16", i+1, shown)
+		}
+		if r.Messages[1].Content == reqs[i-1].Messages[1].Content {
+			kept++
+			if r.CachedTokens == 0 {
+				t.Fatalf("call %d starts as the one before and nothing was cached", i+1)
+			}
+		}
+	}
+	if kept < 4 {
+		t.Fatalf("%d of the last 8 calls started as the one before, want every second", kept)
+	}
+}
