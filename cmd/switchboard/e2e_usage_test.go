@@ -44,7 +44,7 @@ func TestE2EUsage(t *testing.T) {
 	ctx := testCtx(t, 3*time.Minute)
 	tg, llm := fakes(t)
 	dir := t.TempDir()
-	writeConfig(t, dir, "llm:\n  prices: {\"test-model\": {input: 1.5, output: 6}}\n")
+	writeConfig(t, dir, "llm:\n  prices: {\"test-model\": {input: 1.5, output: 6, cache_read: 0.375}}\n")
 	addr := freeAddr(t)
 	env := externalEnv(t, tg, llm, addr)
 	env["SWITCHBOARD_ADMINS"] = "telegram:77"
@@ -75,14 +75,20 @@ func TestE2EUsage(t *testing.T) {
 	if a.Calls != 2 || b.Calls != 1 || a.InputTokens == 0 || a.OutputTokens == 0 || a.CostDollars == nil || b.CostDollars == nil {
 		t.Fatalf("usage by identity = %+v", rows)
 	}
-	wantCost := (float64(a.InputTokens)*1.5 + float64(a.OutputTokens)*6) / 1e6
+	// The chat's later calls start with its earlier messages, which the
+	// model fake's prompt cache serves.
+	if a.CacheReadTokens == 0 || b.CacheReadTokens == 0 {
+		t.Fatalf("usage by identity = %+v, want cache reads for both", rows)
+	}
+	wantCost := (float64(a.InputTokens)*1.5 + float64(a.OutputTokens)*6 + float64(a.CacheReadTokens)*0.375) / 1e6
 	// Each call's cost is recorded in whole microdollars.
 	if d, slack := *a.CostDollars-wantCost, 1e-6*float64(a.Calls)+1e-9; d > slack || d < -slack {
 		t.Errorf("telegram:78 cost = %v, want %v", *a.CostDollars, wantCost)
 	}
 	mine := func(r usageRow) string {
-		return fmt.Sprintf("You, today (UTC): %s tokens (in %s, out %s, cache read 0, cache write 0) · 0%% of input from cache · $%.4f · %d call",
-			thousands(r.all()), thousands(r.InputTokens), thousands(r.OutputTokens), *r.CostDollars, r.Calls)
+		share := 100 * float64(r.CacheReadTokens) / float64(r.InputTokens+r.CacheReadTokens)
+		return fmt.Sprintf("You, today (UTC): %s tokens (in %s, out %s, cache read %s, cache write 0) · %.0f%% of input from cache · $%.4f · %d call",
+			thousands(r.all()), thousands(r.InputTokens), thousands(r.OutputTokens), thousands(r.CacheReadTokens), share, *r.CostDollars, r.Calls)
 	}
 	chat := fmt.Sprintf("This chat, today (UTC): %s tokens", thousands(a.all()+b.all()))
 
