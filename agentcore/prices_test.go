@@ -15,9 +15,9 @@ func TestPricesCostEveryKindAndSnapshots(t *testing.T) {
 		want  float64
 		known bool
 	}{
-		{"gpt-4.1", 2 + 4 + 1, true},
-		{"GPT-4.1-2025-04-14", 2 + 4 + 1, true},
-		{"gpt-4.1-mini-2025-04-14", 0.4 + 0.8, true},
+		{"gpt-4.1", 2 + 4 + 1 + 2, true}, // no cache_write price: the input price
+		{"GPT-4.1-2025-04-14", 2 + 4 + 1 + 2, true},
+		{"gpt-4.1-mini-2025-04-14", 0.4 + 0.8 + 0.8 + 0.4, true},
 		{"claude-x", 3 + 7.5 + 0.6 + 3.75, true},
 		{"gpt-4.10", 0, false},
 		{"other", 0, false},
