@@ -127,7 +127,7 @@ func (s *Service) requestGrant(ctx context.Context, call tools.Call, server, too
 	if subject == "" {
 		kind, subject = GrantAgent, call.Agent // a scheduled job: nobody to grant it to but the agent
 	}
-	rule, ruled := quorum.First(s.o.Rules, s.actionOf(call, server, tool), s.o.Admins)
+	rule, ruled := quorum.First(s.o.Rules, s.actionOf(call, server, tool), s.o.Approvers)
 	if !ruled {
 		rule = quorum.Rule{Quorum: 1, Approvers: s.o.Admins, SelfApprove: true}
 	}

@@ -88,12 +88,14 @@ func (f *fakeChat) requestID(t *testing.T) string {
 var call = tools.Call{Agent: "ops", UserID: "telegram:42", Channel: "telegram", ChatID: "42"}
 
 // grantService is an access service whose grants of mcp:github's tools
-// are ruled by rules; the admin is telegram:500. dev is telegram:42 and
+// are ruled by rules; the admin is telegram:500, approvals.approvers are
+// telegram:1 and telegram:2. dev is telegram:42 and
 // slack:U42, alice telegram:1 and slack:U1.
 func grantService(t *testing.T, rules ...quorum.Rule) (*access.Service, *fakeChat) {
 	t.Helper()
 	db := pgtest.Open(t, context.Background())
 	s := access.New(access.Options{Grants: db, Messages: db, Admins: []string{"telegram:500"}, Rules: rules,
+		Approvers: []string{"telegram:1", "telegram:2"},
 		People: quorum.People{"telegram:42": "dev", "slack:U42": "dev", "telegram:1": "alice", "slack:U1": "alice"},
 		ToolInfo: func(server, tool string) (string, string, []string) {
 			return "mcp_" + server + "_" + tool, "mutating", []string{"mcp", "mcp:" + server}
@@ -165,12 +167,19 @@ func TestGrantQuorum(t *testing.T) {
 	}
 }
 
-// TestGrantQuorumDeny: one approver's Deny denies a quorum request.
+// TestGrantQuorumDeny: a rule naming no approvers (matched by the
+// server's group) is decided by approvals.approvers; one Deny denies.
 func TestGrantQuorumDeny(t *testing.T) {
 	ctx := context.Background()
-	s, f := grantService(t, quorum.Rule{Tools: []string{"group:mcp:github"}, Quorum: 2, Approvers: []string{"telegram:1", "telegram:2"}})
+	s, f := grantService(t, quorum.Rule{Tools: []string{"group:mcp:github"}, Quorum: 2})
 	s.CheckGrant(ctx, call, "github", "delete_repo")
+	if len(f.asked) != 2 {
+		t.Fatalf("asked %d people; want approvals.approvers' two", len(f.asked))
+	}
 	id := f.requestID(t)
+	if got := f.press(t, s, "telegram:500", id, "a"); got != "You may not decide this." {
+		t.Errorf("an admin outside the rule's approvers: %q", got)
+	}
 	f.press(t, s, "telegram:1", id, "a")
 	if got := f.press(t, s, "telegram:2", id, "d"); got != "Denied." {
 		t.Fatalf("deny: %q", got)

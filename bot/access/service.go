@@ -54,8 +54,11 @@ type Options struct {
 	AdminChat string
 	// Rules (approvals.rules) decide, per MCP tool, its groups and class,
 	// or agent, how many people must approve a grant request and who
-	// (first match wins; empty approvers: Admins). No match: one admin.
+	// (first match wins). No match: one admin.
 	Rules []quorum.Rule
+	// Approvers (approvals.approvers) vote under a rule that names none,
+	// as they do on approvals.
+	Approvers []string
 	// People maps identities to the person they belong to, so that one
 	// person votes once and cannot approve their own request from a
 	// second account.

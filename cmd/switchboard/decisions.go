@@ -34,7 +34,7 @@ func (d *daemon) wireDecisions(allow []string) error {
 	d.access = access.New(access.Options{
 		Requests: d.st.db, Grants: d.st.db, GrantConfig: d.mcpGrants, Messages: d.st.db,
 		Admins: cfg.Admins, Allow: slices.Concat(cfg.Access.Allow, allow), AdminChat: cfg.Approvals.Chat,
-		Rules: rules, People: people, ToolInfo: d.mcpToolInfo, Logger: d.log,
+		Rules: rules, Approvers: cfg.Approvals.Approvers, People: people, ToolInfo: d.mcpToolInfo, Logger: d.log,
 	})
 	d.approvals.Attach(d.router)
 	d.access.Attach(d.router)
