@@ -105,6 +105,14 @@ func TestGrantRequestQuorum(t *testing.T) {
 	if audited != 5 { // telegram:1, :2, the winner of the race; telegram:1, :2 on the second
 		t.Fatalf("audit has %d grant votes, want 5", audited)
 	}
+	// Votes go with their request.
+	if _, err := db.Pool().Exec(ctx, `DELETE FROM grant_requests WHERE id = $1`, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM decision_votes WHERE subject_id = $1`, other.ID).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d votes outlived their request (%v)", left, err)
+	}
 }
 
 // TestGrantVoteBadInput: a vote with an unknown choice or no voter is
