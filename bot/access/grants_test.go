@@ -96,7 +96,7 @@ func grantService(t *testing.T, rules ...quorum.Rule) (*access.Service, *fakeCha
 	db := pgtest.Open(t, context.Background())
 	s := access.New(access.Options{Grants: db, Messages: db, Admins: []string{"telegram:500"}, Rules: rules,
 		Approvers: []string{"telegram:1", "telegram:2"},
-		People: quorum.People{"telegram:42": "dev", "slack:U42": "dev", "telegram:1": "alice", "slack:U1": "alice"},
+		People:    quorum.People{"telegram:42": "dev", "slack:U42": "dev", "telegram:1": "alice", "slack:U1": "alice"},
 		ToolInfo: func(server, tool string) (string, string, []string) {
 			return "mcp_" + server + "_" + tool, "mutating", []string{"mcp", "mcp:" + server}
 		}})

@@ -67,7 +67,7 @@ type Options struct {
 	// name), with its side-effect class and groups; nil: the server's own
 	// tool name, no class, groups mcp and mcp:<server>.
 	ToolInfo func(server, tool string) (name, class string, groups []string)
-	Logger    *slog.Logger
+	Logger   *slog.Logger
 }
 
 // Service decides access requests and tool grants.
@@ -109,7 +109,7 @@ func decisionButtons(kind, id string) [][]channels.Button {
 }
 
 // pressDecision handles an Approve / Deny press on something only admins
-// decide (access and grant requests): a non-admin or an unknown choice
+// decide (access requests): a non-admin or an unknown choice
 // changes nothing; every press is answered.
 func (s *Service) pressDecision(ctx context.Context, in channels.Inbound, what, id, choice string, on bool,
 	decide func(status string) (now, by string, changed bool, err error)) {
