@@ -2,12 +2,12 @@ package access
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/quorum"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -15,8 +15,10 @@ import (
 // Grants decide who may use an MCP server's tools. The config names agents
 // and people who may use a server without asking; everyone else needs a
 // grant in Postgres, which an admin gives by pressing Approve on a grant
-// request. The request is filed by the tool call that lacked the grant;
-// the call is refused meanwhile and works on the next call after approval.
+// request — or, when approvals.rules match the tool, the quorum of the
+// rule's approvers. The request is filed by the tool call that lacked the
+// grant; the call is refused meanwhile and works on the next call after
+// approval.
 
 // Grant subject kinds.
 const (
@@ -59,6 +61,15 @@ type GrantRequest struct {
 	Status      string           // StatusPending, StatusApproved, StatusDenied
 	DecidedBy   string
 	CreatedAt   time.Time
+
+	// The rule it was asked under (approvals.rules), fixed when it was
+	// opened so that every replica decides it alike.
+	Quorum int // distinct people who must approve; 0 or 1: one
+	// Approvers may vote (identities); empty: Options.Admins.
+	Approvers   []string
+	SelfApprove bool // the subject person's own vote counts
+	// Votes so far, oldest first (choices StatusApproved, StatusDenied).
+	Votes []quorum.Vote
 }
 
 // GrantStore keeps grants and grant requests (Postgres implements it).
@@ -69,10 +80,15 @@ type GrantStore interface {
 	// pending request for the tool, or one denied less than cooldown ago:
 	// then it returns that one with created=false.
 	OpenGrantRequest(ctx context.Context, r GrantRequest, cooldown time.Duration) (GrantRequest, bool, error)
-	// DecideGrantRequest decides a pending request once; approving adds the
-	// tool to the subject's grant in the same transaction. changed is false
-	// when it was decided before.
-	DecideGrantRequest(ctx context.Context, id, status, by string) (GrantRequest, bool, error)
+	// GetGrantRequest returns the request, votes included, or an error
+	// wrapping bot.ErrNotFound.
+	GetGrantRequest(ctx context.Context, id string) (GrantRequest, error)
+	// VoteGrantRequest records v on pending request id and, in the same
+	// transaction with the request row locked, decides it when v is a deny
+	// or the last approval its quorum needs; approving adds the tool to the
+	// subject's grant in that transaction too, so of concurrent last votes
+	// exactly one grants. It returns the request as it is afterwards.
+	VoteGrantRequest(ctx context.Context, id string, v quorum.Vote) (GrantRequest, quorum.Outcome, error)
 }
 
 // CheckGrant decides whether call may use tool of server: ok, or why not
@@ -111,15 +127,25 @@ func (s *Service) requestGrant(ctx context.Context, call tools.Call, server, too
 	if subject == "" {
 		kind, subject = GrantAgent, call.Agent // a scheduled job: nobody to grant it to but the agent
 	}
-	if len(s.o.Admins) == 0 && s.o.AdminChat == "" {
+	rule, ruled := quorum.First(s.o.Rules, s.actionOf(call, server, tool), s.o.Approvers)
+	if !ruled {
+		rule = quorum.Rule{Quorum: 1, Approvers: s.o.Admins, SelfApprove: true}
+	}
+	if len(rule.Approvers) == 0 && s.o.AdminChat == "" {
 		return fmt.Sprintf("%s of mcp:%s is not granted to %s and no admins are configured to ask; the operator can "+
 			"add it to mcp.servers[].grants", tool, server, subject)
 	}
-	req, created, err := s.o.Grants.OpenGrantRequest(ctx, GrantRequest{
+	open := GrantRequest{
 		ID: bot.NewID(), Server: server, Tool: tool, Agent: call.Agent, SubjectKind: kind, Subject: subject,
 		Chat:   channels.Address{Platform: call.Channel, ChatID: call.ChatID, ThreadID: call.ThreadID},
-		Status: StatusPending, CreatedAt: time.Now(),
-	}, grantDeniedCooldown)
+		Status: StatusPending, CreatedAt: time.Now(), Quorum: rule.Quorum, SelfApprove: rule.SelfApprove,
+	}
+	if ruled {
+		// Without a rule the request keeps no approver list of its own:
+		// the admins decide, as for requests made before rules.
+		open.Approvers = slices.Clone(rule.Approvers)
+	}
+	req, created, err := s.o.Grants.OpenGrantRequest(ctx, open, grantDeniedCooldown)
 	if err != nil {
 		s.o.Logger.Error("open grant request", "server", server, "tool", tool, "err", err)
 		return "could not ask the admins for access right now (storage unavailable); try again in a minute"
@@ -131,47 +157,22 @@ func (s *Service) requestGrant(ctx context.Context, call tools.Call, server, too
 		return fmt.Sprintf("access to %s of mcp:%s for %s is waiting for an admin; tell the person and try again after they decide",
 			tool, server, subject)
 	}
-	s.o.Logger.Info("grant requested", "request_id", req.ID, "server", server, "tool", tool, "subject", subject)
-	text := fmt.Sprintf("🔑 *Tool access request*\n%s wants `mcp:%s` for %s — tools: %s", call.Agent, server, subject, tool)
-	if req.Chat.Platform != "" {
-		text += "\nAsked in " + req.Chat.String()
-	}
-	for _, to := range bot.DecisionAddresses(s.o.AdminChat, s.o.Admins) {
-		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: to, Text: text, Buttons: decisionButtons(GrantButton, req.ID)},
+	s.o.Logger.Info("grant requested", "request_id", req.ID, "server", server, "tool", tool, "subject", subject, "quorum", req.Quorum)
+	for _, to := range bot.DecisionAddresses(s.o.AdminChat, s.votersOf(req)) {
+		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: to, Text: grantRequestText(req), Buttons: decisionButtons(GrantButton, req.ID)},
 			KindGrantRequest, req.ID, "approver")
 	}
 	return fmt.Sprintf("%s of mcp:%s is not granted to %s yet; I asked the admins (request %s). Tell the person, and call the "+
 		"tool again once an admin approves", tool, server, subject, req.ID)
 }
 
-// DecideGrantPress handles a press on a grant-request button.
-func (s *Service) DecideGrantPress(ctx context.Context, in channels.Inbound, id, choice string) {
-	s.pressDecision(ctx, in, "grant", id, choice, s.o.Grants != nil, func(status string) (string, string, bool, error) {
-		req, changed, err := s.o.Grants.DecideGrantRequest(ctx, id, status, in.Identity())
-		if err != nil || !changed {
-			if err != nil && !errors.Is(err, bot.ErrNotFound) {
-				s.o.Logger.Error("decide grant request", "request_id", id, "err", err)
-			}
-			return req.Status, req.DecidedBy, false, err
-		}
-		s.grantDecided(ctx, req, in.Identity())
-		return req.Status, req.DecidedBy, true, nil
-	})
-}
-
-// grantDecided edits the admins' messages and tells the asking chat once.
-func (s *Service) grantDecided(ctx context.Context, req GrantRequest, by string) {
-	s.o.Logger.Info("grant request decided", "request_id", req.ID, "server", req.Server, "tool", req.Tool, "status", req.Status, "by", by)
-	verb, tell := "Approved", fmt.Sprintf("✅ An admin granted %s of mcp:%s to %s; ask again and it will work.", req.Tool, req.Server, req.Subject)
-	if req.Status == StatusDenied {
-		verb, tell = "Denied", fmt.Sprintf("❌ An admin declined %s of mcp:%s for %s.", req.Tool, req.Server, req.Subject)
+// actionOf is what approvals.rules are matched against for a grant of
+// tool of server: the tool as the registry names it, its groups and class
+// (Options.ToolInfo), and the agent asking.
+func (s *Service) actionOf(call tools.Call, server, tool string) quorum.Action {
+	a := quorum.Action{Tool: tool, Groups: []string{"mcp", "mcp:" + server}, Agent: call.Agent}
+	if s.o.ToolInfo != nil {
+		a.Tool, a.Class, a.Groups = s.o.ToolInfo(server, tool)
 	}
-	if s.o.Messages != nil {
-		s.chat.EditDecisions(ctx, s.o.Messages, KindGrantRequest, req.ID, func(bot.DecisionMessage) string {
-			return fmt.Sprintf("%s %s `mcp:%s` (%s) for %s — %s", decidedIcon(req.Status), verb, req.Server, req.Tool, req.Subject, by)
-		})
-	}
-	if req.Chat.Platform != "" {
-		s.chat.Send(ctx, bot.OutboxMessage{To: req.Chat, Text: tell})
-	}
+	return a
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/quorum"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -28,6 +29,9 @@ type Pipeline interface {
 	AskDecision(ctx context.Context, store bot.DecisionMessages, m bot.OutboxMessage, kind, subject, role string)
 	// EditDecisions shows the outcome in every message about subject.
 	EditDecisions(ctx context.Context, store bot.DecisionMessages, kind, subject string, text func(bot.DecisionMessage) string)
+	// ShowProgress edits every message about subject to what render
+	// returns, buttons included, while it is still undecided.
+	ShowProgress(ctx context.Context, store bot.DecisionMessages, kind, subject string, render func(bot.DecisionMessage) (string, [][]channels.Button))
 }
 
 // Options configures the access feature.
@@ -48,7 +52,22 @@ type Options struct {
 	// AdminChat (platform:chat_id), when set, receives the requests
 	// instead of each admin's direct messages.
 	AdminChat string
-	Logger    *slog.Logger
+	// Rules (approvals.rules) decide, per MCP tool, its groups and class,
+	// or agent, how many people must approve a grant request and who
+	// (first match wins). No match: one admin.
+	Rules []quorum.Rule
+	// Approvers (approvals.approvers) vote under a rule that names none,
+	// as they do on approvals.
+	Approvers []string
+	// People maps identities to the person they belong to, so that one
+	// person votes once and cannot approve their own request from a
+	// second account.
+	People quorum.People
+	// ToolInfo names an MCP server's tool as rules name it (its registry
+	// name), with its side-effect class and groups; nil: the server's own
+	// tool name, no class, groups mcp and mcp:<server>.
+	ToolInfo func(server, tool string) (name, class string, groups []string)
+	Logger   *slog.Logger
 }
 
 // Service decides access requests and tool grants.
@@ -90,7 +109,7 @@ func decisionButtons(kind, id string) [][]channels.Button {
 }
 
 // pressDecision handles an Approve / Deny press on something only admins
-// decide (access and grant requests): a non-admin or an unknown choice
+// decide (access requests): a non-admin or an unknown choice
 // changes nothing; every press is answered.
 func (s *Service) pressDecision(ctx context.Context, in channels.Inbound, what, id, choice string, on bool,
 	decide func(status string) (now, by string, changed bool, err error)) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/bot/quorum"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -54,33 +55,20 @@ type Approval struct {
 	Votes []Vote
 }
 
-// Vote is one person's choice on an approval; a person votes once.
-type Vote struct {
-	// Person is the approvals.people name of whoever pressed, or their
-	// identity when it maps to nobody.
-	Person   string
-	Identity string // the account that pressed (platform:user_id)
-	Choice   string // StatusAllowedOnce, StatusAllowedAlways or StatusDenied
-	At       time.Time
-}
+// Vote is one person's choice on an approval (StatusAllowedOnce,
+// StatusAllowedAlways or StatusDenied); a person votes once.
+type Vote = quorum.Vote
 
 // VoteOutcome is what a vote did.
-type VoteOutcome int
+type VoteOutcome = quorum.Outcome
 
-// The outcomes of Store.VoteApproval.
+// The outcomes of Store.VoteApproval (see quorum.Outcome).
 const (
-	// VoteCounted: recorded; the approval still waits for more votes.
-	VoteCounted VoteOutcome = iota
-	// VoteDecided: recorded, and it decided the approval (a deny, or the
-	// quorum's last allow) in the same transaction.
-	VoteDecided
-	// VoteRepeated: this person voted before; nothing changed.
-	VoteRepeated
-	// VoteClosed: the approval was decided before; nothing changed.
-	VoteClosed
-	// VoteLate: its time is up; nothing was recorded and the caller
-	// expires it.
-	VoteLate
+	VoteCounted  = quorum.Counted
+	VoteDecided  = quorum.Decided
+	VoteRepeated = quorum.Repeated
+	VoteClosed   = quorum.Closed
+	VoteLate     = quorum.Late
 )
 
 // Store keeps approvals durable. Postgres implements it.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/quorum"
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -22,12 +23,7 @@ func approvalText(a Approval) string {
 	if len(a.Warnings) > 0 {
 		b.WriteString("\n\"Always allow\" is not offered for a command flagged dangerous.")
 	}
-	if a.Quorum > 1 {
-		fmt.Fprintf(&b, "\nNeeds %d people to allow; one Deny denies.", a.Quorum)
-		if !a.SelfApprove {
-			b.WriteString(" The requester's own press does not count.")
-		}
-	}
+	b.WriteString(quorum.Needs(a.Quorum, a.SelfApprove, "allow"))
 	b.WriteString(votesLine(a))
 	fmt.Fprintf(&b, "\nExpires at %s UTC if nobody decides.", a.ExpiresAt.UTC().Format("15:04:05"))
 	return b.String()
@@ -63,22 +59,9 @@ func escalationText(a Approval) string {
 		a.EscalateAt.Sub(a.CreatedAt).Round(time.Second)) + approvalText(a)
 }
 
-// votesLine shows a quorum request's votes so far ("1 of 2 — ✅
-// telegram:1001") on a line of its own; "" for a one-approver request,
-// whose outcome names who decided.
-func votesLine(a Approval) string {
-	if a.Quorum <= 1 {
-		return ""
-	}
-	if len(a.Votes) == 0 {
-		return fmt.Sprintf("\n0 of %d — no votes yet", a.Quorum)
-	}
-	shown := make([]string, 0, len(a.Votes))
-	for _, v := range a.Votes {
-		shown = append(shown, statusIcon(v.Choice)+" "+v.Identity)
-	}
-	return fmt.Sprintf("\n%d of %d — %s", allows(a), a.Quorum, strings.Join(shown, ", "))
-}
+// votesLine shows a quorum request's votes so far on a line of its own
+// (quorum.Line).
+func votesLine(a Approval) string { return quorum.Line(a.Votes, a.Quorum) }
 
 // votesSummary is votesLine for one-line lists (/approvals).
 func votesSummary(a Approval) string { return strings.TrimPrefix(votesLine(a), "\n") }

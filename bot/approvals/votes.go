@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/quorum"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -16,11 +17,11 @@ var ErrDangerousAlways = errors.New(`"Always allow" is not offered for a command
 
 // ErrNotApprover refuses a press by someone the approval's rule does not
 // let vote.
-var ErrNotApprover = errors.New("you may not decide this")
+var ErrNotApprover = quorum.ErrNotApprover
 
 // ErrOwnRequest refuses the requester's own vote (matched as a person,
 // whichever of their accounts pressed) when the rule does not let it count.
-var ErrOwnRequest = errors.New("you asked for this; another approver must decide")
+var ErrOwnRequest = quorum.ErrOwnRequest
 
 // Decide handles a press on an approval button: only the approval's
 // approvers vote, each person once; every press is answered.
@@ -94,16 +95,13 @@ func (s *Service) vote(ctx context.Context, id, status, by string, press bool) (
 		}
 		return Approval{}, 0, err
 	}
-	person := s.personOf(by)
-	switch {
-	case press && !s.mayVote(cur, by):
-		return cur, 0, ErrNotApprover
-	case !cur.SelfApprove && person == s.personOf(cur.Requester):
-		return cur, 0, ErrOwnRequest
-	case status == StatusAllowedAlways && len(cur.Warnings) > 0:
+	if err := quorum.People(s.o.People).Admit(s.ballotOf(cur), by, press); err != nil {
+		return cur, 0, err
+	}
+	if status == StatusAllowedAlways && len(cur.Warnings) > 0 {
 		return cur, 0, ErrDangerousAlways
 	}
-	a, outcome, err := s.o.Store.VoteApproval(ctx, id, Vote{Person: person, Identity: by, Choice: status})
+	a, outcome, err := s.o.Store.VoteApproval(ctx, id, Vote{Person: s.personOf(by), Identity: by, Choice: status})
 	if err != nil {
 		s.o.Logger.Error("vote on approval", "approval_id", id, "err", err)
 		return a, 0, err
@@ -167,12 +165,4 @@ func (s *Service) showVotes(ctx context.Context, a Approval) {
 }
 
 // allows counts a's allowing votes.
-func allows(a Approval) int {
-	n := 0
-	for _, v := range a.Votes {
-		if v.Choice != StatusDenied {
-			n++
-		}
-	}
-	return n
-}
+func allows(a Approval) int { return quorum.Allows(a.Votes) }

@@ -7,6 +7,9 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/access"
 	"github.com/switchboard-chat/switchboard/bot/approvals"
+	"github.com/switchboard-chat/switchboard/bot/quorum"
+	"github.com/switchboard-chat/switchboard/tools"
+	"github.com/switchboard-chat/switchboard/tools/mcp"
 )
 
 // newApprovals makes the approval service. It exists before the router:
@@ -27,9 +30,11 @@ func newApprovals(d *daemon) *approvals.Service {
 // identities allowed regardless of access mode, as for the router.
 func (d *daemon) wireDecisions(allow []string) error {
 	cfg := d.cfg
+	rules, people := quorum.FromConfig(cfg.Approvals)
 	d.access = access.New(access.Options{
 		Requests: d.st.db, Grants: d.st.db, GrantConfig: d.mcpGrants, Messages: d.st.db,
-		Admins: cfg.Admins, Allow: slices.Concat(cfg.Access.Allow, allow), AdminChat: cfg.Approvals.Chat, Logger: d.log,
+		Admins: cfg.Admins, Allow: slices.Concat(cfg.Access.Allow, allow), AdminChat: cfg.Approvals.Chat,
+		Rules: rules, Approvers: cfg.Approvals.Approvers, People: people, ToolInfo: d.mcpToolInfo, Logger: d.log,
 	})
 	d.approvals.Attach(d.router)
 	d.access.Attach(d.router)
@@ -45,4 +50,15 @@ func (d *daemon) wireDecisions(allow []string) error {
 		}
 	}
 	return nil
+}
+
+// mcpToolInfo names tool of MCP server as approvals.rules name it (its
+// registry name), with its side-effect class and groups, for grant
+// requests; a tool not bridged (any more) keeps the server's groups.
+func (d *daemon) mcpToolInfo(server, tool string) (name, class string, groups []string) {
+	name = mcp.ToolName(server, tool)
+	if t, ok := d.tools.Get(name); ok {
+		return name, t.SideEffect().String(), tools.GroupsOf(t)
+	}
+	return name, "", []string{"mcp", "mcp:" + server}
 }

@@ -2,10 +2,8 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,12 +17,8 @@ const (
 	ActionApprovalEscalated = "approval.escalated"
 )
 
-// votesCol reads an approval's votes, oldest first, as one JSON array; it
-// names the approvals table, so it works in SELECT, INSERT … RETURNING and
-// UPDATE … RETURNING on it alike.
-const votesCol = `coalesce((SELECT json_agg(json_build_object('person', v.person, 'identity', v.identity,
-		'choice', v.choice, 'at', v.at) ORDER BY v.at, v.person)
-	FROM approval_votes v WHERE v.approval_id = approvals.id), '[]'::json)`
+// votesCol reads an approval's votes (votesOf).
+var votesCol = votesOf(approvals.Kind, "approvals.id")
 
 // maxEscalations bounds one DueEscalations call.
 const maxEscalations = 200
@@ -87,34 +81,21 @@ func vote(ctx context.Context, tx pgx.Tx, id string, v approvals.Vote) (approval
 	case late:
 		return approvals.VoteLate, nil
 	}
-	tag, err := tx.Exec(ctx, `INSERT INTO approval_votes (approval_id, person, identity, choice) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (approval_id, person) DO NOTHING`, id, storable(v.Person), storable(v.Identity), v.Choice)
-	if err != nil {
-		return 0, err
-	}
-	if tag.RowsAffected() == 0 {
-		return approvals.VoteRepeated, nil
-	}
-	if err := writeAudit(ctx, tx, AuditEntry{Actor: v.Identity, Action: ActionApprovalVoted,
-		SubjectKind: approvals.Kind, SubjectID: id, Detail: map[string]any{"choice": v.Choice, "person": v.Person}}); err != nil {
-		return 0, err
+	recorded, err := castVote(ctx, tx, approvals.Kind, id, ActionApprovalVoted, v)
+	if err != nil || !recorded {
+		return approvals.VoteRepeated, err
 	}
 	decision, by := approvals.StatusDenied, v.Identity
 	if v.Choice != approvals.StatusDenied {
-		var (
-			allows    int
-			allAlways bool
-		)
-		if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(bool_and(choice = 'allowed_always'), false),
-				coalesce(string_agg(identity, ', ' ORDER BY at, person), '')
-			FROM approval_votes WHERE approval_id = $1 AND choice <> 'denied'`, id).Scan(&allows, &allAlways, &by); err != nil {
+		t, err := tallyVotes(ctx, tx, approvals.Kind, id, approvals.StatusAllowedAlways)
+		if err != nil {
 			return 0, err
 		}
-		if allows < quorum {
+		if t.allows < quorum {
 			return approvals.VoteCounted, nil
 		}
-		decision = approvals.StatusAllowedOnce
-		if allAlways {
+		decision, by = approvals.StatusAllowedOnce, t.by
+		if t.unanimous {
 			decision = approvals.StatusAllowedAlways
 		}
 	}
@@ -160,31 +141,4 @@ func (db *DB) MarkEscalated(ctx context.Context, id string) (approvals.Approval,
 		return approvals.Approval{}, false, fmt.Errorf("escalate approval %s: %w", id, err)
 	}
 	return a, marked, nil
-}
-
-// decodeVotes reads votesCol.
-func decodeVotes(raw []byte) ([]approvals.Vote, error) {
-	var rows []struct {
-		Person   string    `json:"person"`
-		Identity string    `json:"identity"`
-		Choice   string    `json:"choice"`
-		At       time.Time `json:"at"`
-	}
-	if err := json.Unmarshal(raw, &rows); err != nil {
-		return nil, fmt.Errorf("decode approval votes: %w", err)
-	}
-	var out []approvals.Vote
-	for _, r := range rows {
-		out = append(out, approvals.Vote{Person: r.Person, Identity: r.Identity, Choice: r.Choice, At: r.At})
-	}
-	return out, nil
-}
-
-// nilIfEmpty returns nil for an empty list, so a stored empty array reads
-// back as a Go nil slice.
-func nilIfEmpty(list []string) []string {
-	if len(list) == 0 {
-		return nil
-	}
-	return list
 }

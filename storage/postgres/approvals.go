@@ -17,7 +17,7 @@ var _ approvals.Store = (*DB)(nil)
 const maxPendingApprovals = 200
 
 // approvalCols are the columns scanApproval reads, in order.
-const approvalCols = `id, tool, command, cwd, pattern, agent, coalesce(session_key, ''),
+var approvalCols = `id, tool, command, cwd, pattern, agent, coalesce(session_key, ''),
 	coalesce(tool_call_id, ''), requester, platform, chat_id, thread_id, status, decided_by,
 	created_at, expires_at, decided_at, warnings, quorum, approvers, self_approve, escalate_at,
 	escalate_to, escalated_at, ` + votesCol

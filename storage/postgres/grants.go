@@ -13,13 +13,24 @@ import (
 
 var _ access.GrantStore = (*DB)(nil)
 
-const grantRequestCols = `id, server, tool, agent, subject_kind, subject, platform, chat_id, thread_id, status,
-	coalesce(decided_by, ''), created_at`
+// grantRequestCols are a grant request's columns, its votes included; they
+// name the grant_requests table (votesOf).
+var grantRequestCols = `id, server, tool, agent, subject_kind, subject, platform, chat_id, thread_id, status,
+	coalesce(decided_by, ''), created_at, quorum, approvers, self_approve, ` + votesOf(access.KindGrantRequest, "grant_requests.id")
 
 func scanGrantRequest(row pgx.Row) (access.GrantRequest, error) {
-	var r access.GrantRequest
+	var (
+		r     access.GrantRequest
+		votes []byte
+	)
 	err := row.Scan(&r.ID, &r.Server, &r.Tool, &r.Agent, &r.SubjectKind, &r.Subject,
-		&r.Chat.Platform, &r.Chat.ChatID, &r.Chat.ThreadID, &r.Status, &r.DecidedBy, &r.CreatedAt)
+		&r.Chat.Platform, &r.Chat.ChatID, &r.Chat.ThreadID, &r.Status, &r.DecidedBy, &r.CreatedAt,
+		&r.Quorum, &r.Approvers, &r.SelfApprove, &votes)
+	if err != nil {
+		return r, err
+	}
+	r.Approvers = nilIfEmpty(r.Approvers)
+	r.Votes, err = decodeVotes(votes)
 	return r, err
 }
 
@@ -70,12 +81,13 @@ func (db *DB) OpenGrantRequest(ctx context.Context, r access.GrantRequest, coold
 				return err
 			}
 			out, err = scanGrantRequest(tx.QueryRow(ctx, `INSERT INTO grant_requests
-					(id, server, tool, agent, subject_kind, subject, platform, chat_id, thread_id)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+					(id, server, tool, agent, subject_kind, subject, platform, chat_id, thread_id, quorum, approvers, self_approve)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 				ON CONFLICT (server, tool, subject_kind, subject) WHERE status = 'pending' DO NOTHING
 				RETURNING `+grantRequestCols,
 				storable(r.ID), storable(r.Server), storable(r.Tool), storable(r.Agent), r.SubjectKind, storable(r.Subject),
-				storable(r.Chat.Platform), storable(r.Chat.ChatID), storable(r.Chat.ThreadID)))
+				storable(r.Chat.Platform), storable(r.Chat.ChatID), storable(r.Chat.ThreadID),
+				max(r.Quorum, 1), storableList(r.Approvers), r.SelfApprove))
 			if errors.Is(err, pgx.ErrNoRows) { // a concurrent open won; it has committed by now
 				out, err = scanGrantRequest(tx.QueryRow(ctx, `SELECT `+grantRequestCols+` FROM grant_requests
 					WHERE server = $1 AND tool = $2 AND subject_kind = $3 AND subject = $4 AND status = 'pending'`,
@@ -97,44 +109,52 @@ func (db *DB) OpenGrantRequest(ctx context.Context, r access.GrantRequest, coold
 	return out, created, nil
 }
 
-// DecideGrantRequest implements access.GrantStore: approving adds the tool to
-// the subject's grant (creating it) in the decision's transaction.
+// DecideGrantRequest decides pending request id once, by a trusted caller
+// (tests, tools), whatever its quorum; approving adds the tool to the
+// subject's grant in the same transaction. changed is false when it was
+// decided before.
 func (db *DB) DecideGrantRequest(ctx context.Context, id, status, by string) (access.GrantRequest, bool, error) {
 	if status != access.StatusApproved && status != access.StatusDenied {
 		return access.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %q is not a decision", id, status)
 	}
-	get := func(ctx context.Context) (access.GrantRequest, error) {
-		return getByID(ctx, db, "grant request", `SELECT `+grantRequestCols+` FROM grant_requests WHERE id = $1`, id, scanGrantRequest)
-	}
+	get := func(ctx context.Context) (access.GrantRequest, error) { return db.getGrantRequest(ctx, id) }
 	r, decided, err := decideRetried(ctx, db,
 		func(tx pgx.Tx) (access.GrantRequest, error) {
 			return scanGrantRequest(tx.QueryRow(ctx, `UPDATE grant_requests
 					SET status = $2, decided_by = $3, decided_at = now()
 					WHERE id = $1 AND status = 'pending' RETURNING `+grantRequestCols, id, status, storable(by)))
 		},
-		func(tx pgx.Tx, r access.GrantRequest) error {
-			if status == access.StatusApproved {
-				// Add the tool to the grant; a grant that allows every
-				// tool (empty allow) stays so; a deny of it is lifted.
-				if _, err := tx.Exec(ctx, `INSERT INTO tool_grants (server, subject_kind, subject, allow, granted_by)
-						VALUES ($1, $2, $3, ARRAY[$4::text], $5)
-						ON CONFLICT (server, subject_kind, subject) DO UPDATE SET
-							allow = CASE WHEN cardinality(tool_grants.allow) = 0 OR $4 = ANY(tool_grants.allow)
-							             THEN tool_grants.allow ELSE tool_grants.allow || $4::text END,
-							deny = array_remove(tool_grants.deny, $4::text),
-							granted_by = $5, updated_at = now()`,
-					r.Server, r.SubjectKind, r.Subject, r.Tool, storable(by)); err != nil {
-					return err
-				}
-			}
-			return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "grant.decided",
-				SubjectKind: access.KindGrantRequest, SubjectID: id,
-				Detail: map[string]any{"status": status, "server": r.Server, "tool": r.Tool, "subject": r.Subject}})
-		}, get)
+		func(tx pgx.Tx, r access.GrantRequest) error { return grantDecided(ctx, tx, r, by, nil) }, get)
 	if err != nil {
 		return access.GrantRequest{}, false, fmt.Errorf("decide grant request %s: %w", id, err)
 	}
 	return r, decided, nil
+}
+
+// grantDecided is what deciding request r does inside the decision's
+// transaction: approving adds the tool to the subject's grant, and the
+// decision is audited.
+func grantDecided(ctx context.Context, tx pgx.Tx, r access.GrantRequest, by string, detail map[string]any) error {
+	if r.Status == access.StatusApproved {
+		// Add the tool to the grant; a grant that allows every tool (empty
+		// allow) stays so; a deny of it is lifted.
+		if _, err := tx.Exec(ctx, `INSERT INTO tool_grants (server, subject_kind, subject, allow, granted_by)
+				VALUES ($1, $2, $3, ARRAY[$4::text], $5)
+				ON CONFLICT (server, subject_kind, subject) DO UPDATE SET
+					allow = CASE WHEN cardinality(tool_grants.allow) = 0 OR $4 = ANY(tool_grants.allow)
+					             THEN tool_grants.allow ELSE tool_grants.allow || $4::text END,
+					deny = array_remove(tool_grants.deny, $4::text),
+					granted_by = $5, updated_at = now()`,
+			r.Server, r.SubjectKind, r.Subject, r.Tool, storable(by)); err != nil {
+			return err
+		}
+	}
+	d := map[string]any{"status": r.Status, "server": r.Server, "tool": r.Tool, "subject": r.Subject}
+	for k, v := range detail {
+		d[k] = v
+	}
+	return writeAudit(ctx, tx, AuditEntry{Actor: by, Action: "grant.decided",
+		SubjectKind: access.KindGrantRequest, SubjectID: r.ID, Detail: d})
 }
 
 // ListGrants lists every grant, by server and subject.

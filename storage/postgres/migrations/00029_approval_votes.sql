@@ -16,19 +16,35 @@ ALTER TABLE approvals
 CREATE INDEX approvals_escalation_due_idx ON approvals (escalate_at)
     WHERE status = 'pending' AND escalated_at IS NULL AND escalate_at IS NOT NULL;
 
--- One vote per person on an approval: a person mapped to several
--- identities (approvals.people) votes once, whichever account presses.
-CREATE TABLE approval_votes (
-    approval_id text        NOT NULL REFERENCES approvals (id) ON DELETE CASCADE,
-    person      text        NOT NULL CHECK (person <> ''),
-    identity    text        NOT NULL CHECK (identity <> ''),
-    choice      text        NOT NULL CHECK (choice IN ('allowed_once', 'allowed_always', 'denied')),
-    at          timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (approval_id, person)
+-- One vote per person on a request that people decide with buttons (kind
+-- names the feature: 'approval', 'grant_request'; subject_id is its row's
+-- id): a person mapped to several identities (approvals.people) votes
+-- once, whichever account presses. Votes go with their request: deleting
+-- a request deletes its votes (the triggers below and in later migrations).
+CREATE TABLE decision_votes (
+    kind       text        NOT NULL CHECK (kind <> ''),
+    subject_id text        NOT NULL CHECK (subject_id <> ''),
+    person     text        NOT NULL CHECK (person <> ''),
+    identity   text        NOT NULL CHECK (identity <> ''),
+    choice     text        NOT NULL CHECK (choice IN ('allowed_once', 'allowed_always', 'approved', 'denied')),
+    at         timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (kind, subject_id, person)
 );
 
+-- +goose StatementBegin
+CREATE FUNCTION delete_approval_votes() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM decision_votes WHERE kind = 'approval' AND subject_id = OLD.id;
+    RETURN OLD;
+END $$;
+-- +goose StatementEnd
+CREATE TRIGGER approvals_delete_votes AFTER DELETE ON approvals
+    FOR EACH ROW EXECUTE FUNCTION delete_approval_votes();
+
 -- +goose Down
-DROP TABLE approval_votes;
+DROP TRIGGER approvals_delete_votes ON approvals;
+DROP FUNCTION delete_approval_votes();
+DROP TABLE decision_votes;
 DROP INDEX approvals_escalation_due_idx;
 ALTER TABLE approvals
     DROP COLUMN escalated_at,
