@@ -83,6 +83,10 @@ type Config struct {
 	// UnknownEnv lists SWITCHBOARD_* environment variables that match no
 	// key (likely typos), for doctor to warn about.
 	UnknownEnv []string `mapstructure:"-"`
+	// Warnings are findings of Load that do not stop serve (media.keep
+	// and retention.media both set, and differently), for doctor and the
+	// start-up log.
+	Warnings []string `mapstructure:"-"`
 }
 
 // Database configures Postgres.
@@ -462,6 +466,7 @@ func Defaults() Config {
 		Conversation: Conversation{Queue: "steer", Stream: true},
 		Media:        Media{MaxBytes: 20_000_000, Keep: 30 * 24 * time.Hour, TTS: MediaTTS{Voice: "alloy"}},
 		Handoff:      Handoff{TTL: 24 * time.Hour},
+		Retention:    Retention{Media: 30 * 24 * time.Hour},
 		Subagents:    Subagents{MaxConcurrent: 8, MaxDepth: 1, MaxChildren: 5, ArchiveAfter: time.Hour},
 		Log:          Log{Level: "info", Format: "text"},
 	}

@@ -92,6 +92,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	c.File = file
 	c.UnknownEnv = unknownEnv
+	c.resolveMediaRetention(func(key string) bool { return setOutsideDefaults(v, environ, key) })
 	if len(p) > 0 {
 		return &c, p
 	}
@@ -335,6 +336,11 @@ func decodeHook() mapstructure.DecodeHookFunc {
 				reflect.Float32, reflect.Float64:
 				if from == durationType {
 					return data, nil
+				}
+				// A bare 0 needs no unit: it is the same length in all of
+				// them, and retention's keys say "keep" with it.
+				if reflect.ValueOf(data).IsZero() {
+					return time.Duration(0), nil
 				}
 				return nil, fmt.Errorf("%v has no unit: write a duration such as 90s, 2m or 30d", data)
 			}

@@ -221,7 +221,7 @@ func newDaemonLogged(cfg *config.Config, logOut io.Writer) *daemon {
 		d.log = d.log.With("replica", cfg.Replica)
 	}
 	redis.RouteLibraryLogs(d.log)
-	for _, w := range cfg.EnvWarnings() {
+	for _, w := range append(cfg.EnvWarnings(), cfg.Warnings...) {
 		d.log.Warn(w)
 	}
 	if w := modelWarning(cfg); w != "" {

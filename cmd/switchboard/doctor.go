@@ -44,6 +44,9 @@ func doctor(ctx context.Context, cfgFile string, out, logOut io.Writer) error {
 	for _, w := range cfg.EnvWarnings() {
 		fmt.Fprintf(out, "WARN env: %s\n", w)
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(out, "WARN config: %s\n", w)
+	}
 	scrub := newScrubber(cfg)
 	// What the libraries log themselves (go-redis's failed dials) goes
 	// through the one logger, at debug level, not onto the report.
