@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/bot/audit"
 )
 
 // Audit actions written by the approval and access stores.
@@ -28,15 +29,10 @@ const (
 	SubjectIdentity = "identity"
 )
 
-// AuditEntry is one record of the audit log.
-type AuditEntry struct {
-	At          time.Time
-	Actor       string // platform:user_id, or "system"
-	Action      string // e.g. "approval.decided"
-	SubjectKind string // e.g. "approval"
-	SubjectID   string
-	Detail      map[string]any
-}
+// AuditEntry is one record of the audit log (audit.Entry).
+type AuditEntry = audit.Entry
+
+var _ audit.Store = (*DB)(nil)
 
 // Audit returns the newest limit entries of the audit log, newest first.
 func (db *DB) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {

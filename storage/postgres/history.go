@@ -30,8 +30,9 @@ type storedToolCall struct {
 // messageCols are the columns collectMessages reads.
 const messageCols = `role, content, tool_calls, tool_call_id, tool_name, is_error, coalesce(external_id, ''), seq, images`
 
-// Load returns the messages of session in order: the newest limit of them
-// when limit > 0, else all. An unknown session has no messages.
+// Load returns the messages of session after its /reset mark, in order:
+// the newest limit of them when limit > 0, else all. An unknown session
+// has no messages.
 func (db *DB) Load(ctx context.Context, session string, limit int) ([]agentcore.Message, error) {
 	msgs, err := retryValue(ctx, func(ctx context.Context) ([]agentcore.Message, error) {
 		var (
@@ -40,10 +41,12 @@ func (db *DB) Load(ctx context.Context, session string, limit int) ([]agentcore.
 		)
 		if limit > 0 {
 			rows, err = db.pool.Query(ctx, `SELECT `+messageCols+` FROM (
-					SELECT * FROM messages WHERE session_key = $1 ORDER BY seq DESC LIMIT $2
+					SELECT * FROM messages WHERE session_key = $1 AND seq > `+resetMark+`
+					ORDER BY seq DESC LIMIT $2
 				) newest ORDER BY seq`, session, limit)
 		} else {
-			rows, err = db.pool.Query(ctx, `SELECT `+messageCols+` FROM messages WHERE session_key = $1 ORDER BY seq`, session)
+			rows, err = db.pool.Query(ctx, `SELECT `+messageCols+` FROM messages
+				WHERE session_key = $1 AND seq > `+resetMark+` ORDER BY seq`, session)
 		}
 		if err != nil {
 			return nil, err

@@ -96,12 +96,14 @@ func (r *mediaReader) Close() error {
 	return r.tx.Rollback(ctx)
 }
 
+// mediaPruneLimit is how many attachments one pruning statement deletes:
+// each unlinks a large object, so a statement stays short.
+const mediaPruneLimit = 1000
+
 // PruneMedia deletes the attachments stored (or last sent again) before
-// olderThan; the table's trigger unlinks their large objects.
+// olderThan, oldest first, mediaPruneLimit per statement; the table's
+// trigger unlinks their large objects.
 func (db *DB) PruneMedia(ctx context.Context, olderThan time.Time) (int, error) {
-	tag, err := db.pool.Exec(ctx, `DELETE FROM media WHERE created_at < $1`, olderThan)
-	if err != nil {
-		return 0, fmt.Errorf("prune media: %w", err)
-	}
-	return int(tag.RowsAffected()), nil
+	return pagedDelete(ctx, db, "media", `DELETE FROM media WHERE sha256 IN (
+		SELECT sha256 FROM media WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, olderThan, mediaPruneLimit)
 }
