@@ -3,16 +3,19 @@ package main
 import (
 	"fmt"
 
+	"github.com/switchboard-chat/switchboard/bot/audit"
 	"github.com/switchboard-chat/switchboard/bot/contextfiles"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/modelswitch"
+	"github.com/switchboard-chat/switchboard/bot/retention"
 	llmusage "github.com/switchboard-chat/switchboard/bot/usage"
 )
 
 // wireFeatures hooks the features into the router. Their chat commands
-// are registered in the order /help lists them: /tasks, /model, /usage, /handoff,
-// /context, /approvals, /cancel, /revoke, /tools, /jobs. allow and owner
+// are registered in the order /help lists them: /tasks, /model, /usage,
+// /reset, /forget, /audit, /handoff, /context, /approvals, /cancel,
+// /revoke, /tools, /jobs. allow and owner
 // are as for wireDecisions and wireJobs.
 func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.wireTeams(); err != nil {
@@ -23,6 +26,12 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	}
 	if err := d.router.Register(llmusage.Commands(d.usage)...); err != nil {
 		return fmt.Errorf("usage: %w", err)
+	}
+	if err := d.router.Register(retention.Commands(d.st.db, d.log)...); err != nil {
+		return fmt.Errorf("retention: %w", err)
+	}
+	if err := d.router.Register(audit.Commands(d.st.db, d.log)...); err != nil {
+		return fmt.Errorf("audit: %w", err)
 	}
 	if err := d.router.Register(handoff.Commands(d.handoff)...); err != nil {
 		return fmt.Errorf("handoff: %w", err)

@@ -151,8 +151,8 @@ func (d *daemon) startChannels(ctx context.Context, wg *sync.WaitGroup) {
 }
 
 // startBackground starts the background loops: the heartbeat, the docs
-// cache, the dispatcher, the scheduler, recovery, team mail and media
-// pruning. Those that
+// cache, the dispatcher, the scheduler, recovery, team mail and the
+// prunings of retention. Those that
 // take new work stop with chCtx; those that finish it (delivery, recovery,
 // the heartbeat) with bgCtx.
 func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGroup) {
@@ -165,7 +165,8 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	// teamMailInterval: how often every inbox is looked at for mail a crash
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
-	wg.Add(9)
+	prunings := d.prunings()
+	wg.Add(8 + len(prunings))
 	go func() { defer wg.Done(); d.live.Run(bgCtx) }() // through Drain
 	go func() { defer wg.Done(); <-up; d.st.docs.Listen(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.disp.Run(bgCtx) }()
@@ -173,7 +174,9 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	go func() { defer wg.Done(); <-up; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.approvals.RunExpiry(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.teams.RunMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
-	go func() { defer wg.Done(); <-up; d.mediaPruning().Loop(chCtx) }()
+	for _, p := range prunings {
+		go func() { defer wg.Done(); <-up; p.Loop(chCtx) }()
+	}
 	go func() { defer wg.Done(); d.router.RunStops(bgCtx) }() // a stop must reach the runs that finish after chCtx
 }
 

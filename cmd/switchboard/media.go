@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/media"
+	"github.com/switchboard-chat/switchboard/bot/retention"
 )
 
 // mediaPruneLock is the leadership of the replica that prunes media.
@@ -24,11 +25,24 @@ func (d *daemon) mediaReceiver() *media.Receiver {
 	return r
 }
 
+// prunings are the hourly passes of retention: attachments, messages and
+// the audit log, each on the one replica that takes its lock, none for a
+// period of 0 (keep).
+func (d *daemon) prunings() []bot.Pruning {
+	out := retention.Prunings(retention.PruneOptions{Store: d.st.db, Messages: d.cfg.Retention.Messages,
+		Audit: d.cfg.Retention.Audit, Logger: d.log})
+	if d.cfg.Retention.Media > 0 {
+		out = append(out, d.mediaPruning())
+	}
+	return out
+}
+
 // mediaPruning deletes the attachments stored (or sent) longer than
-// media.keep ago, hourly, on the one replica that takes its lock.
+// retention.media ago (media.keep in older files; config.Load settles
+// which).
 func (d *daemon) mediaPruning() bot.Pruning {
 	db := d.st.db
-	return bot.Pruning{What: "media", Lock: mediaPruneLock, Keep: d.cfg.Media.Keep, Every: bot.PruneEvery, Store: db,
+	return bot.Pruning{What: "media", Lock: mediaPruneLock, Keep: d.cfg.Retention.Media, Every: bot.PruneEvery, Store: db,
 		Prune: func(ctx context.Context, keep time.Duration, _ int) (int, error) {
 			return db.PruneMedia(ctx, time.Now().Add(-keep))
 		}, Log: d.log}

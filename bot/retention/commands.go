@@ -1,0 +1,102 @@
+package retention
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/channels"
+)
+
+// confirmWord is what /forget needs after it to delete: a destructive
+// command never runs from one word typed by mistake.
+const confirmWord = "confirm"
+
+// Replies of the commands.
+const (
+	forgetRefused = "Only admins can make me forget a chat; ask one of them, or /reset for a fresh start."
+	forgetUsage   = "Usage: /forget shows what this chat holds; /forget " + confirmWord + " deletes it."
+)
+
+// Commands returns /reset and /forget, answered from store; log may be
+// nil.
+func Commands(store Store, log *slog.Logger) []bot.Command {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &commands{store: store, log: log}
+	return []bot.Command{
+		{Name: "reset", Help: "a fresh start: I stop seeing this conversation's earlier messages (they are kept)", Run: c.reset},
+		{Name: "forget", Help: "admins: delete this chat's history, memory and attachments (/forget " + confirmWord + ")", Run: c.forget},
+	}
+}
+
+type commands struct {
+	store Store
+	log   *slog.Logger
+}
+
+// reset answers /reset. Anyone allowed to talk here may start afresh:
+// nothing is deleted, and the reset is audited.
+func (c *commands) reset(ctx context.Context, _ bot.Host, in channels.Inbound, _ string) string {
+	scope := in.Address().String()
+	// The mark is durable once asked for: a shutdown must not half-answer.
+	n, err := c.store.ResetScope(context.WithoutCancel(ctx), scope, in.Identity())
+	if err != nil {
+		c.log.Error("/reset failed", "chat", scope, "error", err)
+		return "Could not reset this conversation; try again."
+	}
+	if n == 0 {
+		return "Nothing to reset: this conversation has no messages yet."
+	}
+	c.log.Info("conversation reset", "chat", scope, "by", in.Identity(), "sessions", n)
+	return "Fresh start: I no longer see this conversation's earlier messages. They are kept; an admin can delete them with /forget."
+}
+
+// forget answers /forget: admins only, and only with confirmWord; without
+// it, what would go.
+func (c *commands) forget(ctx context.Context, host bot.Host, in channels.Inbound, args string) string {
+	if !host.IsAdmin(in.Identity()) {
+		return forgetRefused
+	}
+	chat := ChatKey(in.Address())
+	switch strings.TrimSpace(args) {
+	case "":
+		f, err := c.store.ChatFootprint(ctx, chat)
+		if err != nil {
+			c.log.Error("/forget could not count the chat", "chat", chat, "error", err)
+			return "Could not read this chat; try again."
+		}
+		if f.Empty() {
+			return "This chat holds nothing to forget."
+		}
+		return fmt.Sprintf("This chat holds %s. Send /forget %s to delete it all; this cannot be undone. The audit log keeps who decided what.",
+			describe(f), confirmWord)
+	case confirmWord:
+		f, err := c.store.ForgetChat(context.WithoutCancel(ctx), chat, in.Identity())
+		if err != nil {
+			c.log.Error("/forget failed", "chat", chat, "error", err)
+			return "Could not forget this chat; nothing was deleted. Try again."
+		}
+		c.log.Info("chat forgotten", "chat", chat, "by", in.Identity(),
+			"messages", f.Messages, "memory", f.Memory, "attachments", f.Attachments)
+		return "Forgotten: deleted " + describe(f) + "."
+	default:
+		return forgetUsage
+	}
+}
+
+// describe says what a Footprint counts.
+func describe(f Footprint) string {
+	return fmt.Sprintf("%s, %s and %s", plural(f.Messages, "message"), plural(f.Memory, "memory document"),
+		plural(f.Attachments, "attachment"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
