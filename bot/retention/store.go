@@ -27,8 +27,9 @@ type Store interface {
 	ResetScope(ctx context.Context, scope, actor string) (int, error)
 	// ChatFootprint counts what chat (platform:chat_id) holds.
 	ChatFootprint(ctx context.Context, chat string) (Footprint, error)
-	// ForgetChat deletes what chat holds, in one transaction audited as
-	// done by actor, and returns what went.
+	// ForgetChat deletes what chat holds, and the outbox's copies of the
+	// replies delivered to it, in one transaction audited as done by
+	// actor, and returns what went.
 	ForgetChat(ctx context.Context, chat, actor string) (Footprint, error)
 }
 

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -20,6 +21,13 @@ const chatMediaSQL = `SELECT DISTINCT img->>'sha256' FROM messages m, jsonb_arra
 	  AND NOT EXISTS (SELECT 1 FROM messages o, jsonb_array_elements(o.images) oi
 	                  WHERE o.images IS NOT NULL AND o.session_key <> ALL($1)
 	                    AND oi->>'sha256' = img->>'sha256')`
+
+// forgetRepliesSQL deletes the copies of the replies delivered to chat
+// ($1 platform, $2 chat id) that the outbox keeps for a while. Kept: those
+// still to be sent, and those an approval's or access request's message
+// is (its decision edits them; they show no conversation).
+const forgetRepliesSQL = `DELETE FROM outbox o WHERE o.platform = $1 AND o.chat_id = $2 AND o.status <> 'pending'
+	AND NOT EXISTS (SELECT 1 FROM decision_messages d WHERE d.outbox_id = o.id)`
 
 // chatDocs matches the memory documents of the chat in parameter p and
 // its threads (tools.ChatScope): "chat:<chat>" and "chat:<chat>:<thread>";
@@ -69,9 +77,15 @@ func (db *DB) ForgetChat(ctx context.Context, chat, actor string) (retention.Foo
 				return err
 			}
 		}
+		platform, chatID, _ := strings.Cut(chat, ":")
+		tag, err := tx.Exec(ctx, forgetRepliesSQL, storable(platform), storable(chatID))
+		if err != nil {
+			return err
+		}
 		return writeAudit(ctx, tx, AuditEntry{Actor: actor, Action: ActionChatForgotten, SubjectKind: SubjectChat,
 			SubjectID: chat, Detail: map[string]any{
 				"sessions": f.Sessions, "messages": f.Messages, "memory": f.Memory, "attachments": f.Attachments,
+				"replies": tag.RowsAffected(),
 				"outcome": fmt.Sprintf("deleted %d messages, %d memory documents, %d attachments", f.Messages, f.Memory, f.Attachments),
 			}})
 	})

@@ -216,6 +216,10 @@ func TestForgetChatDeletesItsHistoryMemoryAndAttachments(t *testing.T) {
 		}
 	}
 
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO outbox (platform, chat_id, text, status) VALUES
+		('telegram', '42', 'nice', 'sent'), ('telegram', '42', 'on its way', 'pending'), ('telegram', '420', 'other', 'sent')`); err != nil {
+		t.Fatal(err)
+	}
 	want := retention.Footprint{Sessions: 4, Messages: 5, Memory: 2, Attachments: 1}
 	if f, err := db.ChatFootprint(ctx, "telegram:42"); err != nil || f != want {
 		t.Fatalf("ChatFootprint = %+v, %v; want %+v", f, err, want)
@@ -253,8 +257,13 @@ func TestForgetChatDeletesItsHistoryMemoryAndAttachments(t *testing.T) {
 		t.Errorf("Append after forget = %d, %v; want seq 3", last, err)
 	}
 	wantContents(t, db, main, "again")
+	var replies int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox WHERE chat_id IN ('42', '420')`).Scan(&replies); err != nil || replies != 2 {
+		t.Errorf("outbox rows left = %d, %v; want the pending one and the other chat's", replies, err)
+	}
 	entries, err := db.Audit(ctx, 1)
-	if err != nil || len(entries) != 1 || entries[0].Action != postgres.ActionChatForgotten || entries[0].Detail["messages"] != float64(5) {
+	if err != nil || len(entries) != 1 || entries[0].Action != postgres.ActionChatForgotten ||
+		entries[0].Detail["messages"] != float64(5) || entries[0].Detail["replies"] != float64(1) {
 		t.Errorf("newest audit entry = %+v, %v; want the forget with its counts", entries, err)
 	}
 	if f, err := db.ChatFootprint(ctx, "telegram:42"); err != nil || f.Messages != 1 || f.Memory != 0 || f.Attachments != 0 {
