@@ -89,3 +89,22 @@ func copyStored(ctx context.Context, f *os.File, s Stored, src Source) error {
 	}
 	return nil
 }
+
+// RemoveInbox deletes the inbox folder of the workspace dir, with the
+// attachments put there; a workspace without one (or none at all) is left
+// as it is. The folder is removed through an os.Root of dir, so a link
+// planted as "inbox" removes only the link.
+func RemoveInbox(dir string) error {
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("media: workspace: %w", err)
+	}
+	defer root.Close()
+	if err := root.RemoveAll(inboxDir); err != nil {
+		return fmt.Errorf("media: remove %s: %w", inboxDir, err)
+	}
+	return nil
+}

@@ -105,3 +105,41 @@ func TestMediaPutInInboxStaysInTheWorkspace(t *testing.T) {
 		t.Fatalf("the link was followed out of the workspace (%v)", err)
 	}
 }
+
+func TestMediaRemoveInbox(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "workspace")
+	if err := os.MkdirAll(filepath.Join(dir, "inbox", "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"inbox/photo.jpg", "inbox/sub/x.txt", "notes.md"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := media.RemoveInbox(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "inbox")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("inbox still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.md")); err != nil {
+		t.Errorf("the agent's own file went too: %v", err)
+	}
+	// An inbox that is a link to elsewhere: only the link goes.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "keep.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "inbox")); err != nil {
+		t.Fatal(err)
+	}
+	if err := media.RemoveInbox(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "keep.txt")); err != nil {
+		t.Errorf("a file outside the workspace was removed through a link: %v", err)
+	}
+	if err := media.RemoveInbox(filepath.Join(t.TempDir(), "never-made")); err != nil {
+		t.Errorf("a workspace never made: %v", err)
+	}
+}

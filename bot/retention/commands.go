@@ -20,13 +20,23 @@ const (
 	forgetUsage   = "Usage: /forget shows what this chat holds; /forget " + confirmWord + " deletes it."
 )
 
-// Commands returns /reset and /forget, answered from store; log may be
-// nil.
-func Commands(store Store, log *slog.Logger) []bot.Command {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// Options configure Commands.
+type Options struct {
+	// Store keeps the conversations.
+	Store Store
+	// RemoveFiles, when set, deletes the copies of attachments a session
+	// left in its workspace on this replica's disk; /forget calls it for
+	// each of the chat's sessions once the database forgot them.
+	RemoveFiles func(session string) error
+	Logger      *slog.Logger
+}
+
+// Commands returns /reset and /forget.
+func Commands(o Options) []bot.Command {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &commands{store: store, log: log}
+	c := &commands{store: o.Store, removeFiles: o.RemoveFiles, log: o.Logger}
 	return []bot.Command{
 		{Name: "reset", Help: "a fresh start: I stop seeing this conversation's earlier messages (they are kept)", Run: c.reset},
 		{Name: "forget", Help: "admins: delete this chat's history, memory and attachments (/forget " + confirmWord + ")", Run: c.forget},
@@ -34,8 +44,9 @@ func Commands(store Store, log *slog.Logger) []bot.Command {
 }
 
 type commands struct {
-	store Store
-	log   *slog.Logger
+	store       Store
+	removeFiles func(session string) error
+	log         *slog.Logger
 }
 
 // reset answers /reset. Anyone allowed to talk here may start afresh:
@@ -75,17 +86,36 @@ func (c *commands) forget(ctx context.Context, host bot.Host, in channels.Inboun
 		return fmt.Sprintf("This chat holds %s. Send /forget %s to delete it all; this cannot be undone. The audit log keeps who decided what.",
 			describe(f), confirmWord)
 	case confirmWord:
-		f, err := c.store.ForgetChat(context.WithoutCancel(ctx), chat, in.Identity())
-		if err != nil {
-			c.log.Error("/forget failed", "chat", chat, "error", err)
-			return "Could not forget this chat; nothing was deleted. Try again."
-		}
-		c.log.Info("chat forgotten", "chat", chat, "by", in.Identity(),
-			"messages", f.Messages, "memory", f.Memory, "attachments", f.Attachments)
-		return "Forgotten: deleted " + describe(f) + "."
+		return c.forgetNow(context.WithoutCancel(ctx), chat, in.Identity())
 	default:
 		return forgetUsage
 	}
+}
+
+// forgetNow deletes what chat holds, as asked by actor, and says what went.
+func (c *commands) forgetNow(ctx context.Context, chat, actor string) string {
+	f, sessions, err := c.store.ForgetChat(ctx, chat, actor)
+	if err != nil {
+		c.log.Error("/forget failed", "chat", chat, "error", err)
+		return "Could not forget this chat; nothing was deleted. Try again."
+	}
+	c.log.Info("chat forgotten", "chat", chat, "by", actor,
+		"messages", f.Messages, "memory", f.Memory, "attachments", f.Attachments)
+	reply := "Forgotten: deleted " + describe(f) + "."
+	if c.removeFiles == nil {
+		return reply
+	}
+	failed := 0
+	for _, s := range sessions {
+		if err := c.removeFiles(s); err != nil {
+			failed++
+			c.log.Error("/forget could not remove a workspace's attachments", "session", s, "error", err)
+		}
+	}
+	if failed > 0 {
+		reply += fmt.Sprintf(" The attachments in %s could not be removed; the log says why.", plural(failed, "workspace"))
+	}
+	return reply
 }
 
 // describe says what a Footprint counts.

@@ -33,14 +33,14 @@ func (m *memStore) ChatFootprint(context.Context, string) (retention.Footprint, 
 	return m.holds, nil
 }
 
-func (m *memStore) ForgetChat(_ context.Context, chat, actor string) (retention.Footprint, error) {
+func (m *memStore) ForgetChat(_ context.Context, chat, actor string) (retention.Footprint, []string, error) {
 	if m.fail {
-		return retention.Footprint{}, errors.New("down")
+		return retention.Footprint{}, nil, errors.New("down")
 	}
 	m.forgets = append(m.forgets, chat+" by "+actor)
 	f := m.holds
 	m.holds = retention.Footprint{}
-	return f, nil
+	return f, []string{"helper/" + chat, "helper/" + chat + ":3"}, nil
 }
 
 type admins []string
@@ -56,7 +56,12 @@ func (a admins) IsAdmin(id string) bool {
 
 func run(t *testing.T, s *memStore, name, user, args string) string {
 	t.Helper()
-	for _, c := range retention.Commands(s, nil) {
+	return runWith(t, retention.Options{Store: s}, name, user, args)
+}
+
+func runWith(t *testing.T, o retention.Options, name, user, args string) string {
+	t.Helper()
+	for _, c := range retention.Commands(o) {
 		if c.Name == name {
 			in := channels.Inbound{Platform: "telegram", ChatID: "-5", ThreadID: "3", UserID: user}
 			return c.Run(context.Background(), admins{"telegram:1"}, in, args)
@@ -111,5 +116,24 @@ func TestForgetNeedsAnAdminAndConfirm(t *testing.T) {
 	}
 	if got := run(t, &memStore{fail: true, holds: s.holds}, "forget", "1", "confirm"); !strings.Contains(got, "nothing was deleted") {
 		t.Errorf("/forget confirm with the store down = %q", got)
+	}
+}
+
+func TestForgetRemovesTheSessionsFiles(t *testing.T) {
+	s := &memStore{holds: retention.Footprint{Messages: 1}}
+	var removed []string
+	remove := func(session string) error {
+		removed = append(removed, session)
+		if strings.HasSuffix(session, ":3") {
+			return errors.New("permission denied")
+		}
+		return nil
+	}
+	got := runWith(t, retention.Options{Store: s, RemoveFiles: remove}, "forget", "1", "confirm")
+	if !strings.HasPrefix(got, "Forgotten: deleted 1 message") || !strings.Contains(got, "in 1 workspace could not be removed") {
+		t.Errorf("/forget confirm = %q", got)
+	}
+	if strings.Join(removed, " ") != "helper/telegram:-5 helper/telegram:-5:3" {
+		t.Errorf("removed the files of %q, want every session's", removed)
 	}
 }

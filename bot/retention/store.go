@@ -29,8 +29,8 @@ type Store interface {
 	ChatFootprint(ctx context.Context, chat string) (Footprint, error)
 	// ForgetChat deletes what chat holds, and the outbox's copies of the
 	// replies delivered to it, in one transaction audited as done by
-	// actor, and returns what went.
-	ForgetChat(ctx context.Context, chat, actor string) (Footprint, error)
+	// actor, and returns what went and the keys of the chat's sessions.
+	ForgetChat(ctx context.Context, chat, actor string) (Footprint, []string, error)
 }
 
 // Pruner deletes old records in statements of at most limit rows.

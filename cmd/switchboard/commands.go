@@ -27,7 +27,7 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.router.Register(llmusage.Commands(d.usage)...); err != nil {
 		return fmt.Errorf("usage: %w", err)
 	}
-	if err := d.router.Register(retention.Commands(d.st.db, d.log)...); err != nil {
+	if err := d.router.Register(retention.Commands(retention.Options{Store: d.st.db, RemoveFiles: d.removeInbox, Logger: d.log})...); err != nil {
 		return fmt.Errorf("retention: %w", err)
 	}
 	if err := d.router.Register(audit.Commands(d.st.db, d.log)...); err != nil {

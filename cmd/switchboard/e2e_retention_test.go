@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,11 @@ func TestE2EResetForgetAudit(t *testing.T) {
 	ctx := testCtx(t, 3*time.Minute)
 	tg, llm := fakes(t)
 	addr := freeAddr(t)
-	d := startDaemon(t, t.TempDir(), addr, approvalEnv(t, tg, llm, addr))
+	env := approvalEnv(t, tg, llm, addr)
+	// The document's caption needs no mention (the fake sets no caption
+	// entities).
+	env["SWITCHBOARD_TELEGRAM_REQUIRE_MENTION"] = "false"
+	d := startDaemon(t, t.TempDir(), addr, env)
 	d.waitReady(ctx)
 	const group, dev = -1007770001, 700
 	say := func(user int64, text, want string) telegramtest.Message {
@@ -101,12 +106,24 @@ func TestE2EResetForgetAudit(t *testing.T) {
 		}
 	}
 
+	tg.AddFile("tg-notes", "notes.txt", []byte("the launch code is 1234\n"))
+	after = lastID(tg, group)
+	tg.SendMedia(group, dev, "keep my notes", telegramtest.Media{Kind: "document", FileID: "tg-notes", FileName: "notes.txt", MimeType: "text/plain", Size: 24})
+	newReplyContaining(ctx, t, tg, group, after, "echo: keep my notes")
+	inboxes := filepath.Join(env["SWITCHBOARD_DATA_DIR"], "workspaces", "*telegram_-1007770001-*", "inbox", "notes.txt")
+	if m, _ := filepath.Glob(inboxes); len(m) != 1 {
+		t.Fatalf("the document is not in the chat's workspace (%s): %v", inboxes, m)
+	}
+
 	say(admin, "/forget", "Send /forget confirm to delete it all")
 	say(admin, "/forget confirm", "Forgotten: deleted")
+	if m, _ := filepath.Glob(inboxes); len(m) != 0 {
+		t.Errorf("after /forget the document is still in the workspace: %v", m)
+	}
 	say(admin, "/audit 1", "chat.forgotten")
 	say(dev, mention+"after forgetting", "echo: after forgetting")
 	r := requestFor(t, llm, "after forgetting")
-	for _, gone := range []string{"after the reset", "CALL_TOOL", "first secret question"} {
+	for _, gone := range []string{"after the reset", "CALL_TOOL", "first secret question", "launch code"} {
 		if sawText(r, gone) {
 			t.Errorf("after /forget the model still saw %q: %+v", gone, r.Messages)
 		}

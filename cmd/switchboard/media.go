@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/bot/retention"
+	"github.com/switchboard-chat/switchboard/tools/exec"
 )
 
 // mediaPruneLock is the leadership of the replica that prunes media.
@@ -23,6 +26,19 @@ func (d *daemon) mediaReceiver() *media.Receiver {
 		r.Owner = &media.FileOwner{UID: int(u.UID), GID: int(u.GID)}
 	}
 	return r
+}
+
+// removeInbox deletes the attachments put in session's workspace on this
+// replica's disk (for /forget); without a workspace root there are none.
+func (d *daemon) removeInbox(session string) error {
+	if d.workspaces.Root == "" {
+		return nil
+	}
+	root, err := filepath.Abs(d.workspaces.Root)
+	if err != nil {
+		return fmt.Errorf("workspace root: %w", err)
+	}
+	return media.RemoveInbox(exec.WorkspaceDir(root, session))
 }
 
 // prunings are the hourly passes of retention: attachments, messages and

@@ -54,13 +54,13 @@ func (db *DB) ChatFootprint(ctx context.Context, chat string) (retention.Footpri
 // with their last seq: a reply's outbox row is keyed by session and seq,
 // and numbering a session's messages again from 1 would make new replies
 // look like ones already sent.
-func (db *DB) ForgetChat(ctx context.Context, chat, actor string) (retention.Footprint, error) {
-	var f retention.Footprint
+func (db *DB) ForgetChat(ctx context.Context, chat, actor string) (retention.Footprint, []string, error) {
+	var (
+		f              retention.Footprint
+		sessions, shas []string
+	)
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		var (
-			sessions, shas []string
-			err            error
-		)
+		var err error
 		if f, sessions, shas, err = chatFootprint(ctx, tx, chat); err != nil {
 			return err
 		}
@@ -90,9 +90,9 @@ func (db *DB) ForgetChat(ctx context.Context, chat, actor string) (retention.Foo
 			}})
 	})
 	if err != nil {
-		return retention.Footprint{}, fmt.Errorf("forget chat %s: %w", chat, err)
+		return retention.Footprint{}, nil, fmt.Errorf("forget chat %s: %w", chat, err)
 	}
-	return f, nil
+	return f, sessions, nil
 }
 
 // chatFootprint counts what chat holds within tx and returns its sessions

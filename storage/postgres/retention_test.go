@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -224,8 +225,13 @@ func TestForgetChatDeletesItsHistoryMemoryAndAttachments(t *testing.T) {
 	if f, err := db.ChatFootprint(ctx, "telegram:42"); err != nil || f != want {
 		t.Fatalf("ChatFootprint = %+v, %v; want %+v", f, err, want)
 	}
-	if f, err := db.ForgetChat(ctx, "telegram:42", "telegram:1"); err != nil || f != want {
+	f, sessions, err := db.ForgetChat(ctx, "telegram:42", "telegram:1")
+	if err != nil || f != want {
 		t.Fatalf("ForgetChat = %+v, %v; want %+v", f, err, want)
+	}
+	slices.Sort(sessions)
+	if wantSessions := []string{"helper/sub:s1:helper/telegram:42", "helper/telegram:42", "mate/team:crew:telegram:42", "ops/telegram:42:7"}; !slices.Equal(sessions, wantSessions) {
+		t.Errorf("sessions = %q, want %q", sessions, wantSessions)
 	}
 	var stored int
 	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM messages WHERE session_key = ANY($1)`,
