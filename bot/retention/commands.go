@@ -53,7 +53,8 @@ type commands struct {
 // nothing is deleted, and the reset is audited.
 func (c *commands) reset(ctx context.Context, _ bot.Host, in channels.Inbound, _ string) string {
 	scope := in.Address().String()
-	// The mark is durable once asked for: a shutdown must not half-answer.
+	// A shutdown meanwhile must not cancel the write between the mark and
+	// its audit record; the person is told either way.
 	n, err := c.store.ResetScope(context.WithoutCancel(ctx), scope, in.Identity())
 	if err != nil {
 		c.log.Error("/reset failed", "chat", scope, "error", err)
