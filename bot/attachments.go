@@ -15,12 +15,12 @@ import (
 // message is stored: bot/media's Receiver downloads each one into
 // PostgreSQL and puts it in the conversation's workspace.
 type AttachmentReceiver interface {
-	// Receive receives atts for the conversation whose workspace
-	// directory is workspace. An error means nothing may be acknowledged:
+	// Receive receives atts, sent in chat (platform:chat_id), for the
+	// conversation whose workspace directory is workspace. An error means nothing may be acknowledged:
 	// the platform redelivers the message and it is received again. A
 	// file that can never be received (too large) is no error: it gets a
 	// line saying so, and Tell says what to tell the person.
-	Receive(ctx context.Context, workspace string, atts []channels.Attachment) (ReceivedAttachments, error)
+	Receive(ctx context.Context, chat, workspace string, atts []channels.Attachment) (ReceivedAttachments, error)
 }
 
 // ReceivedAttachments is what the files of one message add to it.
@@ -53,7 +53,7 @@ func (r *Router) receive(ctx context.Context, session string, in channels.Inboun
 		log.Warn("no workspace for the attachments; the message goes on without them", "session", session, "err", err)
 		return notDownloaded(in.Attachments, "this conversation has no workspace"), nil
 	}
-	got, err := r.opts.Attachments.Receive(ctx, ws, in.Attachments)
+	got, err := r.opts.Attachments.Receive(ctx, in.Platform+":"+in.ChatID, ws, in.Attachments)
 	if err != nil {
 		return ReceivedAttachments{}, err
 	}

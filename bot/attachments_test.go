@@ -264,7 +264,7 @@ func TestRouterNamesAttachmentsWhenMediaIsOff(t *testing.T) {
 func queueFile(t *testing.T, p *pipeline, chat, caption, body string) media.Stored {
 	t.Helper()
 	ctx := context.Background()
-	s, err := media.Fetch(ctx, attached(channels.KindDocument, "report.pdf", body, 0, nil), 1<<20, p.db)
+	s, err := media.Fetch(ctx, attached(channels.KindDocument, "report.pdf", body, 0, nil), "", 1<<20, p.db)
 	if err != nil {
 		t.Fatal(err)
 	}

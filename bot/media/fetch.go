@@ -23,9 +23,9 @@ func tooLarge(maxBytes int64) error {
 
 // Fetch downloads attachment a through its Open, at most maxBytes of it,
 // and streams it into store while hashing it, so the whole file is never
-// held in memory. A file larger than maxBytes (declared or read) is
+// held in memory; the store links it to chat (Stored.Chat). A file larger than maxBytes (declared or read) is
 // ErrTooLarge; a download that fails stores nothing.
-func Fetch(ctx context.Context, a channels.Attachment, maxBytes int64, store Store) (Stored, error) {
+func Fetch(ctx context.Context, a channels.Attachment, chat string, maxBytes int64, store Store) (Stored, error) {
 	if a.Size > maxBytes {
 		return Stored{}, tooLarge(maxBytes)
 	}
@@ -42,7 +42,7 @@ func Fetch(ctx context.Context, a channels.Attachment, maxBytes int64, store Sto
 	in := &intake{r: body, max: maxBytes, sum: sha256.New()}
 	var stored Stored
 	seal := func() Stored {
-		stored = Stored{SHA256: hex.EncodeToString(in.sum.Sum(nil)), Name: name, Type: Sniff(in.head, name), Size: in.n}
+		stored = Stored{SHA256: hex.EncodeToString(in.sum.Sum(nil)), Name: name, Type: Sniff(in.head, name), Size: in.n, Chat: chat}
 		return stored
 	}
 	if err := store.PutMedia(ctx, in, seal); err != nil {

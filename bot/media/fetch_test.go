@@ -67,7 +67,7 @@ func TestMediaFetchStoresOnce(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	body := "# Notes\n\nthe log says 3 errors\n"
-	first, err := media.Fetch(ctx, attachment("../notes.md", strings.NewReader(body), nil), 1000, db)
+	first, err := media.Fetch(ctx, attachment("../notes.md", strings.NewReader(body), nil), "", 1000, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestMediaFetchStoresOnce(t *testing.T) {
 	if first != want || len(first.SHA256) != 64 {
 		t.Fatalf("Fetch = %+v, want %+v with a hex sha256", first, want)
 	}
-	second, err := media.Fetch(ctx, attachment("again.txt", strings.NewReader(body), nil), 1000, db)
+	second, err := media.Fetch(ctx, attachment("again.txt", strings.NewReader(body), nil), "", 1000, db)
 	if err != nil || second.SHA256 != first.SHA256 || second.Name != "again.txt" || second.Type != "text/plain" {
 		t.Fatalf("second Fetch = %+v, %v; want the same hash under its own name and type", second, err)
 	}
@@ -91,7 +91,7 @@ func TestMediaFetchTooLarge(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	var read int64
-	_, err := media.Fetch(ctx, attachment("big.bin", bytes.NewReader(make([]byte, 5_000_000)), &read), 2_000_000, db)
+	_, err := media.Fetch(ctx, attachment("big.bin", bytes.NewReader(make([]byte, 5_000_000)), &read), "", 2_000_000, db)
 	if !errors.Is(err, media.ErrTooLarge) || !strings.Contains(err.Error(), "2 MB") {
 		t.Fatalf("Fetch of 5 MB with a 2 MB limit = %v, want ErrTooLarge naming 2 MB", err)
 	}
@@ -102,10 +102,10 @@ func TestMediaFetchTooLarge(t *testing.T) {
 		t.Fatal("a file declared larger than the limit was downloaded")
 		return nil, nil
 	}}
-	if _, err := media.Fetch(ctx, declared, 2_000_000, db); !errors.Is(err, media.ErrTooLarge) {
+	if _, err := media.Fetch(ctx, declared, "", 2_000_000, db); !errors.Is(err, media.ErrTooLarge) {
 		t.Fatalf("Fetch of a declared 3 MB = %v, want ErrTooLarge", err)
 	}
-	exact, err := media.Fetch(ctx, attachment("exact.bin", bytes.NewReader(make([]byte, 2_000_000)), nil), 2_000_000, db)
+	exact, err := media.Fetch(ctx, attachment("exact.bin", bytes.NewReader(make([]byte, 2_000_000)), nil), "", 2_000_000, db)
 	if err != nil || exact.Size != 2_000_000 {
 		t.Fatalf("Fetch of exactly the limit = %+v, %v", exact, err)
 	}
@@ -129,7 +129,7 @@ func (f *failing) Read(p []byte) (int, error) {
 func TestMediaFetchTruncatedStoresNothing(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	_, err := media.Fetch(ctx, attachment("log.txt", &failing{n: 100_000}, nil), 1_000_000, db)
+	_, err := media.Fetch(ctx, attachment("log.txt", &failing{n: 100_000}, nil), "", 1_000_000, db)
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("Fetch of a truncated download = %v, want the reader's error", err)
 	}
@@ -164,7 +164,7 @@ func TestMediaFetch20MBStreams(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	const size = 20_000_000
 	// Warm the pool's connection so its buffers are not counted.
-	if _, err := media.Fetch(ctx, attachment("warm.bin", &pattern{n: 100_000}, nil), size, db); err != nil {
+	if _, err := media.Fetch(ctx, attachment("warm.bin", &pattern{n: 100_000}, nil), "", size, db); err != nil {
 		t.Fatal(err)
 	}
 	// Collect often, so the samples show what is held, not garbage waiting.
@@ -187,7 +187,7 @@ func TestMediaFetch20MBStreams(t *testing.T) {
 	}()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := media.Fetch(ctx, attachment("big.bin", &pattern{n: size}, nil), size, db)
+	s, err := media.Fetch(ctx, attachment("big.bin", &pattern{n: size}, nil), "", size, db)
 	runtime.ReadMemStats(&after)
 	close(done)
 	<-sampled

@@ -17,7 +17,7 @@ func TestMediaPutInInbox(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
 	body := "2026-01-01 ERROR disk full\n"
-	s, err := media.Fetch(ctx, attachment("../../etc/app.log", strings.NewReader(body), nil), 1000, db)
+	s, err := media.Fetch(ctx, attachment("../../etc/app.log", strings.NewReader(body), nil), "", 1000, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestMediaPutInInbox(t *testing.T) {
 func TestMediaPutInInboxStaysInTheWorkspace(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
-	s, err := media.Fetch(ctx, attachment("x.txt", strings.NewReader("payload"), nil), 1000, db)
+	s, err := media.Fetch(ctx, attachment("x.txt", strings.NewReader("payload"), nil), "", 1000, db)
 	if err != nil {
 		t.Fatal(err)
 	}

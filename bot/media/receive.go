@@ -58,10 +58,10 @@ type fetched struct {
 // before any is put in workspace, so a download that fails (the message
 // is then redelivered) leaves no files behind; one that is too large, or
 // that the platform will never serve, is refused and the rest go on.
-func (r *Receiver) Receive(ctx context.Context, workspace string, atts []channels.Attachment) (bot.ReceivedAttachments, error) {
+func (r *Receiver) Receive(ctx context.Context, chat, workspace string, atts []channels.Attachment) (bot.ReceivedAttachments, error) {
 	all := make([]fetched, 0, len(atts))
 	for _, a := range atts {
-		f, err := r.fetch(ctx, a)
+		f, err := r.fetch(ctx, chat, a)
 		if err != nil {
 			return bot.ReceivedAttachments{}, err
 		}
@@ -152,8 +152,8 @@ func (r *Receiver) give(workspace, rel string) error {
 
 // fetch downloads a. Only a failure that a redelivery may cure is an
 // error.
-func (r *Receiver) fetch(ctx context.Context, a channels.Attachment) (fetched, error) {
-	s, err := Fetch(ctx, a, r.MaxBytes, r.Store)
+func (r *Receiver) fetch(ctx context.Context, chat string, a channels.Attachment) (fetched, error) {
+	s, err := Fetch(ctx, a, chat, r.MaxBytes, r.Store)
 	var platform *channels.FileTooLargeError
 	name := SafeName(a.Name)
 	if strings.TrimSpace(a.Name) == "" && a.Kind != "" {

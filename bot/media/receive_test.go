@@ -55,7 +55,7 @@ func TestMediaReceive(t *testing.T) {
 	ws := filepath.Join(t.TempDir(), "ws")
 	voice := file(channels.KindVoice, "voice.ogg", "OggS-voice-bytes", nil)
 	voice.Duration = 72 * time.Second
-	got, err := r.Receive(ctx, ws, []channels.Attachment{
+	got, err := r.Receive(ctx, "telegram:1", ws, []channels.Attachment{
 		file(channels.KindPhoto, "shot.png", pngHead, nil),
 		file(channels.KindDocument, "../../app.log", "ERROR one\n", nil),
 		voice,
@@ -99,7 +99,7 @@ func TestMediaReceiveRefusesWhatCannotCome(t *testing.T) {
 	r := &media.Receiver{Store: db, MaxBytes: 20, Transcriber: tr}
 	ws := t.TempDir()
 	gone := fmt.Errorf("file expired: %w", channels.ErrPermanent)
-	got, err := r.Receive(ctx, ws, []channels.Attachment{
+	got, err := r.Receive(ctx, "telegram:1", ws, []channels.Attachment{
 		file(channels.KindDocument, "report.zip", strings.Repeat("z", 21), nil),
 		file(channels.KindPhoto, "", "", gone),
 		file(channels.KindAudio, "song.mp3", "ID3-audio", nil),
@@ -136,7 +136,7 @@ func TestMediaReceiveFailedDownloadLeavesNothing(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	r := &media.Receiver{Store: db, MaxBytes: 1000}
 	ws := t.TempDir()
-	_, err := r.Receive(ctx, ws, []channels.Attachment{
+	_, err := r.Receive(ctx, "telegram:1", ws, []channels.Attachment{
 		file(channels.KindDocument, "a.txt", "first", nil),
 		file(channels.KindDocument, "b.txt", "", errors.New("connection reset")),
 	})
@@ -147,7 +147,7 @@ func TestMediaReceiveFailedDownloadLeavesNothing(t *testing.T) {
 		t.Fatalf("a failed Receive put files in the workspace (%v)", err)
 	}
 	// Voice without a transcriber is only named.
-	got, err := r.Receive(ctx, ws, []channels.Attachment{file(channels.KindVoice, "v.ogg", "OggS", nil)})
+	got, err := r.Receive(ctx, "telegram:1", ws, []channels.Attachment{file(channels.KindVoice, "v.ogg", "OggS", nil)})
 	if err != nil || len(got.Lines) != 1 || !strings.HasPrefix(got.Lines[0], "[attachment: inbox/v.ogg") {
 		t.Fatalf("voice without a transcriber = %q, %v", got.Lines, err)
 	}
@@ -164,7 +164,7 @@ func TestMediaReceiveGivesFilesToTheWorkspaceOwner(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	r := &media.Receiver{Store: db, MaxBytes: 1000, Owner: &media.FileOwner{UID: 65534, GID: 65534}}
 	ws := t.TempDir()
-	if _, err := r.Receive(ctx, ws, []channels.Attachment{file(channels.KindDocument, "app.log", "ERROR\n", nil)}); err != nil {
+	if _, err := r.Receive(ctx, "telegram:1", ws, []channels.Attachment{file(channels.KindDocument, "app.log", "ERROR\n", nil)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"inbox", "inbox/app.log"} {
@@ -185,7 +185,7 @@ func TestMediaReceiveAgainNamesTheSameFile(t *testing.T) {
 	ws := t.TempDir()
 	lines := func(body string) string {
 		t.Helper()
-		got, err := r.Receive(ctx, ws, []channels.Attachment{file(channels.KindDocument, "app.log", body, nil)})
+		got, err := r.Receive(ctx, "telegram:1", ws, []channels.Attachment{file(channels.KindDocument, "app.log", body, nil)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +202,7 @@ func TestMediaReceiveAgainNamesTheSameFile(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(ws, "inbox", "pipe.txt"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, err := r.Receive(ctx, ws, []channels.Attachment{file(channels.KindDocument, "pipe.txt", "data", nil)})
+	got, err := r.Receive(ctx, "telegram:1", ws, []channels.Attachment{file(channels.KindDocument, "pipe.txt", "data", nil)})
 	if err != nil || got.Lines[0] != "[attachment: inbox/pipe (2).txt, text/plain, 4 bytes]" {
 		t.Fatalf("beside a FIFO = %q, %v", got.Lines, err)
 	}

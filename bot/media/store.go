@@ -17,6 +17,11 @@ type Stored struct {
 	Type string
 	// Size is the content's length in bytes.
 	Size int64
+	// Chat is the chat (platform:chat_id) the file was sent in or made
+	// for; the store links the content to it, so /forget finds it. Empty:
+	// linked to no chat. The same bytes in two chats are one content with
+	// two links.
+	Chat string
 }
 
 // Source reads stored attachments back.

@@ -37,7 +37,11 @@ func (t *mediaTools) keep(ctx context.Context, a channels.Attachment) (Stored, e
 	if t.o.Store == nil || t.o.Outbox == nil {
 		return Stored{}, errors.New("sending files is not available here (no media store or outbox is wired)")
 	}
-	s, err := Fetch(ctx, a, t.o.MaxBytes, t.o.Store)
+	var chat string
+	if call, ok := tools.CallFrom(ctx); ok && call.Channel != "" && call.ChatID != "" {
+		chat = call.Channel + ":" + call.ChatID
+	}
+	s, err := Fetch(ctx, a, chat, t.o.MaxBytes, t.o.Store)
 	switch {
 	case errors.Is(err, ErrTooLarge):
 		return Stored{}, fmt.Errorf("%s is too large to send: %v (media.max_bytes)", a.Name, err)

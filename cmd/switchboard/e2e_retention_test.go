@@ -116,7 +116,8 @@ func TestE2EResetForgetAudit(t *testing.T) {
 	}
 
 	say(admin, "/forget", "Send /forget confirm to delete it all")
-	say(admin, "/forget confirm", "Forgotten: deleted")
+	// The document is the chat's one attachment: its stored bytes go too.
+	say(admin, "/forget confirm", "and 1 attachment.")
 	if m, _ := filepath.Glob(inboxes); len(m) != 0 {
 		t.Errorf("after /forget the document is still in the workspace: %v", m)
 	}

@@ -26,7 +26,7 @@ func TestMediaPruningKeepsMediaKeep(t *testing.T) {
 		a := channels.Attachment{Kind: channels.KindDocument, Name: "x.txt", Open: func(context.Context) (io.ReadCloser, error) {
 			return io.NopCloser(strings.NewReader(body)), nil
 		}}
-		s, err := media.Fetch(ctx, a, d.cfg.Media.MaxBytes, d.mediaReceiver().Store)
+		s, err := media.Fetch(ctx, a, "", d.cfg.Media.MaxBytes, d.mediaReceiver().Store)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,14 +13,19 @@ import (
 // ActionChatForgotten is the audit action of a /forget.
 const ActionChatForgotten = "chat.forgotten"
 
-// chatMediaSQL lists the attachments the messages of sessions $1 show and
-// no other session's message does: the same bytes sent in two chats are
-// one row, which forgetting one chat must not take from the other.
-const chatMediaSQL = `SELECT DISTINCT img->>'sha256' FROM messages m, jsonb_array_elements(m.images) img
-	WHERE m.session_key = ANY($1) AND m.images IS NOT NULL
+// chatMediaSQL lists the attachments of chat $2 — those linked to it
+// (media_chats: every file sent in it or made for it) and the pictures the
+// messages of its sessions $1 show — that no other chat links and no other
+// session's message shows: the same bytes sent in two chats are one row,
+// which forgetting one chat must not take from the other.
+const chatMediaSQL = `SELECT sha FROM (
+		SELECT img->>'sha256' AS sha FROM messages m, jsonb_array_elements(m.images) img
+		WHERE m.session_key = ANY($1) AND m.images IS NOT NULL
+		UNION
+		SELECT sha256 FROM media_chats WHERE chat = $2) mine
+	WHERE NOT EXISTS (SELECT 1 FROM media_chats c WHERE c.sha256 = mine.sha AND c.chat <> $2)
 	  AND NOT EXISTS (SELECT 1 FROM messages o, jsonb_array_elements(o.images) oi
-	                  WHERE o.images IS NOT NULL AND o.session_key <> ALL($1)
-	                    AND oi->>'sha256' = img->>'sha256')`
+	                  WHERE o.images IS NOT NULL AND o.session_key <> ALL($1) AND oi->>'sha256' = mine.sha)`
 
 // forgetRepliesSQL deletes the copies of the replies delivered to chat
 // ($1 platform, $2 chat id) that the outbox keeps for a while. Kept: those
@@ -72,6 +77,7 @@ func (db *DB) ForgetChat(ctx context.Context, chat, actor string) (retention.Foo
 			{`DELETE FROM session_resets WHERE session_key = ANY($1)`, sessions},
 			{`DELETE FROM agent_docs WHERE ` + chatDocs("$1"), storable(chat)},
 			{`DELETE FROM media WHERE sha256 = ANY($1)`, shas},
+			{`DELETE FROM media_chats WHERE chat = $1`, storable(chat)},
 		} {
 			if _, err := tx.Exec(ctx, q.sql, q.arg); err != nil {
 				return err
@@ -103,7 +109,7 @@ func chatFootprint(ctx context.Context, tx pgx.Tx, chat string) (retention.Footp
 	if err != nil {
 		return f, nil, nil, err
 	}
-	rows, err := tx.Query(ctx, chatMediaSQL, sessions)
+	rows, err := tx.Query(ctx, chatMediaSQL, sessions, storable(chat))
 	if err != nil {
 		return f, nil, nil, fmt.Errorf("list attachments: %w", err)
 	}

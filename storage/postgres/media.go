@@ -46,6 +46,12 @@ func (db *DB) PutMedia(ctx context.Context, body io.Reader, seal func() media.St
 		if err != nil {
 			return fmt.Errorf("record media: %w", err)
 		}
+		if s.Chat != "" {
+			if _, err := tx.Exec(ctx, `INSERT INTO media_chats (sha256, chat) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+				s.SHA256, storable(s.Chat)); err != nil {
+				return fmt.Errorf("link media to its chat: %w", err)
+			}
+		}
 		if kept != oid {
 			return los.Unlink(ctx, oid)
 		}

@@ -20,8 +20,14 @@ import (
 // body is drained.
 func putMedia(t *testing.T, db *postgres.DB, body string) media.Stored {
 	t.Helper()
+	return putChatMedia(t, db, body, "")
+}
+
+// putChatMedia stores body as a file sent in chat ("": in none).
+func putChatMedia(t *testing.T, db *postgres.DB, body, chat string) media.Stored {
+	t.Helper()
 	sum := sha256.Sum256([]byte(body))
-	s := media.Stored{SHA256: hex.EncodeToString(sum[:]), Type: "text/plain", Size: int64(len(body))}
+	s := media.Stored{SHA256: hex.EncodeToString(sum[:]), Type: "text/plain", Size: int64(len(body)), Chat: chat}
 	if err := db.PutMedia(context.Background(), strings.NewReader(body), func() media.Stored { return s }); err != nil {
 		t.Fatal(err)
 	}

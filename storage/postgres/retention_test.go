@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/bot/retention"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -191,6 +192,11 @@ func TestForgetChatDeletesItsHistoryMemoryAndAttachments(t *testing.T) {
 	db := pgtest.Open(t, ctx)
 	mine := putMedia(t, db, "only in this chat")
 	shared := putMedia(t, db, "sent to both chats")
+	// Documents and voice notes are found by their link to the chat, not
+	// by a message's pictures.
+	document := putChatMedia(t, db, "a report sent here", "telegram:42")
+	both := putChatMedia(t, db, "a file sent in both chats", "telegram:42")
+	putChatMedia(t, db, "a file sent in both chats", "telegram:420")
 	picture := func(text string, s ...string) agentcore.Message {
 		m := user(text)
 		for _, sha := range s {
@@ -221,7 +227,7 @@ func TestForgetChatDeletesItsHistoryMemoryAndAttachments(t *testing.T) {
 		('telegram', '42', 'nice', 'sent'), ('telegram', '42', 'on its way', 'pending'), ('telegram', '420', 'other', 'sent')`); err != nil {
 		t.Fatal(err)
 	}
-	want := retention.Footprint{Sessions: 4, Messages: 5, Memory: 2, Attachments: 1}
+	want := retention.Footprint{Sessions: 4, Messages: 5, Memory: 2, Attachments: 2}
 	if f, err := db.ChatFootprint(ctx, "telegram:42"); err != nil || f != want {
 		t.Fatalf("ChatFootprint = %+v, %v; want %+v", f, err, want)
 	}
@@ -252,10 +258,25 @@ func TestForgetChatDeletesItsHistoryMemoryAndAttachments(t *testing.T) {
 	if _, _, err := db.OpenMedia(ctx, mine.SHA256); err == nil {
 		t.Error("the chat's own attachment is still stored")
 	}
-	if r, _, err := db.OpenMedia(ctx, shared.SHA256); err != nil {
-		t.Errorf("the attachment another chat shows was deleted: %v", err)
-	} else {
-		r.Close()
+	if _, _, err := db.OpenMedia(ctx, document.SHA256); err == nil {
+		t.Error("the document sent in the chat is still stored")
+	}
+	for _, kept := range []media.Stored{shared, both} {
+		if r, _, err := db.OpenMedia(ctx, kept.SHA256); err != nil {
+			t.Errorf("the attachment another chat shows or links was deleted: %v", err)
+		} else {
+			r.Close()
+		}
+	}
+	var links []string
+	lrows, _ := db.Pool().Query(ctx, `SELECT chat FROM media_chats ORDER BY chat`)
+	for lrows.Next() {
+		var c string
+		_ = lrows.Scan(&c)
+		links = append(links, c)
+	}
+	if !slices.Equal(links, []string{"telegram:420"}) {
+		t.Errorf("media links left = %q; want only the other chat's", links)
 	}
 	// The sessions keep their numbering: a new reply is not mistaken for
 	// one already sent.
