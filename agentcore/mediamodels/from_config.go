@@ -1,6 +1,9 @@
 package mediamodels
 
-import "github.com/switchboard-chat/switchboard/config"
+import (
+	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/config"
+)
 
 // Models are the media services the configuration turns on; each is nil
 // when its model is empty. Hand one to an interface (bot/media's
@@ -16,11 +19,12 @@ type Models struct {
 
 // FromConfig returns the media services m configures, their empty base_url
 // and api_key taken from llm (see config.MediaModel.WithLLM); each call is
-// bounded by llm.timeout.
-func FromConfig(m config.Media, llm config.LLM) Models {
+// bounded by llm.timeout. meter, when set, meters the chat-model calls
+// (Service.Meter).
+func FromConfig(m config.Media, llm config.LLM, meter agentcore.Meter) Models {
 	service := func(key string, mm config.MediaModel) (Service, bool) {
 		mm = mm.WithLLM(llm)
-		return Service{Config: key, BaseURL: mm.BaseURL, APIKey: mm.APIKey, Model: mm.Model, Timeout: llm.Timeout}, mm.Model != ""
+		return Service{Config: key, BaseURL: mm.BaseURL, APIKey: mm.APIKey, Model: mm.Model, Timeout: llm.Timeout, Meter: meter}, mm.Model != ""
 	}
 	var out Models
 	if s, on := service("media.transcription", m.Transcription); on {

@@ -3,11 +3,13 @@ package mediamodels
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"strings"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // ImageReader answers questions about pictures with a chat model that has
@@ -51,14 +53,46 @@ func (r *ImageReader) ReadImage(ctx context.Context, typ string, img []byte, pro
 	if strings.TrimSpace(prompt) == "" {
 		prompt = defaultPrompt
 	}
+	metered := meteredCall(ctx, r.c.svc.Model)
+	if err := r.admit(ctx, metered); err != nil {
+		return "", err
+	}
 	resp, err := r.chat.Chat(ctx, agentcore.Request{Messages: []agentcore.Message{{
 		Role: agentcore.RoleUser, Content: prompt, Images: []agentcore.Image{{Type: typ, Data: img}},
 	}}}, nil)
 	if err != nil {
 		return "", fmt.Errorf("%s: reading the image with model %s at %s failed: %w", r.c.svc.Config, r.c.svc.Model, r.c.api.BaseURL(), err)
 	}
+	if m := r.c.svc.Meter; m != nil {
+		m.Record(ctx, metered, resp.Usage)
+	}
 	if strings.TrimSpace(resp.Content) == "" {
 		return "", r.c.garbage("reading the image", "has no text")
 	}
 	return resp.Content, nil
+}
+
+// meteredCall names the model call a tool call in ctx makes: whose run it
+// is, in which chat, for which agent.
+func meteredCall(ctx context.Context, model string) agentcore.MeteredCall {
+	call, _ := tools.CallFrom(ctx)
+	return agentcore.MeteredCall{Session: call.Session, Call: call, Model: model}
+}
+
+// admit asks the Meter, if any, whether the model may be called; a budget
+// used up is the error the model reads, saying which one.
+func (r *ImageReader) admit(ctx context.Context, c agentcore.MeteredCall) error {
+	m := r.c.svc.Meter
+	if m == nil {
+		return nil
+	}
+	err := m.Admit(ctx, c)
+	var refused *agentcore.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return fmt.Errorf("%s: the image was not read: %s", r.c.svc.Config, refused.Reply)
+	case err != nil:
+		return fmt.Errorf("%s: could not check the budgets, so the image was not read: %w", r.c.svc.Config, err)
+	}
+	return nil
 }

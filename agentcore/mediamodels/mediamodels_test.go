@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
 	"github.com/switchboard-chat/switchboard/agentcore/mediamodels"
 	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/config"
+	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // The clients are what bot/media expects of each service.
@@ -201,7 +203,7 @@ func TestReadImageRefusesWhatIsNoPicture(t *testing.T) {
 func TestFromConfigTurnsOnWhatHasAModel(t *testing.T) {
 	llm := newFake(t)
 	m := config.Defaults().Media
-	off := mediamodels.FromConfig(m, config.LLM{Provider: "openai", BaseURL: llm.URL()})
+	off := mediamodels.FromConfig(m, config.LLM{Provider: "openai", BaseURL: llm.URL()}, nil)
 	if off.Transcriber != nil || off.ImageReader != nil || off.ImageMaker != nil || off.Speaker != nil {
 		t.Fatalf("no models set, yet %+v", off)
 	}
@@ -209,7 +211,7 @@ func TestFromConfigTurnsOnWhatHasAModel(t *testing.T) {
 	checkFailure(t, err, "media.tts", "not configured", "set media.tts.model")
 
 	m.TTS.Model, m.Transcription.Model = "tts-1", "whisper-1"
-	on := mediamodels.FromConfig(m, config.LLM{Provider: "openai", BaseURL: llm.URL(), APIKey: testKey, Timeout: time.Minute})
+	on := mediamodels.FromConfig(m, config.LLM{Provider: "openai", BaseURL: llm.URL(), APIKey: testKey, Timeout: time.Minute}, nil)
 	if on.Speaker == nil || on.Transcriber == nil || on.ImageMaker != nil || on.ImageReader != nil {
 		t.Fatalf("tts and transcription set: %+v", on)
 	}
@@ -220,5 +222,52 @@ func TestFromConfigTurnsOnWhatHasAModel(t *testing.T) {
 	rc.Close()
 	if got := llm.Speeches(); len(got) != 1 || got[0].Voice != "alloy" || got[0].Auth != "Bearer "+testKey {
 		t.Errorf("speech with llm's URL and key and the default voice: %+v", got)
+	}
+}
+
+// refusingMeter refuses every call once refuse is set and keeps what it
+// was told.
+type refusingMeter struct {
+	refuse   bool
+	admitted []agentcore.MeteredCall
+	recorded []agentcore.Usage
+}
+
+func (m *refusingMeter) Admit(_ context.Context, c agentcore.MeteredCall) error {
+	m.admitted = append(m.admitted, c)
+	if m.refuse {
+		return &agentcore.RefusedError{Reply: "⛔ Budget used up: your daily budget of 10 tokens is spent."}
+	}
+	return nil
+}
+
+func (m *refusingMeter) Record(_ context.Context, _ agentcore.MeteredCall, u agentcore.Usage) {
+	m.recorded = append(m.recorded, u)
+}
+
+func TestReadImageIsMeteredLikeTheAgentsCalls(t *testing.T) {
+	llm := newFake(t)
+	llm.Enqueue(llmtest.Reply{Text: "a green dot"})
+	meter := &refusingMeter{}
+	svc := service(t, llm, "gpt-4o-mini")
+	svc.Meter = meter
+	reader := mediamodels.NewImageReader(svc)
+	call := tools.Call{Channel: "telegram", ChatID: "42", UserID: "telegram:7", Session: "helper/telegram:42", Agent: "helper"}
+	ctx := tools.WithCall(context.Background(), call)
+	if _, err := reader.ReadImage(ctx, "image/png", testPicture(t), ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(meter.admitted) != 1 || meter.admitted[0].Call != call || meter.admitted[0].Model != "gpt-4o-mini" {
+		t.Fatalf("admitted %+v; want the tool call's run and the vision model", meter.admitted)
+	}
+	if len(meter.recorded) != 1 || meter.recorded[0].InputTokens+meter.recorded[0].CacheReadTokens == 0 || meter.recorded[0].OutputTokens == 0 {
+		t.Fatalf("recorded %+v; want the call's usage", meter.recorded)
+	}
+
+	meter.refuse = true
+	_, err := reader.ReadImage(ctx, "image/png", testPicture(t), "")
+	checkFailure(t, err, "media.vision", "not read", "Budget used up")
+	if n := len(llm.Requests()); n != 1 {
+		t.Errorf("the vision model got %d requests; a refused call must not reach it", n)
 	}
 }

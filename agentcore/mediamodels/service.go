@@ -31,6 +31,10 @@ type Service struct {
 	Timeout time.Duration
 	// HTTPClient, when non-nil, replaces a client of the package's own.
 	HTTPClient *http.Client
+	// Meter, when set, checks the budgets before each call to a chat
+	// model (read_image's) and records its tokens, as for the agents'
+	// own calls: a picture read by another model is spending too.
+	Meter agentcore.Meter
 }
 
 // client is what every media client keeps: its settings and the SDK

@@ -103,7 +103,7 @@ type mediaServices struct {
 // empty model turns a service off). Each is set only when it is on: a nil
 // pointer in an interface would not read as "not configured".
 func (d *daemon) mediaServices() mediaServices {
-	m := mediamodels.FromConfig(d.cfg.Media, d.cfg.LLM)
+	m := mediamodels.FromConfig(d.cfg.Media, d.cfg.LLM, d.meter)
 	var svc mediaServices
 	if m.Transcriber != nil {
 		svc.transcriber = m.Transcriber
