@@ -255,6 +255,12 @@ func TestQuorumEscalates(t *testing.T) {
 		!strings.Contains(f.asked[asked].Text, "Escalated") || len(f.asked[asked].Buttons) == 0 {
 		t.Fatalf("escalation sent %+v", f.asked[asked:])
 	}
+	// Queued before the mark, under a key of its own: a crash in between,
+	// or two replicas at once, queue it again under the same key, which
+	// the outbox stores once.
+	if key := f.asked[asked].Key; key != "escalation:"+id+":telegram:1009" {
+		t.Errorf("the escalation message's key = %q; want one naming the approval and the target", key)
+	}
 	if got := f.press(t, s, "telegram:1009", id, "o"); got != "Your vote is counted: 1 of 2." {
 		t.Fatalf("the escalation target's vote answered %q", got)
 	}
