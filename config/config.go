@@ -77,6 +77,10 @@ type Config struct {
 	Budgets []Budget `mapstructure:"budgets"`
 	// Retention says how long messages, the audit log and media are kept.
 	Retention Retention `mapstructure:"retention"`
+	// Skills are the skills agents may find and use.
+	Skills Skills `mapstructure:"skills"`
+	// Knowledge configures the knowledge graph of memory documents.
+	Knowledge Knowledge `mapstructure:"knowledge"`
 
 	// File is the config file that was read, "" when none was.
 	File string `mapstructure:"-"`
@@ -336,6 +340,9 @@ type NamedAgent struct {
 	Tools ToolPolicy `mapstructure:"tools"`
 	// Approvals overrides tools.approvals per side-effect class.
 	Approvals map[string]string `mapstructure:"approvals"`
+	// Skills, when set, are the only skills this agent sees instead of
+	// skills.allow.
+	Skills []string `mapstructure:"skills"`
 }
 
 // LLMFor returns the model settings of agent a: its own where set, else
@@ -467,6 +474,8 @@ func Defaults() Config {
 		Media:        Media{MaxBytes: 20_000_000, Keep: 30 * 24 * time.Hour, TTS: MediaTTS{Voice: "alloy"}},
 		Handoff:      Handoff{TTL: 24 * time.Hour},
 		Retention:    Retention{Media: 30 * 24 * time.Hour},
+		Skills:       Skills{Dirs: []string{"./skills"}},
+		Knowledge:    Knowledge{Extract: true},
 		Subagents:    Subagents{MaxConcurrent: 8, MaxDepth: 1, MaxChildren: 5, ArchiveAfter: time.Hour},
 		Log:          Log{Level: "info", Format: "text"},
 	}

@@ -45,6 +45,7 @@ func (c *Config) Validate() error {
 	c.validateApprovalRules(add)
 	c.validateBudgets(add)
 	c.validateRetention(add)
+	c.validateSkills(add)
 	if len(p) == 0 {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 // The tool profiles a policy may start from.
 const (
 	ProfileFull      = "full"      // every registered tool
-	ProfileCoding    = "coding"    // files, runtime, sessions, memory, web
+	ProfileCoding    = "coding"    // files, runtime, sessions, memory, web, knowledge
 	ProfileMessaging = "messaging" // messaging, web, sessions
 	ProfileMinimal   = "minimal"   // session_status only
 )
@@ -26,9 +26,10 @@ var Groups = map[string][]string{
 	"memory":     {"memory_search", "memory_get"},
 	"sessions":   {"sessions_list", "sessions_history", "sessions_send", "spawn", "session_status"},
 	"automation": {"cron", "datetime"},
-	"messaging":  {"message", "create_forum_topic", "send_file"},
+	"messaging":  {"message", "create_forum_topic", "send_file", "ask_user"},
 	"teams":      {"handoff", "team_tasks", "team_message"},
 	"media":      {"read_image", "read_audio", "read_document", "read_video", "create_image", "tts"},
+	"knowledge":  {"skill_search", "use_skill", "publish_skill", "knowledge_graph_search"},
 }
 
 // Planned are the tools of the seeds' inventory (and the contract) that are
@@ -36,15 +37,14 @@ var Groups = map[string][]string{
 // name them, so a configuration written for them keeps working when they
 // land; until then they match nothing.
 var Planned = map[string][]string{
-	"media":     {"create_audio", "create_video"},
-	"knowledge": {"knowledge_graph_search", "skill_search", "use_skill", "publish_skill"},
-	"":          {"openai_compat_call", "workspace_dir"},
+	"media": {"create_audio", "create_video"},
+	"":      {"openai_compat_call", "workspace_dir"},
 }
 
 // profiles are the groups (and tools) each profile allows; full is absent
 // because it allows everything.
 var profiles = map[string][]string{
-	ProfileCoding:    {"group:fs", "group:runtime", "group:sessions", "group:memory", "group:web"},
+	ProfileCoding:    {"group:fs", "group:runtime", "group:sessions", "group:memory", "group:web", "group:knowledge"},
 	ProfileMessaging: {"group:messaging", "group:web", "group:sessions"},
 	ProfileMinimal:   {"session_status"},
 }
