@@ -116,6 +116,10 @@ type HTTP struct {
 	// AdminToken turns the admin API (/api/v1) on: requests must carry
 	// Authorization: Bearer <token>. Empty: the API is off.
 	AdminToken string `mapstructure:"admin_token" secret:"true"`
+	// PublicURL is the address people reach this server at (behind any
+	// proxy), e.g. https://bot.example.com; links the daemon sends, such
+	// as the admin console's login links, start with it. Empty: no links.
+	PublicURL string `mapstructure:"public_url"`
 }
 
 // LLM configures the model provider.

@@ -132,6 +132,7 @@ agent:
 		{"env pool size", []string{"SWITCHBOARD_DATABASE_MAX_CONNS=40"}, func(c *Config) (any, any) { return c.Database.MaxConns, 40 }},
 		{"env list over file", []string{"SWITCHBOARD_ADMINS=slack:U1,discord:2"}, func(c *Config) (any, any) { return c.Admins, []string{"slack:U1", "discord:2"} }},
 		{"underscored key", []string{"SWITCHBOARD_SLACK_BOT_TOKEN=xoxb-1"}, func(c *Config) (any, any) { return c.Slack.BotToken, "xoxb-1" }},
+		{"env public url", []string{"SWITCHBOARD_HTTP_PUBLIC_URL=https://sb.example.com"}, func(c *Config) (any, any) { return c.HTTP.PublicURL, "https://sb.example.com" }},
 		{"other env ignored", []string{"HOME=/root", "PATH=/bin"}, func(c *Config) (any, any) { return c.LLM.Model, "file-model" }},
 	}
 	for _, tt := range tests {

@@ -72,6 +72,21 @@ func (c *Config) validateServices(add func(string, ...any)) {
 	}
 	checkServiceURL(add, "redis.url", c.Redis.URL, "redis://:password@host:6379/0", "redis", "rediss", "unix")
 	checkListen(add, c.HTTP.Listen)
+	checkPublicURL(add, c.HTTP.PublicURL)
+}
+
+// checkPublicURL checks http.public_url: an absolute http(s) URL with a
+// host and nothing after its path, since links are made by appending to it.
+func checkPublicURL(add func(string, ...any), raw string) {
+	if raw == "" {
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		add("http.public_url must be an absolute http:// or https:// URL with a host and no user, query or fragment, "+
+			"the address people open (e.g. https://bot.example.com; got %q)", raw)
+	}
 }
 
 // validateLLM checks the model provider's settings.

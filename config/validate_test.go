@@ -23,6 +23,7 @@ func valid() Config {
 	c.Approvals.Chat = "telegram:-100123"
 	c.RateLimit.User = "off"
 	c.RateLimit.Chat = "5/s"
+	c.HTTP.PublicURL = "https://bot.example.com/sb"
 	return c
 }
 
@@ -73,6 +74,9 @@ func TestValidateMessages(t *testing.T) {
 		{"telegram.api_url", func(c *Config) { c.Telegram.APIURL = "ftp://x" }, "telegram.api_url must be an http:// or https:// URL"},
 		{"slack.api_url", func(c *Config) { c.Slack.APIURL = "nope" }, "slack.api_url must be an http:// or https:// URL"},
 		{"discord.api_url", func(c *Config) { c.Discord.APIURL = "nope" }, "discord.api_url must be an http:// or https:// URL"},
+		{"http.public_url relative", func(c *Config) { c.HTTP.PublicURL = "bot.example.com" }, `http.public_url must be an absolute http:// or https:// URL`},
+		{"http.public_url scheme", func(c *Config) { c.HTTP.PublicURL = "ftp://bot.example.com" }, `http.public_url must be an absolute http:// or https:// URL`},
+		{"http.public_url query", func(c *Config) { c.HTTP.PublicURL = "https://bot.example.com/?a=1" }, `(e.g. https://bot.example.com; got "https://bot.example.com/?a=1")`},
 		{"admins shape", func(c *Config) { c.Admins = []string{"42"} }, `admins: "42" is not platform:user_id (e.g. telegram:42)`},
 		{"admins empty id", func(c *Config) { c.Admins = []string{"telegram:"} }, `admins: "telegram:" is not platform:user_id`},
 		{"admins platform", func(c *Config) { c.Admins = []string{"tg:42"} }, `admins: "tg:42" names unknown platform "tg" (known: telegram, slack, discord, console)`},
