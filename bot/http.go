@@ -25,6 +25,9 @@ type HTTPOptions struct {
 	Webhooks map[string]http.Handler
 	// Admin, when set, serves /api/v1/ (the admin API, bot/admin).
 	Admin http.Handler
+	// Console, when set, serves /admin and everything under it (the admin
+	// console, bot/console).
+	Console http.Handler
 	// Replica names this process in /readyz.
 	Replica string
 	// Leaderships, when set, lists the leader keys this replica holds, for
@@ -67,6 +70,10 @@ func NewHTTPHandler(o HTTPOptions) http.Handler {
 	}
 	if o.Admin != nil {
 		mux.Handle("/api/v1/", o.Admin)
+	}
+	if o.Console != nil {
+		mux.Handle("/admin", o.Console)
+		mux.Handle("/admin/", o.Console)
 	}
 	for platform, h := range o.Webhooks {
 		mux.Handle("/webhooks/"+platform, h)

@@ -15,7 +15,7 @@ import (
 // wireFeatures hooks the features into the router. Their chat commands
 // are registered in the order /help lists them: /tasks, /model, /usage,
 // /reset, /forget, /audit, /handoff, /context, /approvals, /cancel,
-// /revoke, /tools, /jobs. allow and owner
+// /revoke, /tools, /login, /logout, /jobs. allow and owner
 // are as for wireDecisions and wireJobs.
 func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.wireTeams(); err != nil {
@@ -52,6 +52,9 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	})
 	if err := d.router.Register(customtools.Commands(d.customTools)...); err != nil {
 		return fmt.Errorf("custom tools: %w", err)
+	}
+	if err := d.wireConsole(); err != nil {
+		return err
 	}
 	return d.wireJobs(owner)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/access"
 	"github.com/switchboard-chat/switchboard/bot/approvals"
+	"github.com/switchboard-chat/switchboard/bot/console"
 	"github.com/switchboard-chat/switchboard/bot/budgets"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
@@ -123,6 +124,7 @@ type daemon struct {
 	// approvals decides risky tool calls (buttons, admin API); access
 	// decides access and MCP grant requests.
 	approvals *approvals.Service
+	console   *console.Console // the admin console at /admin, and /login, /logout
 	access    *access.Service
 	// budgets checks the budgets before every model call.
 	budgets *budgets.Guard

@@ -95,7 +95,7 @@ func (d *daemon) serveHTTP(listen string) (*http.Server, error) {
 	}
 	srv := &http.Server{
 		Handler: bot.NewHTTPHandler(bot.HTTPOptions{Checks: d.checks(), Metrics: d.writeMetrics, Webhooks: d.webhooks(),
-			Admin: d.adminAPI(), Replica: d.replica, Leaderships: d.leaderships}),
+			Admin: d.adminAPI(), Console: d.console.Handler(), Replica: d.replica, Leaderships: d.leaderships}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() {

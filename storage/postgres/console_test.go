@@ -1,0 +1,164 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/bot/console"
+	"github.com/switchboard-chat/switchboard/storage/postgres"
+	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
+)
+
+func hashOf(s string) []byte { h := sha256.Sum256([]byte(s)); return h[:] }
+
+// TestConsoleLoginLinkOnce: a link is used once, even by two replicas at
+// the same moment; an expired or unknown link is refused the same way.
+func TestConsoleLoginLinkOnce(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	if err := db.CreateLoginLink(ctx, hashOf("tok-1"), "telegram:42", 10*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		wins []string
+	)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id, err := db.UseLoginLink(ctx, hashOf("tok-1"))
+			if err == nil {
+				mu.Lock()
+				wins = append(wins, id)
+				mu.Unlock()
+			} else if !errors.Is(err, console.ErrInvalidLink) {
+				t.Errorf("use: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(wins) != 1 || wins[0] != "telegram:42" {
+		t.Fatalf("the link logged in %v, want telegram:42 once", wins)
+	}
+	if err := db.CreateLoginLink(ctx, hashOf("tok-2"), "telegram:42", time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // the link's own lifetime, not synchronisation
+	for _, tok := range []string{"tok-2", "tok-3", "tok-1"} {
+		if _, err := db.UseLoginLink(ctx, hashOf(tok)); !errors.Is(err, console.ErrInvalidLink) {
+			t.Errorf("%s: %v, want ErrInvalidLink", tok, err)
+		}
+	}
+}
+
+// TestConsoleSessions: a session lives while used, ends when idle too
+// long, past its lifetime, or when its admin logs out everywhere; every
+// login and logout is audited.
+func TestConsoleSessions(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	mk := func(id, who string, idle, life time.Duration) {
+		t.Helper()
+		if err := db.CreateSession(ctx, console.NewSession{IDHash: hashOf(id), Identity: who, CSRF: "csrf-" + id,
+			Idle: idle, Lifetime: life, Via: "link"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("a", "telegram:42", time.Hour, 2*time.Hour)
+	mk("b", "telegram:42", time.Hour, 2*time.Hour)
+	mk("c", "telegram:7", time.Hour, 2*time.Hour)
+	mk("idle", "telegram:7", time.Millisecond, time.Hour)
+	mk("old", "telegram:7", time.Hour, time.Millisecond)
+	s, err := db.Session(ctx, hashOf("a"), time.Hour, true)
+	if err != nil || s.Identity != "telegram:42" || s.CSRF != "csrf-a" {
+		t.Fatalf("session a = %+v, %v", s, err)
+	}
+	time.Sleep(5 * time.Millisecond) // the short sessions' own lifetimes
+	for _, id := range []string{"idle", "old", "nope"} {
+		if _, err := db.Session(ctx, hashOf(id), time.Hour, false); !errors.Is(err, console.ErrNoSession) {
+			t.Errorf("session %s: %v, want ErrNoSession", id, err)
+		}
+	}
+	n, err := db.EndSessions(ctx, "telegram:42", "telegram:42")
+	if err != nil || n != 2 {
+		t.Fatalf("EndSessions = %d, %v; want 2", n, err)
+	}
+	for _, id := range []string{"a", "b"} {
+		if _, err := db.Session(ctx, hashOf(id), time.Hour, true); !errors.Is(err, console.ErrNoSession) {
+			t.Errorf("session %s after logout: %v", id, err)
+		}
+	}
+	if _, err := db.Session(ctx, hashOf("c"), time.Hour, true); err != nil {
+		t.Errorf("another admin's session ended too: %v", err)
+	}
+	if err := db.EndSession(ctx, hashOf("c"), "telegram:7"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Session(ctx, hashOf("c"), time.Hour, false); !errors.Is(err, console.ErrNoSession) {
+		t.Errorf("session c after its logout: %v", err)
+	}
+	logins, _ := db.AuditPage(ctx, console.AuditFilter{Action: console.ActionLogin, Limit: 10})
+	logouts, _ := db.AuditPage(ctx, console.AuditFilter{Action: console.ActionLogout, Limit: 10})
+	if len(logins) != 5 || len(logouts) != 2 {
+		t.Errorf("audited %d logins and %d logouts, want 5 and 2", len(logins), len(logouts))
+	}
+}
+
+// TestConsoleAuditPage: filters by actor, action (exact or a prefix
+// ending in a dot, with no wildcards), time, and pages back by id.
+func TestConsoleAuditPage(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	for i, who := range []string{"telegram:1", "telegram:2", "telegram:1", "telegram:1"} {
+		err := db.CreateSession(ctx, console.NewSession{IDHash: hashOf(string(rune('a' + i))), Identity: who, CSRF: "x",
+			Idle: time.Hour, Lifetime: time.Hour, Via: "link"})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.EndSessions(ctx, "telegram:2", "telegram:2"); err != nil {
+		t.Fatal(err)
+	}
+	get := func(f console.AuditFilter) []console.AuditEntry {
+		t.Helper()
+		if f.Limit == 0 {
+			f.Limit = 50
+		}
+		out, err := db.AuditPage(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if n := len(get(console.AuditFilter{Actor: "telegram:1"})); n != 3 {
+		t.Errorf("actor filter: %d entries, want 3", n)
+	}
+	if n := len(get(console.AuditFilter{Action: "console."})); n != 5 {
+		t.Errorf("prefix console.: %d entries, want 5", n)
+	}
+	for _, a := range []string{"console", "%", "console.%", "_onsole."} {
+		if n := len(get(console.AuditFilter{Action: a})); n != 0 {
+			t.Errorf("action %q matched %d entries, want 0", a, n)
+		}
+	}
+	if n := len(get(console.AuditFilter{Since: time.Now().Add(time.Hour)})); n != 0 {
+		t.Errorf("since the future: %d entries", n)
+	}
+	if n := len(get(console.AuditFilter{Until: time.Now().Add(-time.Hour)})); n != 0 {
+		t.Errorf("until an hour ago: %d entries", n)
+	}
+	first := get(console.AuditFilter{Limit: 2})
+	rest := get(console.AuditFilter{Before: first[1].ID})
+	if len(first) != 2 || len(rest) != 3 || rest[0].ID >= first[1].ID || first[0].Action != console.ActionLogout {
+		t.Errorf("pages %+v then %+v", first, rest)
+	}
+	if first[0].Detail["sessions"] != float64(1) || first[0].SubjectKind != postgres.SubjectConsoleSession {
+		t.Errorf("logout entry = %+v", first[0])
+	}
+}
