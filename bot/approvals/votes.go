@@ -80,6 +80,13 @@ func (s *Service) Vote(ctx context.Context, id, status, by string) (Approval, Vo
 	return s.vote(ctx, id, status, by, false)
 }
 
+// VoteAsApprover is Vote for someone who must be one of the approval's
+// approvers, as for a button press (the admin console's decisions):
+// ErrNotApprover otherwise.
+func (s *Service) VoteAsApprover(ctx context.Context, id, status, by string) (Approval, VoteOutcome, error) {
+	return s.vote(ctx, id, status, by, true)
+}
+
 // vote records by's vote on approval id and follows up on what it did: a
 // decision edits the messages and resumes the run, a counted vote shows
 // on every message, a vote after expiry expires it. With press, by must

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/admin"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
 )
 
@@ -42,10 +43,21 @@ type Options struct {
 	IsAdmin func(identity string) bool
 	// Approvals lists and decides approvals (the approvals feature); nil:
 	// the page says approvals are not set up.
-	Approvals admin.Approvals
+	Approvals Approvals
 	// System feeds the System page.
 	System System
 	Logger *slog.Logger
+}
+
+// Approvals is what the console needs of the approvals feature: the admin
+// API's listing and vote (for sessions of the admin token, trusted like
+// the API), and the vote of a button press, which only the approval's
+// approvers may cast (for an admin logged in as themself).
+type Approvals interface {
+	admin.Approvals
+	// VoteAsApprover records by's vote like a press of the approval's
+	// button: approvals.ErrNotApprover when by may not vote on it.
+	VoteAsApprover(ctx context.Context, id, status, by string) (approvals.Approval, approvals.VoteOutcome, error)
 }
 
 // System is what the System page shows of this replica and the others.

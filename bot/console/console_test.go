@@ -53,6 +53,14 @@ func (f *fakeApprovals) Vote(_ context.Context, id, status, by string) (approval
 	return approvals.Approval{}, 0, bot.ErrNotFound
 }
 
+// VoteAsApprover lets only the admin vote, as a rule naming them would.
+func (f *fakeApprovals) VoteAsApprover(ctx context.Context, id, status, by string) (approvals.Approval, approvals.VoteOutcome, error) {
+	if by != admin {
+		return approvals.Approval{}, 0, approvals.ErrNotApprover
+	}
+	return f.Vote(ctx, id, status, by)
+}
+
 func (f *fakeApprovals) voted() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -62,7 +70,10 @@ func (f *fakeApprovals) voted() []string {
 // host is a bot.Host with one admin.
 type host struct{}
 
-func (host) IsAdmin(id string) bool { return id == admin }
+func (host) IsAdmin(id string) bool { return id == admin || id == otherAdmin }
+
+// otherAdmin is an admin whom no approval rule lets vote.
+const otherAdmin = "telegram:43"
 
 // rig is a console on a fresh database behind an httptest server.
 type rig struct {
@@ -319,5 +330,27 @@ func TestConsoleNoPublicURL(t *testing.T) {
 	got := c.Commands()[0].Run(context.Background(), host{}, channels.Inbound{Platform: "telegram", UserID: "42", Direct: true}, "")
 	if !strings.Contains(got, "http.public_url") || !strings.Contains(got, "SWITCHBOARD_HTTP_PUBLIC_URL") {
 		t.Errorf("/login without a public URL = %q", got)
+	}
+}
+
+// TestConsoleDecideOnlyApprovers: an admin who is not one of the
+// approval's approvers changes nothing, as their button press would not;
+// the admin token's session votes as admin-token, trusted as the API is.
+func TestConsoleDecideOnlyApprovers(t *testing.T) {
+	r := newRig(t, "")
+	b := r.browser(t)
+	useLink(t, b, linkRE.FindString(r.login(t, otherAdmin, true)))
+	_, page := do(t, b, "GET", r.ts.URL+"/admin/approvals", nil, nil)
+	post := r.ts.URL + "/admin/approvals/ap1/decision"
+	resp, _ := do(t, b, "POST", post, url.Values{"decision": {"deny"}, "csrf": {field(t, page, "csrf")}}, nil)
+	if !strings.Contains(resp.Header.Get("Location"), "done=notapprover") || len(r.aps.voted()) != 0 {
+		t.Fatalf("a non-approver's decision: %v, votes %v", resp.Header, r.aps.voted())
+	}
+	tok := r.browser(t)
+	do(t, tok, "POST", r.ts.URL+"/admin/login", nil, map[string]string{"Authorization": "Bearer tok-123"})
+	_, page = do(t, tok, "GET", r.ts.URL+"/admin/approvals", nil, nil)
+	do(t, tok, "POST", post, url.Values{"decision": {"deny"}, "csrf": {field(t, page, "csrf")}}, nil)
+	if v := r.aps.voted(); len(v) != 1 || v[0] != "ap1 denied "+console.TokenActor {
+		t.Errorf("the token's decision: votes %v", v)
 	}
 }

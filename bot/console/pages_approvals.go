@@ -42,6 +42,7 @@ var doneText = map[string]string{
 	"notfound":                    "That approval does not exist.",
 	"dangerous":                   "\"Always allow\" is not offered for a command flagged dangerous; allow once or deny.",
 	"own":                         "You asked for this; another approver must decide.",
+	"notapprover":                 "You are not one of this approval's approvers (approvals.approvers, approvals.rules), so nothing changed.",
 	"bad":                         "Choose Allow once, Always allow or Deny.",
 	"failed":                      "Could not record your decision (storage unavailable); try again in a moment.",
 }
@@ -87,7 +88,8 @@ func (c *Console) approvalsLive(w http.ResponseWriter, r *http.Request) {
 }
 
 // decide votes as the session's admin, through the same durable vote as a
-// button press: the chat's messages are edited and the run resumes.
+// button press, with the same check that they may vote on it: the chat's
+// messages are edited and the run resumes.
 func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 	done := func(code string) {
 		http.Redirect(w, r, "/admin/approvals?done="+url.QueryEscape(code), http.StatusSeeOther)
@@ -101,8 +103,15 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := durable(r.Context())
 	defer cancel()
 	id := r.PathValue("id")
-	a, outcome, err := c.o.Approvals.Vote(ctx, id, status, s.Identity)
+	vote := c.o.Approvals.VoteAsApprover
+	if s.Identity == TokenActor {
+		vote = c.o.Approvals.Vote // the token's holder, trusted as in the admin API
+	}
+	a, outcome, err := vote(ctx, id, status, s.Identity)
 	switch {
+	case errors.Is(err, approvals.ErrNotApprover):
+		c.log.Warn("console vote by a non-approver", "approval_id", id, "identity", s.Identity)
+		done("notapprover")
 	case errors.Is(err, bot.ErrNotFound):
 		done("notfound")
 	case errors.Is(err, approvals.ErrDangerousAlways):
