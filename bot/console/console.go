@@ -44,6 +44,9 @@ type Options struct {
 	// Approvals lists and decides approvals (the approvals feature); nil:
 	// the page says approvals are not set up.
 	Approvals Approvals
+	// Jobs lists, pauses, resumes and runs the scheduled jobs; nil: the
+	// page says jobs are not set up.
+	Jobs Jobs
 	// System feeds the System page.
 	System System
 	Logger *slog.Logger
@@ -126,6 +129,8 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /admin/approvals/live", c.authed(false, c.approvalsLive))
 	mux.Handle("POST /admin/approvals/{id}/decision", c.authed(true, c.decide))
 	mux.Handle("GET /admin/audit", c.authed(true, c.auditPage))
+	mux.Handle("GET /admin/jobs", c.authed(true, c.jobsPage))
+	mux.Handle("POST /admin/jobs/{name}/action", c.authed(true, c.jobAction))
 	mux.Handle("GET /admin/system", c.authed(true, c.systemPage))
 	mux.HandleFunc("/admin/", func(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusNotFound, "error", page{Title: "Not found", Error: "There is no such page; the menu above lists them."})

@@ -26,7 +26,7 @@ type page struct {
 }
 
 // pageNames are the templates/NAME.html pages; layout.html wraps each.
-var pageNames = []string{"login", "error", "approvals", "audit", "system"}
+var pageNames = []string{"login", "error", "approvals", "audit", "jobs", "system"}
 
 // templateFuncs are the helpers templates use; none returns
 // template.HTML, so everything shown is escaped.
@@ -37,6 +37,7 @@ var templateFuncs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05 UTC")
 	},
+	"deref": func(f *float64) float64 { return *f },
 	"pairs": func(m map[string]any) []kv {
 		out := make([]kv, 0, len(m))
 		for k, v := range m {

@@ -1,6 +1,9 @@
 package jobs
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // AdminList returns the lister of GET /api/v1/jobs (admin.Options.Jobs):
 // every job of store by name, as docs/admin-api.md shows it.
@@ -17,4 +20,69 @@ func AdminList(store Store) func(ctx context.Context) (any, error) {
 		}
 		return out, nil
 	}
+}
+
+// Overview is a job as the admin console shows it: when it runs next and
+// its newest runs.
+type Overview struct {
+	Job Job
+	// Next is the next slot; zero when paused, finished or invalid, and
+	// NextNote says which.
+	Next     time.Time
+	NextNote string
+	Runs     []JobRun
+	// Usage is what those runs used (nil without a UsageFunc or runs).
+	Usage *RunsUsage
+}
+
+// Overviews lists every job with its next run and its newest runs (at most
+// runs of them), and with usage what they used.
+func Overviews(ctx context.Context, store Store, usage UsageFunc, runs int) ([]Overview, error) {
+	list, err := store.ListJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	out := make([]Overview, 0, len(list))
+	for _, j := range list {
+		o := Overview{Job: j, NextNote: "paused"}
+		if j.Enabled {
+			o.NextNote = "no next run"
+			if s, err := ParseSchedule(j.Schedule, j.Timezone); err != nil {
+				o.NextNote = "invalid schedule: " + err.Error()
+			} else if o.Next = s.Next(now); !o.Next.IsZero() {
+				o.NextNote = ""
+			}
+		}
+		if o.Runs, err = store.RecentRuns(ctx, j.ID, runs); err != nil {
+			return nil, err
+		}
+		var since time.Time
+		for _, r := range o.Runs {
+			if !r.StartedAt.IsZero() && (since.IsZero() || r.StartedAt.Before(since)) {
+				since = r.StartedAt
+			}
+		}
+		if usage != nil && !since.IsZero() {
+			if u, err := usage(ctx, j.Name, since); err == nil {
+				o.Usage = &u
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// RunNow queues an extra run of job name at once, as /jobs run does:
+// bot.ErrNotFound without such a job, ErrSlotBusy while a run of it goes.
+func RunNow(ctx context.Context, store Store, name string) error {
+	j, err := store.GetJob(ctx, name)
+	if err != nil {
+		return err
+	}
+	// A manual run is an extra slot at this second; the scheduler's
+	// take-over pass picks it up like a due retry.
+	slot := time.Now().Truncate(time.Second)
+	_, _, err = store.ClaimSlot(ctx, j.ID, slot, "manual", 0, OverlapQueue, false)
+	return err
 }

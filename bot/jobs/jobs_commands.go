@@ -82,20 +82,13 @@ func jobsCommand(ctx context.Context, o CommandOptions, isAdmin bool, in channel
 		}
 		return fmt.Sprintf("Job %s deleted.", rest)
 	case "run":
-		j, err := store.GetJob(ctx, rest)
-		if err != nil {
-			return jobError(log, rest, err)
-		}
-		// A manual run is an extra slot at this second; the scheduler's
-		// take-over pass picks it up like a due retry.
-		slot := time.Now().Truncate(time.Second)
-		if _, _, err := store.ClaimSlot(ctx, j.ID, slot, "manual", 0, OverlapQueue, false); err != nil {
+		if err := RunNow(ctx, store, rest); err != nil {
 			if errors.Is(err, ErrSlotBusy) {
-				return fmt.Sprintf("Job %s is running right now; try again when it is done.", j.Name)
+				return fmt.Sprintf("Job %s is running right now; try again when it is done.", rest)
 			}
 			return jobError(log, rest, err)
 		}
-		return fmt.Sprintf("Job %s will run in a moment.", j.Name)
+		return fmt.Sprintf("Job %s will run in a moment.", rest)
 	}
 	return jobsUsage
 }

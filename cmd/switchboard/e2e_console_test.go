@@ -204,3 +204,46 @@ func TestE2EConsoleDecide(t *testing.T) {
 	}
 	t.Logf("screenshots in %s", shots)
 }
+
+// TestE2EConsoleJobs: a job added in the chat shows on the Jobs page with
+// its next run; Run now runs it once into its chat and the run shows with
+// its status; Pause pauses it, as /jobs then says.
+func TestE2EConsoleJobs(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tb := newTab(t)
+	e := startConsoleE2E(ctx, t)
+	tg := e.tg
+	base := "http://" + e.addr
+	if got := chatCommand(ctx, t, tg, admin, admin, "/jobs add 0 9 * * * | report the weather"); !strings.Contains(got, "Added job report-the-weather") {
+		t.Fatalf("/jobs add = %q", got)
+	}
+	link := consoleLink.FindString(chatCommand(ctx, t, tg, admin, admin, "/login"))
+	tb.do(chromedp.Navigate(link), chromedp.Click(chromedp.CSS("#use-link")), chromedp.WaitVisible(chromedp.CSS("#approvals")),
+		chromedp.Navigate(base+"/admin/jobs"), chromedp.WaitVisible(chromedp.CSS("#job-report-the-weather")))
+	if s := tb.text("#job-report-the-weather"); !strings.Contains(s, "next run 20") || !strings.Contains(s, "report the weather") {
+		t.Fatalf("the job shows as %q", s)
+	}
+	noProblems(t, tb, "jobs")
+
+	mark := lastID(tg, admin)
+	tb.do(chromedp.Click(chromedp.CSS(`#job-report-the-weather button[value="run"]`)), chromedp.WaitVisible(chromedp.CSS("p.notice")))
+	if n := tb.text("p.notice"); !strings.Contains(n, "Queued") {
+		t.Errorf("after Run now the page says %q", n)
+	}
+	newReplyContaining(ctx, t, tg, admin, mark, "report the weather")
+	eventually(ctx, t, "the run shows as succeeded", func() bool {
+		tb.do(chromedp.Navigate(base+"/admin/jobs"), chromedp.WaitVisible(chromedp.CSS("#job-report-the-weather")))
+		return strings.Contains(tb.text("#job-report-the-weather"), "succeeded")
+	})
+	noProblems(t, tb, "jobs with a run")
+	tb.screenshots(screenshotDir(t), "jobs")
+
+	tb.do(chromedp.Click(chromedp.CSS(`#job-report-the-weather button[value="pause"]`)), chromedp.WaitVisible(chromedp.CSS("p.notice")),
+		chromedp.WaitVisible(chromedp.CSS(`#job-report-the-weather button[value="resume"]`)))
+	if s := tb.text("#job-report-the-weather"); !strings.Contains(s, "paused") {
+		t.Errorf("after Pause the job shows as %q", s)
+	}
+	if got := chatCommand(ctx, t, tg, admin, admin, "/jobs"); !strings.Contains(got, "report-the-weather") || !strings.Contains(got, "paused") {
+		t.Errorf("/jobs after the console paused it = %q", got)
+	}
+}
