@@ -131,6 +131,7 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /admin/audit", c.authed(true, c.auditPage))
 	mux.Handle("GET /admin/jobs", c.authed(true, c.jobsPage))
 	mux.Handle("POST /admin/jobs/{name}/action", c.authed(true, c.jobAction))
+	mux.Handle("GET /admin/usage", c.authed(true, c.usagePage))
 	mux.Handle("GET /admin/system", c.authed(true, c.systemPage))
 	mux.HandleFunc("/admin/", func(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusNotFound, "error", page{Title: "Not found", Error: "There is no such page; the menu above lists them."})

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/bot/console"
+	"github.com/switchboard-chat/switchboard/bot/usage"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -352,5 +353,34 @@ func TestConsoleDecideOnlyApprovers(t *testing.T) {
 	do(t, tok, "POST", post, url.Values{"decision": {"deny"}, "csrf": {field(t, page, "csrf")}}, nil)
 	if v := r.aps.voted(); len(v) != 1 || v[0] != "ap1 denied "+console.TokenActor {
 		t.Errorf("the token's decision: votes %v", v)
+	}
+}
+
+// TestConsoleUsagePage: the chart is SVG drawn on the server, one bar part
+// per day and key; a hostile key shows as text only.
+func TestConsoleUsagePage(t *testing.T) {
+	r := newRig(t, "")
+	ctx := context.Background()
+	for i, who := range []string{`<script>alert(1)</script>`, "telegram:1", "telegram:1"} {
+		if err := r.db.InsertUsage(ctx, usage.Record{At: time.Now().Add(-time.Duration(i*25) * time.Hour), Identity: who, Agent: "ops",
+			Model: "m", Tokens: usage.Tokens{Input: int64(100 * (i + 1))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := r.browser(t)
+	useLink(t, b, linkRE.FindString(r.login(t, admin, true)))
+	resp, page := do(t, b, "GET", r.ts.URL+"/admin/usage?by=identity&days=7", nil, nil)
+	if resp.StatusCode != 200 || !strings.Contains(page, `<svg class="chart"`) || strings.Count(page, "<rect x=") != 3 {
+		t.Fatalf("usage page: %d %s", resp.StatusCode, page)
+	}
+	if strings.Contains(page, "<script>alert") || !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the identity is not escaped: %s", page)
+	}
+	if !strings.Contains(page, "<td>500</td>") {
+		t.Errorf("telegram:1's 500 tokens are not totalled: %s", page)
+	}
+	// An unknown grouping or span falls back to the defaults.
+	if _, page := do(t, b, "GET", r.ts.URL+"/admin/usage?by=session_key&days=999", nil, nil); !strings.Contains(page, "by agent") {
+		t.Errorf("fallback: %s", page)
 	}
 }

@@ -75,6 +75,24 @@ type Replica struct {
 	SeenAt time.Time
 }
 
+// Usage groupings the Usage page offers.
+const (
+	UsageByAgent    = "agent"
+	UsageByModel    = "model"
+	UsageByIdentity = "identity"
+)
+
+// UsageDay is one UTC day's model usage of one agent, model or identity.
+type UsageDay struct {
+	Day    time.Time
+	Key    string
+	Tokens int64 // all of them, cached ones included
+	// CostMicros sums the priced calls; Unpriced counts the calls without
+	// a price, whose cost is unknown.
+	CostMicros int64
+	Unpriced   int64
+}
+
 // Store keeps login links and sessions, and reads what the pages show;
 // storage/postgres implements it. Times are the database's, so replicas
 // agree on expiry.
@@ -97,6 +115,10 @@ type Store interface {
 	EndSessions(ctx context.Context, identity, by string) (int, error)
 	// AuditPage returns the entries f selects, newest first.
 	AuditPage(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+	// UsageByDay sums the model usage since then per UTC day and key of
+	// grouping by (UsageByAgent, UsageByModel or UsageByIdentity), oldest
+	// day first.
+	UsageByDay(ctx context.Context, by string, since time.Time) ([]UsageDay, error)
 	// Replicas lists the replicas that heartbeat now (those with work in
 	// flight), newest first.
 	Replicas(ctx context.Context) ([]Replica, error)

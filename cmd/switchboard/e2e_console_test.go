@@ -193,6 +193,12 @@ func TestE2EConsoleDecide(t *testing.T) {
 	noProblems(t, tb, "audit")
 	tb.do(chromedp.Navigate(base + "/admin/audit"))
 	tb.screenshots(shots, "audit")
+	tb.do(chromedp.Navigate(base+"/admin/usage"), chromedp.WaitVisible(chromedp.CSS("svg.chart")))
+	if n := evalIn[int](tb, `document.querySelectorAll("svg.chart rect").length`); n == 0 {
+		t.Error("the usage chart has no bars after the run's model calls")
+	}
+	noProblems(t, tb, "usage")
+	tb.screenshots(shots, "usage")
 	tb.do(chromedp.Navigate(base+"/admin/system"), chromedp.WaitVisible(chromedp.CSS(".checks")))
 	if s := tb.text("main"); !strings.Contains(s, "postgres ok") || !strings.Contains(s, "redis ok") || !strings.Contains(s, "telegram ok") {
 		t.Errorf("the System page says %q", s)

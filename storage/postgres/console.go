@@ -187,3 +187,34 @@ func (db *DB) Replicas(ctx context.Context) ([]console.Replica, error) {
 	}
 	return list, nil
 }
+
+// consoleUsageColumns are the llm_usage columns the console groups by: only
+// these names reach the statement.
+var consoleUsageColumns = map[string]string{
+	console.UsageByAgent: "agent", console.UsageByModel: "model", console.UsageByIdentity: "identity",
+}
+
+// UsageByDay implements console.Store.
+func (db *DB) UsageByDay(ctx context.Context, by string, since time.Time) ([]console.UsageDay, error) {
+	col, ok := consoleUsageColumns[by]
+	if !ok {
+		return nil, fmt.Errorf("usage by day: cannot group by %q", by)
+	}
+	rows, err := db.pool.Query(ctx, `SELECT date_trunc('day', at AT TIME ZONE 'UTC') AS day, `+col+`,
+			sum(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens)::bigint,
+			coalesce(sum(cost_microdollars), 0)::bigint, (count(*) - count(cost_microdollars))::bigint
+		FROM llm_usage WHERE at >= $1 GROUP BY 1, 2 ORDER BY 1, 2`, since)
+	if err != nil {
+		return nil, fmt.Errorf("usage by day: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (console.UsageDay, error) {
+		var u console.UsageDay
+		err := row.Scan(&u.Day, &u.Key, &u.Tokens, &u.CostMicros, &u.Unpriced)
+		u.Day = time.Date(u.Day.Year(), u.Day.Month(), u.Day.Day(), 0, 0, 0, 0, time.UTC)
+		return u, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("usage by day: %w", err)
+	}
+	return list, nil
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/bot/console"
+	"github.com/switchboard-chat/switchboard/bot/usage"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
 )
@@ -160,5 +161,50 @@ func TestConsoleAuditPage(t *testing.T) {
 	}
 	if first[0].Detail["sessions"] != float64(1) || first[0].SubjectKind != postgres.SubjectConsoleSession {
 		t.Errorf("logout entry = %+v", first[0])
+	}
+}
+
+// TestConsoleUsageByDay: sums per UTC day and key, cost of the priced
+// calls with the unpriced ones counted apart; only the offered groupings
+// are accepted.
+func TestConsoleUsageByDay(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	day1 := time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC)
+	day2 := time.Date(2026, 12, 1, 0, 30, 0, 0, time.UTC)
+	price := int64(1500)
+	for _, r := range []usage.Record{
+		{At: day1, Agent: "ops", Model: "m1", Identity: "telegram:1", Tokens: usage.Tokens{Input: 10, Output: 5}, CostMicros: &price},
+		{At: day1.Add(10 * time.Minute), Agent: "ops", Model: "m2", Identity: "telegram:2", Tokens: usage.Tokens{Input: 1, CacheRead: 2}},
+		{At: day2, Agent: "ops", Model: "m1", Identity: "telegram:1", Tokens: usage.Tokens{Output: 7}, CostMicros: &price},
+		{At: day2, Agent: "dev", Model: "m1", Identity: "telegram:1", Tokens: usage.Tokens{Output: 1}, CostMicros: &price},
+	} {
+		if err := db.InsertUsage(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.UsageByDay(ctx, console.UsageByAgent, day1.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []console.UsageDay{
+		{Day: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Key: "ops", Tokens: 18, CostMicros: 1500, Unpriced: 1},
+		{Day: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Key: "dev", Tokens: 1, CostMicros: 1500},
+		{Day: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Key: "ops", Tokens: 7, CostMicros: 1500},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("by agent = %+v", got)
+	}
+	for i := range want {
+		if !got[i].Day.Equal(want[i].Day) || got[i].Key != want[i].Key || got[i].Tokens != want[i].Tokens ||
+			got[i].CostMicros != want[i].CostMicros || got[i].Unpriced != want[i].Unpriced {
+			t.Errorf("row %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if got, _ := db.UsageByDay(ctx, console.UsageByModel, day2); len(got) != 1 || got[0].Key != "m1" || got[0].Tokens != 8 {
+		t.Errorf("by model since day 2 = %+v", got)
+	}
+	if _, err := db.UsageByDay(ctx, "session_key; DROP TABLE llm_usage", day1); err == nil {
+		t.Error("an unknown grouping was accepted")
 	}
 }
