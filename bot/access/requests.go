@@ -154,6 +154,28 @@ func Commands(s *Service) []bot.Command {
 		}}}
 }
 
+// ErrAllowedByConfig refuses to revoke an identity the configuration
+// allows (admins, access.allow): only the configuration can.
+var ErrAllowedByConfig = errors.New("allowed by the configuration (admins or access.allow); remove it there")
+
+// RevokeAs takes identity's access away on behalf of by (an admin), audited,
+// and reports whether it had access: ErrAllowedByConfig for an identity
+// the configuration allows, bot.ErrNotFound when access requests are not
+// set up.
+func (s *Service) RevokeAs(ctx context.Context, identity, by string) (bool, error) {
+	if slices.Contains(s.o.Allow, identity) || slices.Contains(s.o.Admins, identity) {
+		return false, ErrAllowedByConfig
+	}
+	if s.o.Requests == nil {
+		return false, bot.ErrNotFound
+	}
+	was, err := s.o.Requests.Revoke(ctx, identity, by)
+	if err == nil {
+		s.o.Logger.Info("access revoked", "user", identity, "by", by, "was_allowed", was)
+	}
+	return was, err
+}
+
 // revoke answers /revoke platform:user_id (admins only).
 func (s *Service) revoke(ctx context.Context, in channels.Inbound, args string) string {
 	if !s.isAdmin(in.Identity()) {
@@ -162,13 +184,13 @@ func (s *Service) revoke(ctx context.Context, in channels.Inbound, args string) 
 	if _, err := channels.ParseAddress(args); err != nil || args == "" {
 		return "Usage: /revoke platform:user_id (for example /revoke telegram:42)."
 	}
-	if slices.Contains(s.o.Allow, args) || slices.Contains(s.o.Admins, args) {
+	was, err := s.RevokeAs(ctx, args, in.Identity())
+	switch {
+	case errors.Is(err, ErrAllowedByConfig):
 		return fmt.Sprintf("`%s` is allowed by the configuration (admins or access.allow); remove it there.", args)
-	}
-	if s.o.Requests == nil {
+	case errors.Is(err, bot.ErrNotFound):
 		return "Access requests are not set up."
 	}
-	was, err := s.o.Requests.Revoke(ctx, args, in.Identity())
 	if err != nil {
 		s.o.Logger.Error("revoke", "user", args, "err", err)
 		return "Could not revoke right now (storage unavailable); try again in a minute."

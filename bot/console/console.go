@@ -47,6 +47,9 @@ type Options struct {
 	// Jobs lists, pauses, resumes and runs the scheduled jobs; nil: the
 	// page says jobs are not set up.
 	Jobs Jobs
+	// Access lists and decides access requests and revokes access; nil:
+	// the page says access requests are not set up.
+	Access Access
 	// System feeds the System page.
 	System System
 	Logger *slog.Logger
@@ -132,6 +135,9 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /admin/jobs", c.authed(true, c.jobsPage))
 	mux.Handle("POST /admin/jobs/{name}/action", c.authed(true, c.jobAction))
 	mux.Handle("GET /admin/usage", c.authed(true, c.usagePage))
+	mux.Handle("GET /admin/access", c.authed(true, c.accessPage))
+	mux.Handle("POST /admin/access/{id}/decision", c.authed(true, c.accessDecide))
+	mux.Handle("POST /admin/access/revoke", c.authed(true, c.accessRevoke))
 	mux.Handle("GET /admin/system", c.authed(true, c.systemPage))
 	mux.HandleFunc("/admin/", func(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusNotFound, "error", page{Title: "Not found", Error: "There is no such page; the menu above lists them."})

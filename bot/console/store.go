@@ -93,6 +93,13 @@ type UsageDay struct {
 	Unpriced   int64
 }
 
+// AllowedIdentity is someone let in at run time (an approved access
+// request), not by the configuration.
+type AllowedIdentity struct {
+	Identity, DisplayName, AllowedBy string
+	Since                            time.Time
+}
+
 // Store keeps login links and sessions, and reads what the pages show;
 // storage/postgres implements it. Times are the database's, so replicas
 // agree on expiry.
@@ -119,6 +126,9 @@ type Store interface {
 	// grouping by (UsageByAgent, UsageByModel or UsageByIdentity), oldest
 	// day first.
 	UsageByDay(ctx context.Context, by string, since time.Time) ([]UsageDay, error)
+	// AllowedIdentities lists the identities allowed at run time, newest
+	// first.
+	AllowedIdentities(ctx context.Context) ([]AllowedIdentity, error)
 	// Replicas lists the replicas that heartbeat now (those with work in
 	// flight), newest first.
 	Replicas(ctx context.Context) ([]Replica, error)

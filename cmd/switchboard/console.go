@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/switchboard-chat/switchboard/bot/access"
+	adminapi "github.com/switchboard-chat/switchboard/bot/admin"
 	"github.com/switchboard-chat/switchboard/bot/console"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/tools/mcp"
@@ -20,6 +22,7 @@ func (d *daemon) wireConsole() error {
 	d.console = console.New(console.Options{
 		Store: d.st.db, PublicURL: d.cfg.HTTP.PublicURL, AdminToken: d.cfg.HTTP.AdminToken,
 		IsAdmin: d.router.IsAdmin, Approvals: d.approvals, Jobs: consoleJobs{d}, Logger: d.log,
+		Access: consoleAccess{AccessRequests: d.st.db, Service: d.access},
 		System: console.System{
 			Replica: d.replica, Checks: d.checks, Leaderships: d.leaderships,
 			MCP: func() []mcp.Status { return d.mcp.Statuses() },
@@ -29,6 +32,13 @@ func (d *daemon) wireConsole() error {
 		return fmt.Errorf("admin console: %w", err)
 	}
 	return nil
+}
+
+// consoleAccess gives the console the pending requests from the store and
+// the decisions and revocations of the access feature.
+type consoleAccess struct {
+	adminapi.AccessRequests
+	*access.Service
 }
 
 // consoleJobs gives the console the jobs feature, through the scheduler's

@@ -253,3 +253,53 @@ func TestE2EConsoleJobs(t *testing.T) {
 		t.Errorf("/jobs after the console paused it = %q", got)
 	}
 }
+
+// TestE2EConsoleAccess: a stranger's access request, whose name carries an
+// event-handler payload, shows on the Access page as text; Approve lets
+// them in as the chat's button does (they are told, the admin's message
+// is edited); Revoke takes it away again.
+func TestE2EConsoleAccess(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tb := newTab(t)
+	e := startTelegramE2E(ctx, t, func(env map[string]string) {
+		env["SWITCHBOARD_ADMINS"] = "telegram:500"
+		env["SWITCHBOARD_HTTP_PUBLIC_URL"] = "http://" + env["SWITCHBOARD_HTTP_LISTEN"]
+		env["SWITCHBOARD_ACCESS_MODE"] = "request"
+	})
+	tg := e.tg
+	base := "http://" + e.addr
+	const stranger = 600
+	adminMark := lastID(tg, admin)
+	tg.SendText(stranger, stranger, `Eve<img src=x onerror=alert(5)>`, "hello, may I?")
+	req := newReplyContaining(ctx, t, tg, admin, adminMark, "telegram:600")
+	link := consoleLink.FindString(chatCommand(ctx, t, tg, admin, admin, "/login"))
+	tb.do(chromedp.Navigate(link), chromedp.Click(chromedp.CSS("#use-link")), chromedp.WaitVisible(chromedp.CSS("#approvals")),
+		chromedp.Navigate(base+"/admin/access"), chromedp.WaitVisible(chromedp.CSS("article.access-request")))
+	if s := tb.text("article.access-request"); !strings.Contains(s, "Eve<img src=x onerror=alert(5)>") || !strings.Contains(s, "telegram:600") {
+		t.Errorf("the request shows as %q", s)
+	}
+	if n := evalIn[int](tb, `document.querySelectorAll("main img").length`); n != 0 {
+		t.Errorf("the stranger's name made %d elements", n)
+	}
+	noProblems(t, tb, "access")
+	tb.screenshots(screenshotDir(t), "access")
+
+	mark := lastID(tg, stranger)
+	tb.do(chromedp.Click(chromedp.CSS(`article.access-request button[value="approve"]`)), chromedp.WaitVisible(chromedp.CSS("p.notice")),
+		chromedp.WaitVisible(chromedp.CSS("tr.allowed")))
+	newReplyContaining(ctx, t, tg, stranger, mark, "let you in")
+	if m := waitEdited(ctx, t, tg, admin, req.ID); len(m.Buttons) != 0 || !strings.Contains(m.Visible, "telegram:500") {
+		t.Errorf("the admin's request message after the console's decision = %q (buttons %v)", m.Visible, m.Buttons)
+	}
+	tb.do(chromedp.Click(chromedp.CSS(`tr.allowed button`)), chromedp.WaitVisible(chromedp.CSS("p.notice")))
+	if n := tb.text("p.notice"); !strings.Contains(n, "Revoked") {
+		t.Errorf("after Revoke the page says %q", n)
+	}
+	if n := evalIn[int](tb, `document.querySelectorAll("tr.allowed").length`); n != 0 {
+		t.Errorf("%d identities still listed after the revoke", n)
+	}
+	noProblems(t, tb, "access after the changes")
+	if d := tb.dialogsOpened(); len(d) > 0 {
+		t.Errorf("dialogs opened: %q", d)
+	}
+}

@@ -218,3 +218,20 @@ func (db *DB) UsageByDay(ctx context.Context, by string, since time.Time) ([]con
 	}
 	return list, nil
 }
+
+// AllowedIdentities implements console.Store.
+func (db *DB) AllowedIdentities(ctx context.Context) ([]console.AllowedIdentity, error) {
+	rows, err := db.pool.Query(ctx, `SELECT identity, display_name, allowed_by, updated_at FROM identities
+		WHERE allowed ORDER BY updated_at DESC, identity LIMIT 1000`)
+	if err != nil {
+		return nil, fmt.Errorf("list allowed identities: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (console.AllowedIdentity, error) {
+		var a console.AllowedIdentity
+		return a, row.Scan(&a.Identity, &a.DisplayName, &a.AllowedBy, &a.Since)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list allowed identities: %w", err)
+	}
+	return list, nil
+}

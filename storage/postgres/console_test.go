@@ -208,3 +208,23 @@ func TestConsoleUsageByDay(t *testing.T) {
 		t.Error("an unknown grouping was accepted")
 	}
 }
+
+// TestConsoleAllowedIdentities: those allowed at run time are listed,
+// newest first; a revoked one is not.
+func TestConsoleAllowedIdentities(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	for _, id := range []string{"telegram:1", "telegram:2", "telegram:3"} {
+		if err := db.Allow(ctx, id, "name "+id, "telegram:42"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Revoke(ctx, "telegram:2", "telegram:42"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.AllowedIdentities(ctx)
+	if err != nil || len(got) != 2 || got[0].Identity != "telegram:3" || got[1].Identity != "telegram:1" ||
+		got[0].DisplayName != "name telegram:3" || got[0].AllowedBy != "telegram:42" {
+		t.Fatalf("allowed = %+v, %v", got, err)
+	}
+}
