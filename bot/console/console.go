@@ -47,6 +47,8 @@ type Options struct {
 	// Jobs lists, pauses, resumes and runs the scheduled jobs; nil: the
 	// page says jobs are not set up.
 	Jobs Jobs
+	// Agents lists the agents with their effective tools; nil: none.
+	Agents func() []Agent
 	// Access lists and decides access requests and revokes access; nil:
 	// the page says access requests are not set up.
 	Access Access
@@ -135,6 +137,7 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /admin/jobs", c.authed(true, c.jobsPage))
 	mux.Handle("POST /admin/jobs/{name}/action", c.authed(true, c.jobAction))
 	mux.Handle("GET /admin/usage", c.authed(true, c.usagePage))
+	mux.Handle("GET /admin/agents", c.authed(true, c.agentsPage))
 	mux.Handle("GET /admin/access", c.authed(true, c.accessPage))
 	mux.Handle("POST /admin/access/{id}/decision", c.authed(true, c.accessDecide))
 	mux.Handle("POST /admin/access/revoke", c.authed(true, c.accessRevoke))

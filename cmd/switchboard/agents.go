@@ -126,6 +126,8 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 			out.named[spec.Name] = a
 		}
 		out.info = append(out.info, bot.AgentInfo{Name: spec.Name, Description: spec.Description, Model: llm.Model})
+		d.agentTools = append(d.agentTools, agentTools{name: spec.Name, description: spec.Description, model: llm.Model,
+			provider: llm.Provider, allowed: allowed, classes: gate.Classes, reg: reg})
 	}
 	if len(out.named) == 0 {
 		out.info = nil // one agent: /agents says so in a line

@@ -21,7 +21,7 @@ const consoleJobRuns = 5
 func (d *daemon) wireConsole() error {
 	d.console = console.New(console.Options{
 		Store: d.st.db, PublicURL: d.cfg.HTTP.PublicURL, AdminToken: d.cfg.HTTP.AdminToken,
-		IsAdmin: d.router.IsAdmin, Approvals: d.approvals, Jobs: consoleJobs{d}, Logger: d.log,
+		IsAdmin: d.router.IsAdmin, Approvals: d.approvals, Jobs: consoleJobs{d}, Agents: d.consoleAgents, Logger: d.log,
 		Access: consoleAccess{AccessRequests: d.st.db, Service: d.access},
 		System: console.System{
 			Replica: d.replica, Checks: d.checks, Leaderships: d.leaderships,

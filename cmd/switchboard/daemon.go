@@ -125,7 +125,9 @@ type daemon struct {
 	// decides access and MCP grant requests.
 	approvals *approvals.Service
 	console   *console.Console // the admin console at /admin, and /login, /logout
-	access    *access.Service
+	// agentTools are the agents' tools after policy, for the console.
+	agentTools []agentTools
+	access     *access.Service
 	// budgets checks the budgets before every model call.
 	budgets *budgets.Guard
 	// replica names this process among the replicas (config replica).

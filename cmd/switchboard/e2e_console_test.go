@@ -199,6 +199,12 @@ func TestE2EConsoleDecide(t *testing.T) {
 	}
 	noProblems(t, tb, "usage")
 	tb.screenshots(shots, "usage")
+	tb.do(chromedp.Navigate(base+"/admin/agents"), chromedp.WaitVisible(chromedp.CSS("article.agent")))
+	if s := tb.text("article.agent"); !strings.Contains(s, "test-model") || !regexp.MustCompile(`exec\s+\S+\s+per call, by the tool`).MatchString(s) {
+		t.Errorf("the Agents page shows %q; want the model and exec asking per call", s)
+	}
+	noProblems(t, tb, "agents")
+	tb.screenshots(shots, "agents")
 	tb.do(chromedp.Navigate(base+"/admin/system"), chromedp.WaitVisible(chromedp.CSS(".checks")))
 	if s := tb.text("main"); !strings.Contains(s, "postgres ok") || !strings.Contains(s, "redis ok") || !strings.Contains(s, "telegram ok") {
 		t.Errorf("the System page says %q", s)
