@@ -134,6 +134,8 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /admin/approvals/live", c.authed(false, c.approvalsLive))
 	mux.Handle("POST /admin/approvals/{id}/decision", c.authed(true, c.decide))
 	mux.Handle("GET /admin/audit", c.authed(true, c.auditPage))
+	mux.Handle("GET /admin/conversations", c.authed(true, c.conversationsPage))
+	mux.Handle("GET /admin/conversations/view", c.authed(true, c.conversationPage))
 	mux.Handle("GET /admin/jobs", c.authed(true, c.jobsPage))
 	mux.Handle("POST /admin/jobs/{name}/action", c.authed(true, c.jobAction))
 	mux.Handle("GET /admin/usage", c.authed(true, c.usagePage))

@@ -26,7 +26,7 @@ type page struct {
 }
 
 // pageNames are the templates/NAME.html pages; layout.html wraps each.
-var pageNames = []string{"login", "error", "approvals", "audit", "jobs", "usage", "agents", "access", "system"}
+var pageNames = []string{"login", "error", "approvals", "audit", "conversations", "conversation", "jobs", "usage", "agents", "access", "system"}
 
 // templateFuncs are the helpers templates use; none returns
 // template.HTML, so everything shown is escaped.

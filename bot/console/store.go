@@ -100,6 +100,36 @@ type AllowedIdentity struct {
 	Since                            time.Time
 }
 
+// Conversation is one session as the Conversations page lists it.
+type Conversation struct {
+	Key, Agent, Scope string
+	// Messages is the number of the newest message (its seq).
+	Messages  int64
+	UpdatedAt time.Time
+}
+
+// ConversationMessage is one stored step of a conversation.
+type ConversationMessage struct {
+	Seq       int64
+	Role      string // user, assistant, tool
+	Content   string
+	ToolCalls []ToolCall // the steps an assistant message asked for
+	ToolName  string     // of a tool result
+	IsError   bool
+	At        time.Time
+}
+
+// ToolCall is one tool call an assistant message asked for.
+type ToolCall struct {
+	Name, Arguments string
+}
+
+// SessionApproval is an approval asked in a conversation.
+type SessionApproval struct {
+	ID, Tool, Command, Status, DecidedBy string
+	CreatedAt                            time.Time
+}
+
 // Store keeps login links and sessions, and reads what the pages show;
 // storage/postgres implements it. Times are the database's, so replicas
 // agree on expiry.
@@ -129,6 +159,15 @@ type Store interface {
 	// AllowedIdentities lists the identities allowed at run time, newest
 	// first.
 	AllowedIdentities(ctx context.Context) ([]AllowedIdentity, error)
+	// Conversations lists sessions by recency, newest first: those whose
+	// key, agent or scope (the chat) contains search, at most limit.
+	Conversations(ctx context.Context, search string, limit int) ([]Conversation, error)
+	// ConversationMessages returns the newest limit messages of session
+	// key before seq before (0: the newest), oldest first.
+	ConversationMessages(ctx context.Context, key string, before int64, limit int) ([]ConversationMessage, error)
+	// SessionApprovals lists the approvals asked in session key, newest
+	// first.
+	SessionApprovals(ctx context.Context, key string) ([]SessionApproval, error)
 	// Replicas lists the replicas that heartbeat now (those with work in
 	// flight), newest first.
 	Replicas(ctx context.Context) ([]Replica, error)

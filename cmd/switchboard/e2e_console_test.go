@@ -199,6 +199,21 @@ func TestE2EConsoleDecide(t *testing.T) {
 	}
 	noProblems(t, tb, "usage")
 	tb.screenshots(shots, "usage")
+	tb.do(chromedp.Navigate(base+"/admin/conversations?q=telegram:700"), chromedp.WaitVisible(chromedp.CSS("tr.conversation")))
+	noProblems(t, tb, "conversations")
+	tb.screenshots(shots, "conversations")
+	tb.do(chromedp.Click(chromedp.CSS("tr.conversation a")), chromedp.WaitVisible(chromedp.CSS("article.message")))
+	conv := tb.text("main")
+	for _, want := range []string{"please CALL_TOOL:exec", "<script>alert(1)</script><img src=x onerror=alert(2)>", "allowed_once by telegram:500", "→ exec"} {
+		if !strings.Contains(conv, want) {
+			t.Errorf("the conversation page lacks %q: %q", want, conv)
+		}
+	}
+	if n := evalIn[int](tb, `document.querySelectorAll("main img, main script").length`); n != 0 {
+		t.Errorf("the conversation's text made %d elements", n)
+	}
+	noProblems(t, tb, "conversation")
+	tb.screenshots(shots, "conversation")
 	tb.do(chromedp.Navigate(base+"/admin/agents"), chromedp.WaitVisible(chromedp.CSS("article.agent")))
 	if s := tb.text("article.agent"); !strings.Contains(s, "test-model") || !regexp.MustCompile(`exec\s+\S+\s+per call, by the tool`).MatchString(s) {
 		t.Errorf("the Agents page shows %q; want the model and exec asking per call", s)

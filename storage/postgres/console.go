@@ -235,3 +235,82 @@ func (db *DB) AllowedIdentities(ctx context.Context) ([]console.AllowedIdentity,
 	}
 	return list, nil
 }
+
+// Conversations implements console.Store. The search is a substring
+// (strpos, so no character of it is a wildcard).
+func (db *DB) Conversations(ctx context.Context, search string, limit int) ([]console.Conversation, error) {
+	rows, err := db.pool.Query(ctx, `SELECT key, agent, scope, last_seq, updated_at FROM sessions
+		WHERE $1 = '' OR strpos(lower(key), lower($1)) > 0 OR strpos(lower(scope), lower($1)) > 0 OR strpos(lower(agent), lower($1)) > 0
+		ORDER BY updated_at DESC, key LIMIT $2`, storable(search), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (console.Conversation, error) {
+		var c console.Conversation
+		return c, row.Scan(&c.Key, &c.Agent, &c.Scope, &c.Messages, &c.UpdatedAt)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	return list, nil
+}
+
+// ConversationMessages implements console.Store.
+func (db *DB) ConversationMessages(ctx context.Context, key string, before int64, limit int) ([]console.ConversationMessage, error) {
+	rows, err := db.pool.Query(ctx, `SELECT seq, role, content, tool_calls, tool_name, is_error, created_at FROM (
+			SELECT * FROM messages WHERE session_key = $1 AND ($2 = 0 OR seq < $2) ORDER BY seq DESC LIMIT $3
+		) m ORDER BY seq`, storable(key), before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read conversation: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (console.ConversationMessage, error) {
+		var (
+			m     console.ConversationMessage
+			calls []byte
+		)
+		if err := row.Scan(&m.Seq, &m.Role, &m.Content, &calls, &m.ToolName, &m.IsError, &m.At); err != nil {
+			return m, err
+		}
+		if len(calls) > 0 {
+			var raw []struct {
+				Name      string
+				Arguments json.RawMessage
+			}
+			if err := json.Unmarshal(calls, &raw); err != nil {
+				return m, fmt.Errorf("decode tool calls of %d: %w", m.Seq, err)
+			}
+			for _, c := range raw {
+				// The arguments are the model's text, stored as a JSON string
+				// or as the object itself.
+				args := string(c.Arguments)
+				var text string
+				if json.Unmarshal(c.Arguments, &text) == nil {
+					args = text
+				}
+				m.ToolCalls = append(m.ToolCalls, console.ToolCall{Name: c.Name, Arguments: args})
+			}
+		}
+		return m, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read conversation: %w", err)
+	}
+	return list, nil
+}
+
+// SessionApprovals implements console.Store.
+func (db *DB) SessionApprovals(ctx context.Context, key string) ([]console.SessionApproval, error) {
+	rows, err := db.pool.Query(ctx, `SELECT id, tool, command, status, decided_by, created_at FROM approvals
+		WHERE session_key = $1 ORDER BY created_at DESC, id LIMIT 200`, storable(key))
+	if err != nil {
+		return nil, fmt.Errorf("list session approvals: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (console.SessionApproval, error) {
+		var a console.SessionApproval
+		return a, row.Scan(&a.ID, &a.Tool, &a.Command, &a.Status, &a.DecidedBy, &a.CreatedAt)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list session approvals: %w", err)
+	}
+	return list, nil
+}

@@ -3,11 +3,13 @@ package postgres_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot/console"
 	"github.com/switchboard-chat/switchboard/bot/usage"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
@@ -226,5 +228,44 @@ func TestConsoleAllowedIdentities(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].Identity != "telegram:3" || got[1].Identity != "telegram:1" ||
 		got[0].DisplayName != "name telegram:3" || got[0].AllowedBy != "telegram:42" {
 		t.Fatalf("allowed = %+v, %v", got, err)
+	}
+}
+
+// TestConsoleConversations: sessions by recency, found by a substring of
+// their key, agent or chat (no wildcards); a conversation's messages page
+// back by seq, tool calls decoded; its approvals listed.
+func TestConsoleConversations(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	if _, err := db.Append(ctx, "ops/telegram:-100", user("first")); err != nil {
+		t.Fatal(err)
+	}
+	call := agentcore.Message{Role: agentcore.RoleAssistant, ToolCalls: []agentcore.ToolCall{{ID: "c1", Name: "exec", Arguments: json.RawMessage(`{"command":"ls"}`)}}}
+	if _, err := db.Append(ctx, "dev/telegram:7", user("a"), call, answer("b")); err != nil {
+		t.Fatal(err)
+	}
+	all, err := db.Conversations(ctx, "", 10)
+	if err != nil || len(all) != 2 || all[0].Key != "dev/telegram:7" || all[0].Messages != 3 {
+		t.Fatalf("conversations = %+v, %v", all, err)
+	}
+	for search, want := range map[string]int{"TELEGRAM:-100": 1, "dev": 1, "telegram": 2, "%": 0, "_": 0} {
+		if got, _ := db.Conversations(ctx, search, 10); len(got) != want {
+			t.Errorf("search %q found %d, want %d", search, len(got), want)
+		}
+	}
+	msgs, err := db.ConversationMessages(ctx, "dev/telegram:7", 0, 2)
+	if err != nil || len(msgs) != 2 || msgs[0].Seq != 2 || len(msgs[0].ToolCalls) != 1 ||
+		msgs[0].ToolCalls[0].Name != "exec" || msgs[0].ToolCalls[0].Arguments != `{"command":"ls"}` || msgs[1].Content != "b" {
+		t.Fatalf("newest two = %+v, %v", msgs, err)
+	}
+	if older, _ := db.ConversationMessages(ctx, "dev/telegram:7", msgs[0].Seq, 2); len(older) != 1 || older[0].Content != "a" {
+		t.Errorf("older = %+v", older)
+	}
+	ap := newApproval("ap-conv", "dev/telegram:7", "c1")
+	if _, _, err := db.CreateApproval(ctx, ap); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.SessionApprovals(ctx, "dev/telegram:7"); err != nil || len(got) != 1 || got[0].ID != "ap-conv" || got[0].Status != "pending" {
+		t.Errorf("session approvals = %+v, %v", got, err)
 	}
 }
