@@ -1,11 +1,10 @@
 // Package console is the admin console: web pages under /admin for what
 // does not fit in a chat — the approvals waiting (decided there with the
 // same durable vote as a button press), the audit log, the conversations
-// with their tool steps and approvals, the scheduled jobs
-// and their runs (pause, resume, run now), the model usage per day (an
-// SVG chart drawn on the server), each agent's effective tools, access
-// requests and revocations, and the state of the replicas and their
-// dependencies.
+// with their tool steps and approvals, the scheduled jobs and their runs
+// (pause, resume, run now), the model usage per day (an SVG chart drawn on
+// the server), each agent's effective tools, access requests and
+// revocations, and the state of the replicas and their dependencies.
 //
 // Nobody types a password. An admin sends /login to the bot in a direct
 // message and gets a one-time link (http.public_url + /admin/login?t=…,
