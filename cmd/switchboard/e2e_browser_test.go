@@ -234,3 +234,22 @@ func (tb *tab) screenshots(dir, name string) {
 	}
 	tb.do(chromedp.EmulateViewport(1280, 900))
 }
+
+// waitLocation waits until the tab's address contains part: the page a
+// click navigated to has loaded.
+func (tb *tab) waitLocation(part string) {
+	tb.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(tb.ctx, 2*time.Second)
+		loc, err := chromedp.Run(ctx, chromedp.Evaluate[string]("document.readyState === 'complete' ? location.href : ''"))
+		cancel()
+		if err == nil && strings.Contains(loc, part) {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.t.Fatalf("the browser never reached an address with %q (at %q, %v)", part, loc, err)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the page, which has no event to wait on here
+	}
+}
