@@ -40,7 +40,8 @@ func parseWhen(s string) (time.Time, bool) {
 func (c *Console) auditPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := auditData{Since: q.Get("since"), Until: q.Get("until")}
-	d.Filter = AuditFilter{Actor: strings.TrimSpace(q.Get("actor")), Action: strings.TrimSpace(q.Get("action")), Limit: auditPageSize + 1}
+	d.Filter = AuditFilter{Actor: strings.TrimSpace(q.Get("actor")), Action: strings.TrimSpace(q.Get("action")),
+		Tool: strings.TrimSpace(q.Get("tool")), Outcome: strings.TrimSpace(q.Get("outcome")), Limit: auditPageSize + 1}
 	p := page{Title: "Audit log", Nav: "audit", Session: current(r)}
 	var okSince, okUntil bool
 	d.Filter.Since, okSince = parseWhen(d.Since)
@@ -52,7 +53,8 @@ func (c *Console) auditPage(w http.ResponseWriter, r *http.Request) {
 	if b, err := strconv.ParseInt(q.Get("before"), 10, 64); err == nil && b > 0 {
 		d.Filter.Before = b
 	}
-	d.Filtered = d.Filter.Actor != "" || d.Filter.Action != "" || !d.Filter.Since.IsZero() || !d.Filter.Until.IsZero()
+	d.Filtered = d.Filter.Actor != "" || d.Filter.Action != "" || d.Filter.Tool != "" || d.Filter.Outcome != "" ||
+		!d.Filter.Since.IsZero() || !d.Filter.Until.IsZero()
 	entries, err := c.o.Store.AuditPage(r.Context(), d.Filter)
 	if err != nil {
 		c.log.Error("console: read audit log", "err", err)
@@ -61,7 +63,7 @@ func (c *Console) auditPage(w http.ResponseWriter, r *http.Request) {
 	if len(entries) > auditPageSize {
 		entries = entries[:auditPageSize]
 		next := url.Values{}
-		for _, k := range []string{"actor", "action", "since", "until"} {
+		for _, k := range []string{"actor", "action", "tool", "outcome", "since", "until"} {
 			if v := q.Get(k); v != "" {
 				next.Set(k, v)
 			}

@@ -50,6 +50,12 @@ type NewSession struct {
 type AuditFilter struct {
 	Actor  string // exactly this identity
 	Action string // exactly this action, or every action under it when it ends in "."
+	// Tool selects the entries about approvals of this tool, and those
+	// whose detail names it.
+	Tool string
+	// Outcome selects the entries whose detail has this status
+	// (allowed_once, denied, approved…).
+	Outcome string
 	Since  time.Time
 	Until  time.Time
 	// Before pages back: only entries with an ID below it (0: from the

@@ -15,7 +15,7 @@ import (
 // Screenshots of each go to shots.
 func tourConsolePages(t *testing.T, tb *tab, base, shots string) {
 	t.Helper()
-	tb.do(chromedp.Navigate(base+"/admin/audit?action=approval.decided"), chromedp.WaitVisible(chromedp.CSS("table")))
+	tb.do(chromedp.Navigate(base+"/admin/audit?action=approval.decided&tool=exec&outcome=allowed_once"), chromedp.WaitVisible(chromedp.CSS("table")))
 	if row := tb.text("table tbody"); !strings.Contains(row, "telegram:500") {
 		t.Errorf("the audit log does not name the admin: %q", row)
 	}

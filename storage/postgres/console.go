@@ -146,8 +146,11 @@ func (db *DB) AuditPage(ctx context.Context, f console.AuditFilter) ([]console.A
 		  AND ($4::timestamptz IS NULL OR at >= $4)
 		  AND ($5::timestamptz IS NULL OR at < $5)
 		  AND ($6 = 0 OR id < $6)
+		  AND ($8 = '' OR detail->>'tool' = $8
+		       OR (subject_kind = 'approval' AND subject_id IN (SELECT a.id FROM approvals a WHERE a.tool = $8)))
+		  AND ($9 = '' OR detail->>'status' = $9)
 		ORDER BY id DESC LIMIT $7`,
-		storable(f.Actor), storable(f.Action), prefix, since, until, f.Before, f.Limit)
+		storable(f.Actor), storable(f.Action), prefix, since, until, f.Before, f.Limit, storable(f.Tool), storable(f.Outcome))
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
+	"github.com/switchboard-chat/switchboard/bot/approvals"
 	"github.com/switchboard-chat/switchboard/bot/console"
 	"github.com/switchboard-chat/switchboard/bot/usage"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
@@ -267,5 +268,54 @@ func TestConsoleConversations(t *testing.T) {
 	}
 	if got, err := db.SessionApprovals(ctx, "dev/telegram:7"); err != nil || len(got) != 1 || got[0].ID != "ap-conv" || got[0].Status != "pending" {
 		t.Errorf("session approvals = %+v, %v", got, err)
+	}
+}
+
+// TestConsoleAuditByToolAndOutcome: the tool filter finds every entry
+// about approvals of that tool, the outcome filter the decisions with
+// that status.
+func TestConsoleAuditByToolAndOutcome(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	for _, id := range []string{"ap-a", "ap-b"} {
+		if _, _, err := db.CreateApproval(ctx, newApproval(id, "s/"+id, "c")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := newApproval("ap-c", "s/c", "c")
+	other.Tool = "web_fetch"
+	if _, _, err := db.CreateApproval(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.DecideApproval(ctx, "ap-a", approvals.StatusDenied, "telegram:42"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.DecideApproval(ctx, "ap-c", approvals.StatusDenied, "telegram:42"); err != nil {
+		t.Fatal(err)
+	}
+	page := func(f console.AuditFilter) []console.AuditEntry {
+		t.Helper()
+		f.Limit = 50
+		out, err := db.AuditPage(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	byTool := page(console.AuditFilter{Tool: "exec"})
+	for _, e := range byTool {
+		if e.SubjectID == "ap-c" {
+			t.Errorf("the exec filter found a web_fetch entry: %+v", e)
+		}
+	}
+	if len(byTool) < 3 {
+		t.Errorf("exec entries = %+v; want both requests and the decision", byTool)
+	}
+	denied := page(console.AuditFilter{Outcome: approvals.StatusDenied, Tool: "exec"})
+	if len(denied) != 1 || denied[0].SubjectID != "ap-a" {
+		t.Errorf("denied exec = %+v", denied)
+	}
+	if n := len(page(console.AuditFilter{Outcome: approvals.StatusDenied})); n != 2 {
+		t.Errorf("denied = %d entries, want 2", n)
 	}
 }
