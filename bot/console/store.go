@@ -56,8 +56,8 @@ type AuditFilter struct {
 	// Outcome selects the entries whose detail has this status
 	// (allowed_once, denied, approved…).
 	Outcome string
-	Since  time.Time
-	Until  time.Time
+	Since   time.Time
+	Until   time.Time
 	// Before pages back: only entries with an ID below it (0: from the
 	// newest).
 	Before int64
