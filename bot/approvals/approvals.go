@@ -129,7 +129,7 @@ func (s *Service) Approve(ctx context.Context, req tools.ApprovalRequest) (tools
 	for range 2 {
 		now := time.Now()
 		a, created, err := s.o.Store.CreateApproval(ctx, rule.apply(Approval{
-			ID: bot.NewID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern, Warnings: req.Warnings,
+			ID: bot.NewID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern, Warnings: req.Warnings, Verb: req.Verb,
 			Agent: c.Agent, Session: c.Session, ToolCallID: c.ToolCallID, Requester: c.UserID,
 			Chat:   channels.Address{Platform: c.Channel, ChatID: c.ChatID, ThreadID: c.ThreadID},
 			Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(s.o.Timeout),
@@ -177,13 +177,14 @@ func (s *Service) announce(ctx context.Context, a Approval) {
 }
 
 // buttonsFor are a's buttons: no "Always allow" for a command flagged
-// dangerous.
+// dangerous or a request with a verb, whose buttons say it.
 func buttonsFor(a Approval) [][]channels.Button {
-	row := []channels.Button{{Label: "Allow once", Data: approvalPrefix + a.ID + ":" + choiceOnce}}
-	if len(a.Warnings) == 0 {
+	w := wordsFor(a.Verb)
+	row := []channels.Button{{Label: w.allow, Data: approvalPrefix + a.ID + ":" + choiceOnce}}
+	if len(a.Warnings) == 0 && a.Verb == "" {
 		row = append(row, channels.Button{Label: "Always allow", Data: approvalPrefix + a.ID + ":" + choiceAlways})
 	}
-	return [][]channels.Button{append(row, channels.Button{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny})}
+	return [][]channels.Button{append(row, channels.Button{Label: w.deny, Data: approvalPrefix + a.ID + ":" + choiceDeny})}
 }
 
 // isApproverChat reports whether a's approvers are asked in the chat at to.

@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/leader"
 	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/bot/modelswitch"
+	"github.com/switchboard-chat/switchboard/bot/skills"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/bot/teams"
 	llmusage "github.com/switchboard-chat/switchboard/bot/usage"
@@ -120,6 +121,9 @@ type daemon struct {
 	// customTools adds and removes the run-time custom tools, for /tools
 	// and the admin API.
 	customTools *customtools.Catalog
+	// skills are the skills of skills.dirs and the published ones, for
+	// the agents' prompts, their tools and /skills.
+	skills *skills.Catalog
 	// approvals decides risky tool calls (buttons, admin API); access
 	// decides access and MCP grant requests.
 	approvals *approvals.Service

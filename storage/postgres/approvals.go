@@ -20,7 +20,7 @@ const maxPendingApprovals = 200
 var approvalCols = `id, tool, command, cwd, pattern, agent, coalesce(session_key, ''),
 	coalesce(tool_call_id, ''), requester, platform, chat_id, thread_id, status, decided_by,
 	created_at, expires_at, decided_at, warnings, quorum, approvers, self_approve, escalate_at,
-	escalate_to, escalated_at, ` + votesCol
+	escalate_to, escalated_at, verb, ` + votesCol
 
 // CreateApproval stores a as pending (a.Status is ignored) and audits the
 // request. ID and ExpiresAt must be set; a zero CreatedAt means now. When an
@@ -57,15 +57,15 @@ func (db *DB) CreateApproval(ctx context.Context, a approvals.Approval) (approva
 		stored, err = scanApproval(tx.QueryRow(ctx, `INSERT INTO approvals
 				(id, tool, command, cwd, pattern, agent, session_key, tool_call_id, requester,
 				 platform, chat_id, thread_id, created_at, expires_at, warnings,
-				 quorum, approvers, self_approve, escalate_at, escalate_to)
+				 quorum, approvers, self_approve, escalate_at, escalate_to, verb)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()), $14, $15,
-				$16, $17, $18, $19, $20)
+				$16, $17, $18, $19, $20, $21)
 			ON CONFLICT (session_key, tool_call_id) WHERE consumed_at IS NULL DO NOTHING
 			RETURNING `+approvalCols,
 			storable(a.ID), storable(a.Tool), storable(a.Command), storable(a.Cwd), storable(a.Pattern),
 			storable(a.Agent), session, callID, storable(a.Requester), storable(a.Chat.Platform),
 			storable(a.Chat.ChatID), storable(a.Chat.ThreadID), createdAt, a.ExpiresAt, storableList(a.Warnings),
-			quorum, storableList(a.Approvers), a.SelfApprove, escalateAt, storableList(a.EscalateTo)))
+			quorum, storableList(a.Approvers), a.SelfApprove, escalateAt, storableList(a.EscalateTo), storable(a.Verb)))
 		if errors.Is(err, pgx.ErrNoRows) {
 			// An approval for (session, tool call) exists; the conflicting
 			// insert has committed by now, so a fresh statement sees it.
@@ -294,7 +294,7 @@ func scanApproval(row pgx.Row) (approvals.Approval, error) {
 	err := row.Scan(&a.ID, &a.Tool, &a.Command, &a.Cwd, &a.Pattern, &a.Agent, &a.Session, &a.ToolCallID,
 		&a.Requester, &a.Chat.Platform, &a.Chat.ChatID, &a.Chat.ThreadID, &a.Status, &a.DecidedBy,
 		&a.CreatedAt, &a.ExpiresAt, &decidedAt, &a.Warnings, &a.Quorum, &a.Approvers, &a.SelfApprove,
-		&escalateAt, &a.EscalateTo, &escalatedAt, &votes)
+		&escalateAt, &a.EscalateTo, &escalatedAt, &a.Verb, &votes)
 	if err != nil {
 		return a, err
 	}
