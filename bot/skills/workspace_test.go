@@ -10,7 +10,9 @@ import (
 
 func TestInstallPutsReadOnlyFilesAndReplacesOldOnes(t *testing.T) {
 	ws := t.TempDir()
-	t.Cleanup(func() { _ = filepath.WalkDir(ws, func(p string, _ fs.DirEntry, _ error) error { return os.Chmod(p, 0o755) }) })
+	t.Cleanup(func() {
+		_ = filepath.WalkDir(ws, func(p string, _ fs.DirEntry, _ error) error { return os.Chmod(p, 0o755) })
+	})
 	v1 := []File{{Path: "SKILL.md", Data: []byte("v1")}, {Path: "scripts/old.sh", Data: []byte("echo old")}}
 	if err := install(ws, "deploy", v1); err != nil {
 		t.Fatal(err)
