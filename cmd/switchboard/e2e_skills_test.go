@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-chat/switchboard/agentcore/llmtest"
+	"github.com/switchboard-chat/switchboard/channels/telegram/telegramtest"
+)
+
+// skillFiles writes a skill folder (path → content) under dir.
+func skillFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// resultsOfTool returns what the model was given as results of calls of
+// tool, oldest first, across every request it got.
+func resultsOfTool(llm *llmtest.Server, tool string) []string {
+	names := map[string]string{}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range llm.Requests() {
+		for _, m := range r.Messages {
+			for _, c := range m.ToolCalls {
+				names[c.ID] = c.Name
+			}
+			if m.Role == "tool" && names[m.ToolCallID] == tool && !seen[m.ToolCallID] {
+				seen[m.ToolCallID] = true
+				out = append(out, m.Content)
+			}
+		}
+	}
+	return out
+}
+
+// callTool has user (in their own chat) make the model call tool with
+// args and waits for the new reply carrying its result; it returns the
+// result the model was given.
+func callTool(ctx context.Context, t *testing.T, tg *telegramtest.Server, llm *llmtest.Server, user int64, tool string, args any) string {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(resultsOfTool(llm, tool))
+	mark := lastID(tg, user)
+	tg.SendText(user, user, "User", "please CALL_TOOL:"+tool+" "+string(raw))
+	newReplyContaining(ctx, t, tg, user, mark, "tool "+tool+" said:")
+	results := resultsOfTool(llm, tool)
+	if len(results) <= before {
+		t.Fatalf("the model got no new %s result", tool)
+	}
+	return results[len(results)-1]
+}
+
+// command sends text in user's chat and returns the new reply containing want.
+func command(ctx context.Context, t *testing.T, tg *telegramtest.Server, user int64, text, want string) string {
+	t.Helper()
+	mark := lastID(tg, user)
+	tg.SendText(user, user, "User", text)
+	return newReplyContaining(ctx, t, tg, user, mark, want).Visible
+}
+
+// TestE2EDirectorySkillFoundUsedAndRead: a skill folder in skills.dirs is
+// in the agent's prompt, found by skill_search, used with use_skill
+// (instructions to the model, files to the workspace) and its file read
+// with read_file from skills/NAME/; the agent cannot change it there.
+// A folder added while running is picked up; an invalid one is skipped.
+func TestE2EDirectorySkillFoundUsedAndRead(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg, llm := fakes(t)
+	dir := t.TempDir()
+	writeConfig(t, dir, "tools:\n  approvals: {mutating: allow}\n")
+	skillFiles(t, filepath.Join(dir, "skills"), map[string]string{
+		"release-notes/SKILL.md":           "---\nname: release-notes\ndescription: Writes release notes from merged pull requests\n---\n# Release notes\nRun scripts/collect.sh, then group the changes by area.\n",
+		"release-notes/scripts/collect.sh": "git log --oneline v1..HEAD\n",
+		"broken/SKILL.md":                  "no front matter here\n",
+	})
+	addr := freeAddr(t)
+	d := startDaemon(t, dir, addr, externalEnv(t, tg, llm, addr))
+	d.waitReady(ctx)
+	const user = 701
+
+	found := callTool(ctx, t, tg, llm, user, "skill_search", map[string]any{"query": "release notes for merged changes"})
+	if !strings.Contains(found, "- release-notes (from skills.dirs): Writes release notes from merged pull requests") {
+		t.Fatalf("skill_search gave the model %q", found)
+	}
+	if sys := systemOf(llm.Requests()[0]); !strings.Contains(sys, "## Skills") || !strings.Contains(sys, "- release-notes: Writes release notes") || strings.Contains(sys, "broken") {
+		t.Fatalf("the system prompt's skills section is wrong:\n%s", sys)
+	}
+	used := callTool(ctx, t, tg, llm, user, "use_skill", map[string]any{"name": "release-notes"})
+	for _, want := range []string{"skills/release-notes/scripts/collect.sh", "grants no permissions", "Run scripts/collect.sh, then group the changes by area."} {
+		if !strings.Contains(used, want) {
+			t.Fatalf("use_skill gave the model %q; want %q in it", used, want)
+		}
+	}
+	read := callTool(ctx, t, tg, llm, user, "read_file", map[string]any{"path": "skills/release-notes/scripts/collect.sh"})
+	if !strings.Contains(read, "git log --oneline v1..HEAD") {
+		t.Fatalf("read_file gave the model %q", read)
+	}
+	wrote := callTool(ctx, t, tg, llm, user, "write_file", map[string]any{"path": "skills/release-notes/scripts/collect.sh", "content": "rm -rf ~"})
+	if !strings.Contains(wrote, "read-only") {
+		t.Fatalf("write_file under skills/ gave the model %q; want a refusal", wrote)
+	}
+	if missing := callTool(ctx, t, tg, llm, user, "use_skill", map[string]any{"name": "../etc"}); !strings.Contains(missing, "not a skill name") {
+		t.Fatalf("use_skill of a hostile name gave %q", missing)
+	}
+
+	// A folder added while the daemon runs is found without a restart.
+	skillFiles(t, filepath.Join(dir, "skills"), map[string]string{
+		"triage/SKILL.md": "---\nname: triage\ndescription: Sorts incoming bug reports by severity\n---\nAsk for the logs.\n",
+	})
+	eventually(ctx, t, "the skill folders read again", func() bool {
+		return strings.Contains(d.out.String(), `msg="skills read from skills.dirs" skills=2`)
+	})
+	if list := command(ctx, t, tg, user, "/skills", "Skills of agent"); !strings.Contains(list, "triage (dir ") {
+		t.Fatalf("/skills after the folder was added = %q", list)
+	}
+	if found := callTool(ctx, t, tg, llm, user, "skill_search", map[string]any{"query": "bug severity"}); !strings.Contains(found, "triage") {
+		t.Fatalf("skill_search for the added skill gave %q", found)
+	}
+	if !strings.Contains(d.out.String(), "skill folder skipped") {
+		t.Error("the invalid skill folder was not reported in the log")
+	}
+}
+
+// TestE2EPublishedSkillThroughButtons: publish_skill shows the approver
+// the skill (name, description, files, a script line the shell guard
+// blocks) with Publish / Reject; after Publish it is found and used from
+// another chat; a rejected one is not; a directory skill's name cannot be
+// published; an admin can disable a skill for everyone.
+func TestE2EPublishedSkillThroughButtons(t *testing.T) {
+	ctx := testCtx(t, 3*time.Minute)
+	tg, llm := fakes(t)
+	dir := t.TempDir()
+	writeConfig(t, dir, "tools:\n  approvals: {mutating: allow}\n")
+	skillFiles(t, filepath.Join(dir, "skills"), map[string]string{
+		"release-notes/SKILL.md": "---\nname: release-notes\ndescription: Writes release notes\n---\nBody.\n",
+	})
+	addr := freeAddr(t)
+	d := startDaemon(t, dir, addr, approvalEnv(t, tg, llm, addr))
+	d.waitReady(ctx)
+	const dev, other = 700, 800
+	answers := 0
+	press := func(card telegramtest.Message, label string) string {
+		t.Helper()
+		tg.PressButton(admin, admin, card.ID, buttonOn(t, card, label))
+		answers++
+		return lastAnswerText(ctx, t, tg, answers)
+	}
+	write := func(path, content string) {
+		t.Helper()
+		if got := callTool(ctx, t, tg, llm, dev, "write_file", map[string]any{"path": path, "content": content}); !strings.Contains(got, "wrote") {
+			t.Fatalf("write_file %s gave %q", path, got)
+		}
+	}
+	write("pub/SKILL.md", "---\nname: weekly-report\ndescription: Builds the weekly status report from the task board\n---\nList done tasks, then open ones.\n")
+	write("pub/scripts/cleanup.sh", "echo tidy\nrm -rf /\n")
+
+	mark := lastID(tg, dev)
+	adminMark := lastID(tg, admin)
+	tg.SendText(dev, dev, "Dev", `please CALL_TOOL:publish_skill {"path":"pub"}`)
+	card := approvalCard(ctx, t, tg, admin, adminMark)
+	for _, want := range []string{"wants to publish a skill", "skill: weekly-report", "Builds the weekly status report",
+		"SKILL.md", "scripts/cleanup.sh", " B", "scripts/cleanup.sh line 2 is blocked by the shell guard"} {
+		if !strings.Contains(card.Visible, want) {
+			t.Fatalf("the approval card lacks %q:\n%s", want, card.Visible)
+		}
+	}
+	var labels []string
+	for _, b := range card.Buttons[0] {
+		labels = append(labels, b.Text)
+	}
+	if strings.Join(labels, ",") != "Publish,Reject" {
+		t.Fatalf("buttons = %v, want Publish, Reject", labels)
+	}
+	// What the approver saw is what is published, whatever the workspace
+	// holds by the time they press.
+	if a := press(card, "Publish"); a != "Done: published." {
+		t.Fatalf("Publish answered %q", a)
+	}
+	newReplyContaining(ctx, t, tg, dev, mark, "Published skill weekly-report as version 1")
+	if e := waitEdited(ctx, t, tg, admin, card.ID); !strings.Contains(e.Visible, "Published by telegram:500") || len(e.Buttons) != 0 {
+		t.Fatalf("the card after Publish = %q with buttons %v", e.Visible, e.Buttons)
+	}
+
+	found := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "weekly status report"})
+	if !strings.Contains(found, "- weekly-report (published v1): Builds the weekly status report") {
+		t.Fatalf("skill_search from another chat gave %q", found)
+	}
+	used := callTool(ctx, t, tg, llm, other, "use_skill", map[string]any{"name": "weekly-report"})
+	if !strings.Contains(used, "List done tasks, then open ones.") || !strings.Contains(used, "skills/weekly-report/scripts/cleanup.sh") {
+		t.Fatalf("use_skill from another chat gave %q", used)
+	}
+	if read := callTool(ctx, t, tg, llm, other, "read_file", map[string]any{"path": "skills/weekly-report/scripts/cleanup.sh"}); !strings.Contains(read, "echo tidy") {
+		t.Fatalf("read_file of the published script gave %q", read)
+	}
+
+	// Reject: not published, the model is told, nobody finds it.
+	write("rej/SKILL.md", "---\nname: risky-thing\ndescription: Does something the approvers dislike\n---\nNo.\n")
+	mark, adminMark = lastID(tg, dev), lastID(tg, admin)
+	tg.SendText(dev, dev, "Dev", `please CALL_TOOL:publish_skill {"path":"rej"}`)
+	card = approvalCard(ctx, t, tg, admin, adminMark)
+	if a := press(card, "Reject"); a != "Done: rejected." {
+		t.Fatalf("Reject answered %q", a)
+	}
+	newReplyContaining(ctx, t, tg, dev, mark, "skill risky-thing was not published")
+	if found := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "approvers dislike"}); strings.Contains(found, "risky-thing") {
+		t.Fatalf("a rejected skill was found: %q", found)
+	}
+
+	// A directory skill's name is refused before anyone is asked.
+	write("clash/SKILL.md", "---\nname: release-notes\ndescription: Mine\n---\nx\n")
+	if got := callTool(ctx, t, tg, llm, dev, "publish_skill", map[string]any{"path": "clash"}); !strings.Contains(got, "a skill in skills.dirs is called release-notes; pick another name") {
+		t.Fatalf("publishing a directory skill's name gave %q", got)
+	}
+
+	// /skills; disable is for admins, and then nobody finds or uses it.
+	list := command(ctx, t, tg, other, "/skills", "Skills of agent")
+	if !strings.Contains(list, "weekly-report (published v1)") || !strings.Contains(list, "release-notes (dir ") || strings.Contains(list, "risky-thing") {
+		t.Fatalf("/skills = %q", list)
+	}
+	command(ctx, t, tg, other, "/skills disable weekly-report", "Only admins")
+	command(ctx, t, tg, admin, "/skills disable weekly-report", "is disabled for every agent")
+	if list := command(ctx, t, tg, other, "/skills", "Skills of agent"); !strings.Contains(list, "weekly-report (published v1) — disabled") {
+		t.Fatalf("/skills after disable = %q", list)
+	}
+	if got := callTool(ctx, t, tg, llm, other, "use_skill", map[string]any{"name": "weekly-report"}); !strings.Contains(got, "no skill called weekly-report is available") {
+		t.Fatalf("use_skill of a disabled skill gave %q", got)
+	}
+	command(ctx, t, tg, admin, "/skills enable weekly-report", "enabled again")
+	if found := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "weekly status report"}); !strings.Contains(found, "weekly-report") {
+		t.Fatalf("skill_search after enable gave %q", found)
+	}
+}
