@@ -85,7 +85,12 @@ func (c *Catalog) Allows(agent, name string) bool {
 // List returns the skills agent may see, disabled ones included (marked),
 // sorted by name: for /skills.
 func (c *Catalog) List(ctx context.Context, agent string) ([]Entry, error) {
-	published, err := c.o.Store.PublishedSkills(ctx)
+	return c.list(ctx, agent, false)
+}
+
+// list is List, with the skills' bodies when withBody.
+func (c *Catalog) list(ctx context.Context, agent string, withBody bool) ([]Entry, error) {
+	published, err := c.o.Store.PublishedSkills(ctx, withBody)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +124,12 @@ func (c *Catalog) List(ctx context.Context, agent string) ([]Entry, error) {
 // Usable returns the skills agent may use now: allowed and not disabled,
 // sorted by name.
 func (c *Catalog) Usable(ctx context.Context, agent string) ([]Entry, error) {
-	all, err := c.List(ctx, agent)
+	return c.usable(ctx, agent, false)
+}
+
+// usable is Usable, with the skills' bodies when withBody.
+func (c *Catalog) usable(ctx context.Context, agent string, withBody bool) ([]Entry, error) {
+	all, err := c.list(ctx, agent, withBody)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +139,7 @@ func (c *Catalog) Usable(ctx context.Context, agent string) ([]Entry, error) {
 // Find returns the usable skill called name for agent; ok is false when
 // there is none (unknown, not allowed or disabled).
 func (c *Catalog) Find(ctx context.Context, agent, name string) (Entry, bool, error) {
-	usable, err := c.Usable(ctx, agent)
+	usable, err := c.usable(ctx, agent, true)
 	if err != nil {
 		return Entry{}, false, err
 	}
@@ -144,7 +154,7 @@ func (c *Catalog) Find(ctx context.Context, agent, name string) (Entry, bool, er
 // Search ranks the skills agent may use against query, best first, at
 // most limit: one full-text ranking for directory and published skills.
 func (c *Catalog) Search(ctx context.Context, agent, query string, limit int) ([]Entry, error) {
-	usable, err := c.Usable(ctx, agent)
+	usable, err := c.usable(ctx, agent, true)
 	if err != nil {
 		return nil, err
 	}

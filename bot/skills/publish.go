@@ -67,9 +67,10 @@ func (t *PublishTool) Execute(ctx context.Context, raw json.RawMessage) tools.Re
 	case StatusRejected:
 		return tools.ErrorResult(fmt.Sprintf("skill %s was not published (rejected). Ask what to change before you try again.", snap.Skill.Name))
 	}
+	findings := scriptFindings(snap.Skill)
 	req := tools.ApprovalRequest{
-		Tool: t.Name(), Command: summary(snap.Skill), Call: call, Verb: tools.VerbPublish,
-		Class: t.SideEffect().String(), Groups: tools.GroupsOf(t), Warnings: scriptWarnings(snap.Skill),
+		Tool: t.Name(), Command: summary(snap.Skill, findings), Call: call, Verb: tools.VerbPublish,
+		Class: t.SideEffect().String(), Groups: tools.GroupsOf(t), Warnings: scriptWarnings(findings),
 	}
 	res, ok = tools.AskApproval(ctx, t.o.Logger.With("tool", t.Name()), t.o.Approver, req, "skill")
 	if !ok && res.Waiting != nil {
@@ -154,14 +155,27 @@ func (t *PublishTool) readFolder(call tools.Call, p string) (Skill, error) {
 	return ReadRoot(root)
 }
 
-// summary is what the approvers are shown of s: name, description, and
-// every file with its size. It depends only on s, so the call made again
-// after the decision asks about exactly the same text.
-func summary(s Skill) string {
+// summary is what the approvers are shown of s: name, description,
+// every file with its size, and the script lines the shell guard blocks
+// or flags. It is shown as a code block, so nothing in a skill renders as
+// markup on the card; and it depends only on the snapshot, so the call
+// made again after the decision asks about exactly the same text.
+func summary(s Skill, findings []finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "skill: %s\ndescription: %s\nfiles (%d, %s):", s.Name, s.Description, len(s.Files), size(s.Size()))
 	for _, f := range s.Files {
 		fmt.Fprintf(&b, "\n  %s  %s", f.Path, size(len(f.Data)))
+	}
+	head := false
+	for _, f := range findings {
+		if f.line == "" {
+			continue
+		}
+		if !head {
+			b.WriteString("\nscript lines the shell guard blocks or flags:")
+			head = true
+		}
+		b.WriteString("\n  " + f.line)
 	}
 	return b.String()
 }

@@ -64,8 +64,9 @@ type Store interface {
 	// why; one decided before is returned as it is.
 	RejectSkill(ctx context.Context, id int64, by, why string) (Snapshot, error)
 	// PublishedSkills returns the newest published version of every name,
-	// sorted by name.
-	PublishedSkills(ctx context.Context) ([]Published, error)
+	// sorted by name; Body only when withBody (search needs it, the
+	// prompt and the lists do not).
+	PublishedSkills(ctx context.Context, withBody bool) ([]Published, error)
 	// SkillFiles returns the files of snapshot id, sorted by path.
 	SkillFiles(ctx context.Context, id int64) ([]File, error)
 	// RankSkills ranks docs against query with full-text search (name

@@ -71,7 +71,8 @@ func TestScriptWarningsShowWhatTheShellGuardFlags(t *testing.T) {
 		{Path: "tool.py", Data: []byte("print('hi')\n")},
 		{Path: "bin/run", Data: []byte("#!/usr/bin/env bash\nif true; then\n  echo x\nfi\n")},
 	}}
-	got := strings.Join(scriptWarnings(s), "\n")
+	findings := scriptFindings(s)
+	got := strings.Join(scriptWarnings(findings), "\n")
 	for _, want := range []string{
 		"scripts/clean.sh line 4 is blocked by the shell guard",
 		"scripts/clean.sh line 5 is blocked by the shell guard",
@@ -81,9 +82,12 @@ func TestScriptWarningsShowWhatTheShellGuardFlags(t *testing.T) {
 			t.Errorf("warnings lack %q:\n%s", want, got)
 		}
 	}
-	for _, not := range []string{"SKILL.md", "ok.sh", "line 3", "bin/run"} {
+	for _, not := range []string{"SKILL.md", "ok.sh", "line 3", "bin/run", "rm -rf"} {
 		if strings.Contains(got, not) {
 			t.Errorf("warnings mention %q:\n%s", not, got)
 		}
+	}
+	if card := summary(s, findings); !strings.Contains(card, "script lines the shell guard blocks or flags:\n  scripts/clean.sh:4: rm -rf /\n  scripts/clean.sh:5: curl") {
+		t.Errorf("the card's code block does not quote the flagged lines:\n%s", card)
 	}
 }

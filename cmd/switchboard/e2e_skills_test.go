@@ -176,7 +176,7 @@ func TestE2EPublishedSkillThroughButtons(t *testing.T) {
 	tg.SendText(dev, dev, "Dev", `please CALL_TOOL:publish_skill {"path":"pub"}`)
 	card := approvalCard(ctx, t, tg, admin, adminMark)
 	for _, want := range []string{"wants to publish a skill", "skill: weekly-report", "Builds the weekly status report",
-		"SKILL.md", "scripts/cleanup.sh", " B", "scripts/cleanup.sh line 2 is blocked by the shell guard"} {
+		"SKILL.md", "scripts/cleanup.sh", " B", "scripts/cleanup.sh line 2 is blocked by the shell guard", "scripts/cleanup.sh:2: rm -rf /"} {
 		if !strings.Contains(card.Visible, want) {
 			t.Fatalf("the approval card lacks %q:\n%s", want, card.Visible)
 		}

@@ -177,10 +177,11 @@ func lockSnapshot(ctx context.Context, tx pgx.Tx, id int64) (skills.Snapshot, er
 
 // PublishedSkills returns the newest published version of each name,
 // sorted by name.
-func (db *DB) PublishedSkills(ctx context.Context) ([]skills.Published, error) {
+func (db *DB) PublishedSkills(ctx context.Context, withBody bool) ([]skills.Published, error) {
 	list, err := retryValue(ctx, func(ctx context.Context) ([]skills.Published, error) {
-		rows, err := db.pool.Query(ctx, `SELECT DISTINCT ON (name) id, name, description, body, version, decided_at
-			FROM skills WHERE status = 'published' ORDER BY name, version DESC`)
+		rows, err := db.pool.Query(ctx, `SELECT DISTINCT ON (name) id, name, description,
+				CASE WHEN $1 THEN body ELSE '' END, version, decided_at
+			FROM skills WHERE status = 'published' ORDER BY name, version DESC`, withBody)
 		if err != nil {
 			return nil, err
 		}

@@ -46,7 +46,7 @@ func TestSkillSnapshotIsIdempotentByCall(t *testing.T) {
 		t.Fatalf("FindSnapshot of another call = %v, %v; want none", ok, err)
 	}
 	// Pending snapshots are not published skills.
-	if list, err := db.PublishedSkills(ctx); err != nil || len(list) != 0 {
+	if list, err := db.PublishedSkills(ctx, true); err != nil || len(list) != 0 {
 		t.Fatalf("PublishedSkills before any Publish = %+v, %v", list, err)
 	}
 }
@@ -84,8 +84,8 @@ func TestSkillVersionsNewestPublishedWins(t *testing.T) {
 	if again, err := db.PublishSkill(ctx, v2.ID, "telegram:7"); err != nil || again.Version != 2 {
 		t.Fatalf("publishing v2 again = %+v, %v", again, err)
 	}
-	list, err := db.PublishedSkills(ctx)
-	if err != nil || len(list) != 1 || list[0].Version != 2 || list[0].Description != "Second take" || list[0].ID != v2.ID {
+	list, err := db.PublishedSkills(ctx, true)
+	if err != nil || len(list) != 1 || list[0].Version != 2 || list[0].Description != "Second take" || list[0].ID != v2.ID || list[0].Body != "Do it." {
 		t.Fatalf("PublishedSkills = %+v, %v; want deploy v2 only", list, err)
 	}
 	files, err := db.SkillFiles(ctx, v2.ID)
