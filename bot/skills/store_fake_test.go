@@ -28,7 +28,9 @@ func (m *memStore) RejectSkill(context.Context, int64, string, string) (Snapshot
 	panic("not used")
 }
 
-func (m *memStore) PublishedSkills(context.Context, bool) ([]Published, error) { return m.published, nil }
+func (m *memStore) PublishedSkills(context.Context, bool) ([]Published, error) {
+	return m.published, nil
+}
 
 func (m *memStore) SkillFiles(_ context.Context, id int64) ([]File, error) { return m.files[id], nil }
 
