@@ -246,4 +246,18 @@ func TestE2EPublishedSkillThroughButtons(t *testing.T) {
 	if found := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "weekly status report"}); !strings.Contains(found, "weekly-report") {
 		t.Fatalf("skill_search after enable gave %q", found)
 	}
+
+	// A directory skill added later with the published name shadows it.
+	skillFiles(t, filepath.Join(dir, "skills"), map[string]string{
+		"weekly-report/SKILL.md": "---\nname: weekly-report\ndescription: The team's own weekly report\n---\nFrom the folder.\n",
+	})
+	eventually(ctx, t, "the skill folders read again", func() bool {
+		return strings.Contains(d.out.String(), `msg="skills read from skills.dirs" skills=2`)
+	})
+	if list := command(ctx, t, tg, other, "/skills", "Skills of agent"); !strings.Contains(list, "— shadows published v1: The team's own weekly report") {
+		t.Fatalf("/skills with a shadowing folder = %q", list)
+	}
+	if used := callTool(ctx, t, tg, llm, other, "use_skill", map[string]any{"name": "weekly-report"}); !strings.Contains(used, "From the folder.") {
+		t.Fatalf("use_skill of the shadowed name gave %q; want the folder's", used)
+	}
 }
