@@ -127,6 +127,9 @@ func TestDirsSkipInvalidFoldersAndRescan(t *testing.T) {
 	if all := d.All(); len(all) != 1 || all[0].Name != "good" {
 		t.Fatalf("skills = %+v; want only good", all)
 	}
+	if p := strings.Join(d.Problems(), "\n"); !strings.Contains(p, "broken: \"Broken!\" is not a skill name") || !strings.Contains(p, "twin: skill good is already in") {
+		t.Fatalf("problems = %s", p)
+	}
 	if d.Rescan() {
 		t.Fatal("rescan without a change read the folders again")
 	}

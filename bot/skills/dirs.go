@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,9 +39,10 @@ type Dirs struct {
 	dirs []string
 	log  *slog.Logger
 
-	mu     sync.RWMutex
-	skills map[string]DirSkill
-	print  uint64 // fingerprint of the folders when last read
+	mu       sync.RWMutex
+	skills   map[string]DirSkill
+	problems []string // why folders were skipped, at the last read
+	print    uint64   // fingerprint of the folders when last read
 }
 
 // NewDirs reads the skills of dirs (skills.dirs; relative paths are taken
@@ -78,25 +80,30 @@ func (d *Dirs) Rescan() bool {
 	if same {
 		return false
 	}
-	found := d.read()
+	found, problems := d.read()
 	d.mu.Lock()
-	d.skills, d.print = found, print
+	d.skills, d.problems, d.print = found, problems, print
 	d.mu.Unlock()
 	d.log.Info("skills read from skills.dirs", "skills", len(found), "dirs", d.dirs)
 	return true
 }
 
 // read reads every skill folder of every dir; a name in two folders is
-// the first one's.
-func (d *Dirs) read() map[string]DirSkill {
-	found := map[string]DirSkill{}
+// the first one's. problems say which folders were skipped and why (each
+// also logged once).
+func (d *Dirs) read() (found map[string]DirSkill, problems []string) {
+	found = map[string]DirSkill{}
+	skip := func(folder, why string) {
+		d.log.Warn("skill folder skipped: "+why, "folder", folder)
+		problems = append(problems, folder+": "+why)
+	}
 	for _, dir := range d.dirs {
 		entries, err := os.ReadDir(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			d.log.Warn("skills folder unreadable; its skills are left out", "dir", dir, "err", err)
+			skip(dir, "the folder is unreadable ("+unwrapPath(err).Error()+"); its skills are left out")
 			continue
 		}
 		for _, e := range entries {
@@ -109,17 +116,25 @@ func (d *Dirs) read() map[string]DirSkill {
 			}
 			s, err := ReadFolder(folder)
 			if err != nil {
-				d.log.Warn("skill folder skipped: "+err.Error(), "folder", folder)
+				skip(folder, err.Error())
 				continue
 			}
 			if prev, dup := found[s.Name]; dup {
-				d.log.Warn(fmt.Sprintf("skill folder skipped: skill %s is already in %s", s.Name, prev.Folder), "folder", folder)
+				skip(folder, fmt.Sprintf("skill %s is already in %s", s.Name, prev.Folder))
 				continue
 			}
 			found[s.Name] = DirSkill{Name: s.Name, Description: s.Description, Body: s.Body, Folder: folder}
 		}
 	}
-	return found
+	return found, problems
+}
+
+// Problems says which folders the last read skipped and why, for
+// switchboard doctor.
+func (d *Dirs) Problems() []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return slices.Clone(d.problems)
 }
 
 // fingerprint hashes the names, sizes, modes and times of everything in

@@ -144,6 +144,7 @@ func doctorChecks(cfg *config.Config) []doctorCheck {
 	}
 	checks = append(checks, llmChecks(cfg)...)
 	checks = append(checks, doctorCheck{name: "sandbox", run: func(ctx context.Context) (string, error) { return checkSandbox(cfg) }})
+	checks = append(checks, doctorCheck{name: "skills", run: func(context.Context) (string, error) { return checkSkills(cfg) }})
 	for _, srv := range cfg.MCP.Servers {
 		checks = append(checks, doctorCheck{name: "mcp " + srv.Name, timeout: 30 * time.Second,
 			run: func(ctx context.Context) (string, error) { return checkMCP(ctx, srv) }})

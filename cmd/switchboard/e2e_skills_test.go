@@ -261,3 +261,19 @@ func TestE2EPublishedSkillThroughButtons(t *testing.T) {
 		t.Fatalf("use_skill of the shadowed name gave %q; want the folder's", used)
 	}
 }
+
+// TestE2EDoctorListsSkippedSkills: doctor reads skills.dirs as serve
+// would and warns about each folder it would skip, saying why.
+func TestE2EDoctorListsSkippedSkills(t *testing.T) {
+	_, llm := fakes(t)
+	env := externalEnv(t, nil, llm, "")
+	dir := t.TempDir()
+	skillFiles(t, filepath.Join(dir, "skills"), map[string]string{
+		"good/SKILL.md":   "---\nname: good\ndescription: Works\n---\n",
+		"broken/SKILL.md": "---\nname: Not_A_Name\ndescription: x\n---\n",
+	})
+	out, line := doctorLine(t, dir, env, "WARN skills:")
+	if !strings.Contains(line, "1 skill(s) in skills.dirs; skipped: skills/broken: \"Not_A_Name\" is not a skill name") {
+		t.Fatalf("doctor's skills line = %q; output:\n%s", line, out)
+	}
+}

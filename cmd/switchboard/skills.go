@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/switchboard-chat/switchboard/bot/skills"
+	"github.com/switchboard-chat/switchboard/config"
 	"github.com/switchboard-chat/switchboard/tools"
 	toolexec "github.com/switchboard-chat/switchboard/tools/exec"
 )
@@ -35,4 +38,14 @@ func (d *daemon) skillsPrompt(ctx context.Context, agent string) string {
 		return ""
 	}
 	return text
+}
+
+// checkSkills reads skills.dirs as serve would and warns about each
+// folder it would skip.
+func checkSkills(cfg *config.Config) (string, error) {
+	d := skills.NewDirs(cfg.Skills.Dirs, nil)
+	if p := d.Problems(); len(p) > 0 {
+		return "", doctorWarning(fmt.Sprintf("%d skill(s) in skills.dirs; skipped: %s", len(d.All()), strings.Join(p, "; ")))
+	}
+	return fmt.Sprintf("%d skill(s) in skills.dirs %v", len(d.All()), cfg.Skills.Dirs), nil
 }
