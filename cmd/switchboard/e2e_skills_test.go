@@ -277,3 +277,39 @@ func TestE2EDoctorListsSkippedSkills(t *testing.T) {
 		t.Fatalf("doctor's skills line = %q; output:\n%s", line, out)
 	}
 }
+
+// TestE2EPublishSkillFollowsQuorumRules: approvals.rules match
+// publish_skill by its group; the requester's own Publish press counts
+// nothing, and the skill is published only when another approver presses.
+func TestE2EPublishSkillFollowsQuorumRules(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg, llm := fakes(t)
+	dir := t.TempDir()
+	writeConfig(t, dir, `tools:
+  approvals: {mutating: allow}
+approvals:
+  rules:
+    - tools: ["group:knowledge"]
+      approvers: ["telegram:700", "telegram:1001"]
+`)
+	addr := freeAddr(t)
+	d := startDaemon(t, dir, addr, approvalEnv(t, tg, llm, addr))
+	d.waitReady(ctx)
+	const dev, alice = 700, 1001
+	if got := callTool(ctx, t, tg, llm, dev, "write_file", map[string]any{"path": "s/SKILL.md",
+		"content": "---\nname: on-call\ndescription: Hands over the on-call shift\n---\nWrite the handover note.\n"}); !strings.Contains(got, "wrote") {
+		t.Fatalf("write_file gave %q", got)
+	}
+	mark := lastID(tg, dev)
+	tg.SendText(dev, dev, "Dev", `please CALL_TOOL:publish_skill {"path":"s"}`)
+	mine, theirs := approvalCard(ctx, t, tg, dev, mark), approvalCard(ctx, t, tg, alice, 0)
+	tg.PressButton(dev, dev, mine.ID, buttonOn(t, mine, "Publish"))
+	if a := lastAnswerText(ctx, t, tg, 1); a != "You asked for this; another approver must decide." {
+		t.Fatalf("the requester's own press answered %q", a)
+	}
+	tg.PressButton(alice, alice, theirs.ID, buttonOn(t, theirs, "Publish"))
+	if a := lastAnswerText(ctx, t, tg, 2); a != "Done: published." {
+		t.Fatalf("the other approver's press answered %q", a)
+	}
+	newReplyContaining(ctx, t, tg, dev, mark, "Published skill on-call as version 1")
+}
