@@ -19,6 +19,9 @@ func skillsDir(t *testing.T, names ...string) string {
 	return writeSkill(t, files)
 }
 
+// TestCatalogAllowListsAndSources: skills.allow, an agent's own list
+// replacing it, a folder winning over a published skill of its name, and
+// a disabled skill listed but neither usable, found nor in the prompt.
 func TestCatalogAllowListsAndSources(t *testing.T) {
 	ctx := context.Background()
 	dir := skillsDir(t, "deploy", "triage")
@@ -78,6 +81,9 @@ func TestCatalogAllowListsAndSources(t *testing.T) {
 	}
 }
 
+// TestPromptIsBoundedAndSorted: the prompt lists the skills, sorted and
+// the same each time, while they fit; past 40 skills or 4 KB one line
+// says how many there are.
 func TestPromptIsBoundedAndSorted(t *testing.T) {
 	entries := func(n, descLen int) []Entry {
 		var out []Entry
@@ -115,6 +121,8 @@ func TestPromptIsBoundedAndSorted(t *testing.T) {
 	}
 }
 
+// TestDirsSkipInvalidFoldersAndRescan: invalid and duplicate folders are
+// skipped with the reason; a rescan reads again only after a change.
 func TestDirsSkipInvalidFoldersAndRescan(t *testing.T) {
 	dir := skillsDir(t, "good")
 	if err := writeFile(filepath.Join(dir, "broken", Manifest), "---\nname: Broken!\ndescription: x\n---\n"); err != nil {

@@ -26,6 +26,8 @@ func writeSkill(t *testing.T, files map[string]string) string {
 
 const goodManifest = "---\nname: release-notes\ndescription: Writes release notes\nlicense: MIT\n---\n# Release notes\nCollect the changes.\n"
 
+// TestReadFolderReadsAValidSkill: front matter, body and files, dot
+// folders left out.
 func TestReadFolderReadsAValidSkill(t *testing.T) {
 	dir := writeSkill(t, map[string]string{"SKILL.md": goodManifest, "scripts/collect.sh": "git log\n", ".git/HEAD": "ref"})
 	s, err := ReadFolder(dir)
@@ -40,6 +42,8 @@ func TestReadFolderReadsAValidSkill(t *testing.T) {
 	}
 }
 
+// TestParseManifestRefusesBadFrontMatter: each broken or hostile front
+// matter is refused with a message saying what to fix.
 func TestParseManifestRefusesBadFrontMatter(t *testing.T) {
 	long := strings.Repeat("x", MaxDescription+1)
 	for _, tc := range []struct{ name, manifest, want string }{
@@ -71,6 +75,8 @@ func TestParseManifestRefusesBadFrontMatter(t *testing.T) {
 	}
 }
 
+// TestReadFolderRefusesWhatMustNotBePublished: no manifest, too many
+// files, a file or the whole too large, a bad name.
 func TestReadFolderRefusesWhatMustNotBePublished(t *testing.T) {
 	many := map[string]string{"SKILL.md": goodManifest}
 	for i := range MaxFiles {
@@ -100,6 +106,8 @@ func TestReadFolderRefusesWhatMustNotBePublished(t *testing.T) {
 	}
 }
 
+// TestReadFolderRefusesSymlinks: a symlinked file, manifest or folder is
+// refused, never followed out of the folder.
 func TestReadFolderRefusesSymlinks(t *testing.T) {
 	outside := writeSkill(t, map[string]string{"secret.txt": "password"})
 	for _, link := range []string{"secret.txt", "SKILL.md", "sub"} {
@@ -123,6 +131,8 @@ func TestReadFolderRefusesSymlinks(t *testing.T) {
 	}
 }
 
+// TestFromFilesRefusesPathsOutsideTheFolder: stored file paths must be
+// clean, relative and unique.
 func TestFromFilesRefusesPathsOutsideTheFolder(t *testing.T) {
 	for _, p := range []string{"../x", "/etc/passwd", "a/../../b", "a//b", "a\\b", "", "a\x00b", "./a"} {
 		_, err := FromFiles([]File{{Path: "SKILL.md", Data: []byte(goodManifest)}, {Path: p, Data: []byte("x")}})

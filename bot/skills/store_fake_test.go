@@ -14,26 +14,33 @@ type memStore struct {
 	disabled  []string
 }
 
+// SnapshotSkill implements Store.
 func (m *memStore) SnapshotSkill(context.Context, Snapshot) (Snapshot, bool, error) {
 	panic("not used")
 }
 
+// FindSnapshot implements Store.
 func (m *memStore) FindSnapshot(context.Context, string, string) (Snapshot, bool, error) {
 	panic("not used")
 }
 
+// PublishSkill implements Store.
 func (m *memStore) PublishSkill(context.Context, int64, string) (Snapshot, error) { panic("not used") }
 
+// RejectSkill implements Store.
 func (m *memStore) RejectSkill(context.Context, int64, string, string) (Snapshot, error) {
 	panic("not used")
 }
 
+// PublishedSkills implements Store.
 func (m *memStore) PublishedSkills(context.Context, bool) ([]Published, error) {
 	return m.published, nil
 }
 
+// SkillFiles implements Store.
 func (m *memStore) SkillFiles(_ context.Context, id int64) ([]File, error) { return m.files[id], nil }
 
+// RankSkills implements Store.
 func (m *memStore) RankSkills(_ context.Context, query string, docs []Doc, limit int) ([]string, error) {
 	var out []string
 	for _, d := range docs {
@@ -48,8 +55,10 @@ func (m *memStore) RankSkills(_ context.Context, query string, docs []Doc, limit
 	return out[:min(limit, len(out))], nil
 }
 
+// DisabledSkills implements Store.
 func (m *memStore) DisabledSkills(context.Context) ([]string, error) { return m.disabled, nil }
 
+// SetSkillDisabled implements Store.
 func (m *memStore) SetSkillDisabled(_ context.Context, name string, disabled bool, _ string) (bool, error) {
 	had := slices.Contains(m.disabled, name)
 	if disabled == had {

@@ -8,6 +8,8 @@ import (
 	"testing"
 )
 
+// TestInstallPutsReadOnlyFilesAndReplacesOldOnes: files 0444, folders
+// 0555, and a second use replaces the first copy entirely.
 func TestInstallPutsReadOnlyFilesAndReplacesOldOnes(t *testing.T) {
 	ws := t.TempDir()
 	t.Cleanup(func() {
@@ -49,6 +51,8 @@ func TestInstallPutsReadOnlyFilesAndReplacesOldOnes(t *testing.T) {
 	}
 }
 
+// TestInstallRefusesASkillsEntryThatIsNotAFolder: a skills symlink
+// planted in the workspace is refused, not written through.
 func TestInstallRefusesASkillsEntryThatIsNotAFolder(t *testing.T) {
 	ws, elsewhere := t.TempDir(), t.TempDir()
 	if err := os.Symlink(elsewhere, filepath.Join(ws, "skills")); err != nil {
@@ -63,6 +67,9 @@ func TestInstallRefusesASkillsEntryThatIsNotAFolder(t *testing.T) {
 	}
 }
 
+// TestScriptWarningsShowWhatTheShellGuardFlags: blocked lines of shell
+// scripts and programs the guard cannot read are warnings; the lines
+// themselves are quoted only in the card's code block.
 func TestScriptWarningsShowWhatTheShellGuardFlags(t *testing.T) {
 	s := Skill{Files: []File{
 		{Path: "SKILL.md", Data: []byte("rm -rf /")}, // not a script

@@ -138,43 +138,71 @@ func TestE2EDirectorySkillFoundUsedAndRead(t *testing.T) {
 	}
 }
 
+// skillsE2E is a daemon with the skill dirs of its working directory,
+// admin telegram:500 its approver, driven through the fake Telegram.
+type skillsE2E struct {
+	ctx     context.Context
+	t       *testing.T
+	tg      *telegramtest.Server
+	llm     *llmtest.Server
+	d       *daemonProc
+	dir     string // the working directory: skills/ is its skills.dirs
+	env     map[string]string
+	answers int // button presses answered so far
+}
+
+// startSkillsE2E writes cfg and dirSkills (path under skills/ → content)
+// into a new working directory and starts the daemon there.
+func startSkillsE2E(t *testing.T, cfg string, dirSkills map[string]string) *skillsE2E {
+	s := &skillsE2E{ctx: testCtx(t, 3*time.Minute), t: t, dir: t.TempDir()}
+	s.tg, s.llm = fakes(t)
+	writeConfig(t, s.dir, cfg)
+	skillFiles(t, filepath.Join(s.dir, "skills"), dirSkills)
+	addr := freeAddr(t)
+	s.env = approvalEnv(t, s.tg, s.llm, addr)
+	s.d = startDaemon(t, s.dir, addr, s.env)
+	s.d.waitReady(s.ctx)
+	return s
+}
+
+// press has presser press label on card and returns the answer.
+func (s *skillsE2E) press(presser int64, card telegramtest.Message, label string) string {
+	s.t.Helper()
+	s.tg.PressButton(presser, presser, card.ID, buttonOn(s.t, card, label))
+	s.answers++
+	return lastAnswerText(s.ctx, s.t, s.tg, s.answers)
+}
+
+// write has the agent write a file in user's workspace.
+func (s *skillsE2E) write(user int64, path, content string) {
+	s.t.Helper()
+	if got := callTool(s.ctx, s.t, s.tg, s.llm, user, "write_file", map[string]any{"path": path, "content": content}); !strings.Contains(got, "wrote") {
+		s.t.Fatalf("write_file %s gave %q", path, got)
+	}
+}
+
+// publish has user ask to publish folder path and returns the approval
+// card the admin got and the newest message id of user's chat before.
+func (s *skillsE2E) publish(user int64, path string) (card telegramtest.Message, mark int) {
+	s.t.Helper()
+	mark, adminMark := lastID(s.tg, user), lastID(s.tg, admin)
+	s.tg.SendText(user, user, "Dev", `please CALL_TOOL:publish_skill {"path":"`+path+`"}`)
+	return approvalCard(s.ctx, s.t, s.tg, admin, adminMark), mark
+}
+
 // TestE2EPublishedSkillThroughButtons: publish_skill shows the approver
 // the skill (name, description, files, a script line the shell guard
-// blocks) with Publish / Reject; after Publish it is found and used from
-// another chat; a rejected one is not; a directory skill's name cannot be
-// published; an admin can disable a skill for everyone.
+// blocks) with Publish / Reject; what was shown is published even though
+// the folder changed before the press; the skill is then found, used and
+// read from another chat; a rejected one is not published.
 func TestE2EPublishedSkillThroughButtons(t *testing.T) {
-	ctx := testCtx(t, 3*time.Minute)
-	tg, llm := fakes(t)
-	dir := t.TempDir()
-	writeConfig(t, dir, "tools:\n  approvals: {mutating: allow}\n")
-	skillFiles(t, filepath.Join(dir, "skills"), map[string]string{
-		"release-notes/SKILL.md": "---\nname: release-notes\ndescription: Writes release notes\n---\nBody.\n",
-	})
-	addr := freeAddr(t)
-	d := startDaemon(t, dir, addr, approvalEnv(t, tg, llm, addr))
-	d.waitReady(ctx)
+	s := startSkillsE2E(t, "tools:\n  approvals: {mutating: allow}\n", nil)
+	ctx, tg, llm := s.ctx, s.tg, s.llm
 	const dev, other = 700, 800
-	answers := 0
-	press := func(card telegramtest.Message, label string) string {
-		t.Helper()
-		tg.PressButton(admin, admin, card.ID, buttonOn(t, card, label))
-		answers++
-		return lastAnswerText(ctx, t, tg, answers)
-	}
-	write := func(path, content string) {
-		t.Helper()
-		if got := callTool(ctx, t, tg, llm, dev, "write_file", map[string]any{"path": path, "content": content}); !strings.Contains(got, "wrote") {
-			t.Fatalf("write_file %s gave %q", path, got)
-		}
-	}
-	write("pub/SKILL.md", "---\nname: weekly-report\ndescription: Builds the weekly status report from the task board\n---\nList done tasks, then open ones.\n")
-	write("pub/scripts/cleanup.sh", "echo tidy\nrm -rf /\n")
+	s.write(dev, "pub/SKILL.md", "---\nname: weekly-report\ndescription: Builds the weekly status report from the task board\n---\nList done tasks, then open ones.\n")
+	s.write(dev, "pub/scripts/cleanup.sh", "echo tidy\nrm -rf /\n")
 
-	mark := lastID(tg, dev)
-	adminMark := lastID(tg, admin)
-	tg.SendText(dev, dev, "Dev", `please CALL_TOOL:publish_skill {"path":"pub"}`)
-	card := approvalCard(ctx, t, tg, admin, adminMark)
+	card, mark := s.publish(dev, "pub")
 	for _, want := range []string{"wants to publish a skill", "skill: weekly-report", "Builds the weekly status report",
 		"SKILL.md", "scripts/cleanup.sh", " B", "scripts/cleanup.sh line 2 is blocked by the shell guard", "scripts/cleanup.sh:2: rm -rf /"} {
 		if !strings.Contains(card.Visible, want) {
@@ -188,9 +216,16 @@ func TestE2EPublishedSkillThroughButtons(t *testing.T) {
 	if strings.Join(labels, ",") != "Publish,Reject" {
 		t.Fatalf("buttons = %v, want Publish, Reject", labels)
 	}
-	// What the approver saw is what is published, whatever the workspace
-	// holds by the time they press.
-	if a := press(card, "Publish"); a != "Done: published." {
+	// The folder changes while the approver looks: what they saw is what
+	// gets published.
+	changed, _ := filepath.Glob(filepath.Join(s.env["SWITCHBOARD_DATA_DIR"], "workspaces", "*", "pub", "SKILL.md"))
+	if len(changed) != 1 {
+		t.Fatalf("found %v as the workspace's pub/SKILL.md", changed)
+	}
+	if err := os.WriteFile(changed[0], []byte("---\nname: weekly-report\ndescription: Sneaky\n---\nSomething else.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a := s.press(admin, card, "Publish"); a != "Done: published." {
 		t.Fatalf("Publish answered %q", a)
 	}
 	newReplyContaining(ctx, t, tg, dev, mark, "Published skill weekly-report as version 1")
@@ -211,27 +246,46 @@ func TestE2EPublishedSkillThroughButtons(t *testing.T) {
 	}
 
 	// Reject: not published, the model is told, nobody finds it.
-	write("rej/SKILL.md", "---\nname: risky-thing\ndescription: Does something the approvers dislike\n---\nNo.\n")
-	mark, adminMark = lastID(tg, dev), lastID(tg, admin)
-	tg.SendText(dev, dev, "Dev", `please CALL_TOOL:publish_skill {"path":"rej"}`)
-	card = approvalCard(ctx, t, tg, admin, adminMark)
-	if a := press(card, "Reject"); a != "Done: rejected." {
+	s.write(dev, "rej/SKILL.md", "---\nname: risky-thing\ndescription: Does something the approvers dislike\n---\nNo.\n")
+	card, mark = s.publish(dev, "rej")
+	if a := s.press(admin, card, "Reject"); a != "Done: rejected." {
 		t.Fatalf("Reject answered %q", a)
 	}
 	newReplyContaining(ctx, t, tg, dev, mark, "skill risky-thing was not published")
+	if e := waitEdited(ctx, t, tg, admin, card.ID); !strings.Contains(e.Visible, "Rejected by telegram:500") {
+		t.Fatalf("the card after Reject = %q", e.Visible)
+	}
 	if found := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "approvers dislike"}); strings.Contains(found, "risky-thing") {
 		t.Fatalf("a rejected skill was found: %q", found)
 	}
+	if list := command(ctx, t, tg, other, "/skills", "Skills of agent"); strings.Contains(list, "risky-thing") {
+		t.Fatalf("/skills lists the rejected skill: %q", list)
+	}
+}
 
-	// A directory skill's name is refused before anyone is asked.
-	write("clash/SKILL.md", "---\nname: release-notes\ndescription: Mine\n---\nx\n")
+// TestE2ESkillNamesAndDisable: a directory skill's name cannot be
+// published; /skills lists each skill's source; only admins disable and
+// enable, and a disabled skill is neither found nor usable; a directory
+// skill added later shadows a published one of its name.
+func TestE2ESkillNamesAndDisable(t *testing.T) {
+	s := startSkillsE2E(t, "tools:\n  approvals: {mutating: allow}\n", map[string]string{
+		"release-notes/SKILL.md": "---\nname: release-notes\ndescription: Writes release notes\n---\nBody.\n",
+	})
+	ctx, tg, llm := s.ctx, s.tg, s.llm
+	const dev, other = 700, 800
+	s.write(dev, "clash/SKILL.md", "---\nname: release-notes\ndescription: Mine\n---\nx\n")
 	if got := callTool(ctx, t, tg, llm, dev, "publish_skill", map[string]any{"path": "clash"}); !strings.Contains(got, "a skill in skills.dirs is called release-notes; pick another name") {
 		t.Fatalf("publishing a directory skill's name gave %q", got)
 	}
+	s.write(dev, "pub/SKILL.md", "---\nname: weekly-report\ndescription: Builds the weekly status report\n---\nFrom the database.\n")
+	card, mark := s.publish(dev, "pub")
+	if a := s.press(admin, card, "Publish"); a != "Done: published." {
+		t.Fatalf("Publish answered %q", a)
+	}
+	newReplyContaining(ctx, t, tg, dev, mark, "Published skill weekly-report as version 1")
 
-	// /skills; disable is for admins, and then nobody finds or uses it.
 	list := command(ctx, t, tg, other, "/skills", "Skills of agent")
-	if !strings.Contains(list, "weekly-report (published v1)") || !strings.Contains(list, "release-notes (dir ") || strings.Contains(list, "risky-thing") {
+	if !strings.Contains(list, "weekly-report (published v1)") || !strings.Contains(list, "release-notes (dir ") {
 		t.Fatalf("/skills = %q", list)
 	}
 	command(ctx, t, tg, other, "/skills disable weekly-report", "Only admins")
@@ -242,17 +296,20 @@ func TestE2EPublishedSkillThroughButtons(t *testing.T) {
 	if got := callTool(ctx, t, tg, llm, other, "use_skill", map[string]any{"name": "weekly-report"}); !strings.Contains(got, "no skill called weekly-report is available") {
 		t.Fatalf("use_skill of a disabled skill gave %q", got)
 	}
+	if got := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "weekly status report"}); strings.Contains(got, "weekly-report") {
+		t.Fatalf("skill_search found a disabled skill: %q", got)
+	}
 	command(ctx, t, tg, admin, "/skills enable weekly-report", "enabled again")
 	if found := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "weekly status report"}); !strings.Contains(found, "weekly-report") {
 		t.Fatalf("skill_search after enable gave %q", found)
 	}
 
 	// A directory skill added later with the published name shadows it.
-	skillFiles(t, filepath.Join(dir, "skills"), map[string]string{
+	skillFiles(t, filepath.Join(s.dir, "skills"), map[string]string{
 		"weekly-report/SKILL.md": "---\nname: weekly-report\ndescription: The team's own weekly report\n---\nFrom the folder.\n",
 	})
 	eventually(ctx, t, "the skill folders read again", func() bool {
-		return strings.Contains(d.out.String(), `msg="skills read from skills.dirs" skills=2`)
+		return strings.Contains(s.d.out.String(), `msg="skills read from skills.dirs" skills=2`)
 	})
 	if list := command(ctx, t, tg, other, "/skills", "Skills of agent"); !strings.Contains(list, "— shadows published v1: The team's own weekly report") {
 		t.Fatalf("/skills with a shadowing folder = %q", list)
