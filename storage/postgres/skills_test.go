@@ -23,6 +23,9 @@ func skillSnapshot(name, desc, call string) skills.Snapshot {
 	}
 }
 
+// TestSkillSnapshotIsIdempotentByCall: one snapshot per tool call; the
+// call made again gets the first one back, files included, whatever it
+// passes now; pending snapshots are not published skills.
 func TestSkillSnapshotIsIdempotentByCall(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
@@ -51,6 +54,9 @@ func TestSkillSnapshotIsIdempotentByCall(t *testing.T) {
 	}
 }
 
+// TestSkillVersionsNewestPublishedWins: each Publish is the next version;
+// the newest published one is what agents see, rejected and pending ones
+// change nothing; publishing and rejecting are audited.
 func TestSkillVersionsNewestPublishedWins(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
@@ -107,6 +113,8 @@ func TestSkillVersionsNewestPublishedWins(t *testing.T) {
 	}
 }
 
+// TestSkillConcurrentPublicationsGetDistinctVersions: concurrent
+// publications of one name get versions 1..n, none twice.
 func TestSkillConcurrentPublicationsGetDistinctVersions(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
@@ -142,6 +150,9 @@ func TestSkillConcurrentPublicationsGetDistinctVersions(t *testing.T) {
 	}
 }
 
+// TestSkillRankingByFullText: name and description outrank the body,
+// stemming and any-word matches find skills, and hostile or stop-word
+// queries find nothing without an error.
 func TestSkillRankingByFullText(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
@@ -171,6 +182,8 @@ func TestSkillRankingByFullText(t *testing.T) {
 	}
 }
 
+// TestSkillDisableAndEnable: disabling and enabling report whether they
+// changed anything and are audited with the admin as the actor.
 func TestSkillDisableAndEnable(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
@@ -199,6 +212,8 @@ func TestSkillDisableAndEnable(t *testing.T) {
 	}
 }
 
+// TestApprovalVerbIsStored: an approval keeps its verb (publish), so
+// every replica renders its Publish / Reject buttons.
 func TestApprovalVerbIsStored(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, ctx)
