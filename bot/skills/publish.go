@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -73,7 +74,9 @@ func (t *PublishTool) Execute(ctx context.Context, raw json.RawMessage) tools.Re
 		Class: t.SideEffect().String(), Groups: tools.GroupsOf(t), Warnings: scriptWarnings(findings),
 	}
 	res, ok = tools.AskApproval(ctx, t.o.Logger.With("tool", t.Name()), t.o.Approver, req, "skill")
-	if !ok && res.Waiting != nil {
+	if !ok && (res.Waiting != nil || ctx.Err() != nil) {
+		// Still waiting, or cut off by a shutdown: the snapshot stays
+		// pending for the call made again when the run resumes.
 		return res
 	}
 	if !ok {
@@ -83,7 +86,9 @@ func (t *PublishTool) Execute(ctx context.Context, raw json.RawMessage) tools.Re
 		}
 		return tools.ErrorResult(fmt.Sprintf("skill %s was not published: %s", snap.Skill.Name, why))
 	}
-	published, err := t.o.Store.PublishSkill(ctx, snap.ID, call.UserID)
+	wctx, cancel := durable(ctx)
+	defer cancel()
+	published, err := t.o.Store.PublishSkill(wctx, snap.ID, call.UserID)
 	if err != nil {
 		t.o.Logger.Error("publish skill", "skill", snap.Skill.Name, "snapshot", snap.ID, "err", err)
 		return tools.ErrorResult("the approvers said Publish, but it could not be stored right now (storage unavailable); call publish_skill again in a moment")
@@ -112,7 +117,9 @@ func (t *PublishTool) snapshot(ctx context.Context, call tools.Call, p string) (
 		t.o.Logger.Info("publish refused: a directory skill has the name", "skill", s.Name, "folder", d.Folder)
 		return snap, tools.ErrorResult(fmt.Sprintf("a skill in skills.dirs is called %s; pick another name (change name: in SKILL.md)", s.Name)), false
 	}
-	snap, _, err = t.o.Store.SnapshotSkill(ctx, Snapshot{Skill: s, Session: call.Session, ToolCallID: call.ToolCallID, Agent: call.Agent, Requester: call.UserID})
+	wctx, cancel := durable(ctx)
+	defer cancel()
+	snap, _, err = t.o.Store.SnapshotSkill(wctx, Snapshot{Skill: s, Session: call.Session, ToolCallID: call.ToolCallID, Agent: call.Agent, Requester: call.UserID})
 	if err != nil {
 		t.o.Logger.Error("snapshot skill", "skill", s.Name, "err", err)
 		return snap, tools.ErrorResult("could not publish right now (storage unavailable); try again in a moment"), false
@@ -184,4 +191,15 @@ func summary(s Skill, findings []finding) string {
 func publishedText(s Snapshot) string {
 	return fmt.Sprintf("Published skill %s as version %d. Agents allowed to see it find it with skill_search and use it with use_skill; "+
 		"from their next message it is listed in their instructions.", s.Skill.Name, s.Version)
+}
+
+// writeTimeout bounds a durable write of publish_skill.
+const writeTimeout = 15 * time.Second
+
+// durable is the context of a write that must not be cut off half-way by
+// a shutdown: ctx's values without its cancellation, bounded by
+// writeTimeout. A publication the approvers allowed is stored even when
+// the daemon is stopping meanwhile.
+func durable(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 }
