@@ -95,8 +95,8 @@ func ParseManifest(data []byte) (name, description, body string, err error) {
 		return "", "", "", errors.New("SKILL.md's front matter has no description: say in a sentence what the skill does and when to use it")
 	case utf8.RuneCountInString(desc) > MaxDescription:
 		return "", "", "", fmt.Errorf("the description has %d characters; at most %d are allowed", utf8.RuneCountInString(desc), MaxDescription)
-	case strings.IndexFunc(desc, unicode.IsControl) >= 0:
-		return "", "", "", errors.New("the description contains control characters; use plain text")
+	case strings.IndexFunc(desc, hidden) >= 0:
+		return "", "", "", errors.New("the description contains control or invisible formatting characters; use plain text")
 	}
 	return fm.Name, desc, strings.TrimSpace(body), nil
 }
@@ -218,13 +218,18 @@ func checkPath(p string) error {
 	switch {
 	case p == "" || len(p) > maxPathLen:
 		return fmt.Errorf("file path %q is empty or longer than %d characters", clip(p, 80), maxPathLen)
-	case !utf8.ValidString(p) || strings.IndexFunc(p, unicode.IsControl) >= 0:
-		return fmt.Errorf("file path %q has control characters or is not UTF-8; rename the file", clip(p, 80))
+	case !utf8.ValidString(p) || strings.IndexFunc(p, hidden) >= 0:
+		return fmt.Errorf("file path %q has control or invisible formatting characters or is not UTF-8; rename the file", clip(p, 80))
 	case path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "\\"):
 		return fmt.Errorf("file path %q leads outside the skill's folder", clip(p, 80))
 	}
 	return nil
 }
+
+// hidden reports whether r is a control or format character (such as a
+// right-to-left override), which could make a name or description read
+// differently to the approvers than it is.
+func hidden(r rune) bool { return unicode.In(r, unicode.Cc, unicode.Cf) }
 
 // readBounded reads file p of root, refusing one over MaxFileBytes.
 func readBounded(root *os.Root, p string) ([]byte, error) {

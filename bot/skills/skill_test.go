@@ -59,7 +59,8 @@ func TestParseManifestRefusesBadFrontMatter(t *testing.T) {
 		{"upper case", "---\nname: Deploy\ndescription: b\n---\n", "is not a skill name"},
 		{"hyphen end", "---\nname: deploy-\ndescription: b\n---\n", "is not a skill name"},
 		{"too long name", "---\nname: " + strings.Repeat("a", 65) + "\ndescription: b\n---\n", "is not a skill name"},
-		{"control chars", "---\nname: abc\ndescription: \"a\\u0007b\"\n---\n", "control characters"},
+		{"control chars", "---\nname: abc\ndescription: \"a\\u0007b\"\n---\n", "control or invisible"},
+		{"right-to-left override", "---\nname: abc\ndescription: \"safe \\u202egpj.sh\"\n---\n", "control or invisible"},
 		{"not utf8", "---\nname: abc\ndescription: \xff\n---\n", "not UTF-8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,7 +135,7 @@ func TestReadFolderRefusesSymlinks(t *testing.T) {
 // TestFromFilesRefusesPathsOutsideTheFolder: stored file paths must be
 // clean, relative and unique.
 func TestFromFilesRefusesPathsOutsideTheFolder(t *testing.T) {
-	for _, p := range []string{"../x", "/etc/passwd", "a/../../b", "a//b", "a\\b", "", "a\x00b", "./a"} {
+	for _, p := range []string{"../x", "/etc/passwd", "a/../../b", "a//b", "a\\b", "", "a\x00b", "./a", "run\u202egpj.sh"} {
 		_, err := FromFiles([]File{{Path: "SKILL.md", Data: []byte(goodManifest)}, {Path: p, Data: []byte("x")}})
 		if err == nil {
 			t.Errorf("path %q accepted", p)
