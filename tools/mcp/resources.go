@@ -131,22 +131,23 @@ func (t *resourcesTool) read(ctx context.Context, cs *sdk.ClientSession, uri str
 		if c == nil {
 			continue
 		}
+		text += len(c.Text)
+		if b.Len() > maxResult {
+			continue // cut below; only counted
+		}
 		head := fmt.Sprintf("[resource %s, %s", clip(orElse(c.URI, uri), maxURI), clip(orElse(c.MIMEType, "type unknown"), maxName))
 		if len(c.Blob) > 0 {
 			fmt.Fprintf(&b, "%s, %s of binary contents, not shown]\n", head, humanSize(int64(len(c.Blob))))
 			continue
 		}
-		text += len(c.Text)
-		if b.Len() < maxResult {
-			fmt.Fprintf(&b, "%s]\n%s\n", head, c.Text)
-		}
+		fmt.Fprintf(&b, "%s]\n%s\n", head, c.Text)
 	}
 	if b.Len() == 0 {
 		return tools.Result{ForLLM: fmt.Sprintf("resource %s of MCP server %s is empty", clip(uri, maxURI), name)}
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
 	if len(out) > maxResult {
-		out = cutUTF8(out, maxResult) + fmt.Sprintf("\n… (cut: the resource has %d bytes of text; only the first 64 KB are shown. "+
+		out = cutUTF8(out, maxResult) + fmt.Sprintf("\n… (cut: the resource is longer than 64 KB, %d bytes of text; only the first 64 KB are shown. "+
 			"MCP reads a resource whole: if the server has a tool that reads a part, use that)", text)
 	}
 	return tools.Result{ForLLM: out}

@@ -97,7 +97,7 @@ func TestBridgeResourcesListAndRead(t *testing.T) {
 	}
 
 	big := resources(t, reg, `{"action":"read","uri":"`+mcptest.BigURI+`"}`, false)
-	if len(big) > 64<<10+400 || !strings.Contains(big, "… (cut: the resource has 102400 bytes of text; only the first 64 KB are shown") {
+	if len(big) > 64<<10+400 || !strings.Contains(big, "… (cut: the resource is longer than 64 KB, 102400 bytes of text; only the first 64 KB are shown") {
 		t.Errorf("big: %d bytes, ends %q", len(big), big[max(0, len(big)-300):])
 	}
 
