@@ -56,8 +56,8 @@ func newResourcesTool(srv *server, permit permitFunc, timeout time.Duration) *re
 
 // hasResources says whether the session's server advertised resources.
 func hasResources(cs *sdk.ClientSession) bool {
-	init := cs.InitializeResult()
-	return init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil
+	ir := cs.InitializeResult()
+	return ir != nil && ir.Capabilities != nil && ir.Capabilities.Resources != nil
 }
 
 // Name implements tools.Tool.
