@@ -341,3 +341,30 @@ func TestKnowledgeRetryAndGiveUp(t *testing.T) {
 		t.Errorf("a changed document's job = %+v; want it claimable from attempt 1", jobs)
 	}
 }
+
+// TestKnowledgeForgetRemovesFacts: /forget's deletion of a chat's memory
+// documents takes their facts and queued jobs with them, and leaves
+// another chat's.
+func TestKnowledgeForgetRemovesFacts(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	store(t, db, "chat:telegram:1", "memory/a.md", "a", facts([]string{"Alice", "Acme"}, [3]string{"Alice", "works_at", "Acme"}))
+	store(t, db, "chat:telegram:1:77", "MEMORY.md", "t", facts([]string{"Topic"}))
+	store(t, db, "chat:telegram:2", "memory/a.md", "b", facts([]string{"Bob"}))
+	putDoc(t, db, "chat:telegram:1", "memory/queued.md", "not extracted yet")
+	if _, _, err := db.ForgetChat(ctx, "telegram:1", "telegram:9"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM knowledge_entities WHERE scope <> 'chat:telegram:2'`); n != 0 {
+		t.Errorf("%d entities of the forgotten chat remain", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM knowledge_relations`); n != 0 {
+		t.Errorf("%d relations of the forgotten chat remain", n)
+	}
+	if got := queued(t, db); len(got) != 0 {
+		t.Errorf("the forgotten chat's documents are still queued: %v", got)
+	}
+	if n := count(t, db, `SELECT count(*) FROM knowledge_entities WHERE scope = 'chat:telegram:2'`); n != 1 {
+		t.Errorf("another chat's facts went too")
+	}
+}
