@@ -15,8 +15,9 @@ var _ knowledge.GraphStore = (*DB)(nil)
 // graphNodesSQL finds the entities of agent $1 in scopes $2 whose key
 // matches a pattern of $3 (the exact key $4 first), at most $6, and walks
 // the relations of the same scopes from them, in either direction, up to
-// $5 steps; it returns at most $6 + 1 nodes, nearest first, each named as
-// the first scope of $2 that has it names it.
+// $5 steps; it returns at most $6 + 1 nodes, nearest first (and at each
+// depth the exact match, then the shortest keys), each named as the first
+// scope of $2 that has it names it.
 const graphNodesSQL = `
 	WITH RECURSIVE seeds AS (
 		SELECT key FROM knowledge_entities
@@ -30,14 +31,15 @@ const graphNodesSQL = `
 		  ON r.agent = $1 AND r.scope = ANY($2) AND (r.from_key = w.key OR r.to_key = w.key)
 		WHERE w.depth < $5
 	), near AS (
-		SELECT key, min(depth) AS depth FROM walk GROUP BY key ORDER BY 2, 1 LIMIT $6 + 1
+		SELECT key, min(depth) AS depth FROM walk GROUP BY key
+		ORDER BY 2, key = $4 DESC, length(key), key LIMIT $6 + 1
 	)
 	SELECT n.key, n.depth, coalesce(e.name, n.key), coalesce(e.type, '')
 	FROM near n LEFT JOIN LATERAL (
 		SELECT name, type FROM knowledge_entities
 		WHERE agent = $1 AND scope = ANY($2) AND key = n.key
 		ORDER BY array_position($2, scope), path LIMIT 1) e ON true
-	ORDER BY n.depth, n.key`
+	ORDER BY n.depth, n.key = $4 DESC, length(n.key), n.key`
 
 // graphEdgesSQL returns at most $4 + 1 relations of agent $1 in scopes $2
 // between nodes $3 (nearest first), those of the nearest nodes first.

@@ -254,6 +254,18 @@ func TestKnowledgeGraphSearchDepthAndScopes(t *testing.T) {
 	if len(g.Nodes) != 1 || !g.MoreNodes {
 		t.Errorf("a search bounded at 1 entity = %+v; want 1 and MoreNodes", g)
 	}
+	store(t, db, mine, "memory/labs.md", "l", facts([]string{"Big Acme Labs/org", "Acme Labs/org"}))
+	g, err = db.SearchGraph(ctx, "assistant", scopes, knowledge.Query{Terms: []string{"acme"}, Depth: 0, MaxEntities: 50, MaxRelations: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, n := range g.Nodes {
+		order = append(order, n.Name)
+	}
+	if want := []string{"Acme", "Acme Labs", "Big Acme Labs"}; !slices.Equal(order, want) {
+		t.Errorf("matches in the order %v, want the exact one first, then the shortest: %v", order, want)
+	}
 	if nodes, _ := search("50%_off", 1); len(nodes) != 0 {
 		t.Errorf("LIKE wildcards in a query matched: %v", nodes)
 	}
