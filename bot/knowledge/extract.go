@@ -15,9 +15,10 @@ import (
 // rest is left out, and the model told so.
 const maxDocumentBytes = 24 << 10
 
-// maxAnswerTokens bounds the model's answer (MaxOutputBytes is the hard
-// limit on what is accepted).
-const maxAnswerTokens = 8192
+// DefaultMaxTokens bounds the model's answer when its Model sets no bound:
+// what every current chat model can write (MaxOutputBytes is the hard limit
+// on what is accepted).
+const DefaultMaxTokens = 4096
 
 // systemPrompt asks for the facts as JSON only. The document is data: the
 // answer is checked against the schema whatever the document says.
@@ -36,11 +37,14 @@ Rules:
 // budgets: a *agentcore.RefusedError when they refuse the call, an
 // *invalidAnswer when the answer breaks the schema.
 func (w *Worker) extract(ctx context.Context, j Job) (Facts, error) {
-	provider, model, err := w.o.Models(j.Key.Agent)
+	m, err := w.o.Models(j.Key.Agent)
 	if err != nil {
 		return Facts{}, fmt.Errorf("no model for agent %s: %w", j.Key.Agent, err)
 	}
-	metered := meteredCall(j.Key, model)
+	if m.MaxTokens <= 0 {
+		m.MaxTokens = DefaultMaxTokens
+	}
+	metered := meteredCall(j.Key, m.Name)
 	if w.o.Meter != nil {
 		if err := w.o.Meter.Admit(ctx, metered); err != nil {
 			var refused *agentcore.RefusedError
@@ -52,12 +56,12 @@ func (w *Worker) extract(ctx context.Context, j Job) (Facts, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, w.o.CallTimeout)
 	defer cancel()
-	resp, err := provider.Chat(cctx, agentcore.Request{
-		Model: model, System: systemPrompt, MaxTokens: maxAnswerTokens,
+	resp, err := m.Provider.Chat(cctx, agentcore.Request{
+		Model: m.Name, System: systemPrompt, MaxTokens: m.MaxTokens,
 		Messages: []agentcore.Message{{Role: agentcore.RoleUser, Content: documentPrompt(j.Key.Path, j.Content)}},
 	}, nil)
 	if err != nil {
-		return Facts{}, fmt.Errorf("model %s: %w", model, err)
+		return Facts{}, fmt.Errorf("model %s: %w", m.Name, err)
 	}
 	if w.o.Meter != nil {
 		if resp.Model != "" {
@@ -67,7 +71,7 @@ func (w *Worker) extract(ctx context.Context, j Job) (Facts, error) {
 	}
 	facts, err := ParseFacts(resp.Content)
 	if err != nil {
-		return Facts{}, &invalidAnswer{err: err}
+		return Facts{}, &invalidAnswer{err: err, stop: resp.StopReason}
 	}
 	return facts, nil
 }

@@ -26,10 +26,17 @@ const (
 	writeTimeout = 10 * time.Second
 )
 
-// Models returns the provider and model that extract the facts of an
-// agent's documents; an error means the agent is not configured (any
-// more).
-type Models func(agent string) (agentcore.Provider, string, error)
+// Model is what extracts the facts of an agent's documents: a provider, the
+// model on it, and the most tokens an answer may take (0: DefaultMaxTokens).
+type Model struct {
+	Provider  agentcore.Provider
+	Name      string
+	MaxTokens int
+}
+
+// Models returns the Model for an agent's documents; an error means the
+// agent is not configured (any more).
+type Models func(agent string) (Model, error)
 
 // Options configures the Worker; zero durations and counts take the
 // defaults above.
@@ -145,7 +152,7 @@ func (w *Worker) work(ctx context.Context, j Job) {
 	case errors.As(err, &invalid):
 		// A broken or hostile answer is dropped whole; asking again for the
 		// same document would most likely get the same.
-		log.Warn("knowledge extraction answer refused; the document's facts are unchanged", "err", invalid.err)
+		log.Warn("knowledge extraction answer refused; the document's facts are unchanged", "err", invalid.err, "stop_reason", invalid.stop)
 		w.finish(ctx, log, j)
 		return
 	case err != nil:
@@ -201,7 +208,11 @@ func (w *Worker) handBack(ctx context.Context, jobs []Job) {
 	}
 }
 
-// invalidAnswer is a model answer ParseFacts refused.
-type invalidAnswer struct{ err error }
+// invalidAnswer is a model answer ParseFacts refused, with the reason the
+// model stopped ("length" or "max_tokens": cut at its token bound).
+type invalidAnswer struct {
+	err  error
+	stop string
+}
 
 func (e *invalidAnswer) Error() string { return fmt.Sprintf("invalid extraction answer: %v", e.err) }

@@ -167,11 +167,11 @@ func newRig(t *testing.T, replies ...any) *rig {
 	}
 	r.w = knowledge.NewWorker(knowledge.Options{
 		Store: r.store, Meter: r.meter, Logger: slog.New(slog.NewTextHandler(r.log, nil)),
-		Models: func(agent string) (agentcore.Provider, string, error) {
+		Models: func(agent string) (knowledge.Model, error) {
 			if agent != "assistant" {
-				return nil, "", errors.New("no such agent")
+				return knowledge.Model{}, errors.New("no such agent")
 			}
-			return r.model, "extract-model", nil
+			return knowledge.Model{Provider: r.model, Name: "extract-model"}, nil
 		},
 		Backoff: func(n int) time.Duration { return time.Duration(n) * time.Minute },
 	})
@@ -199,7 +199,7 @@ func TestWorkerStoresValidFacts(t *testing.T) {
 		t.Errorf("job not finished: finished %d, queue %+v", r.store.finished, r.store.queue)
 	}
 	req := r.model.requests[0]
-	if req.Model != "extract-model" || !strings.Contains(req.System, "JSON") ||
+	if req.Model != "extract-model" || req.MaxTokens != knowledge.DefaultMaxTokens || !strings.Contains(req.System, "JSON") ||
 		!strings.Contains(req.Messages[0].Content, "memory/people.md") || !strings.Contains(req.Messages[0].Content, "Alice works at Acme.") {
 		t.Errorf("the model was asked %+v", req)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot/knowledge"
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -11,13 +10,6 @@ import (
 // knowledgeTool returns knowledge_graph_search over the stored graph.
 func (d *daemon) knowledgeTool() tools.Tool {
 	return knowledge.NewTool(knowledge.ToolOptions{Graph: d.st.db, AgentKind: agentKinds(d.cfg)})
-}
-
-// extractionModel is the provider and model that extract one agent's
-// memory documents.
-type extractionModel struct {
-	provider agentcore.Provider
-	model    string
 }
 
 // newKnowledgeWorker returns the worker extracting the knowledge graph
@@ -28,27 +20,27 @@ func (d *daemon) newKnowledgeWorker() (*knowledge.Worker, error) {
 	if !d.cfg.Knowledge.Extract {
 		return nil, nil
 	}
-	models := map[string]extractionModel{}
+	models := map[string]knowledge.Model{}
 	for _, spec := range agentSpecs(d.cfg) {
 		llm := d.cfg.LLMFor(spec)
 		p, err := d.agentProvider(llm)
 		if err != nil {
 			return nil, fmt.Errorf("knowledge extraction for agent %s: %w", spec.Name, err)
 		}
-		m := extractionModel{provider: p, model: llm.Model}
+		m := knowledge.Model{Provider: p, Name: llm.Model, MaxTokens: llm.MaxTokens}
 		if d.cfg.Knowledge.Model != "" {
-			m.model = d.cfg.Knowledge.Model
+			m.Name = d.cfg.Knowledge.Model
 		}
 		models[spec.Name] = m
 	}
 	return knowledge.NewWorker(knowledge.Options{
 		Store: d.st.db, Meter: d.meter, Logger: d.log,
-		Models: func(agent string) (agentcore.Provider, string, error) {
+		Models: func(agent string) (knowledge.Model, error) {
 			m, ok := models[agent]
 			if !ok {
-				return nil, "", fmt.Errorf("agent %s is not configured (any more); its documents' facts stay as they are", agent)
+				return knowledge.Model{}, fmt.Errorf("agent %s is not configured (any more); its documents' facts stay as they are", agent)
 			}
-			return m.provider, m.model, nil
+			return m, nil
 		},
 	}), nil
 }
