@@ -142,44 +142,53 @@ func (w *Worker) work(ctx context.Context, j Job) {
 	var refused *agentcore.RefusedError
 	var invalid *invalidAnswer
 	switch {
+	case err == nil:
+		w.store(ctx, log, j, facts)
 	case ctx.Err() != nil:
 		w.handBack(ctx, []Job{j})
-		return
 	case errors.As(err, &refused):
 		log.Info("knowledge extraction refused by a budget; will try again later", "retry_in", w.o.Deferral.String(), "reason", refused.Reply)
 		w.retry(ctx, log, j, w.o.Deferral, true, "budget: "+refused.Reply)
-		return
 	case errors.As(err, &invalid):
 		// A broken or hostile answer is dropped whole; asking again for the
 		// same document would most likely get the same.
 		log.Warn("knowledge extraction answer refused; the document's facts are unchanged", "err", invalid.err, "stop_reason", invalid.stop)
 		w.finish(ctx, log, j)
-		return
-	case err != nil:
-		if j.Attempts >= w.o.MaxAttempts {
-			log.Error("knowledge extraction gave up; the document's facts are unchanged until it is written again", "err", err)
-			w.retry(ctx, log, j, 0, false, err.Error())
-			return
-		}
-		delay := w.o.Backoff(j.Attempts)
-		log.Warn("knowledge extraction failed; will try again", "retry_in", delay.String(), "err", err)
-		w.retry(ctx, log, j, delay, false, err.Error())
-		return
+	default:
+		w.failed(ctx, log, j, err)
 	}
+}
+
+// store replaces the document's facts, under a context shutdown does not
+// cancel (the model call is paid for), and finishes the job.
+func (w *Worker) store(ctx context.Context, log *slog.Logger, j Job, facts Facts) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	applied, err := w.o.Store.ReplaceFacts(wctx, j.Key, j.Hash, facts)
-	if err != nil {
-		log.Warn("knowledge facts not stored; will try again", "err", err)
-		w.retry(ctx, log, j, w.o.Backoff(j.Attempts), false, err.Error())
+	switch {
+	case err != nil:
+		w.failed(ctx, log, j, fmt.Errorf("store the facts: %w", err))
 		return
-	}
-	if applied {
+	case applied:
 		log.Info("knowledge extracted", "entities", len(facts.Entities), "relations", len(facts.Relations))
-	} else {
+	default:
 		log.Debug("knowledge extraction outdated: the document changed meanwhile; its newer version is queued")
 	}
 	w.finish(ctx, log, j)
+}
+
+// failed schedules j's next attempt after its backoff, or gives up after
+// the last one: the row stays, unclaimed, with its error, until the
+// document is written again.
+func (w *Worker) failed(ctx context.Context, log *slog.Logger, j Job, err error) {
+	if j.Attempts >= w.o.MaxAttempts {
+		log.Error("knowledge extraction gave up; the document's facts are unchanged until it is written again", "err", err)
+		w.retry(ctx, log, j, 0, false, err.Error())
+		return
+	}
+	delay := w.o.Backoff(j.Attempts)
+	log.Warn("knowledge extraction failed; will try again", "retry_in", delay.String(), "err", err)
+	w.retry(ctx, log, j, delay, false, err.Error())
 }
 
 // finish removes j from the queue.

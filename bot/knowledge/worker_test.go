@@ -23,6 +23,8 @@ type memStore struct {
 	facts    map[tools.DocKey]knowledge.Facts
 	finished int
 	retries  []retry
+	// replaceErr, when set, fails the next ReplaceFacts.
+	replaceErr error
 }
 
 type retry struct {
@@ -50,6 +52,10 @@ func (s *memStore) ClaimJobs(_ context.Context, limit int, _ time.Duration, maxA
 func (s *memStore) ReplaceFacts(_ context.Context, key tools.DocKey, _ string, f knowledge.Facts) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.replaceErr; err != nil {
+		s.replaceErr = nil
+		return false, err
+	}
 	if s.facts == nil {
 		s.facts = map[tools.DocKey]knowledge.Facts{}
 	}
@@ -304,5 +310,18 @@ func TestWorkerUnknownAgentRetries(t *testing.T) {
 	r.pass(t)
 	if len(r.store.retries) != 1 || !strings.Contains(r.store.retries[0].reason, "no model for agent retired") {
 		t.Errorf("retries = %+v", r.store.retries)
+	}
+}
+
+func TestWorkerRetriesAfterAStoreFailure(t *testing.T) {
+	r := newRig(t, aliceFacts, aliceFacts)
+	r.store.replaceErr = errors.New("connection reset")
+	r.pass(t)
+	if len(r.store.retries) != 1 || !strings.Contains(r.store.retries[0].reason, "connection reset") || r.store.finished != 0 {
+		t.Fatalf("after a store failure: retries %+v, finished %d", r.store.retries, r.store.finished)
+	}
+	r.pass(t)
+	if len(r.store.facts[docKey].Entities) != 2 || r.store.finished != 1 {
+		t.Errorf("the retry stored %+v, finished %d", r.store.facts, r.store.finished)
 	}
 }
