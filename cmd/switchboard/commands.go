@@ -46,6 +46,10 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.wireBudgets(); err != nil {
 		return err
 	}
+	var err error
+	if d.knowledge, err = d.newKnowledgeWorker(); err != nil {
+		return err
+	}
 	d.customTools = customtools.New(customtools.Options{
 		Store: d.customs, Install: d.installCustom, Uninstall: d.tools.Unregister,
 		AddSecret: func(v string) { d.scrubber.Add(v) }, Logger: d.log,

@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
+	"github.com/switchboard-chat/switchboard/bot/knowledge"
 	"github.com/switchboard-chat/switchboard/bot/leader"
 	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/bot/modelswitch"
@@ -134,6 +135,9 @@ type daemon struct {
 	// agents ask before and tell after each call (usage, then budgets).
 	usage *llmusage.Recorder
 	meter agentcore.Meters
+	// knowledge extracts the knowledge graph of memory documents; nil when
+	// knowledge.extract is off.
+	knowledge *knowledge.Worker
 }
 
 // daemonOptions says what to run besides the configured platforms.

@@ -151,8 +151,8 @@ func (d *daemon) startChannels(ctx context.Context, wg *sync.WaitGroup) {
 }
 
 // startBackground starts the background loops: the heartbeat, the docs
-// cache, the dispatcher, the scheduler, recovery, team mail and the
-// prunings of retention. Those that
+// cache, the dispatcher, the scheduler, recovery, team mail, the prunings
+// of retention and the knowledge extraction. Those that
 // take new work stop with chCtx; those that finish it (delivery, recovery,
 // the heartbeat) with bgCtx.
 func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGroup) {
@@ -178,6 +178,10 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 		go func() { defer wg.Done(); <-up; p.Loop(chCtx) }()
 	}
 	go func() { defer wg.Done(); d.router.RunStops(bgCtx) }() // a stop must reach the runs that finish after chCtx
+	if d.knowledge != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); <-up; d.knowledge.Run(chCtx) }() // a job in flight is handed back
+	}
 }
 
 // finishRuns gives the runs in flight a few seconds to finish (container
