@@ -40,6 +40,9 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.router.Register(ctxCmds...); err != nil {
 		return fmt.Errorf("context files: %w", err)
 	}
+	if err := d.wireAskUser(); err != nil {
+		return err
+	}
 	if err := d.wireDecisions(allow); err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/access"
 	"github.com/switchboard-chat/switchboard/bot/approvals"
+	"github.com/switchboard-chat/switchboard/bot/askuser"
 	"github.com/switchboard-chat/switchboard/bot/budgets"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
@@ -125,6 +126,8 @@ type daemon struct {
 	// decides access and MCP grant requests.
 	approvals *approvals.Service
 	access    *access.Service
+	// questions asks people the agents' questions (ask_user).
+	questions *askuser.Service
 	// budgets checks the budgets before every model call.
 	budgets *budgets.Guard
 	// replica names this process among the replicas (config replica).

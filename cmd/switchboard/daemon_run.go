@@ -166,13 +166,14 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
 	prunings := d.prunings()
-	wg.Add(8 + len(prunings))
+	wg.Add(9 + len(prunings))
 	go func() { defer wg.Done(); d.live.Run(bgCtx) }() // through Drain
 	go func() { defer wg.Done(); <-up; d.st.docs.Listen(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.disp.Run(bgCtx) }()
 	go func() { defer wg.Done(); <-up; d.sched.Run(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.approvals.RunExpiry(bgCtx, bot.DefaultRecoveryInterval) }()
+	go func() { defer wg.Done(); <-up; d.questions.RunExpiry(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.teams.RunMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
 	for _, p := range prunings {
 		go func() { defer wg.Done(); <-up; p.Loop(chCtx) }()

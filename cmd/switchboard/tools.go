@@ -64,6 +64,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	}))...)
 	all = append(all, d.mediaTools(workspaces)...)
+	all = append(all, d.askUserTool())
 	web := d.cfg.Tools.Web
 	fetch := toolweb.NewFetch(toolweb.FetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
 	search := toolweb.NewSearch(toolweb.SearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})
