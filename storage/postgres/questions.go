@@ -72,7 +72,9 @@ func (db *DB) CreateQuestion(ctx context.Context, q askuser.Question) (askuser.Q
 // QuestionOfCall returns the question of (session, toolCallID), or an
 // error wrapping bot.ErrNotFound.
 func (db *DB) QuestionOfCall(ctx context.Context, session, toolCallID string) (askuser.Question, error) {
-	return retryValue(ctx, func(ctx context.Context) (askuser.Question, error) { return db.questionOfCall(ctx, session, toolCallID) })
+	return retryValue(ctx, func(ctx context.Context) (askuser.Question, error) {
+		return db.questionOfCall(ctx, session, toolCallID)
+	})
 }
 
 // questionOfCall is QuestionOfCall without retries.
