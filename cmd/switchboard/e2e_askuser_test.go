@@ -209,3 +209,22 @@ func TestE2EAskUserSurvivesRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EAskUserCancel: /cancel withdraws the sender's waiting question;
+// the agent hears it was withdrawn and the question's message says so.
+func TestE2EAskUserCancel(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	e := startTelegramE2E(ctx, t, nil)
+	tg := e.tg
+	const chat = 42
+
+	tg.SendText(chat, chat, "Alice", askCall(`{"question":"Proceed?","options":["Go"]}`))
+	q := newReplyContaining(ctx, t, tg, chat, 0, "Proceed?")
+	mark := lastID(tg, chat)
+	tg.SendText(chat, chat, "Alice", "/cancel")
+	newReplyContaining(ctx, t, tg, chat, mark, "Withdrawn the question")
+	newReplyContaining(ctx, t, tg, chat, mark, "tool ask_user said: telegram:42 withdrew the question")
+	if m := waitEdited(ctx, t, tg, chat, q.ID); len(m.Buttons) != 0 || !strings.Contains(m.Visible, "Withdrawn by telegram:42") {
+		t.Fatalf("question after /cancel = %q (buttons %v)", m.Visible, m.Buttons)
+	}
+}
