@@ -251,19 +251,27 @@ func TestAskUserExpires(t *testing.T) {
 	}
 }
 
-// /cancel withdraws the sender's own question only.
+// /cancel withdraws the sender's own question; an admin's, anyone's.
 func TestAskUserCancel(t *testing.T) {
 	s, p, _ := setup(t)
 	ctx := context.Background()
 	call := chatCall("call_1")
 	run(s, call, `{"question": "Which colour?"}`)
-	if _, handled := s.Cancel(ctx, from("43", "/cancel", "c1")); handled {
+	if _, handled := s.Cancel(ctx, from("43", "/cancel", "c1"), false); handled {
 		t.Fatal("someone else's /cancel withdrew the question")
 	}
-	if text, handled := s.Cancel(ctx, from("42", "/cancel", "c2")); !handled || text != "" || len(p.told) != 1 || len(p.resumes()) != 1 {
+	if text, handled := s.Cancel(ctx, from("42", "/cancel", "c2"), false); !handled || text != "" || len(p.told) != 1 || len(p.resumes()) != 1 {
 		t.Fatalf("/cancel = %q handled %v; told %v, resumed %v", text, handled, p.told, p.resumes())
 	}
-	if r := run(s, call, `{"question": "Which colour?"}`); !r.IsError || !strings.Contains(r.ForLLM, "withdrew the question") {
+	if r := run(s, call, `{"question": "Which colour?"}`); !r.IsError || !strings.Contains(r.ForLLM, "telegram:42 withdrew the question") {
+		t.Fatalf("the call's result = %+v", r)
+	}
+	second := chatCall("call_2")
+	run(s, second, `{"question": "Which size?"}`)
+	if _, handled := s.Cancel(ctx, from("43", "/cancel", "c3"), true); !handled || len(p.resumes()) != 2 {
+		t.Fatalf("an admin's /cancel: handled %v, resumed %v", handled, p.resumes())
+	}
+	if r := run(s, second, `{"question": "Which size?"}`); !r.IsError || !strings.Contains(r.ForLLM, "telegram:43 withdrew the question") {
 		t.Fatalf("the call's result = %+v", r)
 	}
 }

@@ -80,9 +80,8 @@ type Store interface {
 	// identity, or the one that message answered before (a redelivery).
 	// found is false when there is none.
 	AnswerTarget(ctx context.Context, session, identity, externalID string) (q Question, found bool, err error)
-	// PendingQuestionsOf lists session's pending questions for identity,
-	// oldest first.
-	PendingQuestionsOf(ctx context.Context, session, identity string) ([]Question, error)
+	// PendingQuestionsOf lists session's pending questions, oldest first.
+	PendingQuestionsOf(ctx context.Context, session string) ([]Question, error)
 	// DueQuestions lists pending questions whose time is up, oldest first,
 	// and when the next pending one expires (zero: none is pending; a time
 	// already past: more are due than it listed).

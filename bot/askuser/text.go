@@ -17,9 +17,9 @@ func questionText(q Question) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "❓ *Question for %s*\n%s\n\n", q.Asker, q.Text)
 	if len(q.Options) > 0 {
-		b.WriteString("Press an answer or type your own. ")
+		b.WriteString("Press an answer or reply with your own. ")
 	} else {
-		b.WriteString("Type your answer. ")
+		b.WriteString("Reply with your answer. ")
 	}
 	fmt.Fprintf(&b, "Waiting until %s UTC; /cancel withdraws it.", q.ExpiresAt.UTC().Format("15:04"))
 	return b.String()

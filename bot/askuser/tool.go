@@ -188,7 +188,7 @@ func (s *Service) resultOf(ctx context.Context, q Question, created bool) tools.
 		}
 		return tools.Result{ForLLM: q.AnsweredBy + " " + verb + ": " + q.Answer}
 	case StatusCancelled:
-		return tools.ErrorResult(q.AnsweredBy + " withdrew the question (/cancel) without answering; go on without the answer")
+		return tools.ErrorResult(q.AnsweredBy + " withdrew the question (/cancel), so nobody answered; go on without the answer")
 	}
 	return tools.ErrorResult(fmt.Sprintf("nobody answered within %s; go on without the answer, or ask again if you still need it",
 		timeoutText(s.o.Timeout)))

@@ -26,8 +26,8 @@ func (d *daemon) wireAskUser() error {
 }
 
 // withQuestionCancel makes /cancel among cmds withdraw the sender's
-// waiting question first; with none, it withdraws their approval
-// requests as before.
+// waiting question first (an admin's: any in the chat); with none, it
+// withdraws approval requests as before.
 func (d *daemon) withQuestionCancel(cmds []bot.Command) []bot.Command {
 	for i, c := range cmds {
 		if c.Name != "cancel" {
@@ -36,7 +36,7 @@ func (d *daemon) withQuestionCancel(cmds []bot.Command) []bot.Command {
 		approvalsCancel := c.Run
 		cmds[i].Help = "withdraw your request that waits for an approver, or the question that waits for your answer"
 		cmds[i].Run = func(ctx context.Context, host bot.Host, in channels.Inbound, args string) string {
-			if text, handled := d.questions.Cancel(ctx, in); handled {
+			if text, handled := d.questions.Cancel(ctx, in, host.IsAdmin(in.Identity())); handled {
 				return text
 			}
 			return approvalsCancel(ctx, host, in, args)

@@ -140,7 +140,7 @@ func TestE2EAskUserAnsweredByText(t *testing.T) {
 
 	tg.SendText(chat, chat, "Alice", askCall(`{"question":"Favourite colour?"}`))
 	q := newReplyContaining(ctx, t, tg, chat, 0, "Favourite colour?")
-	if len(q.Buttons) != 0 || !strings.Contains(q.Visible, "Type your answer") {
+	if len(q.Buttons) != 0 || !strings.Contains(q.Visible, "Reply with your answer") {
 		t.Fatalf("question without options = %q (buttons %v)", q.Visible, q.Buttons)
 	}
 	mark := lastID(tg, chat)

@@ -155,13 +155,13 @@ func (db *DB) AnswerTarget(ctx context.Context, session, identity, externalID st
 	return f.q, f.ok, nil
 }
 
-// PendingQuestionsOf lists session's pending questions for identity,
-// oldest first.
-func (db *DB) PendingQuestionsOf(ctx context.Context, session, identity string) ([]askuser.Question, error) {
+// PendingQuestionsOf lists session's pending questions, oldest first, at
+// most 200.
+func (db *DB) PendingQuestionsOf(ctx context.Context, session string) ([]askuser.Question, error) {
 	list, err := retryValue(ctx, func(ctx context.Context) ([]askuser.Question, error) {
 		rows, err := db.pool.Query(ctx, `SELECT `+questionCols+` FROM questions
-			WHERE session_key = $1 AND asker = $2 AND status = 'pending' ORDER BY created_at, id LIMIT $3`,
-			storable(session), storable(identity), maxDueQuestions)
+			WHERE session_key = $1 AND status = 'pending' ORDER BY created_at, id LIMIT $2`,
+			storable(session), maxDueQuestions)
 		if err != nil {
 			return nil, err
 		}

@@ -212,7 +212,7 @@ func TestQuestionAnswerTarget(t *testing.T) {
 	if _, found, err := db.AnswerTarget(ctx, session, "telegram:42", ""); err != nil || found {
 		t.Fatalf("AnswerTarget(no id, nothing pending) = found %v, %v", found, err)
 	}
-	pending, err := db.PendingQuestionsOf(ctx, session, "telegram:42")
+	pending, err := db.PendingQuestionsOf(ctx, session)
 	if err != nil || len(pending) != 0 {
 		t.Fatalf("PendingQuestionsOf = %+v, %v", pending, err)
 	}
