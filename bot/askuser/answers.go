@@ -44,7 +44,9 @@ func (s *Service) TakeAnswer(ctx context.Context, session string, in channels.In
 	switch {
 	case err != nil:
 		return false, fmt.Errorf("record the answer to question %s: %w", q.ID, err)
-	case changed:
+	case changed, in.ExternalID != "" && after.AnswerExternalID == in.ExternalID:
+		// The second case: a retry of a commit whose answer was lost found
+		// this message's answer stored.
 		s.settled(ctx, after)
 		s.resume(ctx, after)
 		return true, nil

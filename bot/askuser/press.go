@@ -37,7 +37,9 @@ func (s *Service) Decide(ctx context.Context, in channels.Inbound, id, choice st
 	case err != nil:
 		s.o.Logger.Error("answer question", "question_id", id, "err", err)
 		s.chat.AnswerPress(ctx, in, "Could not record your answer (storage unavailable); press again in a moment.")
-	case changed:
+	case changed, after.Status == StatusAnswered && after.How == ByPress && after.AnsweredBy == presser && after.Answer == option:
+		// The second case: this press again (or a retry whose commit's
+		// answer was lost); resuming again is harmless.
 		s.chat.AnswerPress(ctx, in, "Answered: "+option)
 		s.settled(ctx, after)
 		s.resume(ctx, after)

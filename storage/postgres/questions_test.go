@@ -254,4 +254,21 @@ func TestUnfinishedSkipsPendingQuestions(t *testing.T) {
 	if !unfinished() {
 		t.Fatal("recovery would not run a session whose question was answered")
 	}
+	// The answer counts as a write for recovery's quick looks, however
+	// long ago the question was asked.
+	if _, err := db.Pool().Exec(ctx, `UPDATE messages SET created_at = now() - interval '1 hour' WHERE session_key = $1`, session); err != nil {
+		t.Fatal(err)
+	}
+	q2 := newQuestion(session, "call_2")
+	if _, err := db.Pool().Exec(ctx, `UPDATE sessions SET updated_at = now() - interval '1 hour' WHERE key = $1`, session); err != nil {
+		t.Fatal(err)
+	}
+	q2 = createQuestion(t, db, q2)
+	if _, changed, err := db.DecideQuestion(ctx, q2.ID, askuser.Outcome{Status: askuser.StatusCancelled, By: "telegram:42"}); err != nil || !changed {
+		t.Fatalf("cancel: changed %v, %v", changed, err)
+	}
+	recent, err := db.Unfinished(ctx, bot.UnfinishedQuery{OlderThan: time.Second, WrittenWithin: 30 * time.Second})
+	if err != nil || len(recent) != 1 || recent[0].Session != session {
+		t.Fatalf("Unfinished(written within 30s) = %+v, %v; want the session whose question was settled", recent, err)
+	}
 }
