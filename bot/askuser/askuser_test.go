@@ -275,3 +275,43 @@ func TestAskUserCancel(t *testing.T) {
 		t.Fatalf("the call's result = %+v", r)
 	}
 }
+
+// A press and a typed answer at the same moment: one wins, the run resumes
+// once, and the typed message is taken only when it won.
+func TestAskUserPressAndTextRace(t *testing.T) {
+	s, p, db := setup(t)
+	ctx := context.Background()
+	for i := range 5 {
+		call := chatCall("call_race_" + string(rune('a'+i)))
+		run(s, call, `{"question": "Now?", "options": ["yes"]}`)
+		q, err := db.QuestionOfCall(ctx, call.Session, call.ToolCallID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := len(p.resumes())
+		var (
+			wg    sync.WaitGroup
+			taken bool
+		)
+		wg.Add(2)
+		go func() { defer wg.Done(); s.Decide(ctx, from("42", "", "p"), q.ID, "a") }()
+		go func() {
+			defer wg.Done()
+			var err error
+			if taken, err = s.TakeAnswer(ctx, call.Session, from("42", "no", "m-"+q.ID), "no"); err != nil {
+				t.Error(err)
+			}
+		}()
+		wg.Wait()
+		if n := len(p.resumes()) - before; n != 1 {
+			t.Fatalf("round %d: %d resumptions, want 1", i, n)
+		}
+		want := "telegram:42 pressed: yes"
+		if taken {
+			want = "telegram:42 answered: no"
+		}
+		if r := run(s, call, `{"question": "Now?", "options": ["yes"]}`); r.ForLLM != want {
+			t.Fatalf("round %d: result %q, want %q (typed answer taken: %v)", i, r.ForLLM, want, taken)
+		}
+	}
+}
