@@ -153,8 +153,8 @@ func (s *Service) ask(ctx context.Context, call tools.Call, a args) tools.Result
 	}
 	if created {
 		s.o.Logger.Info("question asked", "question_id", q.ID, "session", q.Session, "asker", q.Asker)
-		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: q.Chat, Text: questionText(q), Buttons: buttonsFor(q),
-			Key: "question:" + q.ID}, Kind, q.ID, "asker")
+		s.chat.AskDecision(ctx, s.o.Messages, bot.OutboxMessage{To: q.Chat, Text: questionText(q), Buttons: buttonsFor(q)},
+			Kind, q.ID, "asker")
 	}
 	return s.resultOf(ctx, q, created)
 }
