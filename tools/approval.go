@@ -129,6 +129,10 @@ type Waiting struct {
 	// New is true when this call made the request (the approvers were just
 	// asked), false when it found one already waiting.
 	New bool
+	// For names the one person whose answer the call waits for
+	// (platform:user_id, a question of ask_user); empty: an approver's
+	// decision.
+	For string
 }
 
 // AskApproval asks approver about req unless pattern was always-allowed.

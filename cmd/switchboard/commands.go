@@ -44,10 +44,17 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.router.Register(skills.Commands(skills.CommandOptions{Catalog: d.skills, Store: d.st.db, Chats: d.router, Logger: d.log})...); err != nil {
 		return fmt.Errorf("skills: %w", err)
 	}
+	if err := d.wireAskUser(); err != nil {
+		return err
+	}
 	if err := d.wireDecisions(allow); err != nil {
 		return err
 	}
 	if err := d.wireBudgets(); err != nil {
+		return err
+	}
+	var err error
+	if d.knowledge, err = d.newKnowledgeWorker(); err != nil {
 		return err
 	}
 	d.customTools = customtools.New(customtools.Options{

@@ -20,10 +20,12 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/access"
 	"github.com/switchboard-chat/switchboard/bot/approvals"
+	"github.com/switchboard-chat/switchboard/bot/askuser"
 	"github.com/switchboard-chat/switchboard/bot/budgets"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
+	"github.com/switchboard-chat/switchboard/bot/knowledge"
 	"github.com/switchboard-chat/switchboard/bot/leader"
 	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/bot/modelswitch"
@@ -128,6 +130,8 @@ type daemon struct {
 	// decides access and MCP grant requests.
 	approvals *approvals.Service
 	access    *access.Service
+	// questions asks people the agents' questions (ask_user).
+	questions *askuser.Service
 	// budgets checks the budgets before every model call.
 	budgets *budgets.Guard
 	// replica names this process among the replicas (config replica).
@@ -138,6 +142,9 @@ type daemon struct {
 	// agents ask before and tell after each call (usage, then budgets).
 	usage *llmusage.Recorder
 	meter agentcore.Meters
+	// knowledge extracts the knowledge graph of memory documents; nil when
+	// knowledge.extract is off.
+	knowledge *knowledge.Worker
 }
 
 // daemonOptions says what to run besides the configured platforms.
