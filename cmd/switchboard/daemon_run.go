@@ -176,11 +176,12 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	go func() { defer wg.Done(); <-up; d.approvals.RunExpiry(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.questions.RunExpiry(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.teams.RunMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
-	go func() { defer wg.Done(); d.skills.Dirs().Run(chCtx, skills.RescanEvery) }()
 	for _, p := range prunings {
 		go func() { defer wg.Done(); <-up; p.Loop(chCtx) }()
 	}
 	go func() { defer wg.Done(); d.router.RunStops(bgCtx) }() // a stop must reach the runs that finish after chCtx
+	wg.Add(1)
+	go func() { defer wg.Done(); d.skills.Dirs().Run(chCtx, skills.RescanEvery) }() // the skill folders read again when they change
 	if d.knowledge != nil {
 		wg.Add(1)
 		go func() { defer wg.Done(); <-up; d.knowledge.Run(chCtx) }() // a job in flight is handed back
