@@ -80,7 +80,7 @@ func (t *PublishTool) Execute(ctx context.Context, raw json.RawMessage) tools.Re
 		return res
 	}
 	if !ok {
-		why := strings.Replace(res.ForLLM, "denied", "rejected", 1)
+		why := strings.NewReplacer("denied", "rejected", "did not run", "was not published").Replace(res.ForLLM)
 		if _, err := t.o.Store.RejectSkill(ctx, snap.ID, call.UserID, why); err != nil {
 			t.o.Logger.Error("mark skill rejected", "skill", snap.Skill.Name, "snapshot", snap.ID, "err", err)
 		}
