@@ -121,6 +121,19 @@ func (c *Catalog) list(ctx context.Context, agent string, withBody bool) ([]Entr
 	return out, nil
 }
 
+// Exists reports whether a skill called name exists in any source, for
+// any agent.
+func (c *Catalog) Exists(ctx context.Context, name string) (bool, error) {
+	if _, ok := c.o.Dirs.Get(name); ok {
+		return true, nil
+	}
+	published, err := c.o.Store.PublishedSkills(ctx, false)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(published, func(p Published) bool { return p.Name == name }), nil
+}
+
 // Usable returns the skills agent may use now: allowed and not disabled,
 // sorted by name.
 func (c *Catalog) Usable(ctx context.Context, agent string) ([]Entry, error) {

@@ -85,6 +85,17 @@ func (o CommandOptions) setDisabled(ctx context.Context, in channels.Inbound, na
 	if !config.IsSkillName(name) {
 		return fmt.Sprintf("%q is not a skill name. %s", clip(name, 80), usage)
 	}
+	if disabled {
+		// Enabling stays possible for a skill that has gone since.
+		exists, err := o.Catalog.Exists(ctx, name)
+		if err != nil {
+			o.Logger.Error("look up skill", "skill", name, "err", err)
+			return "Could not change the skill right now (storage unavailable); try again in a moment."
+		}
+		if !exists {
+			return fmt.Sprintf("There is no skill called %s; /skills lists them. Nothing changed.", name)
+		}
+	}
 	changed, err := o.Store.SetSkillDisabled(ctx, name, disabled, in.Identity())
 	if err != nil {
 		o.Logger.Error("set skill state", "skill", name, "disabled", disabled, "err", err)

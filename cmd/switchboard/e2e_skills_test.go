@@ -289,6 +289,7 @@ func TestE2ESkillNamesAndDisable(t *testing.T) {
 		t.Fatalf("/skills = %q", list)
 	}
 	command(ctx, t, tg, other, "/skills disable weekly-report", "Only admins")
+	command(ctx, t, tg, admin, "/skills disable weekly-reprt", "There is no skill called weekly-reprt")
 	command(ctx, t, tg, admin, "/skills disable weekly-report", "is disabled for every agent")
 	if list := command(ctx, t, tg, other, "/skills", "Skills of agent"); !strings.Contains(list, "weekly-report (published v1) — disabled") {
 		t.Fatalf("/skills after disable = %q", list)
