@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS questions (
 -- Recovery's NOT EXISTS and the typed-answer lookup of every chat message.
 CREATE INDEX IF NOT EXISTS questions_pending_session_idx ON questions (session_key, asker) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS questions_pending_expiry_idx ON questions (expires_at) WHERE status = 'pending';
+-- retention.messages prunes settled questions by age.
+CREATE INDEX IF NOT EXISTS questions_settled_age_idx ON questions (created_at) WHERE status <> 'pending';
 CREATE UNIQUE INDEX IF NOT EXISTS questions_answer_message_key ON questions (session_key, answer_external_id)
     WHERE answer_external_id IS NOT NULL;
 
