@@ -28,7 +28,7 @@ func approvalText(a Approval) string {
 	if len(a.Warnings) > 0 && a.Verb == "" {
 		b.WriteString("\n\"Always allow\" is not offered for a command flagged dangerous.")
 	}
-	b.WriteString(quorum.Needs(a.Quorum, a.SelfApprove, w.infinitive))
+	b.WriteString(quorum.Needs(a.Quorum, a.SelfApprove, w.infinitive, w.refusal))
 	b.WriteString(votesLine(a))
 	fmt.Fprintf(&b, "\nExpires at %s UTC if nobody decides.", a.ExpiresAt.UTC().Format("15:04:05"))
 	return b.String()

@@ -9,12 +9,15 @@ type words struct {
 	allow, deny       string // the buttons
 	allowed, denied   string // the outcome, "… by X"
 	infinitive, thing string // "wants to <infinitive>", "this <thing>"
+	refusal           string // what one refusing press does, for quorum cards
 }
 
 // wordsFor returns the words of approvals with verb (Approval.Verb).
 func wordsFor(verb string) words {
 	if verb == tools.VerbPublish {
-		return words{allow: "Publish", deny: "Reject", allowed: "Published", denied: "Rejected", infinitive: "publish", thing: "skill"}
+		return words{allow: "Publish", deny: "Reject", allowed: "Published", denied: "Rejected", infinitive: "publish", thing: "skill",
+			refusal: "one Reject rejects"}
 	}
-	return words{allow: "Allow once", deny: "Deny", allowed: "", denied: "", infinitive: "allow", thing: ""}
+	return words{allow: "Allow once", deny: "Deny", allowed: "", denied: "", infinitive: "allow", thing: "",
+		refusal: "one Deny denies"}
 }

@@ -78,3 +78,21 @@ func TestPublishVerbButtonsAndOutcomes(t *testing.T) {
 type alwaysYes struct{ *approvals.Service }
 
 func (alwaysYes) AlwaysAllowed(context.Context, string, string) (bool, error) { return true, nil }
+
+// A quorum request to publish says that one Reject rejects, in the words
+// of its buttons; an exec request keeps "one Deny denies".
+func TestQuorumCardUsesTheVerbsWords(t *testing.T) {
+	for _, tc := range []struct {
+		verb, want string
+	}{{tools.VerbPublish, "Needs 2 people to publish; one Reject rejects."}, {"", "Needs 2 people to allow; one Deny denies."}} {
+		s, f := twoPerson(t, time.Minute, approvals.Rule{})
+		req := execRequest("call-" + tc.verb)
+		req.Verb = tc.verb
+		if _, done := decision(t, s, req); done {
+			t.Fatal("decided at once")
+		}
+		if !strings.Contains(f.asked[0].Text, tc.want) {
+			t.Errorf("verb %q: card = %q, want %q", tc.verb, f.asked[0].Text, tc.want)
+		}
+	}
+}
