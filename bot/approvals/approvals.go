@@ -64,7 +64,7 @@ type Options struct {
 type Service struct {
 	o        Options
 	chat     Pipeline
-	expiries expiryWatch
+	expiries bot.ExpiryWatch
 	deciders map[string]bool // everyone some rule lets vote, for /approvals and /cancel
 	// escalates is true when some rule escalates, so EscalateDue looks.
 	escalates bool
@@ -81,7 +81,7 @@ func New(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{o: o, deciders: map[string]bool{}}
+	s := &Service{o: o, deciders: map[string]bool{}, expiries: bot.ExpiryWatch{Every: approvalLookEvery}}
 	for _, id := range o.Approvers {
 		s.deciders[id] = true
 	}
@@ -143,7 +143,7 @@ func (s *Service) Approve(ctx context.Context, req tools.ApprovalRequest) (tools
 		}
 		switch a.Status {
 		case StatusPending:
-			s.expiries.note(a.ExpiresAt)
+			s.expiries.Note(a.ExpiresAt)
 			if !now.Before(a.ExpiresAt) {
 				return s.expire(ctx, a)
 			}
@@ -225,7 +225,7 @@ func (s *Service) resume(ctx context.Context, a Approval) {
 // least every approvalLookEvery (expiryWatch).
 func (s *Service) ExpireDue(ctx context.Context) (int, error) {
 	now := time.Now()
-	if !s.expiries.begin(now) {
+	if !s.expiries.Begin(now) {
 		return 0, nil
 	}
 	due, next, err := s.o.Store.DueApprovals(ctx)
@@ -246,7 +246,7 @@ func (s *Service) ExpireDue(ctx context.Context) (int, error) {
 		s.finish(ctx, after)
 		s.resume(ctx, after)
 	}
-	s.expiries.looked(now, next)
+	s.expiries.Looked(now, next)
 	return n, nil
 }
 

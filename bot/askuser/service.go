@@ -48,7 +48,7 @@ type Options struct {
 type Service struct {
 	o        Options
 	chat     Pipeline
-	expiries expiryWatch
+	expiries bot.ExpiryWatch
 }
 
 // New returns the question service; Attach it to the pipeline before the
@@ -60,7 +60,7 @@ func New(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{o: o}
+	return &Service{o: o, expiries: bot.ExpiryWatch{Every: lookEvery}}
 }
 
 // Attach gives s the pipeline it posts through and resumes runs with. The

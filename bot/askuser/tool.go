@@ -178,7 +178,7 @@ func (s *Service) resultOf(ctx context.Context, q Question, created bool) tools.
 	}
 	switch q.Status {
 	case StatusPending:
-		s.expiries.note(q.ExpiresAt)
+		s.expiries.Note(q.ExpiresAt)
 		return tools.Result{ForLLM: "waiting for " + q.Asker + " to answer",
 			Waiting: &tools.Waiting{What: q.Text, Since: q.CreatedAt, New: created, For: q.Asker}}
 	case StatusAnswered:

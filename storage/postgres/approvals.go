@@ -160,20 +160,36 @@ func (db *DB) PendingApprovalsOf(ctx context.Context, session string) ([]approva
 // past when more are due than were listed. One round trip; both queries
 // see the same now().
 func (db *DB) DueApprovals(ctx context.Context) ([]approvals.Approval, time.Time, error) {
+	list, next, err := listDue(ctx, db, `SELECT `+approvalCols+` FROM approvals
+			WHERE status = 'pending' AND expires_at <= now() ORDER BY created_at, id LIMIT $1`,
+		`SELECT min(expires_at) FROM approvals WHERE status = 'pending' AND expires_at > now()`,
+		maxPendingApprovals, collectApprovals, func(a approvals.Approval) time.Time { return a.ExpiresAt })
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("list due approvals: %w", err)
+	}
+	return list, next, nil
+}
+
+// listDue runs listSQL (the due requests, at most limit, $1) and nextSQL
+// (the earliest expiry still ahead, or NULL) in one round trip, so both
+// see the same now(). When the list is full, more may be due: next is then
+// the last listed expiry, a time already past, so the caller looks again
+// at once.
+func listDue[T any](ctx context.Context, db *DB, listSQL, nextSQL string, limit int,
+	collect func(pgx.Rows) ([]T, error), expiresAt func(T) time.Time) ([]T, time.Time, error) {
 	type due struct {
-		list []approvals.Approval
+		list []T
 		next time.Time
 	}
 	d, err := retryValue(ctx, func(ctx context.Context) (due, error) {
 		var d due
 		b := &pgx.Batch{}
-		b.Queue(`SELECT `+approvalCols+` FROM approvals
-			WHERE status = 'pending' AND expires_at <= now() ORDER BY created_at, id LIMIT $1`, maxPendingApprovals).Query(func(rows pgx.Rows) error {
+		b.Queue(listSQL, limit).Query(func(rows pgx.Rows) error {
 			var err error
-			d.list, err = collectApprovals(rows)
+			d.list, err = collect(rows)
 			return err
 		})
-		b.Queue(`SELECT min(expires_at) FROM approvals WHERE status = 'pending' AND expires_at > now()`).QueryRow(func(row pgx.Row) error {
+		b.Queue(nextSQL).QueryRow(func(row pgx.Row) error {
 			var next *time.Time
 			if err := row.Scan(&next); err != nil {
 				return err
@@ -186,10 +202,10 @@ func (db *DB) DueApprovals(ctx context.Context) ([]approvals.Approval, time.Time
 		return d, db.pool.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("list due approvals: %w", err)
+		return nil, time.Time{}, err
 	}
-	if len(d.list) == maxPendingApprovals {
-		d.next = d.list[len(d.list)-1].ExpiresAt // more may be due: look again at once
+	if len(d.list) == limit {
+		d.next = expiresAt(d.list[len(d.list)-1])
 	}
 	return d.list, d.next, nil
 }

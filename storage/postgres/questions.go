@@ -184,38 +184,14 @@ func (db *DB) PendingQuestionsOf(ctx context.Context, session string) ([]askuser
 // most 200, and when the next pending one expires (zero: none pending; a
 // time already past: more are due than were listed). One round trip.
 func (db *DB) DueQuestions(ctx context.Context) ([]askuser.Question, time.Time, error) {
-	type due struct {
-		list []askuser.Question
-		next time.Time
-	}
-	d, err := retryValue(ctx, func(ctx context.Context) (due, error) {
-		var d due
-		b := &pgx.Batch{}
-		b.Queue(`SELECT `+questionCols+` FROM questions
-			WHERE status = 'pending' AND expires_at <= now() ORDER BY expires_at, id LIMIT $1`, maxDueQuestions).Query(func(rows pgx.Rows) error {
-			var err error
-			d.list, err = collectQuestions(rows)
-			return err
-		})
-		b.Queue(`SELECT min(expires_at) FROM questions WHERE status = 'pending' AND expires_at > now()`).QueryRow(func(row pgx.Row) error {
-			var next *time.Time
-			if err := row.Scan(&next); err != nil {
-				return err
-			}
-			if next != nil {
-				d.next = *next
-			}
-			return nil
-		})
-		return d, db.pool.SendBatch(ctx, b).Close()
-	})
+	list, next, err := listDue(ctx, db, `SELECT `+questionCols+` FROM questions
+			WHERE status = 'pending' AND expires_at <= now() ORDER BY expires_at, id LIMIT $1`,
+		`SELECT min(expires_at) FROM questions WHERE status = 'pending' AND expires_at > now()`,
+		maxDueQuestions, collectQuestions, func(q askuser.Question) time.Time { return q.ExpiresAt })
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("list due questions: %w", err)
 	}
-	if len(d.list) == maxDueQuestions {
-		d.next = d.list[len(d.list)-1].ExpiresAt
-	}
-	return d.list, d.next, nil
+	return list, next, nil
 }
 
 // collectQuestions reads every row of questionCols.
