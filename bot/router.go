@@ -113,6 +113,9 @@ type Router struct {
 	// unknown person (HandleUnknown).
 	presses map[string]PressHandler
 	unknown func(ctx context.Context, in channels.Inbound)
+	// answers takes the messages that answer a waiting question
+	// (TakeAnswers).
+	answers AnswerTaker
 	// registered are the features' chat commands (Register).
 	registered []Command
 	// owners are the features that own background sessions
@@ -271,6 +274,17 @@ func (r *Router) route(ctx context.Context, in channels.Inbound, text string, lo
 	key := r.sessionKey(ctx, in.Address())
 	limit := inboundLimit(in.Platform)
 	text, cut := capInbound(text, limit)
+	if r.answers != nil {
+		taken, err := r.answers(ctx, key, in, text)
+		if err != nil {
+			log.Debug("answer check failed; the message is left for redelivery", "external_id", in.ExternalID, "err", err)
+			return fmt.Errorf("take answer: %w", err)
+		}
+		if taken {
+			r.opts.Metrics.MessagesIn.WithLabelValues(in.Platform, "answer").Inc()
+			return nil
+		}
+	}
 	// Received before the message is stored, so that Handle acknowledges
 	// the message only with its files; a failed download is redelivered.
 	files, err := r.receive(ctx, key, in, log)

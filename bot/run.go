@@ -232,21 +232,38 @@ func (r *Router) recordRun(ctx context.Context, j laneJob, res agentcore.RunResu
 		r.failRun(ctx, j, err)
 	case res.Waiting != nil:
 		r.opts.Metrics.AgentRun.WithLabelValues("parked").Observe(time.Since(start).Seconds())
-		j.live.Leave(ctx, "⏸ Waiting for an approval.")
+		j.live.Leave(ctx, leaveText(*res.Waiting))
 		if j.message && !res.Waiting.New {
-			r.send(ctx, OutboxMessage{To: j.To, ReplyTo: j.ReplyTo, Text: waitingText(*res.Waiting, time.Now())})
+			r.send(ctx, OutboxMessage{To: j.To, ReplyTo: j.ReplyTo, Text: waitingText(*res.Waiting, j.UserID, time.Now())})
 		}
 	case !res.Idle:
 		r.opts.Metrics.AgentRun.WithLabelValues("ok").Observe(time.Since(start).Seconds())
 	}
 }
 
-// waitingText answers a message that arrives while the chat's run waits
-// for an approval.
-func waitingText(w tools.Waiting, now time.Time) string {
+// waitingText answers a message from sender that arrives while the chat's
+// run waits for an approval, or for the answer of the person it asked
+// (w.For): their own message with files is not an answer.
+func waitingText(w tools.Waiting, sender string, now time.Time) string {
 	ago := now.Sub(w.Since).Round(time.Second)
+	if w.For != "" && w.For == sender {
+		return fmt.Sprintf("⏳ I'm waiting for your answer to my question (asked %s ago):\n%s\nReply with text (or press an option); I'll read this message after it.",
+			ago, w.What)
+	}
+	if w.For != "" {
+		return fmt.Sprintf("⏳ I'm waiting for %s's answer to my question (asked %s ago):\n%s\nI'll go on with your message when they answer.",
+			w.For, ago, w.What)
+	}
 	return fmt.Sprintf("⏳ I'm waiting for an admin to approve this (asked %s ago):\n%s\nI'll go on with your message when they decide; /cancel withdraws the request.",
 		ago, CommandBlock(w.What))
+}
+
+// leaveText is what the answer shown so far ends with when the run parks.
+func leaveText(w tools.Waiting) string {
+	if w.For != "" {
+		return "⏸ Waiting for " + w.For + "'s answer."
+	}
+	return "⏸ Waiting for an approval."
 }
 
 // failRun records the failure in the session (so it is not retried in a

@@ -98,7 +98,7 @@ func (t *runningTurns) stop(session, by string) bool {
 // Texts of /stop's answers.
 const (
 	nothingRunning = "Nothing is running here."
-	parkedNotStop  = "Nothing is running here: a request waits for an approver. /cancel withdraws it."
+	parkedNotStop  = "Nothing is running here: a request waits for an approver, or a question for its answer. /cancel withdraws it."
 )
 
 // cmdStop answers /stop: the chat's running turn is stopped here or on the

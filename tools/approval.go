@@ -26,7 +26,15 @@ type ApprovalRequest struct {
 	// asked (the exec guard's warnings). Such a request is always asked:
 	// "Always allow" is neither offered nor honoured for it.
 	Warnings []string
+	// Verb, when set, is what allowing does, and the approvers' buttons
+	// say it instead of Allow once / Deny ("publish": Publish / Reject);
+	// such a request never offers "Always allow". Empty: a tool call.
+	Verb string
 }
+
+// VerbPublish asks the approvers to publish something (publish_skill):
+// its buttons read Publish and Reject.
+const VerbPublish = "publish"
 
 // Decision is the outcome of an approval request.
 type Decision int
@@ -121,6 +129,10 @@ type Waiting struct {
 	// New is true when this call made the request (the approvers were just
 	// asked), false when it found one already waiting.
 	New bool
+	// For names the one person whose answer the call waits for
+	// (platform:user_id, a question of ask_user); empty: an approver's
+	// decision.
+	For string
 }
 
 // AskApproval asks approver about req unless pattern was always-allowed.
@@ -131,7 +143,7 @@ func AskApproval(ctx context.Context, log *slog.Logger, approver Approver, req A
 	if approver == nil {
 		return ErrorResult(noApproverHint(req.Call)), false
 	}
-	if len(req.Warnings) == 0 {
+	if len(req.Warnings) == 0 && req.Verb == "" {
 		always, err := approver.AlwaysAllowed(ctx, req.Tool, req.Pattern)
 		if err != nil {
 			log.Error("always-allowed lookup", "tool", req.Tool, "error", err)

@@ -52,7 +52,7 @@ var profiles = map[string][]string{
 // Subagents never get these tools, at any depth; a subagent at the
 // deepest level allowed also loses the leaf list, so it cannot go deeper.
 var (
-	SubagentDeny = []string{"session_status", "cron", "memory_search", "memory_get", "sessions_send"}
+	SubagentDeny = []string{"session_status", "cron", "memory_search", "memory_get", "knowledge_graph_search", "sessions_send"}
 	LeafDeny     = []string{"sessions_list", "sessions_history", "spawn"}
 )
 

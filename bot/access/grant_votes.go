@@ -137,7 +137,7 @@ func grantRequestText(req GrantRequest) string {
 	if req.Chat.Platform != "" {
 		text += "\nAsked in " + req.Chat.String()
 	}
-	return text + quorum.Needs(req.Quorum, req.SelfApprove, "approve") + quorum.Line(req.Votes, req.Quorum)
+	return text + quorum.Needs(req.Quorum, req.SelfApprove, "approve", "one Deny denies") + quorum.Line(req.Votes, req.Quorum)
 }
 
 // grantOutcomeText is what a decided request's messages show.

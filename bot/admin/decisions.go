@@ -13,7 +13,7 @@ import (
 // approvalJSON is an approval as the API shows it.
 func approvalJSON(ap approvals.Approval) map[string]any {
 	return map[string]any{"id": ap.ID, "status": ap.Status, "tool": ap.Tool, "command": ap.Command, "agent": ap.Agent,
-		"session": ap.Session, "chat": ap.Chat.String(), "requester": ap.Requester, "warnings": ap.Warnings,
+		"session": ap.Session, "chat": ap.Chat.String(), "requester": ap.Requester, "warnings": ap.Warnings, "verb": ap.Verb,
 		"expires_at": ap.ExpiresAt, "quorum": max(ap.Quorum, 1), "votes": votesJSON(ap.Votes), "decided_by": ap.DecidedBy}
 }
 
@@ -68,7 +68,7 @@ func (a *api) decideApproval(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, bot.ErrNotFound):
 		writeError(w, http.StatusNotFound, "no such approval")
-	case errors.Is(err, approvals.ErrDangerousAlways):
+	case errors.Is(err, approvals.ErrDangerousAlways), errors.Is(err, approvals.ErrNoAlways):
 		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, approvals.ErrOwnRequest):
 		writeError(w, http.StatusForbidden, err.Error())

@@ -64,7 +64,7 @@ type Options struct {
 type Service struct {
 	o        Options
 	chat     Pipeline
-	expiries expiryWatch
+	expiries bot.ExpiryWatch
 	deciders map[string]bool // everyone some rule lets vote, for /approvals and /cancel
 	// escalates is true when some rule escalates, so EscalateDue looks.
 	escalates bool
@@ -81,7 +81,7 @@ func New(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{o: o, deciders: map[string]bool{}}
+	s := &Service{o: o, deciders: map[string]bool{}, expiries: bot.ExpiryWatch{Every: approvalLookEvery}}
 	for _, id := range o.Approvers {
 		s.deciders[id] = true
 	}
@@ -129,7 +129,7 @@ func (s *Service) Approve(ctx context.Context, req tools.ApprovalRequest) (tools
 	for range 2 {
 		now := time.Now()
 		a, created, err := s.o.Store.CreateApproval(ctx, rule.apply(Approval{
-			ID: bot.NewID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern, Warnings: req.Warnings,
+			ID: bot.NewID(), Tool: req.Tool, Command: req.Command, Cwd: req.Cwd, Pattern: req.Pattern, Warnings: req.Warnings, Verb: req.Verb,
 			Agent: c.Agent, Session: c.Session, ToolCallID: c.ToolCallID, Requester: c.UserID,
 			Chat:   channels.Address{Platform: c.Channel, ChatID: c.ChatID, ThreadID: c.ThreadID},
 			Status: StatusPending, CreatedAt: now, ExpiresAt: now.Add(s.o.Timeout),
@@ -143,7 +143,7 @@ func (s *Service) Approve(ctx context.Context, req tools.ApprovalRequest) (tools
 		}
 		switch a.Status {
 		case StatusPending:
-			s.expiries.note(a.ExpiresAt)
+			s.expiries.Note(a.ExpiresAt)
 			if !now.Before(a.ExpiresAt) {
 				return s.expire(ctx, a)
 			}
@@ -177,13 +177,14 @@ func (s *Service) announce(ctx context.Context, a Approval) {
 }
 
 // buttonsFor are a's buttons: no "Always allow" for a command flagged
-// dangerous.
+// dangerous or a request with a verb, whose buttons say it.
 func buttonsFor(a Approval) [][]channels.Button {
-	row := []channels.Button{{Label: "Allow once", Data: approvalPrefix + a.ID + ":" + choiceOnce}}
-	if len(a.Warnings) == 0 {
+	w := wordsFor(a.Verb)
+	row := []channels.Button{{Label: w.allow, Data: approvalPrefix + a.ID + ":" + choiceOnce}}
+	if len(a.Warnings) == 0 && a.Verb == "" {
 		row = append(row, channels.Button{Label: "Always allow", Data: approvalPrefix + a.ID + ":" + choiceAlways})
 	}
-	return [][]channels.Button{append(row, channels.Button{Label: "Deny", Data: approvalPrefix + a.ID + ":" + choiceDeny})}
+	return [][]channels.Button{append(row, channels.Button{Label: w.deny, Data: approvalPrefix + a.ID + ":" + choiceDeny})}
 }
 
 // isApproverChat reports whether a's approvers are asked in the chat at to.
@@ -224,7 +225,7 @@ func (s *Service) resume(ctx context.Context, a Approval) {
 // least every approvalLookEvery (expiryWatch).
 func (s *Service) ExpireDue(ctx context.Context) (int, error) {
 	now := time.Now()
-	if !s.expiries.begin(now) {
+	if !s.expiries.Begin(now) {
 		return 0, nil
 	}
 	due, next, err := s.o.Store.DueApprovals(ctx)
@@ -245,7 +246,7 @@ func (s *Service) ExpireDue(ctx context.Context) (int, error) {
 		s.finish(ctx, after)
 		s.resume(ctx, after)
 	}
-	s.expiries.looked(now, next)
+	s.expiries.Looked(now, next)
 	return n, nil
 }
 

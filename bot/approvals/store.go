@@ -41,6 +41,10 @@ type Approval struct {
 	// Warnings say why the command is dangerous though not blocked; an
 	// approval with warnings offers no "Always allow".
 	Warnings []string
+	// Verb is what allowing does (tools.ApprovalRequest.Verb): "" for a
+	// tool call, tools.VerbPublish for publish_skill. A request with a
+	// verb offers no "Always allow".
+	Verb string
 
 	// The rule it was asked under (approvals.rules), fixed when it was
 	// created so that every replica decides it alike.

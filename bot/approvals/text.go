@@ -13,17 +13,22 @@ import (
 // approvalText is the card the approvers are asked with.
 func approvalText(a Approval) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "🔐 *Approval needed* — %s wants to run `%s`", whoAsks(a.Agent, a.Session), a.Tool)
+	w := wordsFor(a.Verb)
+	if a.Verb != "" {
+		fmt.Fprintf(&b, "🔐 *Approval needed* — %s wants to %s a %s (`%s`)", whoAsks(a.Agent, a.Session), w.infinitive, w.thing, a.Tool)
+	} else {
+		fmt.Fprintf(&b, "🔐 *Approval needed* — %s wants to run `%s`", whoAsks(a.Agent, a.Session), a.Tool)
+	}
 	fmt.Fprintf(&b, "\nAsked by %s in %s", a.Requester, a.Chat.String())
 	if a.Cwd != "" {
 		fmt.Fprintf(&b, ", in folder %s", a.Cwd)
 	}
 	b.WriteString(":\n" + bot.CommandBlock(a.Command))
 	b.WriteString(warningLines(a))
-	if len(a.Warnings) > 0 {
+	if len(a.Warnings) > 0 && a.Verb == "" {
 		b.WriteString("\n\"Always allow\" is not offered for a command flagged dangerous.")
 	}
-	b.WriteString(quorum.Needs(a.Quorum, a.SelfApprove, "allow"))
+	b.WriteString(quorum.Needs(a.Quorum, a.SelfApprove, w.infinitive, w.refusal))
 	b.WriteString(votesLine(a))
 	fmt.Fprintf(&b, "\nExpires at %s UTC if nobody decides.", a.ExpiresAt.UTC().Format("15:04:05"))
 	return b.String()
@@ -44,11 +49,15 @@ func requesterText(a Approval) string {
 	if a.Tool == "exec" {
 		what = "command"
 	}
+	w := wordsFor(a.Verb)
+	if w.thing != "" {
+		what = w.thing
+	}
 	who := "an approver"
 	if a.Quorum > 1 {
 		who = fmt.Sprintf("%d approvers", a.Quorum)
 	}
-	return "⏳ Waiting for " + who + " to allow this " + what + ":\n" + bot.CommandBlock(a.Command) + votesLine(a) +
+	return "⏳ Waiting for " + who + " to " + w.infinitive + " this " + what + ":\n" + bot.CommandBlock(a.Command) + votesLine(a) +
 		"\nI'll go on when they decide; /cancel withdraws it."
 }
 
@@ -99,7 +108,20 @@ func statusText(a Approval) string {
 	case StatusCancelled:
 		return "Withdrawn by " + a.DecidedBy + ", so it did not run."
 	}
-	return fmt.Sprintf("%s by %s", capitalize(decisionOf(a.Status).String()), a.DecidedBy)
+	return fmt.Sprintf("%s by %s", outcomeWord(a), a.DecidedBy)
+}
+
+// outcomeWord names a decided approval's outcome: "Allowed once",
+// "Denied", or its verb's ("Published", "Rejected").
+func outcomeWord(a Approval) string {
+	w := wordsFor(a.Verb)
+	switch {
+	case w.allowed != "" && (a.Status == StatusAllowedOnce || a.Status == StatusAllowedAlways):
+		return w.allowed
+	case w.denied != "" && a.Status == StatusDenied:
+		return w.denied
+	}
+	return capitalize(decisionOf(a.Status).String())
 }
 
 // statusIcon marks an outcome in the edited messages.

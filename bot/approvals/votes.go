@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/quorum"
@@ -14,6 +15,10 @@ import (
 // flagged dangerous: no such button is shown, so a press or an API call
 // asking for it is stale or forged.
 var ErrDangerousAlways = errors.New(`"Always allow" is not offered for a command flagged dangerous; allow once or deny`)
+
+// ErrNoAlways refuses Always allow for a request with a verb (a skill to
+// publish): it asks about one thing, so there is nothing to allow always.
+var ErrNoAlways = errors.New(`"Always allow" is not offered for this request; decide it with its own buttons`)
 
 // ErrNotApprover refuses a press by someone the approval's rule does not
 // let vote.
@@ -40,6 +45,8 @@ func (s *Service) Decide(ctx context.Context, in channels.Inbound, id, choice st
 	case errors.Is(err, ErrOwnRequest):
 		s.o.Logger.Warn("approval press by its requester", "approval_id", id, "presser", presser)
 		s.chat.AnswerPress(ctx, in, "You asked for this; another approver must decide.")
+	case errors.Is(err, ErrNoAlways):
+		s.chat.AnswerPress(ctx, in, "This button is no longer active.")
 	case errors.Is(err, ErrDangerousAlways):
 		s.o.Logger.Warn("always-allow press on a command flagged dangerous", "approval_id", id, "presser", presser)
 		s.chat.AnswerPress(ctx, in, "\"Always allow\" is not offered for a command flagged dangerous; press Allow once or Deny.")
@@ -62,7 +69,7 @@ func pressAnswer(a Approval, outcome VoteOutcome) string {
 	case VoteClosed, VoteLate:
 		return "Already decided: " + statusText(a)
 	}
-	return "Done: " + decisionOf(a.Status).String() + "."
+	return "Done: " + strings.ToLower(outcomeWord(a)) + "."
 }
 
 // DecideAs votes status (StatusAllowedOnce, StatusAllowedAlways or
@@ -104,6 +111,9 @@ func (s *Service) vote(ctx context.Context, id, status, by string, press bool) (
 	}
 	if err := quorum.People(s.o.People).Admit(s.ballotOf(cur), by, press); err != nil {
 		return cur, 0, err
+	}
+	if status == StatusAllowedAlways && cur.Verb != "" {
+		return cur, 0, ErrNoAlways
 	}
 	if status == StatusAllowedAlways && len(cur.Warnings) > 0 {
 		return cur, 0, ErrDangerousAlways

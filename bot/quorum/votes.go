@@ -72,12 +72,12 @@ func Line(votes []Vote, quorum int) string {
 
 // Needs says what a quorum request needs, on a line of its own ("" for a
 // one-person request): verb is the kind's allowing word ("allow",
-// "approve").
-func Needs(quorum int, selfApprove bool, verb string) string {
+// "approve"), refusal how one refusing press ends it ("one Deny denies").
+func Needs(quorum int, selfApprove bool, verb, refusal string) string {
 	if quorum <= 1 {
 		return ""
 	}
-	s := fmt.Sprintf("\nNeeds %d people to %s; one Deny denies.", quorum, verb)
+	s := fmt.Sprintf("\nNeeds %d people to %s; %s.", quorum, verb, refusal)
 	if !selfApprove {
 		s += " The requester's own press does not count."
 	}

@@ -116,6 +116,9 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 				if team := teamPrompt(d.cfg, spec.Name); team != "" {
 					text = strings.TrimSpace(text + "\n\n" + team)
 				}
+				if section := d.skillsPrompt(ctx, spec.Name); section != "" {
+					text = strings.TrimSpace(text + "\n\n" + section)
+				}
 				return text, err
 			},
 		}

@@ -9,12 +9,13 @@ import (
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/modelswitch"
 	"github.com/switchboard-chat/switchboard/bot/retention"
+	"github.com/switchboard-chat/switchboard/bot/skills"
 	llmusage "github.com/switchboard-chat/switchboard/bot/usage"
 )
 
 // wireFeatures hooks the features into the router. Their chat commands
 // are registered in the order /help lists them: /tasks, /model, /usage,
-// /reset, /forget, /audit, /handoff, /context, /approvals, /cancel,
+// /reset, /forget, /audit, /handoff, /context, /skills, /approvals, /cancel,
 // /revoke, /tools, /login, /logout, /jobs. allow and owner
 // are as for wireDecisions and wireJobs.
 func (d *daemon) wireFeatures(allow []string, owner string) error {
@@ -40,10 +41,20 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.router.Register(ctxCmds...); err != nil {
 		return fmt.Errorf("context files: %w", err)
 	}
+	if err := d.router.Register(skills.Commands(skills.CommandOptions{Catalog: d.skills, Store: d.st.db, Chats: d.router, Logger: d.log})...); err != nil {
+		return fmt.Errorf("skills: %w", err)
+	}
+	if err := d.wireAskUser(); err != nil {
+		return err
+	}
 	if err := d.wireDecisions(allow); err != nil {
 		return err
 	}
 	if err := d.wireBudgets(); err != nil {
+		return err
+	}
+	var err error
+	if d.knowledge, err = d.newKnowledgeWorker(); err != nil {
 		return err
 	}
 	d.customTools = customtools.New(customtools.Options{

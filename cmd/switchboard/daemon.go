@@ -20,14 +20,17 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/access"
 	"github.com/switchboard-chat/switchboard/bot/approvals"
+	"github.com/switchboard-chat/switchboard/bot/askuser"
 	"github.com/switchboard-chat/switchboard/bot/budgets"
 	"github.com/switchboard-chat/switchboard/bot/console"
 	"github.com/switchboard-chat/switchboard/bot/customtools"
 	"github.com/switchboard-chat/switchboard/bot/handoff"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
+	"github.com/switchboard-chat/switchboard/bot/knowledge"
 	"github.com/switchboard-chat/switchboard/bot/leader"
 	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/bot/modelswitch"
+	"github.com/switchboard-chat/switchboard/bot/skills"
 	"github.com/switchboard-chat/switchboard/bot/subagents"
 	"github.com/switchboard-chat/switchboard/bot/teams"
 	llmusage "github.com/switchboard-chat/switchboard/bot/usage"
@@ -121,6 +124,9 @@ type daemon struct {
 	// customTools adds and removes the run-time custom tools, for /tools
 	// and the admin API.
 	customTools *customtools.Catalog
+	// skills are the skills of skills.dirs and the published ones, for
+	// the agents' prompts, their tools and /skills.
+	skills *skills.Catalog
 	// approvals decides risky tool calls (buttons, admin API); access
 	// decides access and MCP grant requests.
 	approvals *approvals.Service
@@ -128,6 +134,8 @@ type daemon struct {
 	// agentTools are the agents' tools after policy, for the console.
 	agentTools []agentTools
 	access     *access.Service
+	// questions asks people the agents' questions (ask_user).
+	questions *askuser.Service
 	// budgets checks the budgets before every model call.
 	budgets *budgets.Guard
 	// replica names this process among the replicas (config replica).
@@ -138,6 +146,9 @@ type daemon struct {
 	// agents ask before and tell after each call (usage, then budgets).
 	usage *llmusage.Recorder
 	meter agentcore.Meters
+	// knowledge extracts the knowledge graph of memory documents; nil when
+	// knowledge.extract is off.
+	knowledge *knowledge.Worker
 }
 
 // daemonOptions says what to run besides the configured platforms.

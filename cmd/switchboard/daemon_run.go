@@ -12,6 +12,7 @@ import (
 	"github.com/sethvargo/go-retry"
 
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/skills"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 )
 
@@ -151,8 +152,8 @@ func (d *daemon) startChannels(ctx context.Context, wg *sync.WaitGroup) {
 }
 
 // startBackground starts the background loops: the heartbeat, the docs
-// cache, the dispatcher, the scheduler, recovery, team mail and the
-// prunings of retention. Those that
+// cache, the dispatcher, the scheduler, recovery, team mail, the prunings
+// of retention and the knowledge extraction. Those that
 // take new work stop with chCtx; those that finish it (delivery, recovery,
 // the heartbeat) with bgCtx.
 func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGroup) {
@@ -166,18 +167,25 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
 	prunings := d.prunings()
-	wg.Add(8 + len(prunings))
+	wg.Add(9 + len(prunings))
 	go func() { defer wg.Done(); d.live.Run(bgCtx) }() // through Drain
 	go func() { defer wg.Done(); <-up; d.st.docs.Listen(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.disp.Run(bgCtx) }()
 	go func() { defer wg.Done(); <-up; d.sched.Run(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.approvals.RunExpiry(bgCtx, bot.DefaultRecoveryInterval) }()
+	go func() { defer wg.Done(); <-up; d.questions.RunExpiry(bgCtx, bot.DefaultRecoveryInterval) }()
 	go func() { defer wg.Done(); <-up; d.teams.RunMail(chCtx, d.cfg.TeamNames(), teamMailInterval) }()
 	for _, p := range prunings {
 		go func() { defer wg.Done(); <-up; p.Loop(chCtx) }()
 	}
 	go func() { defer wg.Done(); d.router.RunStops(bgCtx) }() // a stop must reach the runs that finish after chCtx
+	wg.Add(1)
+	go func() { defer wg.Done(); d.skills.Dirs().Run(chCtx, skills.RescanEvery) }() // the skill folders read again when they change
+	if d.knowledge != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); <-up; d.knowledge.Run(chCtx) }() // a job in flight is handed back
+	}
 }
 
 // finishRuns gives the runs in flight a few seconds to finish (container

@@ -39,7 +39,7 @@ func (d *daemon) wireDecisions(allow []string) error {
 	d.approvals.Attach(d.router)
 	d.access.Attach(d.router)
 	d.router.HandleUnknown(d.access.RequestAccess)
-	if err := d.router.Register(append(approvals.Commands(d.approvals), access.Commands(d.access)...)...); err != nil {
+	if err := d.router.Register(append(d.withQuestionCancel(approvals.Commands(d.approvals)), access.Commands(d.access)...)...); err != nil {
 		return fmt.Errorf("approvals and access: %w", err)
 	}
 	for kind, h := range map[string]bot.PressHandler{

@@ -115,7 +115,11 @@ func checkMCP(ctx context.Context, s config.MCPServer) (string, error) {
 	for {
 		st := b.Statuses()
 		if len(st) == 1 && st[0].Up {
-			return fmt.Sprintf("%s server answered; %d tools bridged", s.Transport, st[0].Tools), nil
+			res := ""
+			if st[0].Resources {
+				res = " and its resources"
+			}
+			return fmt.Sprintf("%s server answered; %d tools%s bridged", s.Transport, st[0].Tools, res), nil
 		}
 		if len(st) == 1 && st[0].LastError != "" {
 			return "", fmt.Errorf("%s (check mcp.servers[].command or url)", st[0].LastError)
@@ -144,6 +148,7 @@ func doctorChecks(cfg *config.Config) []doctorCheck {
 	}
 	checks = append(checks, llmChecks(cfg)...)
 	checks = append(checks, doctorCheck{name: "sandbox", run: func(ctx context.Context) (string, error) { return checkSandbox(cfg) }})
+	checks = append(checks, doctorCheck{name: "skills", run: func(context.Context) (string, error) { return checkSkills(cfg) }})
 	for _, srv := range cfg.MCP.Servers {
 		checks = append(checks, doctorCheck{name: "mcp " + srv.Name, timeout: 30 * time.Second,
 			run: func(ctx context.Context) (string, error) { return checkMCP(ctx, srv) }})

@@ -19,7 +19,7 @@ func TestE2EHelpListsEveryCommand(t *testing.T) {
 	p := startChatOn(t, llm)
 	mark := p.typeLine("/help")
 	p.waitAfter(ctx, mark, regexp.MustCompile(`/jobs`))
-	want := []string{"help", "whoami", "status", "agents", "stop", "tasks", "model", "usage", "reset", "forget", "audit", "handoff", "context", "approvals", "cancel", "revoke", "tools", "login", "logout", "jobs"}
+	want := []string{"help", "whoami", "status", "agents", "stop", "tasks", "model", "usage", "reset", "forget", "audit", "handoff", "context", "skills", "approvals", "cancel", "revoke", "tools", "login", "logout", "jobs"}
 	var got []string
 	for _, m := range regexp.MustCompile(`(?m)^\W*/([a-z]+) — `).FindAllStringSubmatch(p.out.String()[mark:], -1) {
 		got = append(got, m[1])

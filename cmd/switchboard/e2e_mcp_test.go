@@ -15,7 +15,8 @@ import (
 // is offered as mcp_kit_echo; a person without a grant gets a refusal the
 // model can explain and the admin gets Approve / Deny buttons; after the
 // admin approves, the person is told and the same call works. Another
-// tool of the server stays ungranted. /status shows the server.
+// tool of the server stays ungranted. /status shows the server. Its
+// resources tool asks for a grant the same way, and then reads.
 func TestE2EMCPGrantApprovedInChat(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
 	srv, err := mcptest.HTTP("127.0.0.1:0")
@@ -29,6 +30,9 @@ func TestE2EMCPGrantApprovedInChat(t *testing.T) {
 			return llmtest.ToolCall{Name: "mcp_kit_echo", Arguments: `{"text":"` + text + `"}`}
 		},
 		"search": func(string) llmtest.ToolCall { return llmtest.ToolCall{Name: "mcp_kit_search", Arguments: `{}`} },
+		"read": func(uri string) llmtest.ToolCall {
+			return llmtest.ToolCall{Name: "mcp_kit_resources", Arguments: `{"action":"read","uri":"` + uri + `"}`}
+		},
 	}, func(r llmtest.Request) string { return "offered: " + strings.Join(r.Tools, ",") }))
 	env := approvalEnv(t, tg, llm, "")
 	env["SWITCHBOARD_HTTP_ADMIN_TOKEN"] = "e2e-admin-token"
@@ -70,7 +74,22 @@ func TestE2EMCPGrantApprovedInChat(t *testing.T) {
 
 	// The grant is for echo only.
 	ask("search", "search of mcp:kit is not granted to telegram:7272 yet")
-	ask("/status", "MCP kit (http): 4 tools")
+	ask("/status", "MCP kit (http): 4 tools, resources")
+
+	// The server's resources are under its grants too, as its tool
+	// "resources"; granted, a read returns the text, scrubbed.
+	adminBefore = lastID(tg, admin)
+	ask("read "+mcptest.ReadmeURI, "resources of mcp:kit is not granted to telegram:7272 yet")
+	req = newReplyContaining(ctx, t, tg, admin, adminBefore, "tools: resources")
+	after = lastID(tg, user)
+	tg.PressButton(admin, admin, req.ID, buttonOn(t, req, "Approve"))
+	newReplyContaining(ctx, t, tg, user, after, "An admin granted resources of mcp:kit to telegram:7272")
+	after = lastID(tg, user)
+	tg.SendText(user, user, "Uma", "read "+mcptest.ReadmeURI)
+	if m := newReplyContaining(ctx, t, tg, user, after, "tool said: [resource "+mcptest.ReadmeURI+", text/plain]"); !strings.Contains(m.Visible, "09:00 UTC") ||
+		strings.Contains(m.Visible, mcptest.ReadmeSecret) {
+		t.Errorf("the resource as read through the daemon: %q", m.Visible)
+	}
 
 	// A server added through the admin API is connected without a restart,
 	// and gone when deleted.

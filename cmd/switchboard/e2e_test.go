@@ -35,6 +35,10 @@ func externalEnv(t *testing.T, tg *telegramtest.Server, llm *llmtest.Server, htt
 		// Most tests read the replies as the messages sent; the tests of
 		// streamed answers (e2e_stream*_test.go) turn streaming on.
 		"SWITCHBOARD_CONVERSATION_STREAM": "false",
+		// Extraction asks the model too; the tests of the knowledge graph
+		// (e2e_knowledge_test.go) turn it on, so the others' model requests
+		// are only their agents'.
+		"SWITCHBOARD_KNOWLEDGE_EXTRACT": "false",
 	}
 	if tg != nil {
 		env["SWITCHBOARD_TELEGRAM_TOKEN"] = testToken

@@ -132,6 +132,8 @@ func (d *daemon) mcpStatusLines(context.Context) []string {
 	var out []string
 	for _, s := range d.mcp.Statuses() {
 		switch {
+		case s.Up && s.Resources:
+			out = append(out, fmt.Sprintf("✅ MCP %s (%s): %d tools, resources", s.Name, s.Transport, s.Tools))
 		case s.Up:
 			out = append(out, fmt.Sprintf("✅ MCP %s (%s): %d tools", s.Name, s.Transport, s.Tools))
 		default:

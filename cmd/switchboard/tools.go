@@ -52,6 +52,7 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Docs: d.st.docs, AgentKind: kinds, Embedder: embedder,
 	})
 	all = append(all, memory.NewTools(memory.Options{Docs: d.st.docs, AgentKind: kinds, Embedder: embedder})...)
+	all = append(all, d.knowledgeTool())
 	all = append(all, sessions.NewTools(sessions.Options{Store: d.st.db, Writer: d.st.db, IsAdmin: d.isAdmin})...)
 	all = append(all, &tools.Spawn{S: lazySpawner{d}}, &tools.Handoff{H: d.handoff}, teams.NewTaskTool(teams.TaskToolOptions{Board: d.st.db, TeamOf: teamOf(d.cfg),
 		// The team runtime exists by the time a tool runs.
@@ -63,6 +64,8 @@ func (d *daemon) newTools(approver tools.Approver) (*tools.Registry, error) {
 		Nudge: d.nudge, Scrub: d.scrubber.Scrub, Logger: d.log,
 	}))...)
 	all = append(all, d.mediaTools(workspaces)...)
+	all = append(all, d.skillTools(workspaces, approver)...)
+	all = append(all, d.askUserTool())
 	web := d.cfg.Tools.Web
 	fetch := toolweb.NewFetch(toolweb.FetchOptions{MaxBytes: web.Fetch.MaxBytes, Timeout: web.Fetch.Timeout, AllowPrivate: web.Fetch.AllowPrivate})
 	search := toolweb.NewSearch(toolweb.SearchOptions{Provider: web.Search.Provider, URL: web.Search.URL, APIKey: web.Search.APIKey})

@@ -20,7 +20,7 @@ const maxPendingApprovals = 200
 var approvalCols = `id, tool, command, cwd, pattern, agent, coalesce(session_key, ''),
 	coalesce(tool_call_id, ''), requester, platform, chat_id, thread_id, status, decided_by,
 	created_at, expires_at, decided_at, warnings, quorum, approvers, self_approve, escalate_at,
-	escalate_to, escalated_at, ` + votesCol
+	escalate_to, escalated_at, verb, ` + votesCol
 
 // CreateApproval stores a as pending (a.Status is ignored) and audits the
 // request. ID and ExpiresAt must be set; a zero CreatedAt means now. When an
@@ -57,15 +57,15 @@ func (db *DB) CreateApproval(ctx context.Context, a approvals.Approval) (approva
 		stored, err = scanApproval(tx.QueryRow(ctx, `INSERT INTO approvals
 				(id, tool, command, cwd, pattern, agent, session_key, tool_call_id, requester,
 				 platform, chat_id, thread_id, created_at, expires_at, warnings,
-				 quorum, approvers, self_approve, escalate_at, escalate_to)
+				 quorum, approvers, self_approve, escalate_at, escalate_to, verb)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()), $14, $15,
-				$16, $17, $18, $19, $20)
+				$16, $17, $18, $19, $20, $21)
 			ON CONFLICT (session_key, tool_call_id) WHERE consumed_at IS NULL DO NOTHING
 			RETURNING `+approvalCols,
 			storable(a.ID), storable(a.Tool), storable(a.Command), storable(a.Cwd), storable(a.Pattern),
 			storable(a.Agent), session, callID, storable(a.Requester), storable(a.Chat.Platform),
 			storable(a.Chat.ChatID), storable(a.Chat.ThreadID), createdAt, a.ExpiresAt, storableList(a.Warnings),
-			quorum, storableList(a.Approvers), a.SelfApprove, escalateAt, storableList(a.EscalateTo)))
+			quorum, storableList(a.Approvers), a.SelfApprove, escalateAt, storableList(a.EscalateTo), storable(a.Verb)))
 		if errors.Is(err, pgx.ErrNoRows) {
 			// An approval for (session, tool call) exists; the conflicting
 			// insert has committed by now, so a fresh statement sees it.
@@ -160,20 +160,36 @@ func (db *DB) PendingApprovalsOf(ctx context.Context, session string) ([]approva
 // past when more are due than were listed. One round trip; both queries
 // see the same now().
 func (db *DB) DueApprovals(ctx context.Context) ([]approvals.Approval, time.Time, error) {
+	list, next, err := listDue(ctx, db, `SELECT `+approvalCols+` FROM approvals
+			WHERE status = 'pending' AND expires_at <= now() ORDER BY created_at, id LIMIT $1`,
+		`SELECT min(expires_at) FROM approvals WHERE status = 'pending' AND expires_at > now()`,
+		maxPendingApprovals, collectApprovals, func(a approvals.Approval) time.Time { return a.ExpiresAt })
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("list due approvals: %w", err)
+	}
+	return list, next, nil
+}
+
+// listDue runs listSQL (the due requests, at most limit, $1) and nextSQL
+// (the earliest expiry still ahead, or NULL) in one round trip, so both
+// see the same now(). When the list is full, more may be due: next is then
+// the last listed expiry, a time already past, so the caller looks again
+// at once.
+func listDue[T any](ctx context.Context, db *DB, listSQL, nextSQL string, limit int,
+	collect func(pgx.Rows) ([]T, error), expiresAt func(T) time.Time) ([]T, time.Time, error) {
 	type due struct {
-		list []approvals.Approval
+		list []T
 		next time.Time
 	}
 	d, err := retryValue(ctx, func(ctx context.Context) (due, error) {
 		var d due
 		b := &pgx.Batch{}
-		b.Queue(`SELECT `+approvalCols+` FROM approvals
-			WHERE status = 'pending' AND expires_at <= now() ORDER BY created_at, id LIMIT $1`, maxPendingApprovals).Query(func(rows pgx.Rows) error {
+		b.Queue(listSQL, limit).Query(func(rows pgx.Rows) error {
 			var err error
-			d.list, err = collectApprovals(rows)
+			d.list, err = collect(rows)
 			return err
 		})
-		b.Queue(`SELECT min(expires_at) FROM approvals WHERE status = 'pending' AND expires_at > now()`).QueryRow(func(row pgx.Row) error {
+		b.Queue(nextSQL).QueryRow(func(row pgx.Row) error {
 			var next *time.Time
 			if err := row.Scan(&next); err != nil {
 				return err
@@ -186,10 +202,10 @@ func (db *DB) DueApprovals(ctx context.Context) ([]approvals.Approval, time.Time
 		return d, db.pool.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("list due approvals: %w", err)
+		return nil, time.Time{}, err
 	}
-	if len(d.list) == maxPendingApprovals {
-		d.next = d.list[len(d.list)-1].ExpiresAt // more may be due: look again at once
+	if len(d.list) == limit {
+		d.next = expiresAt(d.list[len(d.list)-1])
 	}
 	return d.list, d.next, nil
 }
@@ -294,7 +310,7 @@ func scanApproval(row pgx.Row) (approvals.Approval, error) {
 	err := row.Scan(&a.ID, &a.Tool, &a.Command, &a.Cwd, &a.Pattern, &a.Agent, &a.Session, &a.ToolCallID,
 		&a.Requester, &a.Chat.Platform, &a.Chat.ChatID, &a.Chat.ThreadID, &a.Status, &a.DecidedBy,
 		&a.CreatedAt, &a.ExpiresAt, &decidedAt, &a.Warnings, &a.Quorum, &a.Approvers, &a.SelfApprove,
-		&escalateAt, &a.EscalateTo, &escalatedAt, &votes)
+		&escalateAt, &a.EscalateTo, &escalatedAt, &a.Verb, &votes)
 	if err != nil {
 		return a, err
 	}

@@ -14,7 +14,8 @@ import (
 // outboxInsertSQL inserts one outbox row from the parameters starting at
 // $p: platform, chat_id, thread_id, text, buttons, reply_to, then the
 // claimer (” for none), the lease in microseconds, the file (jsonb) and
-// the live messages it replaces (text[]). session and seq are
+// the live messages it replaces (text[]), the dedupe key (OutboxMessage.Key;
+// NULL for none). session and seq are
 // SQL expressions; from names what they come from. The row is claimed for
 // the claimer in the same statement unless the chat has a pending row that
 // someone else holds or nobody holds (it must go first). It returns the
@@ -24,15 +25,15 @@ import (
 func outboxInsertSQL(session, seq, from string, p int) string {
 	a := func(i int) string { return fmt.Sprintf("$%d", p+i) }
 	return `INSERT INTO outbox (session_key, source_seq, platform, chat_id, thread_id, text, buttons, reply_to,
-			claimed_by, claimed_until, attempts, file, replaces)
+			claimed_by, claimed_until, attempts, file, replaces, dedupe_key)
 		SELECT ` + session + `, ` + seq + `, ` + a(0) + `, ` + a(1) + `, ` + a(2) + `, ` + a(3) + `, ` + a(4) + `::jsonb, ` + a(5) + `,
 			c.owner, CASE WHEN c.owner IS NOT NULL THEN now() + ` + a(7) + `::float8 * interval '1 microsecond' END,
-			CASE WHEN c.owner IS NOT NULL THEN 1 ELSE 0 END, ` + a(8) + `::jsonb, ` + a(9) + `::text[]
+			CASE WHEN c.owner IS NOT NULL THEN 1 ELSE 0 END, ` + a(8) + `::jsonb, ` + a(9) + `::text[], ` + a(10) + `::text
 		FROM ` + from + `(SELECT CASE WHEN ` + a(6) + ` <> '' AND NOT EXISTS (
 				SELECT 1 FROM outbox p WHERE p.platform = ` + a(0) + ` AND p.chat_id = ` + a(1) + `
 				  AND p.status = 'pending' AND p.claimed_by IS DISTINCT FROM ` + a(6) + `)
 			THEN ` + a(6) + `::text END AS owner OFFSET 0) c
-		ON CONFLICT (session_key, source_seq) WHERE source_seq IS NOT NULL AND source_seq > 0 DO NOTHING
+		ON CONFLICT DO NOTHING -- either unique index: (session_key, source_seq) or dedupe_key
 		RETURNING id, attempts, claimed_by IS NOT NULL AS claimed`
 }
 
@@ -47,7 +48,8 @@ func outboxArgs(m bot.OutboxMessage, claim bot.Claim) ([]any, error) {
 		return nil, err
 	}
 	return []any{storable(m.To.Platform), storable(m.To.ChatID), storable(m.To.ThreadID), storable(m.Text),
-		buttons, storable(m.ReplyTo), claim.Owner, float64(claim.Lease.Microseconds()), file, replaces(m.Replaces)}, nil
+		buttons, storable(m.ReplyTo), claim.Owner, float64(claim.Lease.Microseconds()), file, replaces(m.Replaces),
+		nullIfEmpty(storable(m.Key))}, nil
 }
 
 var enqueueClaimedSQL = outboxInsertSQL(`$1::text`, `$2::bigint`, ``, 3)
@@ -68,10 +70,9 @@ func (db *DB) EnqueueClaimed(ctx context.Context, m bot.OutboxMessage, claim bot
 	var claimed bool
 	err = db.pool.QueryRow(ctx, enqueueClaimedSQL, args...).Scan(&m.ID, &m.Attempts, &claimed)
 	if errors.Is(err, pgx.ErrNoRows) {
-		// The row for (session, seq) exists (committed, since the insert
-		// waited for it): it is delivered as it is.
-		err = db.pool.QueryRow(ctx, `SELECT id, attempts FROM outbox WHERE session_key = $1 AND source_seq = $2`,
-			m.Session, seq).Scan(&m.ID, &m.Attempts)
+		// The row for (session, seq) or for m.Key exists (committed, since
+		// the insert waited for it): it is delivered as it is.
+		m.ID, err = db.existingRow(ctx, nullIfEmpty(m.Session), seq, nullIfEmpty(storable(m.Key)))
 		if err != nil {
 			return m, false, fmt.Errorf("enqueue reply to %s: %w", m.To, err)
 		}

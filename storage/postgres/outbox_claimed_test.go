@@ -78,6 +78,22 @@ func TestEnqueueClaimedYieldsToEarlierRowsOfTheChat(t *testing.T) {
 	if err != nil || claimed || b.ID != a.ID {
 		t.Fatalf("repeat = %d, claimed %v, %v; want %d unclaimed", b.ID, claimed, err, a.ID)
 	}
+	// Idempotent per Key (an escalation card queued again after a crash):
+	// one row, the first one.
+	keyed := reply("", 0, "escalated")
+	keyed.To.ChatID, keyed.Key = "44", "escalation:abc:telegram:1009"
+	k1, _, err := db.EnqueueClaimed(ctx, keyed, claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, claimed, err := db.EnqueueClaimed(ctx, keyed, claim)
+	if err != nil || claimed || k2.ID != k1.ID {
+		t.Fatalf("keyed repeat = %d, claimed %v, %v; want %d unclaimed", k2.ID, claimed, err, k1.ID)
+	}
+	var n int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox WHERE dedupe_key = $1`, keyed.Key).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("rows with the key = %d, %v; want 1", n, err)
+	}
 }
 
 func TestInsertReplyStoresReplyAndRowTogether(t *testing.T) {

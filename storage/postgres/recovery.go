@@ -24,8 +24,10 @@ const maxUnfinished = 500
 // agent stores each step right after what the model saw and moves
 // messages that arrived meanwhile behind it (History.Insert), so an
 // unanswered user message is always at the end: the newest message tells.
-// Sessions parked on a pending approval are left out; the decision resumes
-// them. q.WrittenWithin > 0 looks only at the sessions written to in that
+// Sessions parked on a pending approval or a pending question (ask_user)
+// are left out; the decision or the answer resumes them, and a session
+// whose question was answered but not resumed yet (a crash in between) is
+// listed again. q.WrittenWithin > 0 looks only at the sessions written to in that
 // time (every write moves sessions.updated_at).
 //
 // The cost is one pass over the sessions table (a few pages per thousand
@@ -55,6 +57,7 @@ func (db *DB) Unfinished(ctx context.Context, q bot.UnfinishedQuery) ([]bot.Unfi
 		           AND NOT EXISTS (SELECT 1 FROM outbox o
 		                           WHERE o.session_key = s.key AND o.source_seq = m.seq AND o.source_seq > 0)))
 		  AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.session_key = s.key AND a.status = 'pending')
+		  AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.session_key = s.key AND q.status = 'pending')
 		ORDER BY m.created_at, s.key
 		LIMIT $2`, float64(q.OlderThan.Microseconds()), maxUnfinished, bot.SilentReply,
 		float64(q.WrittenWithin.Microseconds()))

@@ -66,7 +66,11 @@ func (db *DB) PruneMessages(ctx context.Context, before time.Time, limit int) (i
 			}
 		}
 		if len(keys) < sessionPage {
-			return total, nil
+			// The questions ask_user asked and their answers are words of
+			// the conversation too.
+			_, err := pagedDelete(ctx, db, "questions", `DELETE FROM questions WHERE id IN (
+				SELECT id FROM questions WHERE status <> 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2)`, before, limit)
+			return total, err
 		}
 		after = keys[len(keys)-1]
 	}

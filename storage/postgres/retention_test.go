@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot/media"
 	"github.com/switchboard-chat/switchboard/bot/retention"
@@ -162,6 +164,20 @@ func TestPruneMessagesCutsOnlyBetweenTurns(t *testing.T) {
 	if n, err := db.PruneMessages(ctx, time.Now().Add(-24*time.Hour), 2); err != nil || n != 0 {
 		t.Errorf("second pass = %d, %v; want nothing left to prune", n, err)
 	}
+	// ask_user's questions: an old answered one goes, an old one still
+	// waiting and a young answered one stay.
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO questions (id, session_key, tool_call_id, asker, platform, chat_id, question, status, created_at, expires_at)
+		VALUES ('old', $1, 'q1', 'telegram:1', 'telegram', '1', 'which?', 'answered', now() - interval '48 hours', now()),
+		       ('waiting', $1, 'q2', 'telegram:1', 'telegram', '1', 'which?', 'pending', now() - interval '48 hours', now() + interval '1 hour'),
+		       ('young', $1, 'q3', 'telegram:1', 'telegram', '1', 'which?', 'answered', now(), now())`, long); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PruneMessages(ctx, time.Now().Add(-24*time.Hour), 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := questionIDs(t, db); !slices.Equal(got, []string{"waiting", "young"}) {
+		t.Errorf("questions after pruning = %q, want [waiting young]", got)
+	}
 	// New messages follow the old numbering.
 	if last, err := db.Append(ctx, long, user("u5")); err != nil || last != 15 {
 		t.Errorf("Append after pruning = %d, %v; want seq 15", last, err)
@@ -223,6 +239,11 @@ func TestForgetChatDeletesItsHistoryMemoryAndAttachments(t *testing.T) {
 		}
 	}
 
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO questions (id, session_key, tool_call_id, asker, platform, chat_id, question, answer, status, expires_at)
+		VALUES ('here', $1, 'q1', 'telegram:1', 'telegram', '42', 'which?', 'the secret plan', 'answered', now()),
+		       ('there', $2, 'q1', 'telegram:1', 'telegram', '420', 'which?', 'other', 'answered', now())`, main, neighbour); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := db.Pool().Exec(ctx, `INSERT INTO outbox (platform, chat_id, text, status) VALUES
 		('telegram', '42', 'nice', 'sent'), ('telegram', '42', 'on its way', 'pending'), ('telegram', '420', 'other', 'sent')`); err != nil {
 		t.Fatal(err)
@@ -245,6 +266,9 @@ func TestForgetChatDeletesItsHistoryMemoryAndAttachments(t *testing.T) {
 		t.Errorf("messages left = %d, %v; want none", stored, err)
 	}
 	wantContents(t, db, neighbour, "same")
+	if got := questionIDs(t, db); !slices.Equal(got, []string{"there"}) {
+		t.Errorf("questions after forgetting = %q, want only the other chat's", got)
+	}
 	var docs []string
 	rows, _ := db.Pool().Query(ctx, `SELECT scope FROM agent_docs ORDER BY scope`)
 	for rows.Next() {
@@ -296,4 +320,18 @@ func TestForgetChatDeletesItsHistoryMemoryAndAttachments(t *testing.T) {
 	if f, err := db.ChatFootprint(ctx, "telegram:42"); err != nil || f.Messages != 1 || f.Memory != 0 || f.Attachments != 0 {
 		t.Errorf("footprint after forget = %+v, %v", f, err)
 	}
+}
+
+// questionIDs lists the ids of the stored questions, sorted.
+func questionIDs(t *testing.T, db *postgres.DB) []string {
+	t.Helper()
+	rows, err := db.Pool().Query(context.Background(), `SELECT id FROM questions ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

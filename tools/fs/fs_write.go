@@ -59,7 +59,7 @@ func (t *WriteFile) Execute(ctx context.Context, raw json.RawMessage) tools.Resu
 		}
 		return tools.Result{ForLLM: fmt.Sprintf("saved %s (%d bytes)%s", key.Path, len(*a.Content), note)}
 	}
-	root, rel, err := t.j.openPath(call, a.Path)
+	root, rel, err := t.j.writablePath(call, a.Path)
 	if err != nil {
 		return tools.ErrorResult(err.Error())
 	}
@@ -137,7 +137,7 @@ func (t *Edit) Execute(ctx context.Context, raw json.RawMessage) tools.Result {
 		}
 		return tools.Result{ForLLM: msg + note}
 	}
-	root, rel, err := t.j.openPath(call, a.Path)
+	root, rel, err := t.j.writablePath(call, a.Path)
 	if err != nil {
 		return tools.ErrorResult(err.Error())
 	}

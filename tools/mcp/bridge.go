@@ -1,8 +1,9 @@
 // Package mcp bridges the tools of MCP servers (stdio, SSE, streamable
 // HTTP; modelcontextprotocol/go-sdk) into the tool registry as
-// mcp_<server>_<tool>, in groups mcp and mcp:<server>. A server's
-// annotations choose each tool's side-effect class, so policy and
-// approvals apply as to any tool. Each server is kept connected by its own
+// mcp_<server>_<tool>, in groups mcp and mcp:<server>, and the resources
+// of a server that offers them as one read-only tool,
+// mcp_<server>_resources (list, read). A server's annotations choose each
+// tool's side-effect class, so policy and approvals apply as to any tool. Each server is kept connected by its own
 // loop: pinged every 30 s, reconnected with backoff (2 s doubling to 60 s);
 // while it is down its tools are withdrawn, and they come back with it.
 package mcp
@@ -50,6 +51,7 @@ type Options struct {
 	Timeout time.Duration
 	// Permit, when set, decides who may use a server's tools (grants);
 	// the tools check it before any approval is asked. Nil: everyone.
+	// The resources tool is checked as the server's tool "resources".
 	Permit func(ctx context.Context, call tools.Call, server, tool string) (why string, ok bool)
 }
 
@@ -69,6 +71,7 @@ type Status struct {
 	Transport string    `json:"transport"`
 	Up        bool      `json:"up"`
 	Tools     int       `json:"tools"`
+	Resources bool      `json:"resources,omitempty"` // its resources tool is bridged
 	LastError string    `json:"last_error,omitempty"`
 	Since     time.Time `json:"since"` // when it last came up or went down
 }
@@ -221,9 +224,10 @@ func (b *Bridge) serve(ctx context.Context, srv *server, log *slog.Logger, up fu
 		return fmt.Errorf("list tools: %w", err)
 	}
 	names := b.register(srv, cs, list)
-	srv.setUp(cs, names)
+	res := b.registerResources(srv, cs)
+	srv.setUp(cs, names, res)
 	up()
-	log.Info("MCP server connected", "tools", len(names))
+	log.Info("MCP server connected", "tools", len(names), "resources", res != "")
 
 	ended := make(chan error, 1)
 	go func() { ended <- cs.Wait() }()
@@ -284,6 +288,22 @@ func (b *Bridge) register(srv *server, cs *sdk.ClientSession, list []*sdk.Tool) 
 	return names
 }
 
+// registerResources adds the server's resources tool when the server
+// offers resources and tools.allow/deny let it through, and returns its
+// name ("" when it is not bridged). A tool of the server's own that takes
+// the name wins.
+func (b *Bridge) registerResources(srv *server, cs *sdk.ClientSession) string {
+	if !hasResources(cs) || !toolAllowed(srv.cfg, ResourcesTool) {
+		return ""
+	}
+	rt := newResourcesTool(srv, b.o.Permit, b.o.Timeout)
+	if err := b.o.Registry.Register(rt); err != nil {
+		b.o.Logger.Warn("MCP resources not bridged", "mcp_server", srv.cfg.Name, "err", err)
+		return ""
+	}
+	return rt.name
+}
+
 // toolAllowed applies a server's tools.allow and tools.deny.
 func toolAllowed(s Server, name string) bool {
 	if len(s.Allow) > 0 && !slices.Contains(s.Allow, name) {
@@ -303,11 +323,17 @@ func (b *Bridge) withdraw(srv *server) {
 	}
 }
 
-func (s *server) setUp(cs *sdk.ClientSession, names []string) {
+// setUp records a connected session, its tools' names and its resources
+// tool's ("" for none).
+func (s *server) setUp(cs *sdk.ClientSession, names []string, resources string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.session, s.tools = cs, names
+	if resources != "" {
+		s.tools = append(slices.Clip(names), resources)
+	}
 	s.status.Up, s.status.Tools, s.status.LastError, s.status.Since = true, len(names), "", time.Now()
+	s.status.Resources = resources != ""
 }
 
 func (s *server) setDown(err error) {
@@ -316,7 +342,7 @@ func (s *server) setDown(err error) {
 	if s.status.Up {
 		s.status.Since = time.Now()
 	}
-	s.status.Up, s.status.Tools = false, 0
+	s.status.Up, s.status.Tools, s.status.Resources = false, 0, false
 	if err != nil {
 		s.status.LastError = err.Error()
 	}

@@ -117,7 +117,8 @@ func stdioServer(name string, env map[string]string) mcp.Server {
 }
 
 // TestBridgeStdio: a stdio server gets a clean environment plus its own
-// variables (names keep their case; none of the daemon's leak in); killed,
+// variables (names keep their case; none of the daemon's leak in); its
+// resources can be read; killed,
 // it is restarted and its tools come back; stopped, it and its children
 // are gone — even one that ignores a closed stdin and SIGTERM.
 func TestBridgeStdio(t *testing.T) {
@@ -132,6 +133,11 @@ func TestBridgeStdio(t *testing.T) {
 	}
 	if strings.Contains(env, "daemon-secret") || strings.Contains(env, "HOME=") {
 		t.Errorf("the daemon's environment leaked into the server:\n%s", env)
+	}
+
+	// Its resources are read over stdio too.
+	if r := call(t, reg, "mcp_local_resources", `{"action":"read","uri":"`+mcptest.ReadmeURI+`"}`); r.IsError || !strings.Contains(r.ForLLM, "09:00 UTC") {
+		t.Errorf("resource over stdio = %+v", r)
 	}
 
 	pid, err := strconv.Atoi(call(t, reg, "mcp_local_pid", `{}`).ForLLM)

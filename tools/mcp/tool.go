@@ -15,15 +15,46 @@ import (
 // maxResult bounds what one call returns to the model.
 const maxResult = 64 << 10
 
+// permitFunc is Options.Permit.
+type permitFunc func(ctx context.Context, call tools.Call, server, tool string) (why string, ok bool)
+
+// bridged is what every tool of a server shares: its groups and its grant
+// check, under the name the server's grants know it by.
+type bridged struct {
+	srv    *server
+	remote string // the server's own name; "resources" for the resources tool
+	permit permitFunc
+}
+
+// Groups implements tools.Grouped.
+func (b bridged) Groups() []string { return []string{"mcp", "mcp:" + b.srv.cfg.Name} }
+
+// Server returns the name of the MCP server the tool belongs to.
+func (b bridged) Server() string { return b.srv.cfg.Name }
+
+// Remote returns the tool's name on its server.
+func (b bridged) Remote() string { return b.remote }
+
+// Permit implements tools.Permitted (grants).
+func (b bridged) Permit(ctx context.Context, call tools.Call) (string, bool) {
+	if b.permit == nil {
+		return "", true
+	}
+	return b.permit(ctx, call, b.srv.cfg.Name, b.remote)
+}
+
+// down is the error of a call made while the server is away.
+func (b bridged) down() tools.Result {
+	return tools.ErrorResult(fmt.Sprintf("MCP server %s is down right now; try again in a minute", b.srv.cfg.Name))
+}
+
 // tool is one bridged MCP tool.
 type tool struct {
-	srv    *server
+	bridged
 	name   string // mcp_<server>_<tool>
-	remote string // the server's own name
 	desc   string
 	params json.RawMessage
 	class  tools.SideEffect
-	permit func(ctx context.Context, call tools.Call, server, tool string) (string, bool)
 }
 
 // unsafeName matches the characters of a tool name that model APIs refuse.
@@ -39,7 +70,7 @@ func ToolName(server, remote string) string {
 	return n
 }
 
-func newTool(srv *server, t *sdk.Tool, permit func(context.Context, tools.Call, string, string) (string, bool)) *tool {
+func newTool(srv *server, t *sdk.Tool, permit permitFunc) *tool {
 	params, err := json.Marshal(t.InputSchema)
 	if err != nil || string(params) == "null" || !strings.HasPrefix(string(params), "{") {
 		params = json.RawMessage(`{"type":"object"}`)
@@ -49,8 +80,8 @@ func newTool(srv *server, t *sdk.Tool, permit func(context.Context, tools.Call, 
 		desc = t.Title
 	}
 	desc = fmt.Sprintf("[MCP server %s] %s", srv.cfg.Name, desc)
-	return &tool{srv: srv, name: ToolName(srv.cfg.Name, t.Name), remote: t.Name, desc: desc, params: params,
-		class: ClassOf(t.Annotations), permit: permit}
+	return &tool{bridged: bridged{srv: srv, remote: t.Name, permit: permit},
+		name: ToolName(srv.cfg.Name, t.Name), desc: desc, params: params, class: ClassOf(t.Annotations)}
 }
 
 // ClassOf maps a tool's annotations to a side-effect class: read-only
@@ -79,23 +110,6 @@ func (t *tool) Parameters() json.RawMessage { return t.params }
 // SideEffect implements tools.Tool.
 func (t *tool) SideEffect() tools.SideEffect { return t.class }
 
-// Groups implements tools.Grouped.
-func (t *tool) Groups() []string { return []string{"mcp", "mcp:" + t.srv.cfg.Name} }
-
-// Server returns the name of the MCP server the tool belongs to.
-func (t *tool) Server() string { return t.srv.cfg.Name }
-
-// Remote returns the tool's name on its server.
-func (t *tool) Remote() string { return t.remote }
-
-// Permit implements tools.Permitted (grants).
-func (t *tool) Permit(ctx context.Context, call tools.Call) (string, bool) {
-	if t.permit == nil {
-		return "", true
-	}
-	return t.permit(ctx, call, t.srv.cfg.Name, t.remote)
-}
-
 // Execute implements tools.Tool: one tools/call on the live session. The
 // grant is checked again here, so a call that reaches the tool without the
 // gate cannot use it either.
@@ -106,7 +120,7 @@ func (t *tool) Execute(ctx context.Context, args json.RawMessage) tools.Result {
 	}
 	cs := t.srv.current()
 	if cs == nil {
-		return tools.ErrorResult(fmt.Sprintf("MCP server %s is down right now; try again in a minute", t.srv.cfg.Name))
+		return t.down()
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
 	if err != nil {

@@ -1,6 +1,7 @@
 // Package mcptest is a real MCP server (modelcontextprotocol/go-sdk) for
-// tests, like net/http/httptest: the same tools over streamable HTTP, or
-// over stdio from a test binary that re-runs itself as the server.
+// tests, like net/http/httptest: the same tools and resources over
+// streamable HTTP, or over stdio from a test binary that re-runs itself as
+// the server.
 package mcptest
 
 import (
@@ -20,7 +21,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// NewServer returns a server with these tools:
+// NewServer returns a server with these tools, and the resources of
+// addResources:
 //   - echo {text} (read-only, closed world): returns text
 //   - search {query} (read-only, open world)
 //   - delete_all {} (destructive)
@@ -28,8 +30,27 @@ import (
 //   - env {} : the server process's environment, one VAR=value a line, sorted
 //   - pid {} : the server's process id
 //   - child {} : starts `sleep 600` as a child and returns its pid
-func NewServer() *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
+func NewServer() *sdk.Server { return NewServerWith(Options{}) }
+
+// Options varies the server for a test; the zero value is NewServer's.
+type Options struct {
+	// NoResources leaves the resources out: the server then does not
+	// advertise the resources capability.
+	NoResources bool
+	// ExtraResources adds that many small text resources, ExtraURI(0) …
+	// (text "extra N"), listed before the fixed ones.
+	ExtraResources int
+	// PageSize is how many items one list page holds (the SDK's default
+	// when 0).
+	PageSize int
+}
+
+// NewServerWith returns NewServer's server varied by o.
+func NewServerWith(o Options) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, &sdk.ServerOptions{PageSize: o.PageSize})
+	if !o.NoResources {
+		addResources(s, o.ExtraResources)
+	}
 	f := false
 	text := func(s string) *sdk.CallToolResult {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
@@ -92,12 +113,15 @@ func (s *HTTPServer) Close() {
 
 // HTTP serves NewServer over streamable HTTP on addr ("127.0.0.1:0" for
 // any port); Close stops it.
-func HTTP(addr string) (*HTTPServer, error) {
+func HTTP(addr string) (*HTTPServer, error) { return HTTPWith(addr, Options{}) }
+
+// HTTPWith is HTTP for NewServerWith(o).
+func HTTPWith(addr string, o Options) (*HTTPServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	srv := NewServer()
+	srv := NewServerWith(o)
 	ts := httptest.NewUnstartedServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
 	ts.Listener.Close()
 	ts.Listener = ln
