@@ -95,6 +95,12 @@ func TestE2EConsoleLoginLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused(fresh, "an expired link")
+	// The daemon logs at debug level here, and still never a link's token.
+	for _, l := range []string{link, fresh} {
+		if tok := l[strings.LastIndex(l, "=")+1:]; strings.Contains(e.d.out.String(), tok) {
+			t.Errorf("the daemon's log holds a login token")
+		}
+	}
 	if got := chatCommand(ctx, t, tg, admin, admin, "/logout"); !strings.Contains(got, "Ended 1") {
 		t.Errorf("/logout = %q", got)
 	}
