@@ -32,11 +32,11 @@ CREATE INDEX IF NOT EXISTS console_sessions_expires_idx ON console_sessions (exp
 CREATE INDEX IF NOT EXISTS audit_log_actor_idx ON audit_log (actor, id);
 CREATE INDEX IF NOT EXISTS audit_log_action_idx ON audit_log (action, id);
 
--- The console lists conversations by recency, across agents.
-CREATE INDEX IF NOT EXISTS sessions_updated_idx ON sessions (updated_at DESC);
+-- The console lists conversations by recency without an index on
+-- sessions.updated_at: every stored message bumps it, and an index on it
+-- would make each bump write index entries (see migration 17).
 
 -- +goose Down
-DROP INDEX IF EXISTS sessions_updated_idx;
 DROP INDEX IF EXISTS audit_log_action_idx;
 DROP INDEX IF EXISTS audit_log_actor_idx;
 DROP TABLE IF EXISTS console_sessions;
