@@ -150,14 +150,14 @@ func TestChunkToSummarizeTakesWholeTurns(t *testing.T) {
 
 // The model's summary is stored clean and bounded; no text is an error.
 func TestCleanSummary(t *testing.T) {
-	if _, err := cleanSummary("  \n "); err == nil {
+	if _, err := cleanSummary("  \n ", summaryMaxTokens); err == nil {
 		t.Error("an empty summary was accepted")
 	}
-	got, err := cleanSummary("a\x00b\xff")
+	got, err := cleanSummary("a\x00b\xff", summaryMaxTokens)
 	if err != nil || got != "ab\uFFFD" {
 		t.Errorf("cleanSummary = %q, %v", got, err)
 	}
-	long, _ := cleanSummary(strings.Repeat("é", summaryMaxTokens*bytesPerToken))
+	long, _ := cleanSummary(strings.Repeat("é", summaryMaxTokens*bytesPerToken), summaryMaxTokens)
 	if len(long) > summaryMaxTokens*bytesPerToken+len("…") || !strings.HasSuffix(long, "…") {
 		t.Errorf("a long summary kept %d bytes", len(long))
 	}

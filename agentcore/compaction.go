@@ -90,6 +90,10 @@ type compactJob struct {
 	agent   *Agent
 }
 
+// summaryTokens bounds the summary: summaryMaxTokens, or an eighth of a
+// small budget, which the summary is part of.
+func (job compactJob) summaryTokens() int { return max(min(summaryMaxTokens, job.tokens/8), 1) }
+
 // start runs job in the background unless one runs for its session.
 func (c *Compactor) start(ctx context.Context, job compactJob) {
 	c.mu.Lock()
@@ -132,7 +136,9 @@ func (c *Compactor) compact(ctx context.Context, job compactJob) error {
 	if err != nil {
 		return fmt.Errorf("load turns to summarize: %w", err)
 	}
-	msgs = chunkToSummarize(msgs, job.tokens/2, len(msgs) < compactMaxMessages)
+	// The request holds the summary so far, the turns and the answer.
+	room := max(job.tokens*3/4-textTokens(prev.Text)-job.summaryTokens(), job.tokens/4)
+	msgs = chunkToSummarize(msgs, room, len(msgs) < compactMaxMessages)
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -202,7 +208,7 @@ func (c *Compactor) summarize(ctx context.Context, job compactJob, prev Summary,
 		}
 	}
 	resp, err := a.chat(ctx, Request{
-		Model: a.Model, System: compactSystem, MaxTokens: summaryMaxTokens,
+		Model: a.Model, System: compactSystem, MaxTokens: job.summaryTokens(),
 		Messages: []Message{{Role: RoleUser, Content: transcript(prev, msgs)}},
 	}, nil)
 	if err != nil {
@@ -212,7 +218,7 @@ func (c *Compactor) summarize(ctx context.Context, job compactJob, prev Summary,
 		mc.Model = cmp.Or(resp.Model, a.Model)
 		a.Meter.Record(ctx, mc, resp.Usage)
 	}
-	return cleanSummary(resp.Content)
+	return cleanSummary(resp.Content, job.summaryTokens())
 }
 
 // errEmptySummary is a summary answer with no text (only tool calls, or
@@ -220,14 +226,14 @@ func (c *Compactor) summarize(ctx context.Context, job compactJob, prev Summary,
 var errEmptySummary = errors.New("the model answered the summary request with no text")
 
 // cleanSummary is the model's answer fit to store: valid UTF-8 without
-// NUL bytes, cut to summaryMaxTokens.
-func cleanSummary(s string) (string, error) {
+// NUL bytes, cut to maxTokens.
+func cleanSummary(s string, maxTokens int) (string, error) {
 	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", errEmptySummary
 	}
-	return truncateUTF8(s, summaryMaxTokens*bytesPerToken), nil
+	return truncateUTF8(s, maxTokens*bytesPerToken), nil
 }
 
 // truncateUTF8 cuts s to at most n bytes on a rune boundary.
