@@ -20,6 +20,9 @@ const DefaultContextTokens = 100000
 const (
 	bytesPerToken   = 4
 	messageOverhead = 4
+	// toolOverhead is a tool schema's framing on the wire beyond its name,
+	// description and parameters ({"type":"function","function":…}).
+	toolOverhead = 12
 	// anthropicImageTokens is what Anthropic bills a picture of the
 	// largest size it reads without scaling (about 1.15 megapixels).
 	anthropicImageTokens = 1600
@@ -76,7 +79,7 @@ func (c tokenCosts) fixed(system string, specs []tools.Spec) int {
 		if err != nil { // a schema that is not JSON: count its bytes
 			b = append([]byte(s.Name+s.Description), s.Parameters...)
 		}
-		n += messageOverhead + textTokens(string(b))
+		n += toolOverhead + textTokens(string(b))
 	}
 	return n
 }
