@@ -227,3 +227,36 @@ func TestCompactionFailureChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// /reset hides the summary with the turns it retells: the next call is
+// sent neither.
+func TestResetHidesTheSummary(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const session = "a/test:resetsum"
+	seedTurns(t, db, session, 40)
+	model := &summarizing{summary: func(string) (agentcore.Response, error) {
+		return agentcore.Response{Content: "SUMMARY of the old talk"}, nil
+	}}
+	a := compactingAgent(db, model, "sys", true)
+	for _, q := range []string{"q1", "q2"} {
+		if _, err := a.Run(ctx, agentcore.RunInput{Session: session, User: &agentcore.Message{Content: q}}); err != nil {
+			t.Fatal(err)
+		}
+		a.Compactor.Wait()
+	}
+	if !strings.Contains(model.chats()[1].Messages[0].Content, "SUMMARY of the old talk") {
+		t.Fatal("the call after compaction was not sent the summary")
+	}
+	if _, err := db.ResetScope(ctx, "test:resetsum", "telegram:1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(ctx, agentcore.RunInput{Session: session, User: &agentcore.Message{Content: "fresh"}}); err != nil {
+		t.Fatal(err)
+	}
+	a.Compactor.Wait()
+	last := model.chats()[2]
+	if len(last.Messages) != 1 || last.Messages[0].Content != "fresh" {
+		t.Fatalf("after /reset the model was sent %+v, want only the new message", last.Messages)
+	}
+}

@@ -142,6 +142,10 @@ func (r *runLoop) fit(ctx context.Context, w windowed) []Message {
 		if w.summary.Text != "" {
 			budget -= costs.message(summaryMessage(w.summary))
 		}
+		if budget < r.a.ContextTokens/4 {
+			r.log.Warn("agent.context_tokens leaves little room for history beside the system prompt and tools; raise it",
+				"context_tokens", r.a.ContextTokens, "history_tokens", budget)
+		}
 		start, cut := budgetStart(msgs, budget, costs.message)
 		msgs, left = msgs[start:], left || cut
 	}
