@@ -222,9 +222,9 @@ func (a *Agent) window(ctx context.Context, session string) (windowed, error) {
 	}
 	msgs = slices.DeleteFunc(msgs, func(m Message) bool { return m.Seq <= w.summary.ToSeq })
 	w.msgs = trimToUserTurn(orderToolResults(msgs))
-	if len(w.msgs) > 0 {
-		w.older = len(w.msgs) < len(msgs) || full && w.msgs[0].Seq > w.summary.covered()+1
-	}
+	// Only a full window can leave older turns out: trimToUserTurn drops
+	// no user message, only what precedes the session's first one.
+	w.older = full && len(w.msgs) > 0 && w.msgs[0].Seq > w.summary.covered()+1
 	return w, nil
 }
 

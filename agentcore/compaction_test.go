@@ -260,3 +260,26 @@ func TestResetHidesTheSummary(t *testing.T) {
 		t.Fatalf("after /reset the model was sent %+v, want only the new message", last.Messages)
 	}
 }
+
+// Turns that history_limit leaves out are summarized too: a message
+// older than the window is sent, or summarized, never just lost.
+func TestCompactionCoversWhatHistoryLimitLeavesOut(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const session = "a/test:limit"
+	seedTurns(t, db, session, 10)
+	model := &summarizing{summary: func(string) (agentcore.Response, error) {
+		return agentcore.Response{Content: "SUMMARY"}, nil
+	}}
+	a := compactingAgent(db, model, "sys", true)
+	a.ContextTokens, a.HistoryLimit = 0, 8
+	if _, err := a.Run(ctx, agentcore.RunInput{Session: session, User: &agentcore.Message{Content: "q"}}); err != nil {
+		t.Fatal(err)
+	}
+	a.Compactor.Wait()
+	first := model.chats()[0].Messages[0].Seq
+	s, err := db.Summary(ctx, session)
+	if err != nil || s.FromSeq != 1 || s.ToSeq != first-1 {
+		t.Fatalf("summary %+v, %v; want it to cover 1..%d, everything before the window", s, err, first-1)
+	}
+}
