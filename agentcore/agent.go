@@ -59,6 +59,15 @@ type Agent struct {
 	// Meter, when set, checks budgets before each model call and records
 	// each call's usage.
 	Meter Meter
+	// ContextTokens is the token budget of each model call
+	// (agent.context_tokens): the system prompt, the tool schemas, the
+	// summary and the history, estimated as tokens.go says. The oldest
+	// turns that do not fit are left out. 0 sets no budget.
+	ContextTokens int
+	// Compactor, when set, summarizes the turns the window leaves out
+	// (agent.compaction) and the summary is sent in their place; without
+	// it they are only left out.
+	Compactor *Compactor
 }
 
 // RunInput is what a run needs to know.
@@ -175,24 +184,48 @@ func (a *Agent) maxIterations(in RunInput) int {
 	return maxIter
 }
 
+// windowed is a session's history window and what it leaves out.
+type windowed struct {
+	msgs    []Message
+	summary Summary // the session's summary; zero without compaction
+	// older is true when messages before msgs are neither in the window
+	// nor in the summary.
+	older bool
+}
+
 // window loads the session's newest messages (HistoryLimit, let go in
-// steps: steppedWindow), starting at a user message so no window begins
-// with orphaned tool results.
-func (a *Agent) window(ctx context.Context, session string) ([]Message, error) {
+// steps: steppedWindow) after those its summary covers, starting at a
+// user message so no window begins with orphaned tool results.
+func (a *Agent) window(ctx context.Context, session string) (windowed, error) {
+	var w windowed
+	if a.Compactor != nil {
+		s, err := a.Compactor.Store.Summary(ctx, session)
+		if err != nil {
+			// The history is whole without it: send that, summarize later.
+			a.logger().Warn("session summary unavailable; sending the history without it", "session", session, "err", err)
+		}
+		w.summary = s
+	}
 	msgs, err := a.History.Load(ctx, session, a.HistoryLimit)
 	if err != nil {
-		return nil, fmt.Errorf("load history: %w", err)
+		return w, fmt.Errorf("load history: %w", err)
 	}
-	if w := steppedWindow(msgs, a.HistoryLimit); len(trimToUserTurn(w)) > 0 {
-		msgs = w
+	full := a.HistoryLimit > 0 && len(msgs) >= a.HistoryLimit
+	if s := steppedWindow(msgs, a.HistoryLimit); len(trimToUserTurn(s)) > 0 {
+		msgs = s
 	}
-	if w := trimToUserTurn(msgs); len(w) == 0 && len(msgs) > 0 && a.HistoryLimit > 0 {
+	if t := trimToUserTurn(msgs); len(t) == 0 && len(msgs) > 0 && a.HistoryLimit > 0 {
 		// The window holds only one long tool sequence: widen it.
 		if msgs, err = a.History.Load(ctx, session, 0); err != nil {
-			return nil, fmt.Errorf("load history: %w", err)
+			return w, fmt.Errorf("load history: %w", err)
 		}
 	}
-	return trimToUserTurn(orderToolResults(msgs)), nil
+	msgs = slices.DeleteFunc(msgs, func(m Message) bool { return m.Seq <= w.summary.ToSeq })
+	w.msgs = trimToUserTurn(orderToolResults(msgs))
+	// Only a full window can leave older turns out: trimToUserTurn drops
+	// no user message, only what precedes the session's first one.
+	w.older = full && len(w.msgs) > 0 && w.msgs[0].Seq > w.summary.covered()+1
+	return w, nil
 }
 
 // storeReply stores a final reply through in.StoreReply or History.Insert.

@@ -21,17 +21,19 @@ type runLoop struct {
 	maxIter int
 	specs   []tools.Spec
 	system  string
-	turn    int // model calls in the current turn
+	turn    int     // model calls in the current turn
+	summary Summary // the session's summary, sent before the window
 }
 
 // step reads the session and takes the next step of the run: it finishes
 // a step stopped mid-way, answers, or calls the model. done is true when
 // the run is over, with err its error.
 func (r *runLoop) step(ctx context.Context) (done bool, err error) {
-	msgs, err := r.a.window(ctx, r.in.Session)
+	w, err := r.a.window(ctx, r.in.Session)
 	if err != nil {
 		return true, err
 	}
+	msgs := r.fit(ctx, w)
 	if step, missing, after := pendingStep(msgs); missing != nil {
 		return r.resumeStep(ctx, step, missing, after)
 	}
@@ -73,7 +75,7 @@ func (r *runLoop) callModel(ctx context.Context, v []Message) (done bool, err er
 	r.res.Iterations++
 	start := time.Now()
 	resp, err := r.a.chat(ctx, Request{
-		Model: r.a.Model, System: r.system, Messages: r.a.withImages(ctx, r.log, forModel(v)), Tools: r.specs, MaxTokens: r.a.MaxTokens,
+		Model: r.a.Model, System: r.system, Messages: r.a.withImages(ctx, r.log, r.withSummary(forModel(v))), Tools: r.specs, MaxTokens: r.a.MaxTokens,
 	}, r.in.OnText)
 	if r.a.ObserveLLM != nil {
 		r.a.ObserveLLM(time.Since(start), err)
@@ -126,4 +128,42 @@ func (r *runLoop) end(err error) (done bool, _ error) {
 		return true, nil
 	}
 	return true, err
+}
+
+// fit returns the part of w that fits the agent's ContextTokens with the
+// run's system prompt, tools and the session's summary (budgetStart), and
+// starts a compaction when the window leaves turns out that no summary
+// covers.
+func (r *runLoop) fit(ctx context.Context, w windowed) []Message {
+	msgs, left := w.msgs, w.older
+	if r.a.ContextTokens > 0 && len(msgs) > 0 {
+		costs := costsFor(r.a.Provider, r.a.Vision)
+		budget := r.a.ContextTokens - costs.fixed(r.system, r.specs)
+		if w.summary.Text != "" {
+			budget -= costs.message(summaryMessage(w.summary))
+		}
+		if budget < r.a.ContextTokens/4 {
+			r.log.Warn("agent.context_tokens leaves little room for history beside the system prompt and tools; raise it",
+				"context_tokens", r.a.ContextTokens, "history_tokens", budget)
+		}
+		start, cut := budgetStart(msgs, budget, costs.message)
+		msgs, left = msgs[start:], left || cut
+	}
+	r.summary = w.summary
+	if left && r.a.Compactor != nil && len(msgs) > 0 {
+		r.a.Compactor.start(ctx, compactJob{
+			session: r.in.Session, call: r.in.Call, before: msgs[0].Seq,
+			tokens: cmp.Or(r.a.ContextTokens, DefaultContextTokens), agent: r.a,
+		})
+	}
+	return msgs
+}
+
+// withSummary returns msgs with the session's summary before them, when
+// it has one.
+func (r *runLoop) withSummary(msgs []Message) []Message {
+	if r.summary.Text == "" {
+		return msgs
+	}
+	return append([]Message{summaryMessage(r.summary)}, msgs...)
 }

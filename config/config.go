@@ -330,6 +330,8 @@ type NamedAgent struct {
 	SystemPrompt  string `mapstructure:"system_prompt"`
 	MaxIterations int    `mapstructure:"max_iterations"`
 	HistoryLimit  int    `mapstructure:"history_limit"`
+	// ContextTokens overrides agent.context_tokens; 0 keeps it.
+	ContextTokens int `mapstructure:"context_tokens"`
 	// Provider, BaseURL, APIKey, Model and Vision override llm.*.
 	Provider string `mapstructure:"provider"`
 	BaseURL  string `mapstructure:"base_url"`
@@ -425,6 +427,12 @@ type Agent struct {
 	MaxIterations int `mapstructure:"max_iterations"`
 	// HistoryLimit is how many past messages go to the model.
 	HistoryLimit int `mapstructure:"history_limit"`
+	// ContextTokens is the token budget of what one model call is sent:
+	// system prompt, tool schemas, summary and history (estimated).
+	ContextTokens int `mapstructure:"context_tokens"`
+	// Compaction summarizes the turns that no longer fit and sends the
+	// summary in their place; false only leaves them out.
+	Compaction bool `mapstructure:"compaction"`
 }
 
 // Conversation configures how messages reach a running agent.
@@ -473,6 +481,8 @@ func Defaults() Config {
 			SystemPrompt:  DefaultSystemPrompt,
 			MaxIterations: 20,
 			HistoryLimit:  50,
+			ContextTokens: 100000,
+			Compaction:    true,
 		},
 		Conversation: Conversation{Queue: "steer", Stream: true},
 		Media:        Media{MaxBytes: 20_000_000, Keep: 30 * 24 * time.Hour, TTS: MediaTTS{Voice: "alloy"}},

@@ -162,6 +162,9 @@ func (c *Config) validateAgent(add func(string, ...any)) {
 	if c.Agent.MaxIterations < 1 || c.Agent.MaxIterations > 200 {
 		add("agent.max_iterations must be between 1 and 200 (got %d)", c.Agent.MaxIterations)
 	}
+	if c.Agent.ContextTokens < 1000 {
+		add("agent.context_tokens must be at least 1000 (got %d); set it to your model's context window less what its replies need", c.Agent.ContextTokens)
+	}
 	if c.Agent.HistoryLimit < 1 {
 		add("agent.history_limit must be at least 1 (got %d)", c.Agent.HistoryLimit)
 	}
@@ -386,6 +389,9 @@ func (c *Config) validateAgents(add func(string, ...any)) {
 		}
 		if a.MaxIterations < 0 || a.MaxIterations > 200 {
 			add("%s.max_iterations must be between 1 and 200, or 0 for agent.max_iterations (got %d)", where, a.MaxIterations)
+		}
+		if a.ContextTokens != 0 && a.ContextTokens < 1000 {
+			add("%s.context_tokens must be at least 1000, or 0 for agent.context_tokens (got %d)", where, a.ContextTokens)
 		}
 		if a.HistoryLimit < 0 {
 			add("%s.history_limit must be at least 1, or 0 for agent.history_limit (got %d)", where, a.HistoryLimit)

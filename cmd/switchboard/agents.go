@@ -23,6 +23,7 @@ func agentSpecs(cfg *config.Config) []config.NamedAgent {
 	def := config.NamedAgent{
 		Name: cfg.Agent.Name, Description: cfg.Agent.Description, SystemPrompt: cfg.Agent.SystemPrompt,
 		MaxIterations: cfg.Agent.MaxIterations, HistoryLimit: cfg.Agent.HistoryLimit,
+		ContextTokens: cfg.Agent.ContextTokens,
 	}
 	out := []config.NamedAgent{def}
 	for _, a := range cfg.Agents {
@@ -34,6 +35,9 @@ func agentSpecs(cfg *config.Config) []config.NamedAgent {
 		}
 		if a.HistoryLimit == 0 {
 			a.HistoryLimit = def.HistoryLimit
+		}
+		if a.ContextTokens == 0 {
+			a.ContextTokens = def.ContextTokens
 		}
 		out = append(out, a)
 	}
@@ -102,6 +106,7 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 			Name: spec.Name, Model: llm.Model, SystemPrompt: spec.SystemPrompt,
 			Provider: provider, Tools: reg, History: d.st.db,
 			MaxIterations: spec.MaxIterations, HistoryLimit: spec.HistoryLimit,
+			ContextTokens: spec.ContextTokens, Compactor: d.compactor(),
 			MaxTokens: llm.MaxTokens, Logger: d.log, ObserveLLM: d.metrics.ObserveLLM, Tracer: d.tracing.tracer(),
 			Meter:     d.meter,
 			Queue:     agentcore.QueueMode(d.cfg.Conversation.Queue),

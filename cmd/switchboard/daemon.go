@@ -97,6 +97,9 @@ type daemon struct {
 	// leaders hold the channels only one replica may receive on (Telegram
 	// polling allows one poller per bot token).
 	leaders map[string]*leader.Leader
+	// compaction summarizes the turns the agents' windows leave out
+	// (agent.compaction); shared by every agent.
+	compaction *agentcore.Compactor
 	// leaderTasks run on one replica at a time besides the channels
 	// (registering Telegram's webhook).
 	leaderTasks []leaderTask

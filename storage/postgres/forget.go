@@ -75,6 +75,7 @@ func (db *DB) ForgetChat(ctx context.Context, chat, actor string) (retention.Foo
 		}{
 			{`DELETE FROM messages WHERE session_key = ANY($1)`, sessions},
 			{`DELETE FROM session_resets WHERE session_key = ANY($1)`, sessions},
+			{`DELETE FROM session_summaries WHERE session_key = ANY($1)`, sessions},
 			{`DELETE FROM questions WHERE session_key = ANY($1)`, sessions},
 			{`DELETE FROM agent_docs WHERE ` + chatDocs("$1"), storable(chat)},
 			{`DELETE FROM media WHERE sha256 = ANY($1)`, shas},

@@ -30,6 +30,9 @@ const pruneTurnsSQL = `WITH upto AS (
 			(SELECT min(m.seq) FROM messages m, upto WHERE m.session_key = $1 AND m.seq <= upto.seq AND ` + endsTurn + `)) AS seq
 	), gone AS (
 		DELETE FROM messages m USING cut WHERE m.session_key = $1 AND m.seq <= cut.seq RETURNING 1
+	), retold AS (
+		-- A summary retells the messages it covers: it goes with them.
+		DELETE FROM session_summaries x USING cut WHERE x.session_key = $1 AND x.from_seq <= cut.seq
 	)
 	SELECT count(*) FROM gone`
 
