@@ -20,6 +20,11 @@ ALTER TABLE jobs ALTER COLUMN last_slot SET NOT NULL,
 
 CREATE INDEX jobs_due_idx ON jobs (next_due) WHERE enabled AND retired_at IS NULL;
 
+-- Whether a job has an open run is asked per job on every claim; this
+-- answers it from the job's few open runs, not from all open runs.
+CREATE INDEX job_runs_open_job_idx ON job_runs (job_id) WHERE status IN ('pending', 'running');
+
 -- +goose Down
+DROP INDEX job_runs_open_job_idx;
 DROP INDEX jobs_due_idx;
 ALTER TABLE jobs DROP COLUMN last_slot, DROP COLUMN next_due, DROP COLUMN retired_at;
