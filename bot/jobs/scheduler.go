@@ -27,10 +27,11 @@ type SchedulerOptions struct {
 	// only when the lease expires. The dispatcher's, shared.
 	Liveness *bot.Liveness
 	// Tick is how often jobs are checked at the least (default 5s): in
-	// between the scheduler sleeps until the next slot of a job it knows,
-	// a retry it scheduled, or a Wake (a job was added or changed here).
-	// The check finds the rest: jobs changed on another replica, runs of
-	// a replica that died.
+	// between the scheduler sleeps until the earliest next due time of
+	// any job (as the store had it at the last check), a retry it
+	// scheduled, or a Wake (a job was added or changed here). The check
+	// finds the rest: jobs changed on another replica, runs of a replica
+	// that died.
 	Tick time.Duration
 	// Lease is how long a claimed run is held without renewal (default
 	// 60s); a replica that dies mid-run leaves it to expire.
