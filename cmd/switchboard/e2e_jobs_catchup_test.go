@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -16,14 +17,18 @@ func TestE2EJobCatchUpAfterRestart(t *testing.T) {
 	tg, llm := fakes(t)
 	addr := freeAddr(t)
 	dir := t.TempDir()
+	// Hourly at the minute ten minutes ago: the newest missed slot is ten
+	// minutes old, the next fifty minutes away, whenever the test runs.
+	newestMissed := time.Now().UTC().Add(-10 * time.Minute).Truncate(time.Minute)
+	minute := strconv.Itoa(newestMissed.Minute())
 	writeConfig(t, dir, `jobs:
   - name: report-last
-    schedule: "0 * * * *"
+    schedule: "`+minute+` * * * *"
     prompt: "SAY: caught up"
     target: telegram:5151
     catch_up: last
   - name: report-none
-    schedule: "0 * * * *"
+    schedule: "`+minute+` * * * *"
     prompt: "SAY: should not run"
     target: telegram:5252
     catch_up: none
@@ -40,8 +45,7 @@ func TestE2EJobCatchUpAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	lastHandled := time.Now().UTC().Truncate(time.Hour).Add(-3 * time.Hour)
-	newestMissed := time.Now().UTC().Truncate(time.Hour)
+	lastHandled := newestMissed.Add(-3 * time.Hour)
 	if _, err := conn.Exec(ctx, `UPDATE jobs SET last_slot = $1, next_due = $2`, lastHandled, lastHandled.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
