@@ -12,9 +12,9 @@ import (
 // history instead of growing by a row per slot forever.
 type JobRunPruner interface {
 	// PruneJobRuns deletes the finished runs whose slot is more than keep
-	// ago, except each job's newest run (where the scheduler resumes the
-	// job), working in statements of up to limit rows; it returns how many
-	// runs went.
+	// ago, except each job's newest run (so a job's listing still says
+	// when it last ran), working in statements of up to limit rows; it
+	// returns how many runs went.
 	PruneJobRuns(ctx context.Context, keep time.Duration, limit int) (int, error)
 }
 

@@ -108,14 +108,14 @@ type Store interface {
 	UpsertJob(ctx context.Context, j Job) (Job, error)
 	// GetJob returns the job or bot.ErrNotFound.
 	GetJob(ctx context.Context, name string) (Job, error)
-	// ListJobs lists all jobs by name.
+	// ListJobs lists all jobs by name (not those retired from the config).
 	ListJobs(ctx context.Context) ([]Job, error)
 	// SetJobEnabled pauses or resumes a job; bot.ErrNotFound if none.
 	SetJobEnabled(ctx context.Context, name string, enabled bool) error
 	// DeleteJob deletes a job and its runs; bot.ErrNotFound if none.
 	DeleteJob(ctx context.Context, name string) error
-	// LastSlot returns the newest slot that has a run record (zero: none).
-	LastSlot(ctx context.Context, jobID int64) (time.Time, error)
+	// DueClaimer claims the slots that came due, in batches.
+	DueClaimer
 	// ClaimSlot claims slot scheduledAt of the job for owner for lease,
 	// atomically: it creates the run (unique per job and slot), or takes
 	// over a run whose lease expired or whose retry is due. When another

@@ -27,10 +27,11 @@ type SchedulerOptions struct {
 	// only when the lease expires. The dispatcher's, shared.
 	Liveness *bot.Liveness
 	// Tick is how often jobs are checked at the least (default 5s): in
-	// between the scheduler sleeps until the next slot of a job it knows,
-	// a retry it scheduled, or a Wake (a job was added or changed here).
-	// The check finds the rest: jobs changed on another replica, runs of
-	// a replica that died.
+	// between the scheduler sleeps until the earliest next due time of
+	// any job (as the store had it at the last check), a retry it
+	// scheduled, or a Wake (a job was added or changed here). The check
+	// finds the rest: jobs changed on another replica, runs of a replica
+	// that died.
 	Tick time.Duration
 	// Lease is how long a claimed run is held without renewal (default
 	// 60s); a replica that dies mid-run leaves it to expire.
@@ -68,10 +69,9 @@ type Scheduler struct {
 	log *slog.Logger
 
 	mu      sync.Mutex
-	cursors map[int64]time.Time // job id → newest slot handled here
-	active  map[int64]bool      // run id → executing here
-	nextAt  time.Time           // when the next check is due (zero: after Tick)
-	retryAt time.Time           // the earliest retry scheduled here, until checked
+	active  map[int64]bool // run id → executing here
+	nextAt  time.Time      // when the next check is due (zero: after Tick)
+	retryAt time.Time      // the earliest retry scheduled here, until checked
 	wake    chan struct{}
 	wg      sync.WaitGroup
 	// pruneEvery is how often finished runs are pruned (bot.PruneEvery;
@@ -116,7 +116,7 @@ func NewScheduler(o SchedulerOptions) *Scheduler {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Scheduler{o: o, log: o.Logger.With("owner", o.Owner),
-		cursors: map[int64]time.Time{}, active: map[int64]bool{}, wake: make(chan struct{}, 1), pruneEvery: bot.PruneEvery}
+		active: map[int64]bool{}, wake: make(chan struct{}, 1), pruneEvery: bot.PruneEvery}
 }
 
 // Wake makes the scheduler check its jobs now (one was added or changed).
@@ -172,9 +172,13 @@ func (s *Scheduler) Run(ctx context.Context) {
 	bot.RepeatPaced(ctx, s.log, "scheduler check", s.Tick, s.untilCheck, s.wake)
 }
 
+// claimBatch is how many due jobs one claim locks and plans.
+const claimBatch = 200
+
 // Tick runs one check: it takes over runs whose lease expired or whose
-// retry is due, then claims the due slots of every enabled job. Claimed
-// runs execute in the background.
+// retry is due, then claims the slots that came due, a batch of jobs at a
+// time, from the jobs' next due times in the store (never listing every
+// job). Claimed runs execute in the background.
 func (s *Scheduler) Tick(ctx context.Context) error {
 	s.mu.Lock()
 	s.nextAt = time.Time{}
@@ -182,33 +186,93 @@ func (s *Scheduler) Tick(ctx context.Context) error {
 		s.retryAt = time.Time{} // due: DueRuns below finds it
 	}
 	s.mu.Unlock()
+	if err := s.takeOver(ctx); err != nil {
+		return err
+	}
+	for {
+		n, err := s.claimDue(ctx)
+		if err != nil {
+			return err
+		}
+		if n < claimBatch {
+			break
+		}
+	}
+	next, err := s.o.Jobs.NextDue(ctx)
+	if err != nil {
+		return err
+	}
+	if !next.IsZero() {
+		// A due time already past belongs to a queued job waiting for its
+		// previous run: look again soon rather than at once.
+		s.checkBy(maxTime(next, time.Now().Add(busyRecheck)))
+	}
+	return nil
+}
+
+// takeOver claims the runs that need an owner: a dead replica's, or a
+// retry that came due.
+func (s *Scheduler) takeOver(ctx context.Context) error {
 	due, err := s.o.Jobs.DueRuns(ctx, 100)
 	if err != nil {
 		return err
 	}
-	jobs, err := s.o.Jobs.ListJobs(ctx)
-	if err != nil {
-		return err
-	}
-	byID := make(map[int64]Job, len(jobs))
-	for _, j := range jobs {
-		byID[j.ID] = j
-	}
 	for _, r := range due {
-		if j, ok := byID[r.JobID]; ok && !s.isActive(r.ID) {
-			s.claim(ctx, j, r.ScheduledAt)
-		}
-	}
-	now := time.Now()
-	for _, j := range jobs {
-		if !j.Enabled {
+		if s.isActive(r.ID) {
 			continue
 		}
-		if err := s.checkJob(ctx, j, now); err != nil {
-			s.log.Warn("job check failed", "job", j.Name, "err", err)
+		j, err := s.o.Jobs.GetJob(ctx, r.JobName)
+		if err != nil {
+			s.log.Warn("job of a due run not found", "job", r.JobName, "err", err)
+			continue
 		}
+		s.claim(ctx, j, r.ScheduledAt)
 	}
 	return nil
+}
+
+// claimDue claims one batch of due slots and starts their runs; it
+// returns how many jobs the batch locked.
+func (s *Scheduler) claimDue(ctx context.Context) (int, error) {
+	var (
+		claimed []ClaimedRun
+		locked  int
+		err     error
+	)
+	now := time.Now()
+	claimBatchFn := func(beat bool) bool {
+		claimed, locked, err = s.o.Jobs.ClaimDue(ctx, ClaimDueOptions{Owner: s.o.Owner, Lease: s.o.Lease,
+			Limit: claimBatch, Now: now, Beat: beat}, func(j DueJob) SlotPlan { return s.plan(j, now) })
+		return err == nil && len(claimed) > 0
+	}
+	if s.o.Liveness != nil {
+		// One heartbeat hold per claimed run, each released when its run ends.
+		s.o.Liveness.Claim(claimBatchFn, func() {
+			for range claimed {
+				s.o.Liveness.Hold()
+			}
+		})
+	} else {
+		claimBatchFn(false)
+	}
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range claimed {
+		s.start(ctx, c.Job, c.Run)
+	}
+	return locked, nil
+}
+
+// plan is the SlotPlan of a due job at now; a schedule that no longer
+// parses stops the job from firing (fixing it plans it again).
+func (s *Scheduler) plan(j DueJob, now time.Time) SlotPlan {
+	sched, err := ParseSchedule(j.Schedule, j.Timezone)
+	if err != nil {
+		s.log.Warn("job schedule does not parse; the job will not run until it is fixed", "job", j.Name, "err", err)
+		return SlotPlan{Handled: j.LastSlot}
+	}
+	return planSlots(j, sched, now, s.o.Grace, s.o.CatchUpWindow)
 }
 
 // WatchJobs returns store with writes that change what runs when (a job
@@ -234,33 +298,6 @@ func (w watchedJobs) SetJobEnabled(ctx context.Context, name string, enabled boo
 		w.s.Wake()
 	}
 	return err
-}
-
-// checkJob claims the job's slots that came due since the last check.
-func (s *Scheduler) checkJob(ctx context.Context, j Job, now time.Time) error {
-	sched, err := ParseSchedule(j.Schedule, j.Timezone)
-	if err != nil {
-		return err
-	}
-	cursor, err := s.cursor(ctx, j)
-	if err != nil {
-		return err
-	}
-	slots, examined := dueSlots(sched, j.CatchUp, cursor, now, s.o.Grace, s.o.CatchUpWindow)
-	for _, slot := range slots {
-		if !s.claim(ctx, j, slot) {
-			s.checkBy(now.Add(busyRecheck)) // busy (overlap queue) or failing: try again soon
-			return nil
-		}
-		s.setCursor(j.ID, slot)
-	}
-	if next := sched.Next(now); !next.IsZero() {
-		s.checkBy(next)
-	}
-	if !examined.IsZero() {
-		s.setCursor(j.ID, examined)
-	}
-	return nil
 }
 
 // dueSlots returns the slots in (cursor, now] to run: every on-time slot
@@ -317,8 +354,15 @@ func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
 	case !claimed:
 		return true
 	}
+	s.start(ctx, j, run)
+	return true
+}
+
+// start executes a claimed run in the background; with Liveness, the
+// claim took a Hold that the run releases when it ends.
+func (s *Scheduler) start(ctx context.Context, j Job, run JobRun) {
 	if run.Attempts == 1 && run.Status == RunRunning {
-		s.o.Metrics.Lag.Observe(time.Since(slot).Seconds())
+		s.o.Metrics.Lag.Observe(time.Since(run.ScheduledAt).Seconds())
 	}
 	s.setActive(run.ID, true)
 	s.wg.Add(1)
@@ -328,37 +372,11 @@ func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
 			defer s.o.Liveness.Release()
 		}
 		defer s.setActive(run.ID, false)
+		if j.Overlap == OverlapQueue {
+			defer s.Wake() // a slot waiting for this run is planned now
+		}
 		s.execute(ctx, j, run)
 	}()
-	return true
-}
-
-// cursor returns the newest slot of j handled here, starting from the
-// newest slot on record (or the job's creation) on first sight.
-func (s *Scheduler) cursor(ctx context.Context, j Job) (time.Time, error) {
-	s.mu.Lock()
-	c, ok := s.cursors[j.ID]
-	s.mu.Unlock()
-	if ok {
-		return c, nil
-	}
-	last, err := s.o.Jobs.LastSlot(ctx, j.ID)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if last.IsZero() {
-		last = j.CreatedAt
-	}
-	s.setCursor(j.ID, last)
-	return last, nil
-}
-
-func (s *Scheduler) setCursor(jobID int64, t time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t.After(s.cursors[jobID]) {
-		s.cursors[jobID] = t
-	}
 }
 
 func (s *Scheduler) isActive(runID int64) bool {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/bot/jobs"
 	"github.com/switchboard-chat/switchboard/channels"
 	"github.com/switchboard-chat/switchboard/config"
@@ -47,30 +46,22 @@ func configJobs(cfg *config.Config) ([]jobs.Job, error) {
 }
 
 // syncJobs makes the stored config-defined jobs match the config: the file
-// is their source. Jobs made in chat or by the agent are left alone.
+// is their source. Jobs removed from it are retired (their run history
+// kept); jobs made in chat or by the agent are left alone.
 func (d *daemon) syncJobs(ctx context.Context) error {
 	want, err := configJobs(d.cfg)
 	if err != nil {
 		return err
 	}
-	keep := map[string]bool{}
-	for _, j := range want {
-		if _, err := d.st.db.UpsertJob(ctx, j); err != nil {
-			return fmt.Errorf("save job %s: %w", j.Name, err)
-		}
-		keep[j.Name] = true
-	}
-	stored, err := d.st.db.ListJobs(ctx)
+	res, err := d.st.db.SyncConfigJobs(ctx, want)
 	if err != nil {
-		return fmt.Errorf("list jobs: %w", err)
+		return err
 	}
-	for _, j := range stored {
-		if j.Source == jobs.JobFromConfig && !keep[j.Name] {
-			if err := d.st.db.DeleteJob(ctx, j.Name); err != nil && !errors.Is(err, bot.ErrNotFound) {
-				return fmt.Errorf("remove job %s: %w", j.Name, err)
-			}
-			d.log.Info("job removed from config", "job", j.Name)
-		}
+	for _, name := range res.Saved {
+		d.log.Info("job saved from config", "job", name)
+	}
+	for _, name := range res.Retired {
+		d.log.Info("job removed from config; retired", "job", name)
 	}
 	return nil
 }

@@ -54,6 +54,10 @@ func main() {
 	flag.DurationVar(&o.stall, "stall", 30*time.Second, "give up when no reply arrives for this long")
 	flag.StringVar(&o.model, "model", "lean", `the model fake: "lean" (cheap, echoes) or "llmtest" (decodes and checks every request in full, as the tests' fake does)`)
 	flag.StringVar(&o.telegram, "telegram", "lean", `the Telegram fake: "lean" (cheap) or "full" (telegramtest's, which checks every call in full and keeps every message, as the tests' fake does)`)
+	flag.IntVar(&o.jobOpts.jobs, "jobs", 0, "jobs mode: this many config jobs due every minute (no messages are sent)")
+	flag.IntVar(&o.jobOpts.replicas, "replicas", 3, "jobs mode: daemons sharing PostgreSQL and Redis")
+	flag.IntVar(&o.jobOpts.slots, "slots", 2, "jobs mode: whole minutes measured")
+	flag.IntVar(&o.jobOpts.basePort, "base-port", 18190, "jobs mode: the replicas listen on 127.0.0.1 from this port up")
 	flag.StringVar(&o.ready, "ready", "", "URL that answers 2xx once the daemon is ready (default: http://$SWITCHBOARD_HTTP_LISTEN/readyz)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: load [flags] -- DAEMON [ARGS...]   (e.g. -- /tmp/sb serve)")
@@ -70,6 +74,15 @@ func main() {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	if o.jobOpts.jobs > 0 {
+		r, err := runJobs(ctx, o)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		r.print(os.Stdout)
+		return
+	}
 	r, err := run(ctx, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
@@ -88,12 +101,19 @@ type options struct {
 	timeout, stall             time.Duration
 	ready, model, telegram     string
 	command                    []string
+	jobOpts                    jobOptions
 }
 
 // check fills in defaults and says what is wrong with the flags.
 func (o *options) check() error {
 	if len(o.command) == 0 {
 		return errors.New("no daemon command after --")
+	}
+	if o.jobOpts.jobs > 0 {
+		if o.jobOpts.replicas < 1 || o.jobOpts.slots < 1 {
+			return errors.New("-replicas and -slots must be at least 1")
+		}
+		return nil // the jobs mode sends no messages and listens where -base-port says
 	}
 	if o.model == "" {
 		o.model = "lean"

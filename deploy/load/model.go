@@ -31,6 +31,9 @@ type leanModel struct {
 	bufs sync.Pool // *bytes.Buffer
 
 	refused refusals
+	// onUser, when set before the daemon starts, is told each request's
+	// last user message (the jobs mode reads the job and slot from it).
+	onUser func(string)
 }
 
 // newLeanModel serves the fake on a loopback port.
@@ -105,6 +108,9 @@ func (m *leanModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		m.refuse(w, http.StatusBadRequest, err.Error())
 		return
+	}
+	if m.onUser != nil {
+		m.onUser(last)
 	}
 	text := "echo: " + last + " (history: " + strconv.Itoa(bytes.Count(body, userCount)) + " user messages)"
 	out := m.bufs.Get().(*bytes.Buffer)

@@ -12,10 +12,10 @@ var _ jobs.JobRunPruner = (*DB)(nil)
 
 // pruneJobRunsSQL deletes, among the job runs after id $1 (the next $2 by
 // id), the finished ones (succeeded, failed, skipped) whose slot is older
-// than now() - $3 µs. Each job's newest run stays whatever its age: the
-// scheduler resumes a job from its newest slot on record (LastSlot), and
-// without one it would start again from the job's creation. Runs still
-// running or pending a retry stay too. It returns the row prunePages reads.
+// than now() - $3 µs. Each job's newest run stays whatever its age, so a
+// job's listing still says when it last ran (the scheduler resumes from
+// jobs.last_slot, which pruning never touches). Runs still running or
+// pending a retry stay too. It returns the row prunePages reads.
 const pruneJobRunsSQL = `WITH page AS (
 		SELECT id, job_id, scheduled_at, status FROM job_runs
 		WHERE id > $1 ORDER BY id LIMIT $2
