@@ -72,17 +72,3 @@ func Overviews(ctx context.Context, store Store, usage UsageFunc, runs int) ([]O
 	}
 	return out, nil
 }
-
-// RunNow queues an extra run of job name at once, as /jobs run does:
-// bot.ErrNotFound without such a job, ErrSlotBusy while a run of it goes.
-func RunNow(ctx context.Context, store Store, name string) error {
-	j, err := store.GetJob(ctx, name)
-	if err != nil {
-		return err
-	}
-	// A manual run is an extra slot at this second; the scheduler's
-	// take-over pass picks it up like a due retry.
-	slot := time.Now().Truncate(time.Second)
-	_, _, err = store.ClaimSlot(ctx, j.ID, slot, "manual", 0, OverlapQueue, false)
-	return err
-}

@@ -20,7 +20,10 @@ type CommandOptions struct {
 	Store Store
 	// Usage, when set, tells what each job's last runs used, cost
 	// included; nil: /jobs shows the tokens the runs recorded.
-	Usage  UsageFunc
+	Usage UsageFunc
+	// RunNow runs a job once at once (Scheduler.RunNow); nil: /jobs run
+	// says the scheduler is off.
+	RunNow func(ctx context.Context, name string) error
 	Logger *slog.Logger
 }
 
@@ -82,7 +85,10 @@ func jobsCommand(ctx context.Context, o CommandOptions, isAdmin bool, in channel
 		}
 		return fmt.Sprintf("Job %s deleted.", rest)
 	case "run":
-		if err := RunNow(ctx, store, rest); err != nil {
+		if o.RunNow == nil {
+			return "Jobs do not run on this replica (the scheduler is off); try again on another."
+		}
+		if err := o.RunNow(ctx, rest); err != nil {
 			if errors.Is(err, ErrSlotBusy) {
 				return fmt.Sprintf("Job %s is running right now; try again when it is done.", rest)
 			}

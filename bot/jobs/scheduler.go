@@ -73,7 +73,10 @@ type Scheduler struct {
 	nextAt  time.Time      // when the next check is due (zero: after Tick)
 	retryAt time.Time      // the earliest retry scheduled here, until checked
 	wake    chan struct{}
-	wg      sync.WaitGroup
+	// base is Run's context, which the runs RunNow starts execute under
+	// (not the context of the command that asked); nil until Run.
+	base context.Context
+	wg   sync.WaitGroup
 	// pruneEvery is how often finished runs are pruned (bot.PruneEvery;
 	// tests shorten it).
 	pruneEvery time.Duration
@@ -166,6 +169,9 @@ func (s *Scheduler) retryBy(t time.Time) {
 // prunes finished runs older than KeepRuns (see JobRunPruner).
 func (s *Scheduler) Run(ctx context.Context) {
 	defer s.wg.Wait()
+	s.mu.Lock()
+	s.base = ctx
+	s.mu.Unlock()
 	if p, ok := s.o.Jobs.(JobRunPruner); ok && s.o.KeepRuns > 0 {
 		s.wg.Go(func() { s.runsPruning(p).Loop(ctx) })
 	}
@@ -325,24 +331,7 @@ func dueSlots(sched Schedule, catchUp string, cursor, now time.Time, grace, wind
 // claim tries to claim slot of j and starts its run when claimed. It
 // reports whether the caller may move on past the slot.
 func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
-	// Pinned, the heartbeat cannot end during the claim; when there is
-	// none, the claim writes it if it claims the slot, so the run is
-	// covered from its first moment, and a replica that loses the slot to
-	// another writes nothing (see bot.Liveness).
-	var (
-		run     JobRun
-		claimed bool
-		err     error
-	)
-	claimSlot := func(beat bool) bool {
-		run, claimed, err = s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, j.Overlap, beat)
-		return err == nil && claimed
-	}
-	if s.o.Liveness != nil {
-		s.o.Liveness.Claim(claimSlot, s.o.Liveness.Hold)
-	} else {
-		claimSlot(false)
-	}
+	run, claimed, err := s.claimSlot(ctx, j, slot, j.Overlap)
 	switch {
 	case errors.Is(err, ErrSlotBusy):
 		return false
@@ -356,6 +345,48 @@ func (s *Scheduler) claim(ctx context.Context, j Job, slot time.Time) bool {
 	}
 	s.start(ctx, j, run)
 	return true
+}
+
+// claimSlot claims slot of j for this replica under overlap. Pinned, the
+// heartbeat cannot end during the claim; when there is none, the claim
+// writes it if it claims the slot, so the run is covered from its first
+// moment, and a replica that loses the slot to another writes nothing
+// (see bot.Liveness).
+func (s *Scheduler) claimSlot(ctx context.Context, j Job, slot time.Time, overlap string) (run JobRun, claimed bool, err error) {
+	claim := func(beat bool) bool {
+		run, claimed, err = s.o.Jobs.ClaimSlot(ctx, j.ID, slot, s.o.Owner, s.o.Lease, overlap, beat)
+		return err == nil && claimed
+	}
+	if s.o.Liveness != nil {
+		s.o.Liveness.Claim(claim, s.o.Liveness.Hold)
+	} else {
+		claim(false)
+	}
+	return run, claimed, err
+}
+
+// RunNow runs job name once now on this replica (/jobs run, the console's
+// Run now): an extra slot at the current second, claimed and started like
+// a due one, so it is one run with one attempt. It returns bot.ErrNotFound
+// without such a job and ErrSlotBusy while a run of it goes; a second
+// request in the same second finds the run started and does nothing.
+func (s *Scheduler) RunNow(ctx context.Context, name string) error {
+	s.mu.Lock()
+	base := s.base
+	s.mu.Unlock()
+	if base == nil || base.Err() != nil {
+		return errors.New("the scheduler is not running on this replica")
+	}
+	j, err := s.o.Jobs.GetJob(ctx, name)
+	if err != nil {
+		return err
+	}
+	run, claimed, err := s.claimSlot(ctx, j, time.Now().Truncate(time.Second), OverlapQueue)
+	if err != nil || !claimed {
+		return err
+	}
+	s.start(base, j, run)
+	return nil
 }
 
 // start executes a claimed run in the background; with Liveness, the

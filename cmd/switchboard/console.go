@@ -79,7 +79,7 @@ func (j consoleJobs) SetEnabled(ctx context.Context, name string, enabled bool) 
 
 // RunNow implements console.Jobs.
 func (j consoleJobs) RunNow(ctx context.Context, name string) error {
-	err := jobs.RunNow(ctx, j.store(), name)
+	err := j.d.sched.RunNow(ctx, name)
 	if errors.Is(err, jobs.ErrSlotBusy) {
 		return console.ErrJobBusy
 	}

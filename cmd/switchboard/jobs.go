@@ -76,7 +76,8 @@ func (d *daemon) wireJobs(owner string) error {
 		Owner: owner, Liveness: d.live, Nudge: d.disp.Nudge, Scrub: d.scrubber.Scrub,
 		Metrics: jobs.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
 	})
-	if err := d.router.Register(jobs.Commands(jobs.CommandOptions{Store: d.sched.WatchJobs(d.st.db), Usage: d.jobUsage, Logger: d.log})...); err != nil {
+	if err := d.router.Register(jobs.Commands(jobs.CommandOptions{Store: d.sched.WatchJobs(d.st.db), Usage: d.jobUsage,
+		RunNow: d.sched.RunNow, Logger: d.log})...); err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
 	return nil
