@@ -30,12 +30,12 @@ const (
 	noReplyFallback = "(I have nothing to add.)"
 )
 
-// Resume queues a run of session, parked on a decision (an approval) that
-// now lets it go on, in chat for user. Any replica may resume: the run
+// Resume queues a run of session, parked on a decision (an approval, an
+// answer to a question) that now lets it go on, in chat for user. Any replica may resume: the run
 // takes the session's lock and continues from the stored session.
 func (r *Router) Resume(ctx context.Context, session string, chat channels.Address, user string) {
 	if chat.Platform == "" || r.opts.Channels[chat.Platform] == nil {
-		r.log.Warn("decided approval's chat is not served here; its run resumes with recovery", "session", session, "chat", chat.String())
+		r.log.Warn("the parked run's chat is not served here; it resumes with recovery", "session", session, "chat", chat.String())
 		return
 	}
 	if !r.lanes.enqueue(laneJob{Session: session, To: chat, UserID: user}) {
