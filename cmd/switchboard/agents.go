@@ -121,6 +121,10 @@ func (d *daemon) buildAgents(reg *tools.Registry, approver tools.Approver) (buil
 				if team := teamPrompt(d.cfg, spec.Name); team != "" {
 					text = strings.TrimSpace(text + "\n\n" + team)
 				}
+				// An agent its policy gives no use_skill is not told of skills it cannot read.
+				if !allowed.Set()["use_skill"] {
+					return text, err
+				}
 				if section := d.skillsPrompt(ctx, spec.Name); section != "" {
 					text = strings.TrimSpace(text + "\n\n" + section)
 				}

@@ -371,3 +371,22 @@ approvals:
 	}
 	newReplyContaining(ctx, t, tg, dev, mark, "Published skill on-call as version 1")
 }
+
+// An agent whose policy offers no use_skill is not told of skills in its
+// system prompt: it could not read them.
+func TestE2ESkillsLeftOutOfPromptWithoutUseSkill(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	tg, llm := fakes(t)
+	dir := t.TempDir()
+	writeConfig(t, dir, "tools:\n  deny: [\"group:knowledge\"]\n")
+	skillFiles(t, filepath.Join(dir, "skills"), map[string]string{
+		"release-notes/SKILL.md": "---\nname: release-notes\ndescription: Writes release notes\n---\nBody.\n",
+	})
+	addr := freeAddr(t)
+	d := startDaemon(t, dir, addr, externalEnv(t, tg, llm, addr))
+	d.waitReady(ctx)
+	callTool(ctx, t, tg, llm, 702, "datetime", map[string]any{})
+	if sys := systemOf(llm.Requests()[0]); strings.Contains(sys, "## Skills") || strings.Contains(sys, "release-notes") {
+		t.Fatalf("the system prompt tells of skills the agent cannot use:\n%s", sys)
+	}
+}
