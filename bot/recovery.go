@@ -17,76 +17,80 @@ const RecoverOlderThan = 3 * time.Second
 // Recover finds sessions a crash (of this or another replica) left
 // unfinished and completes them: runs the agent where a reply is missing,
 // queues delivery where the reply exists but was never queued. It looks at
-// every session whose newest message is older than olderThan, and returns
-// how many sessions it picked up.
+// every session whose newest message is older than olderThan, a page at a
+// time, and returns how many sessions it picked up.
 func (r *Router) Recover(ctx context.Context, olderThan time.Duration) (int, error) {
-	return r.recoverSessions(ctx, UnfinishedQuery{OlderThan: olderThan})
+	total, q := 0, UnfinishedQuery{OlderThan: olderThan}
+	for {
+		n, last, err := r.recoverSessions(ctx, q)
+		total += n
+		if err != nil || last == "" {
+			return total, err
+		}
+		q.After = last
+	}
 }
 
-// recoverSessions is Recover for the sessions q covers.
-func (r *Router) recoverSessions(ctx context.Context, q UnfinishedQuery) (int, error) {
+// recoverSessions is Recover for the sessions q covers. It returns how many
+// it picked up and the last session listed ("" when none was).
+func (r *Router) recoverSessions(ctx context.Context, q UnfinishedQuery) (int, string, error) {
 	if r.opts.Recovery == nil {
-		return 0, nil
+		return 0, "", nil
 	}
 	list, err := r.opts.Recovery.Unfinished(ctx, q)
-	if err != nil {
-		return 0, err
+	if err != nil || len(list) == 0 {
+		return 0, "", err
 	}
 	n := 0
 	for _, u := range list {
-		if _, err := agentcore.ParseSessionKey(u.Session); err != nil {
-			continue
+		if r.recoverSession(ctx, u) {
+			n++
 		}
-		to, err := channels.ParseAddress(tools.OriginOf(u.Session))
-		if err != nil || r.opts.Channels[to.Platform] == nil {
-			continue // not for a chat, or its platform is off here
-		}
-		if background(u.Session) {
-			// A team or subagent session: nothing of it goes to the chat
-			// directly; it only ever needs a run.
-			switch {
-			case u.NeedsRun:
-				if r.lanes.enqueue(laneJob{Session: u.Session, To: to, recovered: true}) {
-					n++
-				}
-			default: // a subagent's result a crash kept from its parent
-				if owner := r.ownerOf(u.Session); owner != nil {
-					owner.Finished(ctx, u.Session, Outcome{End: RunCompleted, Text: u.Content})
-				}
-				n++
-			}
-			continue
-		}
-		if u.NeedsRun {
-			if r.lanes.enqueue(laneJob{Session: u.Session, To: to, recovered: true}) {
-				n++
-			}
-			continue
-		}
-		r.send(ctx, OutboxMessage{Session: u.Session, SourceSeq: u.LastSeq, To: to, Text: u.Content})
-		n++
 	}
 	if n > 0 {
 		r.log.Info("recovered unfinished sessions", "count", n)
 	}
-	return n, nil
+	return n, list[len(list)-1].Session, nil
+}
+
+// recoverSession completes u and reports whether it picked it up.
+func (r *Router) recoverSession(ctx context.Context, u Unfinished) bool {
+	if _, err := agentcore.ParseSessionKey(u.Session); err != nil {
+		return false
+	}
+	to, err := channels.ParseAddress(tools.OriginOf(u.Session))
+	if err != nil || r.opts.Channels[to.Platform] == nil {
+		return false // not for a chat, or its platform is off here
+	}
+	switch {
+	case u.NeedsRun:
+		return r.lanes.enqueue(laneJob{Session: u.Session, To: to, recovered: true})
+	case background(u.Session):
+		// A team or subagent session: nothing of it goes to the chat
+		// directly. Its final reply is a subagent's result a crash may
+		// have kept from its parent.
+		if owner := r.ownerOf(u.Session); owner != nil {
+			owner.Finished(ctx, u.Session, Outcome{End: RunCompleted, Text: u.Content})
+		}
+		return true
+	default:
+		r.send(ctx, OutboxMessage{Session: u.Session, SourceSeq: u.LastSeq, To: to, Text: u.Content})
+		return true
+	}
 }
 
 // DefaultRecoveryInterval is how often RunRecovery looks for work left
 // behind: a replica that died mid-run is taken over within about this plus
 // the time its session locks take to be recognised as stale (its Redis
 // heartbeat key's TTL, 3 s), when it had written to the session within
-// RecoverJustWritten; within RecentRecoveryEvery when it had written within
-// RecoverWrittenWithin; within FullRecoveryEvery otherwise. Each pass is one
-// pass over the sessions table plus one index probe per session it looks
-// at, and one query over pending approvals.
+// RecoverJustWritten, and within RecentRecoveryEvery when within
+// RecoverWrittenWithin. Each pass reads the messages, decisions and
+// answers of its window by time index, and probes the newest message of
+// each session they belong to: its cost follows traffic, not the number of
+// chats or messages stored.
 const DefaultRecoveryInterval = time.Second
 
-// RecoverJustWritten is how far back most RunRecovery passes look: the
-// sessions written to that recently, so a pass costs about as many probes
-// as messages arrived in that time, not one per session active in the
-// last minutes: the cost of a pass follows traffic, not the number of
-// chats.
+// RecoverJustWritten is how far back most RunRecovery passes look.
 const RecoverJustWritten = 30 * time.Second
 
 // RecentRecoveryEvery is how often a RunRecovery pass looks back
@@ -95,52 +99,58 @@ const RecoverJustWritten = 30 * time.Second
 const RecentRecoveryEvery = 30 * time.Second
 
 // RecoverWrittenWithin is how far back a recent pass looks: far more than a
-// run goes without writing to its session.
-const RecoverWrittenWithin = 10 * time.Minute
+// run goes without writing to its session (MaxRunDuration, plus lockWait
+// for its turn).
+const RecoverWrittenWithin = time.Hour
 
-// FullRecoveryEvery is how often a RunRecovery pass looks at every session,
-// not only the recent ones: a session can stay unfinished longer than
-// RecoverWrittenWithin when its runs could not start meanwhile (Redis down,
-// so no session lock).
-const FullRecoveryEvery = 5 * time.Minute
+// RecoverAllAfter is how long recent passes may keep failing (PostgreSQL
+// unreachable) before RunRecovery looks at every session once: soon enough
+// that nothing a crash left behind meanwhile has dropped out of a recent
+// pass's window, RecoverWrittenWithin, minus the longest a run goes without
+// writing.
+const RecoverAllAfter = RecoverWrittenWithin / 2
 
-// RunRecovery calls Recover now, for everything (nothing of this process
-// runs yet), and then every interval until ctx ends (see
+// RunRecovery looks at every session now (nothing of this process runs
+// yet), and then every interval at the recent ones until ctx ends (see
 // DefaultRecoveryInterval for what each pass looks at).
 func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultRecoveryInterval
 	}
-	passes := recoveryPasses{fullEvery: FullRecoveryEvery, recentEvery: RecentRecoveryEvery}
+	passes := recoveryPasses{recentEvery: RecentRecoveryEvery, allAfter: RecoverAllAfter}
 	repeat(ctx, interval, r.log, "recovery pass", func(ctx context.Context) error {
 		began := time.Now()
 		q := passes.next(began)
-		_, err := r.recoverSessions(ctx, q)
-		passes.ran(q, began, err)
+		_, last, err := r.recoverSessions(ctx, q)
+		passes.ran(q, began, last, err)
 		return err
 	})
 }
 
-// recoveryPasses decides what each RunRecovery pass looks at: the first,
-// every session of any age; later ones, sessions whose newest message is
-// older than RecoverOlderThan, and of those the ones written to within
+// recoveryPasses decides what each RunRecovery pass looks at. The first
+// pass looks at every session of any age, a page per pass until a page
+// lists none. Later ones look at sessions whose newest message is older
+// than RecoverOlderThan, and of those the ones active within
 // RecoverJustWritten, or within RecoverWrittenWithin once recentEvery has
 // passed since the last such pass that succeeded, or all of them once
-// fullEvery has passed since the last full pass that succeeded.
+// allAfter has.
 type recoveryPasses struct {
-	fullEvery, recentEvery time.Duration
-	started                bool
-	lastFull, lastRecent   time.Time // when the last successful pass of each kind began
+	recentEvery, allAfter time.Duration
+	started               bool
+	page                  *UnfinishedQuery // the next page of a pass over every session
+	allBegan              time.Time        // when that pass began
+	lastRecent            time.Time        // when the last successful recent or full pass began
 }
 
 // next is the query for a pass beginning at now.
 func (p *recoveryPasses) next(now time.Time) UnfinishedQuery {
-	if !p.started {
-		return UnfinishedQuery{}
-	}
 	q := UnfinishedQuery{OlderThan: RecoverOlderThan}
 	switch {
-	case now.Sub(p.lastFull) >= p.fullEvery:
+	case !p.started:
+		return UnfinishedQuery{}
+	case p.page != nil:
+		return *p.page
+	case now.Sub(p.lastRecent) >= p.allAfter:
 	case now.Sub(p.lastRecent) >= p.recentEvery:
 		q.WrittenWithin = RecoverWrittenWithin
 	default:
@@ -149,17 +159,27 @@ func (p *recoveryPasses) next(now time.Time) UnfinishedQuery {
 	return q
 }
 
-// ran records how the pass for q, begun at began, went. A full pass counts
-// as a recent one too.
-func (p *recoveryPasses) ran(q UnfinishedQuery, began time.Time, err error) {
+// ran records how the pass for q, begun at began, went; last is the last
+// session it listed. A failed page is asked again; a full pass counts as a
+// recent one once its last page lists none.
+func (p *recoveryPasses) ran(q UnfinishedQuery, began time.Time, last string, err error) {
 	p.started = true
-	if err != nil {
-		return
-	}
-	if q.WrittenWithin <= 0 {
-		p.lastFull = began
-	}
-	if q.WrittenWithin <= 0 || q.WrittenWithin >= RecoverWrittenWithin {
+	switch {
+	case err != nil:
+	case q.WrittenWithin >= RecoverWrittenWithin:
 		p.lastRecent = began
+	case q.WrittenWithin > 0:
+	case last != "":
+		if q.After == "" {
+			p.allBegan = began
+		}
+		next := q
+		next.After = last
+		p.page = &next
+	default:
+		if q.After == "" {
+			p.allBegan = began
+		}
+		p.page, p.lastRecent = nil, p.allBegan
 	}
 }

@@ -6,37 +6,43 @@ import (
 	"time"
 )
 
-// RunRecovery's first pass looks at every session of any age; later passes
-// at the sessions just written to, except one recent pass every recentEvery
-// and one full pass every fullEvery after the last such pass that
-// succeeded (a full pass counts as a recent one).
-func TestRecoveryPassesLookAtEverySessionNowAndThen(t *testing.T) {
-	p := recoveryPasses{fullEvery: 5 * time.Minute, recentEvery: 30 * time.Second}
+// RunRecovery's first pass looks at every session of any age, a page per
+// pass until a page lists none; later passes at the sessions just active,
+// except one recent pass every recentEvery after the last such pass that
+// succeeded, and a pass over every session once recent passes have failed
+// for allAfter (a full pass counts as a recent one).
+func TestRecoveryPassesLookAtEverySessionOnlyWhenNeeded(t *testing.T) {
+	p := recoveryPasses{recentEvery: 30 * time.Second, allAfter: 30 * time.Minute}
 	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	everything := UnfinishedQuery{}
 	full := UnfinishedQuery{OlderThan: RecoverOlderThan}
+	fullAfter := func(key string) UnfinishedQuery { return UnfinishedQuery{OlderThan: RecoverOlderThan, After: key} }
 	recent := UnfinishedQuery{OlderThan: RecoverOlderThan, WrittenWithin: RecoverWrittenWithin}
 	just := UnfinishedQuery{OlderThan: RecoverOlderThan, WrittenWithin: RecoverJustWritten}
 	failed := errors.New("postgres unreachable")
 	steps := []struct {
 		at   time.Duration
+		last string // the last session the pass listed
 		err  error
 		want UnfinishedQuery
 	}{
-		{0, failed, everything},
-		{time.Second, nil, full}, // the first full pass failed
-		{2 * time.Second, nil, just},
-		{31*time.Second - time.Millisecond, nil, just},
-		{31 * time.Second, failed, recent},
-		{32 * time.Second, nil, recent}, // the last one failed
-		{33 * time.Second, nil, just},
-		{62 * time.Second, nil, recent},
-		{5*time.Minute + time.Second - time.Millisecond, nil, recent},
-		{5*time.Minute + time.Second, failed, full},
-		{5*time.Minute + 2*time.Second, nil, full}, // the last one failed
-		{5*time.Minute + 3*time.Second, nil, just}, // and it counted as a recent one
-		{5*time.Minute + 32*time.Second, nil, recent},
-		{10*time.Minute + 2*time.Second, nil, full},
+		{0, "", failed, everything},
+		{time.Second, "a/telegram:9", nil, full}, // the first full pass failed
+		{2 * time.Second, "", failed, fullAfter("a/telegram:9")},
+		{3 * time.Second, "", nil, fullAfter("a/telegram:9")}, // that page failed
+		{4 * time.Second, "a/telegram:1", nil, just},          // and the pass counted as a recent one
+		{31*time.Second - time.Millisecond, "", nil, just},
+		{31 * time.Second, "", failed, recent},
+		{32 * time.Second, "", nil, recent}, // the last one failed
+		{33 * time.Second, "", nil, just},
+		{62 * time.Second, "", nil, recent},
+		{63 * time.Second, "", nil, just},
+		{92 * time.Second, "", failed, recent},
+		{30*time.Minute + 62*time.Second - time.Millisecond, "", failed, recent},
+		{30*time.Minute + 62*time.Second, "b/slack:C1", nil, full}, // recent passes failed for 30 minutes
+		{30*time.Minute + 63*time.Second, "", nil, fullAfter("b/slack:C1")},
+		{30*time.Minute + 64*time.Second, "", nil, just},
+		{30*time.Minute + 92*time.Second, "", nil, recent},
 	}
 	for _, s := range steps {
 		began := t0.Add(s.at)
@@ -44,6 +50,6 @@ func TestRecoveryPassesLookAtEverySessionNowAndThen(t *testing.T) {
 		if q != s.want {
 			t.Fatalf("pass at %v: %+v, want %+v", s.at, q, s.want)
 		}
-		p.ran(q, began, s.err)
+		p.ran(q, began, s.last, s.err)
 	}
 }

@@ -197,10 +197,14 @@ type UnfinishedQuery struct {
 	// OlderThan leaves out sessions whose newest message is younger than
 	// this, so live runs on other replicas are left alone.
 	OlderThan time.Duration
-	// WrittenWithin, when positive, looks only at the sessions written to
-	// within this long: all a crash moments ago can have left behind. Zero
-	// looks at every session.
+	// WrittenWithin, when positive, looks only at the sessions with a
+	// message stored, an approval decided or a question settled within
+	// this long: all a crash that long ago can have left behind. Zero looks
+	// at every session, a page at a time.
 	WrittenWithin time.Duration
+	// After, when WrittenWithin is zero, starts the page after this session
+	// key: the last one the previous page listed.
+	After string
 }
 
 // Recovery finds work a crash left behind.

@@ -102,8 +102,7 @@ func (db *DB) getQuestion(ctx context.Context, id string) (askuser.Question, err
 // one wins. An answer loses once the question's time is up: it is
 // returned still pending with false, for the caller to expire. It returns
 // the question as it is afterwards and whether this call changed it; an
-// unknown id gives an error wrapping bot.ErrNotFound. A change moves the
-// session's updated_at, so recovery's quick looks see its run is due.
+// unknown id gives an error wrapping bot.ErrNotFound.
 func (db *DB) DecideQuestion(ctx context.Context, id string, o askuser.Outcome) (askuser.Question, bool, error) {
 	switch {
 	case o.Status != askuser.StatusAnswered && o.Status != askuser.StatusExpired && o.Status != askuser.StatusCancelled:
@@ -123,13 +122,10 @@ func (db *DB) DecideQuestion(ctx context.Context, id string, o askuser.Outcome) 
 				WHERE id = $1 AND status = 'pending' AND ($2 <> 'answered' OR expires_at > now())
 				RETURNING `+questionCols, id, o.Status, storable(o.Answer), storable(o.By), o.How, nullIfEmpty(storable(o.ExternalID))))
 		},
-		func(tx pgx.Tx, q askuser.Question) error {
-			// The session was written to, as far as recovery's quick looks
-			// go: should this replica die before it resumes the run, another
-			// finds the session within seconds, not at its next full look.
-			_, err := tx.Exec(ctx, `UPDATE sessions SET updated_at = now() WHERE key = $1`, q.Session)
-			return err
-		},
+		// answered_at is what recovery's quick looks go by: should this
+		// replica die before it resumes the run, another finds the session
+		// within seconds.
+		func(pgx.Tx, askuser.Question) error { return nil },
 		func(ctx context.Context) (askuser.Question, error) { return db.getQuestion(ctx, id) })
 	if err != nil {
 		return askuser.Question{}, false, fmt.Errorf("decide question %s: %w", id, err)

@@ -14,31 +14,29 @@ var _ bot.Recovery = (*DB)(nil)
 // maxUnfinished bounds one Unfinished call; callers poll again for more.
 const maxUnfinished = 500
 
-// Unfinished lists, oldest first and at most 500 at a time, the sessions
-// whose newest message is older than q.OlderThan and was not followed
-// through: a user or tool message, or an assistant message whose tool calls
-// have no results yet (NeedsRun: the agent loop resumes from there), or a
-// final assistant reply with no outbox row delivering it (Content holds the
-// reply; not a note or a notice (agentcore.Note, agentcore.Notice), a
-// silent reply or a teammate's reply, which are never sent this way). The
-// agent stores each step right after what the model saw and moves
-// messages that arrived meanwhile behind it (History.Insert), so an
-// unanswered user message is always at the end: the newest message tells.
-// Sessions parked on a pending approval or a pending question (ask_user)
-// are left out; the decision or the answer resumes them, and a session
-// whose question was answered but not resumed yet (a crash in between) is
-// listed again. q.WrittenWithin > 0 looks only at the sessions written to in that
-// time (every write moves sessions.updated_at).
-//
-// The cost is one pass over the sessions table (a few pages per thousand
-// sessions) plus, for each session it looks at, a primary-key probe of its
-// newest message and, for a final reply, one of its outbox row. The LIMIT 1
-// keeps the planner from joining all messages and all outbox rows by hash
-// instead, a plan that reads every message, every second, on every replica
-// (BenchmarkUnfinished measures the query at 10 000 sessions).
-func (db *DB) Unfinished(ctx context.Context, q bot.UnfinishedQuery) ([]bot.Unfinished, error) {
-	rows, err := db.pool.Query(ctx, `SELECT s.key, m.seq, m.needs_run, m.content
-		FROM sessions s
+// touchedWithin lists the sessions something happened to within $4
+// microseconds: a message stored, an approval decided, a question settled.
+// Each is a range scan of a time index (00040), so it reads as many entries
+// as there was activity in that time, however large the tables are.
+// The LATERAL ... LIMIT 1 probes each session by its key: the planner
+// would otherwise hash-join with a scan of all sessions whenever its
+// estimate of the activity is off (a table not analyzed yet).
+const touchedWithin = `SELECT s.key, s.last_seq FROM (
+		SELECT session_key FROM messages WHERE created_at >= now() - $4::float8 * interval '1 microsecond'
+		UNION SELECT session_key FROM approvals WHERE decided_at >= now() - $4::float8 * interval '1 microsecond'
+		UNION SELECT session_key FROM questions WHERE answered_at >= now() - $4::float8 * interval '1 microsecond'
+	) t (key) CROSS JOIN LATERAL (SELECT key, last_seq FROM sessions WHERE key = t.key LIMIT 1) s`
+
+// everySession lists the sessions whose key sorts after $4, in key order.
+const everySession = `SELECT s.key, s.last_seq FROM sessions s WHERE s.key > $4`
+
+// unfinishedSQL is Unfinished over the sessions listed by from (touchedWithin
+// or everySession), in the given order. The LIMIT 1 keeps the planner from
+// joining all messages and all outbox rows by hash instead, a plan that
+// reads every message on every pass.
+func unfinishedSQL(from, order string) string {
+	return `SELECT s.key, m.seq, m.needs_run, m.content
+		FROM (` + from + `) s
 		CROSS JOIN LATERAL (
 			SELECT m.seq, m.content, m.created_at,
 			       m.role <> 'assistant' OR coalesce(jsonb_array_length(m.tool_calls), 0) > 0 AS needs_run,
@@ -50,7 +48,6 @@ func (db *DB) Unfinished(ctx context.Context, q bot.UnfinishedQuery) ([]bot.Unfi
 			  AND m.created_at < now() - $1::float8 * interval '1 microsecond'
 			LIMIT 1) m
 		WHERE s.last_seq > 0
-		  AND ($4::float8 <= 0 OR s.updated_at >= now() - $4::float8 * interval '1 microsecond')
 		  AND (m.needs_run
 		       OR (m.reply
 		           AND s.key NOT LIKE '%/team:%' -- a teammate's replies stay in its session
@@ -58,9 +55,44 @@ func (db *DB) Unfinished(ctx context.Context, q bot.UnfinishedQuery) ([]bot.Unfi
 		                           WHERE o.session_key = s.key AND o.source_seq = m.seq AND o.source_seq > 0)))
 		  AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.session_key = s.key AND a.status = 'pending')
 		  AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.session_key = s.key AND q.status = 'pending')
-		ORDER BY m.created_at, s.key
-		LIMIT $2`, float64(q.OlderThan.Microseconds()), maxUnfinished, bot.SilentReply,
-		float64(q.WrittenWithin.Microseconds()))
+		ORDER BY ` + order + `
+		LIMIT $2`
+}
+
+var (
+	unfinishedRecentSQL = unfinishedSQL(touchedWithin, "m.created_at, s.key")
+	unfinishedPageSQL   = unfinishedSQL(everySession, "s.key")
+)
+
+// Unfinished lists, at most 500 at a time, the sessions whose newest
+// message is older than q.OlderThan and was not followed through: a user or
+// tool message, or an assistant message whose tool calls have no results
+// yet (NeedsRun: the agent loop resumes from there), or a final assistant
+// reply with no outbox row delivering it (Content holds the reply; not a
+// note or a notice (agentcore.Note, agentcore.Notice), a silent reply or a
+// teammate's reply, which are never sent this way). The agent stores each
+// step right after what the model saw and moves messages that arrived
+// meanwhile behind it (History.Insert), so an unanswered user message is
+// always at the end: the newest message tells. Sessions parked on a
+// pending approval or a pending question (ask_user) are left out; the
+// decision or the answer resumes them, and a session whose approval was
+// decided or question settled but not resumed yet (a crash in between) is
+// listed again.
+//
+// With q.WrittenWithin > 0 it looks only at the sessions with a message
+// stored, an approval decided or a question settled in that time, oldest
+// first: the cost follows activity, not the number of sessions. Otherwise
+// it looks at every session whose key sorts after q.After, in key order,
+// and a caller pages on from the last one listed.
+//
+// Each session looked at costs a primary-key probe of its newest message
+// and, for a final reply, one of its outbox row (BenchmarkUnfinished).
+func (db *DB) Unfinished(ctx context.Context, q bot.UnfinishedQuery) ([]bot.Unfinished, error) {
+	sql, from := unfinishedPageSQL, any(q.After)
+	if q.WrittenWithin > 0 {
+		sql, from = unfinishedRecentSQL, float64(q.WrittenWithin.Microseconds())
+	}
+	rows, err := db.pool.Query(ctx, sql, float64(q.OlderThan.Microseconds()), maxUnfinished, bot.SilentReply, from)
 	if err != nil {
 		return nil, fmt.Errorf("find unfinished sessions: %w", err)
 	}

@@ -87,86 +87,107 @@ func TestUnfinished(t *testing.T) {
 		t.Errorf("Unfinished(-1m) = %#v, want a/6-recent included", all)
 	}
 
-	// Looking only at sessions written to in the last half hour leaves
-	// out those last written to an hour ago.
-	if _, err := db.Pool().Exec(ctx, `UPDATE sessions SET updated_at = now() - interval '1 hour'
-		WHERE key NOT IN ('a/1-user', 'a/3-final')`); err != nil {
+	// Looking only at the last half hour leaves out sessions nothing
+	// happened to since an hour ago: a/1-user and a/3-final stored their
+	// newest message 20 and 15 minutes ago, and a/2-tool's approval, asked an
+	// hour ago, was decided just now (a crash before the run resumed).
+	if _, err := db.Pool().Exec(ctx, `
+		UPDATE messages SET created_at = now() - interval '20 minutes' WHERE session_key = 'a/1-user' AND seq = 2;
+		UPDATE messages SET created_at = now() - interval '15 minutes' WHERE session_key = 'a/3-final' AND seq = 2;
+		INSERT INTO approvals (id, tool, session_key, tool_call_id, status, created_at, expires_at, decided_at)
+		VALUES ('ap1', 'exec', 'a/2-tool', 'c1', 'allowed_once', now() - interval '1 hour', now(), now() - interval '1 second')`); err != nil {
 		t.Fatal(err)
 	}
 	recent, err := db.Unfinished(ctx, bot.UnfinishedQuery{OlderThan: 10 * time.Minute, WrittenWithin: 30 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRecent := []bot.Unfinished{want["a/1-user"], want["a/3-final"]}
+	wantRecent := []bot.Unfinished{want["a/2-tool"], want["a/1-user"], want["a/3-final"]} // oldest newest message first
 	if !reflect.DeepEqual(recent, wantRecent) {
-		t.Errorf("Unfinished(written within 30m) =\n %#v\nwant\n %#v", recent, wantRecent)
+		t.Errorf("Unfinished(active within 30m) =\n %#v\nwant\n %#v", recent, wantRecent)
+	}
+
+	// A pass over every session goes in key order from After.
+	page, err := db.Unfinished(ctx, bot.UnfinishedQuery{OlderThan: 10 * time.Minute, After: "a/3-final"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, u := range page {
+		keys = append(keys, u.Session)
+	}
+	if wantKeys := []string{"a/5-calling", "a/7-old-reply", "qa/team:eng:telegram:1"}; !reflect.DeepEqual(keys, wantKeys) {
+		t.Errorf("Unfinished(after a/3-final) = %q, want %q", keys, wantKeys)
 	}
 }
 
 // Recovery runs every second on every replica, so a pass must not read
-// every message and outbox row: with 2 000 sessions of 10 messages (and
-// the statistics of that), a pass over the sessions written to recently
-// probes only those, and a full pass probes each session's newest message
-// by its key. (A hash join of all messages with all sessions took ~200 ms
-// per pass at 10 000 sessions.)
+// every session, message and outbox row: with 2 000 sessions of 10
+// messages (and the statistics of that), a pass over the sessions active
+// recently finds them by time and probes only those, and a full pass probes
+// each session's newest message by its key. (A hash join of all messages
+// with all sessions took ~200 ms per pass at 10 000 sessions.)
 func TestUnfinishedReadsOnlyWhatItLooksAt(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.OpenWith(t, ctx, postgres.Options{MaxConns: 1})
 	seedAnsweredSessions(t, db, 2000, 10)
 	if _, err := db.Pool().Exec(ctx, `
-		-- Two sessions written to a minute ago: one waits for a run, one
-		-- has a reply that was never queued.
-		UPDATE sessions SET updated_at = now() - interval '1 minute' WHERE key IN ('a/telegram:7', 'a/telegram:8');
+		-- Two sessions active minutes ago: one waits for a run, one has a
+		-- reply that was never queued.
 		INSERT INTO messages (session_key, seq, role, content, external_id, created_at)
 		VALUES ('a/telegram:7', 11, 'user', 'hi', '7-11', now() - interval '1 minute');
 		UPDATE sessions SET last_seq = 11 WHERE key = 'a/telegram:7';
+		UPDATE messages SET created_at = now() - interval '2 minutes' WHERE session_key = 'a/telegram:8' AND seq = 10;
 		DELETE FROM outbox WHERE session_key = 'a/telegram:8' AND source_seq = 10;
 		ANALYZE sessions, messages, outbox`); err != nil {
 		t.Fatal(err)
 	}
-	pass := func(q bot.UnfinishedQuery) (found []string, msgSeq, msgIdx, outSeq int64) {
+	type reads struct{ sessSeq, msgSeq, msgIdx, outSeq int64 }
+	pass := func(q bot.UnfinishedQuery) (found []string, r reads) {
 		t.Helper()
-		m0, o0 := readTableStats(t, db, "messages"), readTableStats(t, db, "outbox")
+		s0, m0, o0 := readTableStats(t, db, "sessions"), readTableStats(t, db, "messages"), readTableStats(t, db, "outbox")
 		got, err := db.Unfinished(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m1, o1 := readTableStats(t, db, "messages"), readTableStats(t, db, "outbox")
+		s1, m1, o1 := readTableStats(t, db, "sessions"), readTableStats(t, db, "messages"), readTableStats(t, db, "outbox")
 		for _, u := range got {
 			found = append(found, u.Session)
 		}
-		return found, m1.SeqScans - m0.SeqScans, m1.IdxScans - m0.IdxScans, o1.SeqScans - o0.SeqScans
+		return found, reads{s1.SeqScans - s0.SeqScans, m1.SeqScans - m0.SeqScans, m1.IdxScans - m0.IdxScans, o1.SeqScans - o0.SeqScans}
 	}
 
-	found, msgSeq, msgIdx, outSeq := pass(bot.UnfinishedQuery{OlderThan: 3 * time.Second, WrittenWithin: 10 * time.Minute})
+	found, r := pass(bot.UnfinishedQuery{OlderThan: 3 * time.Second, WrittenWithin: 10 * time.Minute})
 	if want := []string{"a/telegram:8", "a/telegram:7"}; !reflect.DeepEqual(found, want) {
 		t.Errorf("recent pass found %q, want %q", found, want)
 	}
-	if msgSeq != 0 || outSeq != 0 || msgIdx > 2 {
-		t.Errorf("recent pass: %d sequential scans of messages, %d of outbox, %d index scans of messages; want 0, 0, at most 2",
-			msgSeq, outSeq, msgIdx)
+	// One range scan of messages by time, one probe per session found
+	// (and the planner's look at the ends of the time index).
+	if r.sessSeq != 0 || r.msgSeq != 0 || r.outSeq != 0 || r.msgIdx > 10 {
+		t.Errorf("recent pass: %d sequential scans of sessions, %d of messages, %d of outbox, %d index scans of messages; want 0, 0, 0, at most 10",
+			r.sessSeq, r.msgSeq, r.outSeq, r.msgIdx)
 	}
 
-	found, msgSeq, _, outSeq = pass(bot.UnfinishedQuery{OlderThan: 3 * time.Second})
-	if want := []string{"a/telegram:8", "a/telegram:7"}; !reflect.DeepEqual(found, want) {
+	found, r = pass(bot.UnfinishedQuery{OlderThan: 3 * time.Second})
+	if want := []string{"a/telegram:7", "a/telegram:8"}; !reflect.DeepEqual(found, want) {
 		t.Errorf("full pass found %q, want %q", found, want)
 	}
-	if msgSeq != 0 || outSeq != 0 {
-		t.Errorf("full pass: %d sequential scans of messages, %d of outbox; want a probe per session instead", msgSeq, outSeq)
+	if r.msgSeq != 0 || r.outSeq != 0 {
+		t.Errorf("full pass: %d sequential scans of messages, %d of outbox; want a probe per session instead", r.msgSeq, r.outSeq)
 	}
 }
 
 // seedAnsweredSessions stores n sessions of msgs messages each (msgs even:
 // user and assistant in turn, every reply delivered), all last written to
-// an hour ago.
+// two hours ago.
 func seedAnsweredSessions(tb testing.TB, db *postgres.DB, n, msgs int) {
 	tb.Helper()
 	for _, stmt := range []string{
 		`INSERT INTO sessions (key, agent, scope, last_seq, updated_at)
-		SELECT 'a/telegram:' || i, 'a', 'dm', $2, now() - interval '1 hour' FROM generate_series(1, $1::int) i`,
+		SELECT 'a/telegram:' || i, 'a', 'dm', $2, now() - interval '2 hours' FROM generate_series(1, $1::int) i`,
 		`INSERT INTO messages (session_key, seq, role, content, external_id, created_at)
 		SELECT 'a/telegram:' || i, s, CASE WHEN s % 2 = 1 THEN 'user' ELSE 'assistant' END, 'hello',
-		       CASE WHEN s % 2 = 1 THEN i || '-' || s END, now() - interval '1 hour'
+		       CASE WHEN s % 2 = 1 THEN i || '-' || s END, now() - interval '2 hours'
 		FROM generate_series(1, $1::int) i, generate_series(1, $2::int) s`,
 		`INSERT INTO outbox (session_key, source_seq, platform, chat_id, text, status)
 		SELECT 'a/telegram:' || i, s, 'telegram', i::text, 'hello', 'sent'
@@ -179,14 +200,14 @@ func seedAnsweredSessions(tb testing.TB, db *postgres.DB, n, msgs int) {
 }
 
 // BenchmarkUnfinished times one recovery pass (RunRecovery makes one a
-// second on every replica) over 10 000 sessions of 20 messages, none of
-// them unfinished: "just" looks at the sessions written to in the last
+// second on every replica) over 100 000 sessions of 10 messages, none of
+// them unfinished: "just" looks at the sessions active in the last
 // RecoverJustWritten and "recent" in the last RecoverWrittenWithin (none
-// here), "full" at all of them.
+// here), "full" at all of them (only when a replica starts).
 func BenchmarkUnfinished(b *testing.B) {
 	ctx := context.Background()
 	db := pgtest.OpenWith(b, ctx, postgres.Options{MaxConns: 1})
-	seedAnsweredSessions(b, db, 10_000, 20)
+	seedAnsweredSessions(b, db, 100_000, 10)
 	if _, err := db.Pool().Exec(ctx, `ANALYZE sessions, messages, outbox`); err != nil {
 		b.Fatal(err)
 	}
