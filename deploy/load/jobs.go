@@ -19,6 +19,9 @@ import (
 type jobOptions struct {
 	jobs, replicas, slots int
 	basePort              int
+	// killAt, when positive, kills the last replica (SIGKILL) this long
+	// after the first measured slot: the others must take its runs over.
+	killAt time.Duration
 }
 
 // slotKey names one slot of one job.
@@ -86,6 +89,7 @@ type jobsResult struct {
 	expected, ran, twice int             // job slots due, run at least once, asked more than once
 	delivered, dupes     int             // job slots whose answer arrived, arrived more than once
 	replicaCPU           []time.Duration
+	killed               int // the replica killed mid-slot, -1 for none
 	postgres, pgBackends time.Duration
 	redis                time.Duration
 }
@@ -122,20 +126,38 @@ func runJobs(ctx context.Context, o options) (jobsResult, error) {
 		first = first.Add(time.Minute) // let the replicas settle first
 	}
 	fmt.Fprintf(os.Stderr, "load: %d replicas ready; measuring the %d slots from %s\n", len(daemons), jo.slots, first.Format(time.TimeOnly))
-	before := sampleAll(daemons)
+	dbURL := os.Getenv("SWITCHBOARD_DATABASE_URL")
+	before, pgBefore := sampleAll(daemons), dbBackends(dbURL)
+	victim := -1
+	var victimCPU time.Duration
+	if jo.killAt > 0 {
+		if err := sleepUntil(ctx, first.Add(jo.killAt)); err != nil {
+			return jobsResult{}, err
+		}
+		victim = len(daemons) - 1
+		victimCPU = sample(daemons[victim].pid()).daemon
+		if err := daemons[victim].cmd.Process.Kill(); err != nil {
+			return jobsResult{}, fmt.Errorf("kill replica %d: %w", victim, err)
+		}
+		fmt.Fprintf(os.Stderr, "load: killed replica %d at %s\n", victim, time.Now().Format(time.TimeOnly+".000"))
+	}
 	end := first.Add(time.Duration(jo.slots) * time.Minute)
 	if err := sleepUntil(ctx, end.Add(-time.Second)); err != nil {
 		return jobsResult{}, err
 	}
 	after := sampleAll(daemons)
+	if victim >= 0 {
+		after[victim].daemon = victimCPU
+	}
 	// The last slot's answers may still be on their way.
 	_ = sleepUntil(ctx, end.Add(10*time.Second))
 	r := tally.result(jo, first)
+	r.killed = victim
 	for i := range daemons {
 		r.replicaCPU = append(r.replicaCPU, after[i].daemon-before[i].daemon)
 	}
 	r.postgres, r.redis = after[0].postgres-before[0].postgres, after[0].redis-before[0].redis
-	r.pgBackends = after[len(after)-1].self - before[len(before)-1].self
+	r.pgBackends = dbBackends(dbURL).since(pgBefore)
 	return r, nil
 }
 
@@ -162,25 +184,28 @@ func startReplicas(ctx context.Context, o options, jo jobOptions, dir, cfg, tgUR
 	return out, nil
 }
 
-// sampleAll samples each replica; the last entry's self field carries the
-// CPU of the PostgreSQL backends serving this run's database instead.
+// sampleAll samples each replica.
 func sampleAll(daemons []*daemon) []usage {
-	out := make([]usage, 0, len(daemons)+1)
+	out := make([]usage, 0, len(daemons))
 	for _, d := range daemons {
 		out = append(out, sample(d.pid()))
 	}
-	return append(out, usage{self: backendsCPU(os.Getenv("SWITCHBOARD_DATABASE_URL"))})
+	return out
 }
 
-// backendsCPU sums the CPU of the PostgreSQL backends whose process title
+// backends is the CPU used so far by each PostgreSQL backend (by pid)
+// serving one database.
+type backends map[string]time.Duration
+
+// dbBackends reads the CPU of the PostgreSQL backends whose process title
 // names the database in dbURL (other databases on the server left out).
-func backendsCPU(dbURL string) time.Duration {
+func dbBackends(dbURL string) backends {
 	name := dbURL[strings.LastIndexByte(dbURL, '/')+1:]
 	name, _, _ = strings.Cut(name, "?")
+	out := backends{}
 	if name == "" {
-		return 0
+		return out
 	}
-	var sum time.Duration
 	stats, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range stats {
 		title, _ := os.ReadFile(p)
@@ -190,9 +215,21 @@ func backendsCPU(dbURL string) time.Duration {
 			f = f[1:]
 		}
 		if len(f) >= 2 && f[1] == name && strings.HasPrefix(string(title), "postgres:") {
-			cpu, _ := procCPU(strings.TrimSuffix(p, "cmdline")+"stat", false)
-			sum += cpu
+			dir := strings.TrimSuffix(p, "cmdline")
+			out[dir], _ = procCPU(dir+"stat", false)
 		}
+	}
+	return out
+}
+
+// since is the CPU the backends used after before: a backend that started
+// meanwhile counts whole, and one that exited meanwhile (a pool closing
+// an idle connection) counts only up to before, rather than taking its
+// whole past off the sum.
+func (b backends) since(before backends) time.Duration {
+	var sum time.Duration
+	for pid, cpu := range b {
+		sum += cpu - before[pid]
 	}
 	return sum
 }
@@ -247,6 +284,10 @@ func (r jobsResult) print(w io.Writer) {
 	}
 	per := func(d time.Duration) float64 { return d.Seconds() / float64(max(r.o.slots, 1)) }
 	for i, c := range r.replicaCPU {
+		if i == r.killed {
+			fmt.Fprintf(w, "replica %d CPU: %.2f s until killed, %s into the first slot\n", i, c.Seconds(), r.o.killAt)
+			continue
+		}
 		fmt.Fprintf(w, "replica %d CPU: %.2f s per slot\n", i, per(c))
 	}
 	fmt.Fprintf(w, "PostgreSQL CPU: %.2f s per slot (this run's backends), %.2f s per slot (whole server, other databases included)\n",

@@ -57,7 +57,13 @@ func main() {
 	flag.IntVar(&o.jobOpts.jobs, "jobs", 0, "jobs mode: this many config jobs due every minute (no messages are sent)")
 	flag.IntVar(&o.jobOpts.replicas, "replicas", 3, "jobs mode: daemons sharing PostgreSQL and Redis")
 	flag.IntVar(&o.jobOpts.slots, "slots", 2, "jobs mode: whole minutes measured")
+	flag.DurationVar(&o.jobOpts.killAt, "kill-at", 0, "jobs mode: kill the last replica (SIGKILL) this long into the first measured slot")
 	flag.IntVar(&o.jobOpts.basePort, "base-port", 18190, "jobs mode: the replicas listen on 127.0.0.1 from this port up")
+	flag.IntVar(&o.seedSessions, "seed-sessions", 0, "before the daemon starts, store this many answered Telegram chats (chat ids 1…N)")
+	flag.IntVar(&o.seedMessages, "seed-messages", 0, "the messages of those chats in all, spread evenly (default: 10 per chat)")
+	flag.IntVar(&o.history, "history", 0, "also store one chat of this many messages, and after the measured messages (each from a new chat, one at a time) send as many in that chat and report both latencies")
+	flag.DurationVar(&o.idle, "idle", 0, "idle mode: send nothing and report the CPU the daemon and PostgreSQL use over this long, after -settle")
+	flag.DurationVar(&o.settle, "settle", time.Minute, "idle mode: wait this long after ready before measuring")
 	flag.StringVar(&o.ready, "ready", "", "URL that answers 2xx once the daemon is ready (default: http://$SWITCHBOARD_HTTP_LISTEN/readyz)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: load [flags] -- DAEMON [ARGS...]   (e.g. -- /tmp/sb serve)")
@@ -74,6 +80,15 @@ func main() {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	if o.idle > 0 {
+		r, err := runIdle(ctx, o)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		r.print(os.Stdout, o)
+		return
+	}
 	if o.jobOpts.jobs > 0 {
 		r, err := runJobs(ctx, o)
 		if err != nil {
@@ -102,6 +117,9 @@ type options struct {
 	ready, model, telegram     string
 	command                    []string
 	jobOpts                    jobOptions
+	seedSessions, seedMessages int
+	history                    int           // messages stored in the long chat; 0: none
+	idle, settle               time.Duration // idle mode: measured, and waited before
 }
 
 // check fills in defaults and says what is wrong with the flags.
@@ -109,34 +127,33 @@ func (o *options) check() error {
 	if len(o.command) == 0 {
 		return errors.New("no daemon command after --")
 	}
+	switch {
+	case o.seedSessions < 0 || o.seedMessages < 0 || o.history < 0:
+		return errors.New("-seed-sessions, -seed-messages and -history must not be negative")
+	case o.seedMessages > 0 && o.seedMessages < 2*o.seedSessions:
+		return errors.New("-seed-messages must be at least two per seeded chat (a message and its reply)")
+	case o.history == 1:
+		return errors.New("-history must be at least 2 (a message and its reply)")
+	}
 	if o.jobOpts.jobs > 0 {
-		if o.jobOpts.replicas < 1 || o.jobOpts.slots < 1 {
+		jo := o.jobOpts
+		switch {
+		case jo.replicas < 1 || jo.slots < 1:
 			return errors.New("-replicas and -slots must be at least 1")
+		case jo.killAt < 0 || jo.killAt >= time.Duration(jo.slots)*time.Minute:
+			return errors.New("-kill-at must fall within the measured slots")
+		case jo.killAt > 0 && jo.replicas < 2:
+			return errors.New("-kill-at needs at least two -replicas: the others take the killed one's runs over")
 		}
 		return nil // the jobs mode sends no messages and listens where -base-port says
 	}
-	if o.model == "" {
-		o.model = "lean"
+	if err := o.checkFakes(); err != nil {
+		return err
 	}
-	if o.model != "lean" && o.model != "llmtest" {
-		return fmt.Errorf(`-model is "lean" or "llmtest", not %q`, o.model)
-	}
-	if o.telegram == "" {
-		o.telegram = "lean"
-	}
-	if o.telegram != "lean" && o.telegram != "full" {
-		return fmt.Errorf(`-telegram is "lean" or "full", not %q`, o.telegram)
-	}
-	if o.chats == 0 {
-		o.chats = o.inflight
-	}
-	switch {
-	case o.n < 1 || o.warmup < 0:
-		return errors.New("-n must be at least 1 and -warmup at least 0")
-	case o.n+o.warmup > maxMessages:
-		return fmt.Errorf("-n plus -warmup must be at most %d: the fakes keep every request and message (~15 KB each); run several rounds instead", maxMessages)
-	case o.inflight < 1 || o.chats < o.inflight:
-		return errors.New("-inflight must be at least 1 and -chats at least -inflight (one unanswered message per chat)")
+	if o.idle <= 0 {
+		if err := o.checkMessages(); err != nil {
+			return err
+		}
 	}
 	if o.ready == "" {
 		listen := os.Getenv("SWITCHBOARD_HTTP_LISTEN")
@@ -151,40 +168,124 @@ func (o *options) check() error {
 	return nil
 }
 
+// checkFakes fills in and checks the choice of fakes.
+func (o *options) checkFakes() error {
+	if o.model == "" {
+		o.model = "lean"
+	}
+	if o.model != "lean" && o.model != "llmtest" {
+		return fmt.Errorf(`-model is "lean" or "llmtest", not %q`, o.model)
+	}
+	if o.telegram == "" {
+		o.telegram = "lean"
+	}
+	if o.telegram != "lean" && o.telegram != "full" {
+		return fmt.Errorf(`-telegram is "lean" or "full", not %q`, o.telegram)
+	}
+	return nil
+}
+
+// checkMessages fills in and checks what the messages mode sends.
+func (o *options) checkMessages() error {
+	if o.history > 0 {
+		// Each measured message opens a new chat, one at a time, as each
+		// in the long chat will.
+		o.inflight, o.chats = 1, o.n
+	}
+	if o.chats == 0 {
+		o.chats = o.inflight
+	}
+	switch {
+	case o.n < 1 || o.warmup < 0:
+		return errors.New("-n must be at least 1 and -warmup at least 0")
+	case o.n*o.phases()+o.warmup > maxMessages:
+		return fmt.Errorf("-n (twice with -history) plus -warmup must be at most %d: the fakes keep every request and message (~15 KB each); run several rounds instead", maxMessages)
+	case o.inflight < 1 || o.chats < o.inflight:
+		return errors.New("-inflight must be at least 1 and -chats at least -inflight (one unanswered message per chat)")
+	}
+	return nil
+}
+
+// phases is how many times -n messages are sent: once, or twice with
+// -history (in new chats, then in the long one).
+func (o *options) phases() int {
+	if o.history > 0 {
+		return 2
+	}
+	return 1
+}
+
 // run serves the fakes, starts the daemon, sends the messages and measures.
 func run(ctx context.Context, o options) (result, error) {
-	var tg telegram
-	if o.telegram == "full" {
-		tg = fullTelegram{telegramtest.NewServer(token)}
-	} else {
-		tg = newLeanTelegram(token)
+	if err := o.seed(ctx); err != nil {
+		return result{}, err
 	}
-	defer tg.Close()
-	var lean *leanModel // nil with -model llmtest
+	b, err := startBench(ctx, o)
+	if err != nil {
+		return result{}, err
+	}
+	defer b.close()
+
+	// The fake numbers its messages from 1 in every run, and the daemon
+	// drops a message whose chat and id it has stored (a redelivery), so
+	// each run talks in chats no earlier run on this database used.
+	base := 10_000 * (time.Now().UnixMilli() % 1_000_000_000)
+	l := newLoad(b.tg, o.warmup+o.n*o.phases())
+	if _, err := l.drive(ctx, 0, o.warmup, min(16, o.inflight), chatRange(base+int64(o.chats), o.warmup), o.stall); err != nil {
+		return result{}, b.refused(fmt.Errorf("warm-up: %w", err))
+	}
+	metrics := metricsURL(o.ready)
+	heapBefore := scrapeHeap(ctx, metrics)
+	before := sample(b.d.pid())
+	elapsed, err := l.drive(ctx, o.warmup, o.n, o.inflight, chatRange(base, o.chats), o.stall)
+	if err != nil {
+		return result{}, b.refused(err)
+	}
+	after := sample(b.d.pid())
+	r := result{elapsed: elapsed, latency: l.latencies(o.warmup, o.n), cpu: after.since(before),
+		heap: scrapeHeap(ctx, metrics).since(heapBefore)}
+	if o.history > 0 {
+		first := o.warmup + o.n
+		before := sample(b.d.pid())
+		if _, err := l.drive(ctx, first, o.n, 1, []int64{o.longChat()}, o.stall); err != nil {
+			return r, b.refused(fmt.Errorf("in the long chat: %w", err))
+		}
+		r.long, r.longCPU = l.latencies(first, o.n), sample(b.d.pid()).since(before)
+	}
+	if odd := l.unexpected(); len(odd) > 0 {
+		return r, fmt.Errorf("%d replies answer no message sent, or answer one twice: %q", len(odd), odd[:min(len(odd), 5)])
+	}
+	return r, nil
+}
+
+// bench is the fakes and a daemon started against them.
+type bench struct {
+	tg   telegram
+	lean *leanModel // nil with -model llmtest
+	llm  *llmtest.Server
+	d    *daemon
+}
+
+// startBench serves the fakes o asks for and starts the daemon against
+// them, with open access and no rate limits, and waits until it is ready.
+func startBench(ctx context.Context, o options) (*bench, error) {
+	b := &bench{}
+	if o.telegram == "full" {
+		b.tg = fullTelegram{telegramtest.NewServer(token)}
+	} else {
+		b.tg = newLeanTelegram(token)
+	}
 	var llmURL string
 	if o.model == "llmtest" {
-		llm := llmtest.NewServer()
-		defer llm.Close()
-		llmURL = llm.URL()
+		b.llm = llmtest.NewServer()
+		llmURL = b.llm.URL()
 	} else {
-		lean = newLeanModel()
-		defer lean.Close()
-		llmURL = lean.URL()
+		b.lean = newLeanModel()
+		llmURL = b.lean.URL()
 	}
-	// refused adds what the lean fakes could not answer to err.
-	refused := func(err error) error {
-		if n, why := lean.complaints(); n > 0 {
-			err = fmt.Errorf("%w; the model fake refused %d requests, the last because: %s", err, n, why)
-		}
-		if n, why := tg.complaints(); n > 0 {
-			err = fmt.Errorf("%w; the Telegram fake refused %d calls, the last because: %s", err, n, why)
-		}
-		return err
-	}
-
 	d, err := startDaemon(o.command, []string{
 		"SWITCHBOARD_TELEGRAM_TOKEN=" + token,
-		"SWITCHBOARD_TELEGRAM_API_URL=" + tg.URL(),
+		"SWITCHBOARD_TELEGRAM_API_URL=" + b.tg.URL(),
 		"SWITCHBOARD_LLM_BASE_URL=" + llmURL,
 		"SWITCHBOARD_LLM_MODEL=test-model",
 		"SWITCHBOARD_ACCESS_MODE=open",
@@ -192,35 +293,72 @@ func run(ctx context.Context, o options) (result, error) {
 		"SWITCHBOARD_RATELIMIT_CHAT=off",
 	})
 	if err != nil {
-		return result{}, err
+		b.close()
+		return nil, err
 	}
-	defer d.stop()
+	b.d = d
 	if err := d.waitReady(ctx, o.ready); err != nil {
-		return result{}, err
+		b.close()
+		return nil, err
 	}
+	return b, nil
+}
 
-	// The fake numbers its messages from 1 in every run, and the daemon
-	// drops a message whose chat and id it has stored (a redelivery), so
-	// each run talks in chats no earlier run on this database used.
-	base := 10_000 * (time.Now().UnixMilli() % 1_000_000_000)
-	l := newLoad(tg, o.warmup+o.n)
-	if _, err := l.drive(ctx, 0, o.warmup, min(16, o.inflight), chatRange(base+int64(o.chats), o.warmup), o.stall); err != nil {
-		return result{}, refused(fmt.Errorf("warm-up: %w", err))
+// close stops the daemon and the fakes.
+func (b *bench) close() {
+	if b.d != nil {
+		b.d.stop()
 	}
-	metrics := metricsURL(o.ready)
-	heapBefore := scrapeHeap(ctx, metrics)
-	before := sample(d.pid())
-	elapsed, err := l.drive(ctx, o.warmup, o.n, o.inflight, chatRange(base, o.chats), o.stall)
-	if err != nil {
-		return result{}, refused(err)
+	b.tg.Close()
+	if b.lean != nil {
+		b.lean.Close()
 	}
-	after := sample(d.pid())
-	r := result{elapsed: elapsed, latency: l.latencies(o.warmup, o.n), cpu: after.since(before),
-		heap: scrapeHeap(ctx, metrics).since(heapBefore)}
-	if odd := l.unexpected(); len(odd) > 0 {
-		return r, fmt.Errorf("%d replies answer no message sent, or answer one twice: %q", len(odd), odd[:min(len(odd), 5)])
+	if b.llm != nil {
+		b.llm.Close()
 	}
-	return r, nil
+}
+
+// refused adds what the lean fakes could not answer to err.
+func (b *bench) refused(err error) error {
+	if n, why := b.lean.complaints(); n > 0 {
+		err = fmt.Errorf("%w; the model fake refused %d requests, the last because: %s", err, n, why)
+	}
+	if n, why := b.tg.complaints(); n > 0 {
+		err = fmt.Errorf("%w; the Telegram fake refused %d calls, the last because: %s", err, n, why)
+	}
+	return err
+}
+
+// longChat is the chat -history stores: the one after the seeded ones.
+func (o *options) longChat() int64 { return int64(o.seedSessions) + 1 }
+
+// seed applies the migrations and stores the chats -seed-sessions and
+// -history ask for, before the daemon starts.
+func (o *options) seed(ctx context.Context) error {
+	if o.seedSessions == 0 && o.history == 0 {
+		return nil
+	}
+	if err := migrate(ctx, o.command); err != nil {
+		return err
+	}
+	dbURL := os.Getenv("SWITCHBOARD_DATABASE_URL")
+	if o.seedSessions > 0 {
+		per := 10
+		if o.seedMessages > 0 {
+			per = o.seedMessages / o.seedSessions / 2 * 2
+		}
+		took, err := seedChats(ctx, dbURL, 1, o.seedSessions, per)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "load: stored %d chats of %d messages in %s\n", o.seedSessions, per, took.Round(time.Second))
+	}
+	if o.history > 0 {
+		if _, err := seedChats(ctx, dbURL, o.longChat(), 1, o.history/2*2); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func chatRange(from int64, n int) []int64 {

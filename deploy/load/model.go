@@ -67,7 +67,27 @@ var (
 	contentMark  = []byte(`{"content":"`)
 	streamMark   = []byte(`"stream":true`)
 	usageMark    = []byte(`"include_usage":true`)
+	// The answer's bound (agentcore sends one of them, as the model's API
+	// wants); outside a JSON string, as its quotes are not escaped.
+	maxTokensMarks = [][]byte{[]byte(`"max_completion_tokens":`), []byte(`"max_tokens":`)}
 )
+
+// maxTokens returns the bound on the answer a request body sets, 0 for
+// none.
+func maxTokens(body []byte) int {
+	for _, mark := range maxTokensMarks {
+		if at := bytes.Index(body, mark); at >= 0 {
+			digits := body[at+len(mark):]
+			end := 0
+			for end < len(digits) && digits[end] >= '0' && digits[end] <= '9' {
+				end++
+			}
+			n, _ := strconv.Atoi(string(digits[:end]))
+			return n
+		}
+	}
+	return 0
+}
 
 // maxRequest bounds a request body the fake reads.
 const maxRequest = 4 << 20
@@ -85,6 +105,7 @@ func (m *leanModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := in.Bytes()
+	limit := maxTokens(body)
 	if len(body) > maxRequest {
 		m.refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than the fake reads (%d bytes)", maxRequest))
 		return
@@ -116,7 +137,7 @@ func (m *leanModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := m.bufs.Get().(*bytes.Buffer)
 	defer m.bufs.Put(out)
 	out.Reset()
-	writeEchoStream(out, m.seq.Add(1), text, size/4, bytes.Contains(body, usageMark))
+	writeEchoStream(out, m.seq.Add(1), text, limit, size/4, bytes.Contains(body, usageMark))
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	_, _ = w.Write(out.Bytes())
@@ -160,14 +181,20 @@ func lastUserText(body []byte) (string, error) {
 // of text, in the chunks llmtest sends: a role chunk, one chunk per word,
 // a finish chunk, the usage chunk when asked for, and [DONE].
 // Token counts are made up (a quarter of the request's bytes, a word each).
-func writeEchoStream(out *bytes.Buffer, seq int64, text string, promptTokens int, usage bool) {
+// Like a model, it stops after maxTokens words (0: no bound) with
+// finish_reason "length": a summary request echoes a long transcript.
+func writeEchoStream(out *bytes.Buffer, seq int64, text string, maxTokens, promptTokens int, usage bool) {
 	head := `data: {"id":"chatcmpl-load-` + strconv.FormatInt(seq, 10) + `","object":"chat.completion.chunk","created":0,"model":"test-model","system_fingerprint":null,"choices":[{"index":0,"delta":`
 	tail := `,"logprobs":null,"finish_reason":null}]}` + "\n\n"
 	out.WriteString(head)
 	out.WriteString(`{"role":"assistant","content":"","refusal":null}`)
 	out.WriteString(tail)
-	words := 0
+	words, finish := 0, "stop"
 	for rest := text; rest != ""; {
+		if words == maxTokens && maxTokens > 0 {
+			finish = "length"
+			break
+		}
 		piece := rest
 		if i := strings.IndexByte(rest, ' '); i >= 0 {
 			piece = rest[:i+1]
@@ -182,7 +209,7 @@ func writeEchoStream(out *bytes.Buffer, seq int64, text string, promptTokens int
 		out.WriteString(tail)
 	}
 	out.WriteString(head)
-	out.WriteString(`{},"logprobs":null,"finish_reason":"stop"}]}` + "\n\n")
+	out.WriteString(`{},"logprobs":null,"finish_reason":"` + finish + `"}]}` + "\n\n")
 	if usage {
 		fmt.Fprintf(out, `data: {"id":"chatcmpl-load-%d","object":"chat.completion.chunk","created":0,"model":"test-model","system_fingerprint":null,"choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n",
 			seq, promptTokens, words, promptTokens+words)

@@ -70,3 +70,22 @@ func TestLeanModelRefusesWhatItCannotRead(t *testing.T) {
 		t.Errorf("a nil fake has %d complaints", n)
 	}
 }
+
+// A summary request echoes a whole transcript; like a model, the lean fake
+// stops at the answer's bound.
+func TestLeanModelStopsAtMaxTokens(t *testing.T) {
+	lean := newLeanModel()
+	defer lean.Close()
+	p := agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: lean.URL(), Model: "test-model", Timeout: time.Minute})
+	long := strings.Repeat("word ", 500)
+	for limit, want := range map[int]int{3: 3, 0: 505} { // "echo:", 500 words, "(history: 1 user messages)"
+		resp, err := p.Chat(context.Background(), agentcore.Request{MaxTokens: limit,
+			Messages: []agentcore.Message{{Role: agentcore.RoleUser, Content: long}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(strings.Fields(resp.Content)); got != want || (limit > 0 && resp.Usage.OutputTokens != limit) {
+			t.Errorf("max tokens %d: answer of %d words, %d output tokens; want %d words", limit, got, resp.Usage.OutputTokens, want)
+		}
+	}
+}

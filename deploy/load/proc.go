@@ -130,8 +130,10 @@ func (u usage) since(before usage) usage {
 type result struct {
 	elapsed time.Duration
 	latency []time.Duration
-	cpu     usage      // used while measuring; the daemon's memory at the end
-	heap    heapCounts // the daemon's allocations while measuring
+	cpu     usage           // used while measuring; the daemon's memory at the end
+	heap    heapCounts      // the daemon's allocations while measuring
+	long    []time.Duration // with -history: the latencies in the long chat
+	longCPU usage           // and the CPU used meanwhile
 }
 
 // print writes the figures, one per line, as "name value unit".
@@ -150,6 +152,14 @@ func (r result) print(w io.Writer, o options) {
 	fmt.Fprintf(w, "p90-ms %.2f\n", ms(percentile(r.latency, 0.90)))
 	fmt.Fprintf(w, "p99-ms %.2f\n", ms(percentile(r.latency, 0.99)))
 	fmt.Fprintf(w, "max-ms %.2f\n", ms(percentile(r.latency, 1)))
+	if len(r.long) > 0 {
+		fmt.Fprintf(w, "# then %d messages one at a time in a chat of %d earlier messages\n", len(r.long), o.history)
+		fmt.Fprintf(w, "long-chat-p50-ms %.2f\n", ms(percentile(r.long, 0.50)))
+		fmt.Fprintf(w, "long-chat-p99-ms %.2f\n", ms(percentile(r.long, 0.99)))
+		fmt.Fprintf(w, "long-chat-max-ms %.2f\n", ms(percentile(r.long, 1)))
+		fmt.Fprintf(w, "long-chat-daemon-cpu-ms/msg %s\n", perMsg(r.longCPU.daemon))
+		fmt.Fprintf(w, "long-chat-pg-cpu-ms/msg %s\n", perMsg(r.longCPU.postgres))
+	}
 	fmt.Fprintf(w, "daemon-cpu-ms/msg %s\n", perMsg(r.cpu.daemon))
 	fmt.Fprintf(w, "pg-cpu-ms/msg %s\n", perMsg(r.cpu.postgres))
 	fmt.Fprintf(w, "redis-cpu-ms/msg %s\n", perMsg(r.cpu.redis))

@@ -51,7 +51,8 @@ func (fullTelegram) complaints() (int, string) { return 0, "" }
 // leanTelegram is the Telegram fake a load run talks to unless -telegram
 // full is given: just the Bot API calls a daemon makes while it answers
 // private messages (getMe, deleteWebhook, setMyCommands, getUpdates,
-// sendMessage, sendChatAction, editMessageText, deleteMessage), answered
+// sendMessage, sendMessageDraft (a streamed answer, default), sendChatAction,
+// editMessageText, deleteMessage), answered
 // with the same JSON telegramtest's fake returns, but read and written with
 // a few byte searches and appends. telegramtest parses every form with
 // mime/multipart, renders every answer from maps with encoding/json and
@@ -169,7 +170,7 @@ func (t *leanTelegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch method {
 	case "getMe":
 		t.result(w, []byte(`{"id":`+strconv.FormatInt(t.botID, 10)+`,"is_bot":true,"first_name":"Switchboard Test","username":"switchboard_test_bot","can_join_groups":true,"can_read_all_group_messages":false,"supports_inline_queries":false}`))
-	case "deleteWebhook", "setMyCommands", "sendChatAction", "deleteMessage":
+	case "deleteWebhook", "setMyCommands", "sendChatAction", "deleteMessage", "sendMessageDraft":
 		t.result(w, []byte("true"))
 	case "getUpdates":
 		t.getUpdates(w, r, form)

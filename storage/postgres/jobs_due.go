@@ -126,11 +126,15 @@ func insertClaims(ctx context.Context, tx pgx.Tx, o jobs.ClaimDueOptions, jobIDs
 }
 
 // NextDue returns the earliest next due time of the enabled jobs, from
-// jobs_due_idx; a job not planned yet counts as due now.
+// jobs_due_idx, or zero when no job is due ever (none, or all disabled).
+// A time long past comes back as a second ago. (greatest ignores NULL:
+// without the CASE, no jobs at all would read as a job due a second ago,
+// and an idle scheduler would look twice a second.)
 func (db *DB) NextDue(ctx context.Context) (time.Time, error) {
 	var next *time.Time
-	err := db.pool.QueryRow(ctx, `SELECT greatest(min(next_due), now() - interval '1 second') FROM jobs
-		WHERE enabled AND retired_at IS NULL AND next_due IS NOT NULL`).Scan(&next)
+	err := db.pool.QueryRow(ctx, `SELECT CASE WHEN min(next_due) IS NOT NULL
+			THEN greatest(min(next_due), now() - interval '1 second') END
+		FROM jobs WHERE enabled AND retired_at IS NULL AND next_due IS NOT NULL`).Scan(&next)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("next due job: %w", err)
 	}

@@ -192,3 +192,27 @@ func TestSyncConfigJobs(t *testing.T) {
 		t.Fatalf("a back = %+v, %v; want the same job", back, err)
 	}
 }
+
+// With no job due ever, NextDue says so (zero), so an idle scheduler
+// sleeps its whole tick instead of looking again at once.
+func TestNextDueWithoutJobs(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	if next, err := db.NextDue(ctx); err != nil || !next.IsZero() {
+		t.Fatalf("NextDue without jobs = %s, %v; want zero", next, err)
+	}
+	j := newJob(t, ctx, db, "reporter")
+	if _, err := db.Pool().Exec(ctx, `UPDATE jobs SET next_due = now() - interval '1 hour' WHERE name = $1`, j.Name); err != nil {
+		t.Fatal(err)
+	}
+	next, err := db.NextDue(ctx)
+	if err != nil || next.IsZero() || time.Since(next) > 30*time.Second {
+		t.Fatalf("NextDue with a job an hour overdue = %s, %v; want about now", next, err)
+	}
+	if err := db.SetJobEnabled(ctx, j.Name, false); err != nil {
+		t.Fatal(err)
+	}
+	if next, err := db.NextDue(ctx); err != nil || !next.IsZero() {
+		t.Fatalf("NextDue with the only job disabled = %s, %v; want zero", next, err)
+	}
+}
