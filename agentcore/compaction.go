@@ -72,10 +72,45 @@ const compactSystem = "You summarize a team chat for an assistant that will cont
 type Compactor struct {
 	Store  SummaryStore
 	Logger *slog.Logger
+	// Backoff is how long a session's compaction waits after it failed
+	// (the model down, the budget spent), doubling with each failure in a
+	// row up to maxCompactBackoff; 0 means DefaultCompactBackoff. Without
+	// it every run in a long chat would make one more failing call.
+	Backoff time.Duration
 
 	mu      sync.Mutex
 	running map[string]bool
+	failed  map[string]compactFailure // by session, until a compaction succeeds
 	wg      sync.WaitGroup
+}
+
+// DefaultCompactBackoff is Compactor.Backoff's default.
+const DefaultCompactBackoff = time.Minute
+
+// maxCompactBackoff bounds the wait after failures in a row.
+const maxCompactBackoff = 30 * time.Minute
+
+// compactFailure is a session's run of failed compactions.
+type compactFailure struct {
+	times int
+	until time.Time // no compaction starts before this
+}
+
+// failedAgain records one more failure of session's compaction.
+func (c *Compactor) failedAgain(session string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failed == nil {
+		c.failed = map[string]compactFailure{}
+	}
+	f := c.failed[session]
+	f.times++
+	wait := cmp.Or(c.Backoff, DefaultCompactBackoff)
+	for i := 1; i < f.times && wait < maxCompactBackoff; i++ {
+		wait *= 2
+	}
+	f.until = time.Now().Add(min(wait, maxCompactBackoff))
+	c.failed[session] = f
 }
 
 // Wait waits for the compactions started so far to end.
@@ -94,13 +129,14 @@ type compactJob struct {
 // small budget, which the summary is part of.
 func (job compactJob) summaryTokens() int { return max(min(summaryMaxTokens, job.tokens/8), 1) }
 
-// start runs job in the background unless one runs for its session.
+// start runs job in the background unless one runs for its session or
+// its last one failed less than the backoff ago.
 func (c *Compactor) start(ctx context.Context, job compactJob) {
 	c.mu.Lock()
 	if c.running == nil {
 		c.running = map[string]bool{}
 	}
-	if c.running[job.session] {
+	if c.running[job.session] || time.Now().Before(c.failed[job.session].until) {
 		c.mu.Unlock()
 		return
 	}
@@ -118,9 +154,14 @@ func (c *Compactor) start(ctx context.Context, job compactJob) {
 			c.mu.Unlock()
 		}()
 		if err := c.compact(ctx, job); err != nil {
+			c.failedAgain(job.session)
 			c.logger().Warn("compaction failed; older turns stay out of the window until the next one succeeds",
 				"session", job.session, "err", err)
+			return
 		}
+		c.mu.Lock()
+		delete(c.failed, job.session)
+		c.mu.Unlock()
 	}()
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
@@ -225,6 +226,50 @@ func TestCompactionFailureChangesNothing(t *testing.T) {
 				t.Fatalf("history has %d messages, want the %d before plus the question and reply", len(after), len(before))
 			}
 		})
+	}
+}
+
+// A failed compaction is not tried again on every run: the session's next
+// one waits out the backoff, and runs meanwhile go on without a summary.
+func TestCompactionFailureBacksOff(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	const session = "a/test:backoff"
+	seedTurns(t, db, session, 40)
+	failing := true
+	model := &summarizing{summary: func(string) (agentcore.Response, error) {
+		if failing {
+			return agentcore.Response{}, errors.New("HTTP 503")
+		}
+		return agentcore.Response{Content: "SUMMARY"}, nil
+	}}
+	a := compactingAgent(db, model, "sys", true)
+	a.Compactor.Backoff = time.Hour
+	ask := func(q string) {
+		t.Helper()
+		if res, err := a.Run(ctx, agentcore.RunInput{Session: session, User: &agentcore.Message{Content: q}}); err != nil || res.Text != "re: "+q {
+			t.Fatalf("Run(%q) = %+v, %v; want the reply", q, res, err)
+		}
+		a.Compactor.Wait()
+	}
+	ask("q1")
+	ask("q2")
+	if n := len(model.summaryCalls()); n != 1 {
+		t.Fatalf("%d summary calls after a failure and another run within the backoff, want 1", n)
+	}
+	agentcore.EndCompactBackoff(a.Compactor)
+	ask("q3") // fails again: the next wait is twice as long
+	if n, times := len(model.summaryCalls()), agentcore.CompactFailures(a.Compactor, session); n != 2 || times != 2 {
+		t.Fatalf("after the backoff: %d summary calls, %d failures in a row; want 2 and 2", n, times)
+	}
+	agentcore.EndCompactBackoff(a.Compactor)
+	failing = false
+	ask("q4")
+	if s, err := db.Summary(ctx, session); err != nil || s.Text != "SUMMARY" {
+		t.Fatalf("summary after the model came back = %+v, %v", s, err)
+	}
+	if times := agentcore.CompactFailures(a.Compactor, session); times != 0 {
+		t.Fatalf("%d failures in a row remembered after a success, want none", times)
 	}
 }
 

@@ -90,8 +90,16 @@ func (r *Router) recoverSession(ctx context.Context, u Unfinished) bool {
 // chats or messages stored.
 const DefaultRecoveryInterval = time.Second
 
-// RecoverJustWritten is how far back most RunRecovery passes look.
+// RecoverJustWritten is how far back most RunRecovery passes look at
+// most. Each looks back only to where the previous successful pass's
+// window ended, less recoverySlack, so a pass costs about a probe per
+// session active in the last interval, not in the last 30 seconds.
 const RecoverJustWritten = 30 * time.Second
+
+// recoverySlack is how much each pass's window overlaps the previous
+// one's: a message's created_at is when its transaction began, and it is
+// seen only once that commits.
+const recoverySlack = 2 * time.Second
 
 // RecentRecoveryEvery is how often a RunRecovery pass looks back
 // RecoverWrittenWithin: it finds a run that died after going without a
@@ -130,8 +138,8 @@ func (r *Router) RunRecovery(ctx context.Context, interval time.Duration) {
 // recoveryPasses decides what each RunRecovery pass looks at. The first
 // pass looks at every session of any age, a page per pass until a page
 // lists none. Later ones look at sessions whose newest message is older
-// than RecoverOlderThan, and of those the ones active within
-// RecoverJustWritten, or within RecoverWrittenWithin once recentEvery has
+// than RecoverOlderThan, and of those the ones active since the previous
+// pass (RecoverJustWritten at most), or within RecoverWrittenWithin once recentEvery has
 // passed since the last such pass that succeeded, or all of them once
 // allAfter has.
 type recoveryPasses struct {
@@ -140,6 +148,7 @@ type recoveryPasses struct {
 	page                  *UnfinishedQuery // the next page of a pass over every session
 	allBegan              time.Time        // when that pass began
 	lastRecent            time.Time        // when the last successful recent or full pass began
+	lastAny               time.Time        // when the last successful pass of any kind began
 }
 
 // next is the query for a pass beginning at now.
@@ -154,7 +163,7 @@ func (p *recoveryPasses) next(now time.Time) UnfinishedQuery {
 	case now.Sub(p.lastRecent) >= p.recentEvery:
 		q.WrittenWithin = RecoverWrittenWithin
 	default:
-		q.WrittenWithin = RecoverJustWritten
+		q.WrittenWithin = min(now.Sub(p.lastAny)+RecoverOlderThan+recoverySlack, RecoverJustWritten)
 	}
 	return q
 }
@@ -164,6 +173,9 @@ func (p *recoveryPasses) next(now time.Time) UnfinishedQuery {
 // recent one once its last page lists none.
 func (p *recoveryPasses) ran(q UnfinishedQuery, began time.Time, last string, err error) {
 	p.started = true
+	if err == nil && p.page == nil {
+		p.lastAny = began
+	}
 	switch {
 	case err != nil:
 	case q.WrittenWithin >= RecoverWrittenWithin:

@@ -199,8 +199,8 @@ type UnfinishedQuery struct {
 	OlderThan time.Duration
 	// WrittenWithin, when positive, looks only at the sessions with a
 	// message stored, an approval decided or a question settled within
-	// this long: all a crash that long ago can have left behind. Zero looks
-	// at every session, a page at a time.
+	// this long (and longer ago than OlderThan): all a crash that long ago
+	// can have left behind. Zero looks at every session, a page at a time.
 	WrittenWithin time.Duration
 	// After, when WrittenWithin is zero, starts the page after this session
 	// key: the last one the previous page listed.

@@ -267,6 +267,9 @@ func TestUnfinishedSkipsPendingQuestions(t *testing.T) {
 	if _, changed, err := db.DecideQuestion(ctx, q2.ID, askuser.Outcome{Status: askuser.StatusCancelled, By: "telegram:42"}); err != nil || !changed {
 		t.Fatalf("cancel: changed %v, %v", changed, err)
 	}
+	if _, err := db.Pool().Exec(ctx, `UPDATE questions SET answered_at = answered_at - interval '2 seconds' WHERE id = $1`, q2.ID); err != nil {
+		t.Fatal(err)
+	}
 	recent, err := db.Unfinished(ctx, bot.UnfinishedQuery{OlderThan: time.Second, WrittenWithin: 30 * time.Second})
 	if err != nil || len(recent) != 1 || recent[0].Session != session {
 		t.Fatalf("Unfinished(written within 30s) = %+v, %v; want the session whose question was settled", recent, err)

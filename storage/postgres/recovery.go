@@ -14,24 +14,33 @@ var _ bot.Recovery = (*DB)(nil)
 // maxUnfinished bounds one Unfinished call; callers poll again for more.
 const maxUnfinished = 500
 
-// touchedWithin lists the sessions something happened to within $4
-// microseconds: a message stored, an approval decided, a question settled.
-// Each is a range scan of a time index (00040), so it reads as many entries
-// as there was activity in that time, however large the tables are.
-// The LATERAL ... LIMIT 1 probes each session by its key: the planner
-// would otherwise hash-join with a scan of all sessions whenever its
-// estimate of the activity is off (a table not analyzed yet).
-const touchedWithin = `SELECT s.key, s.last_seq FROM (
-		SELECT session_key FROM messages WHERE created_at >= now() - $4::float8 * interval '1 microsecond'
-		UNION SELECT session_key FROM approvals WHERE decided_at >= now() - $4::float8 * interval '1 microsecond'
-		UNION SELECT session_key FROM questions WHERE answered_at >= now() - $4::float8 * interval '1 microsecond'
-	) t (key) CROSS JOIN LATERAL (SELECT key, last_seq FROM sessions WHERE key = t.key LIMIT 1) s`
+// touchedSQL lists the sessions something happened to between $2 and $1
+// microseconds ago: a message stored, an approval decided, a question
+// settled. Each is a range scan of a time index (00040), so it reads as
+// many entries as there was activity in that time, however large the
+// tables are. It is a statement of its own, cheap to plan, because a
+// recovery pass makes it every second on every replica, most often to
+// find nothing: planning the whole of unfinishedSQL took several times as
+// long as running it, and longer the larger the tables' statistics.
+const touchedSQL = `SELECT session_key FROM messages
+		WHERE created_at >= now() - $2::float8 * interval '1 microsecond' AND created_at < now() - $1::float8 * interval '1 microsecond'
+		UNION SELECT session_key FROM approvals
+		WHERE decided_at >= now() - $2::float8 * interval '1 microsecond' AND decided_at < now() - $1::float8 * interval '1 microsecond'
+		UNION SELECT session_key FROM questions
+		WHERE answered_at >= now() - $2::float8 * interval '1 microsecond' AND answered_at < now() - $1::float8 * interval '1 microsecond'`
+
+// listedSessions is the sessions whose keys are in $4. The LATERAL ...
+// LIMIT 1 probes each by its key: the planner would otherwise hash-join
+// with a scan of all sessions whenever its estimate of the list's length
+// is off.
+const listedSessions = `SELECT s.key, s.last_seq FROM unnest($4::text[]) t (key)
+	CROSS JOIN LATERAL (SELECT key, last_seq FROM sessions WHERE key = t.key LIMIT 1) s`
 
 // everySession lists the sessions whose key sorts after $4, in key order.
 const everySession = `SELECT s.key, s.last_seq FROM sessions s WHERE s.key > $4`
 
-// unfinishedSQL is Unfinished over the sessions listed by from (touchedWithin
-// or everySession), in the given order. The LIMIT 1 keeps the planner from
+// unfinishedSQL is Unfinished over the sessions listed by from
+// (listedSessions or everySession), in the given order. The LIMIT 1 keeps the planner from
 // joining all messages and all outbox rows by hash instead, a plan that
 // reads every message on every pass.
 func unfinishedSQL(from, order string) string {
@@ -60,7 +69,7 @@ func unfinishedSQL(from, order string) string {
 }
 
 var (
-	unfinishedRecentSQL = unfinishedSQL(touchedWithin, "m.created_at, s.key")
+	unfinishedListedSQL = unfinishedSQL(listedSessions, "m.created_at, s.key")
 	unfinishedPageSQL   = unfinishedSQL(everySession, "s.key")
 )
 
@@ -80,19 +89,32 @@ var (
 // listed again.
 //
 // With q.WrittenWithin > 0 it looks only at the sessions with a message
-// stored, an approval decided or a question settled in that time, oldest
-// first: the cost follows activity, not the number of sessions. Otherwise
-// it looks at every session whose key sorts after q.After, in key order,
-// and a caller pages on from the last one listed.
+// stored, an approval decided or a question settled in that time (and
+// before q.OlderThan), oldest first: the cost follows activity, not the
+// number of sessions, and is one small query when nothing happened.
+// Otherwise it looks at every session whose key sorts after q.After, in
+// key order, and a caller pages on from the last one listed.
 //
 // Each session looked at costs a primary-key probe of its newest message
 // and, for a final reply, one of its outbox row (BenchmarkUnfinished).
 func (db *DB) Unfinished(ctx context.Context, q bot.UnfinishedQuery) ([]bot.Unfinished, error) {
+	olderThan := float64(q.OlderThan.Microseconds())
 	sql, from := unfinishedPageSQL, any(q.After)
 	if q.WrittenWithin > 0 {
-		sql, from = unfinishedRecentSQL, float64(q.WrittenWithin.Microseconds())
+		rows, err := db.pool.Query(ctx, touchedSQL, olderThan, float64(q.WrittenWithin.Microseconds()))
+		if err != nil {
+			return nil, fmt.Errorf("find sessions active lately: %w", err)
+		}
+		keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return nil, fmt.Errorf("find sessions active lately: %w", err)
+		}
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		sql, from = unfinishedListedSQL, keys
 	}
-	rows, err := db.pool.Query(ctx, sql, float64(q.OlderThan.Microseconds()), maxUnfinished, bot.SilentReply, from)
+	rows, err := db.pool.Query(ctx, sql, olderThan, maxUnfinished, bot.SilentReply, from)
 	if err != nil {
 		return nil, fmt.Errorf("find unfinished sessions: %w", err)
 	}

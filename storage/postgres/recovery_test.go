@@ -90,12 +90,12 @@ func TestUnfinished(t *testing.T) {
 	// Looking only at the last half hour leaves out sessions nothing
 	// happened to since an hour ago: a/1-user and a/3-final stored their
 	// newest message 20 and 15 minutes ago, and a/2-tool's approval, asked an
-	// hour ago, was decided just now (a crash before the run resumed).
+	// hour ago, was decided 12 minutes ago (a crash before the run resumed).
 	if _, err := db.Pool().Exec(ctx, `
 		UPDATE messages SET created_at = now() - interval '20 minutes' WHERE session_key = 'a/1-user' AND seq = 2;
 		UPDATE messages SET created_at = now() - interval '15 minutes' WHERE session_key = 'a/3-final' AND seq = 2;
 		INSERT INTO approvals (id, tool, session_key, tool_call_id, status, created_at, expires_at, decided_at)
-		VALUES ('ap1', 'exec', 'a/2-tool', 'c1', 'allowed_once', now() - interval '1 hour', now(), now() - interval '1 second')`); err != nil {
+		VALUES ('ap1', 'exec', 'a/2-tool', 'c1', 'allowed_once', now() - interval '1 hour', now(), now() - interval '12 minutes')`); err != nil {
 		t.Fatal(err)
 	}
 	recent, err := db.Unfinished(ctx, bot.UnfinishedQuery{OlderThan: 10 * time.Minute, WrittenWithin: 30 * time.Minute})
@@ -103,6 +103,17 @@ func TestUnfinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRecent := []bot.Unfinished{want["a/2-tool"], want["a/1-user"], want["a/3-final"]} // oldest newest message first
+	// What happened more recently than OlderThan waits for a later pass.
+	if _, err := db.Pool().Exec(ctx, `UPDATE messages SET created_at = now() - interval '5 minutes' WHERE session_key = 'a/1-user' AND seq = 2`); err != nil {
+		t.Fatal(err)
+	}
+	soon, err := db.Unfinished(ctx, bot.UnfinishedQuery{OlderThan: 10 * time.Minute, WrittenWithin: 30 * time.Minute})
+	if err != nil || len(soon) != 2 || soon[0].Session != "a/2-tool" || soon[1].Session != "a/3-final" {
+		t.Errorf("Unfinished with a/1-user written 5 minutes ago = %+v, %v; want a/2-tool and a/3-final only", soon, err)
+	}
+	if _, err := db.Pool().Exec(ctx, `UPDATE messages SET created_at = now() - interval '20 minutes' WHERE session_key = 'a/1-user' AND seq = 2`); err != nil {
+		t.Fatal(err)
+	}
 	if !reflect.DeepEqual(recent, wantRecent) {
 		t.Errorf("Unfinished(active within 30m) =\n %#v\nwant\n %#v", recent, wantRecent)
 	}
