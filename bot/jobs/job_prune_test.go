@@ -40,7 +40,7 @@ func TestSchedulerPrunesOldRuns(t *testing.T) {
 	db := pgtest.Open(t, context.Background())
 	j := pausedJob(t, db)
 	old, newest := finishedRun(t, db, j, "3 days"), finishedRun(t, db, j, "2 days")
-	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Owner: "t", Tick: time.Hour,
+	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Owner: "t", Tick: time.Hour,
 		KeepRuns: 24 * time.Hour})
 	s.SetPruneEveryForTest(20 * time.Millisecond)
 	pgtest.RunUntilPruned(t, db, "job_runs", s.Run, old, newest, "the job's newest run, which the scheduler resumes the job from")
@@ -53,7 +53,7 @@ func TestRunsPruneSkipsWhileAnotherReplicaPrunes(t *testing.T) {
 	j := pausedJob(t, db)
 	finishedRun(t, db, j, "40 days")
 	finishedRun(t, db, j, "39 days")
-	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Owner: "t"})
+	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Owner: "t"})
 	// The default keep, 30 days: the older run goes, the newest stays.
 	pgtest.CheckPruneTakesTurns(t, db, "jobs:prune", s.PruneRunsNowForTest, 1)
 }

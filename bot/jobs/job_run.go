@@ -72,28 +72,39 @@ func (s *Scheduler) execute(ctx context.Context, j Job, run JobRun) {
 			return
 		}
 	}
-	if strings.TrimSpace(text) != NoReply && strings.TrimSpace(text) != "" {
-		// Queue only while still the owner: after a lease loss the new
-		// owner delivers, and the (session, seq) key dedupes a race.
-		if err := s.o.Jobs.RenewLease(ctx, run.ID, s.o.Owner, s.o.Lease); err != nil {
-			log.Warn("job run lost its lease before delivery", "err", err)
-			return
-		}
-		if _, err := s.o.Outbox.Enqueue(ctx, bot.OutboxMessage{Session: session, SourceSeq: seq, To: j.Target, Text: s.o.Scrub(text)}); err != nil {
-			s.retryOrFail(ctx, log, run, usage, err)
-			return
-		}
-		if s.o.Nudge != nil {
-			s.o.Nudge()
-		}
-	}
 	usage.Status = RunSucceeded
-	s.finish(ctx, log, run, usage)
+	if strings.TrimSpace(text) != NoReply && strings.TrimSpace(text) != "" {
+		if !s.deliver(ctx, log, run, usage, bot.OutboxMessage{Session: session, SourceSeq: seq, To: j.Target, Text: s.o.Scrub(text)}) {
+			return
+		}
+	} else {
+		s.finish(ctx, log, run, usage)
+	}
 	if sched, err := ParseSchedule(j.Schedule, j.Timezone); err == nil && sched.OneShot() {
 		if err := s.o.Jobs.SetJobEnabled(ctx, j.Name, false); err != nil {
 			log.Warn("could not disable spent one-shot job", "err", err)
 		}
 	}
+}
+
+// deliver finishes the run and queues its reply together, only while this
+// replica still holds the run: after a lease loss the new owner delivers.
+// It reports whether the run finished.
+func (s *Scheduler) deliver(ctx context.Context, log *slog.Logger, run JobRun, out RunOutcome, reply bot.OutboxMessage) bool {
+	err := s.o.Jobs.FinishWithReply(context.WithoutCancel(ctx), run.ID, s.o.Owner, out, reply)
+	switch {
+	case errors.Is(err, ErrLeaseLost):
+		log.Warn("job run lost its lease before delivery", "err", err)
+		return false
+	case err != nil:
+		s.retryOrFail(ctx, log, run, out, err)
+		return false
+	}
+	s.o.Metrics.Runs.WithLabelValues(RunSucceeded).Inc()
+	if s.o.Nudge != nil {
+		s.o.Nudge()
+	}
+	return true
 }
 
 // storedReply returns the final reply the session holds for the slot whose

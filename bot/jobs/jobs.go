@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-chat/switchboard/bot"
 	"github.com/switchboard-chat/switchboard/channels"
 )
 
@@ -135,6 +136,12 @@ type Store interface {
 	// FinishRun records the outcome of owner's attempt; ErrLeaseLost when
 	// owner no longer holds the run.
 	FinishRun(ctx context.Context, runID int64, owner string, out RunOutcome) error
+	// FinishWithReply records owner's attempt as succeeded (with out's
+	// token counts) and queues its reply in the outbox, in one statement:
+	// ErrLeaseLost, and nothing queued, when owner no longer holds the run
+	// (the replica that took it over delivers; the reply's session and seq
+	// key an outbox row once). A reply already queued is not queued twice.
+	FinishWithReply(ctx context.Context, runID int64, owner string, out RunOutcome, reply bot.OutboxMessage) error
 	// RecentRuns lists the newest runs of a job, newest first.
 	RecentRuns(ctx context.Context, jobID int64, limit int) ([]JobRun, error)
 }

@@ -11,12 +11,11 @@ import (
 	"github.com/switchboard-chat/switchboard/bot"
 )
 
-// SchedulerOptions wires a Scheduler. Jobs, History, Outbox and Agents are
-// required.
+// SchedulerOptions wires a Scheduler. Jobs, History and Agents are
+// required; replies go to the outbox through Jobs (FinishWithReply).
 type SchedulerOptions struct {
 	Jobs    Store
 	History agentcore.History
-	Outbox  bot.Outbox
 	// Agents runs each job's prompt on the agent the job names ("" is
 	// the default agent); the daemon passes its Router.
 	Agents bot.Agents

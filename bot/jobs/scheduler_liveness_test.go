@@ -100,7 +100,7 @@ func TestSchedulerClaimBeatsOnlyForTheWinner(t *testing.T) {
 			Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"})}
 		live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: owner}) // never run
 		lives[owner] = live
-		s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agents: oneAgent{agent}, Owner: owner,
+		s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Agents: oneAgent{agent}, Owner: owner,
 			Liveness: live, Tick: 100 * time.Millisecond, Lease: time.Minute, Grace: 20 * time.Second})
 		wg.Go(func() { s.Run(ctx); db.Close() })
 	}

@@ -37,7 +37,7 @@ func startReplica(t *testing.T, dbURL, owner, llmURL string, ch *recorder) *repl
 	live := bot.NewLiveness(bot.LivenessOptions{Store: db, Owner: owner}) // one heartbeat, as in the daemon
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: chans, Owner: owner, Liveness: live,
 		Poll: 50 * time.Millisecond, Lease: 5 * time.Second})
-	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agents: oneAgent{agent}, Owner: owner, Liveness: live,
+	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Agents: oneAgent{agent}, Owner: owner, Liveness: live,
 		Tick: 200 * time.Millisecond, Lease: 2 * time.Second, Grace: 20 * time.Second, RetryBase: 200 * time.Millisecond,
 		Nudge: disp.Nudge})
 	r := &replica{sched: s, cancel: cancel, done: make(chan struct{})}

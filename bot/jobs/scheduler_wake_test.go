@@ -35,7 +35,7 @@ func TestSchedulerWakesForSlotsAndRetriesWithoutPolling(t *testing.T) {
 		Provider: agentcore.NewOpenAI(agentcore.OpenAIOptions{BaseURL: llm.URL(), Model: "m"})}
 	ch := newRecorder()
 	disp := bot.NewDispatcher(bot.DispatcherOptions{Outbox: db, Channels: map[string]channels.Channel{"test": ch}, Owner: "w"})
-	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Outbox: db, Agents: oneAgent{agent}, Owner: "w",
+	s := jobs.NewScheduler(jobs.SchedulerOptions{Jobs: db, History: db, Agents: oneAgent{agent}, Owner: "w",
 		Tick: time.Hour, RetryBase: 300 * time.Millisecond, Nudge: disp.Nudge})
 	done := make(chan struct{}, 2)
 	go func() { s.Run(ctx); done <- struct{}{} }()

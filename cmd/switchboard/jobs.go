@@ -72,7 +72,7 @@ func (d *daemon) syncJobs(ctx context.Context) error {
 // resumed, so a change made in chat runs on time.
 func (d *daemon) wireJobs(owner string) error {
 	d.sched = jobs.NewScheduler(jobs.SchedulerOptions{
-		Jobs: d.st.db, History: d.st.db, Outbox: d.st.db, Agents: d.router,
+		Jobs: d.st.db, History: d.st.db, Agents: d.router,
 		Owner: owner, Liveness: d.live, Nudge: d.disp.Nudge, Scrub: d.scrubber.Scrub,
 		Metrics: jobs.NewSchedulerMetrics(d.metricSet), Logger: d.log.With("component", "scheduler"),
 	})

@@ -181,6 +181,36 @@ func (db *DB) FinishRun(ctx context.Context, runID int64, owner string, out jobs
 	return nil
 }
 
+// finishWithReplySQL finishes run $1 of owner $2 as $3 with $4 and $5 more
+// tokens and, only then, inserts the reply's outbox row (session $6, seq
+// $7, the rest outboxArgs's from $8, unclaimed: the dispatcher sends it).
+var finishWithReplySQL = `WITH fin AS (
+		UPDATE job_runs SET status = $3, lease_until = NULL, finished_at = now(),
+			tokens_in = tokens_in + $4, tokens_out = tokens_out + $5, error = ''
+		WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+		RETURNING id
+	), queued AS (` + outboxInsertSQL(`$6::text`, `$7::bigint`, `fin, `, 8) + `)
+	SELECT count(*) FROM fin`
+
+// FinishWithReply implements jobs.Store: the run's finish and its reply's
+// outbox row commit together, or neither does.
+func (db *DB) FinishWithReply(ctx context.Context, runID int64, owner string, out jobs.RunOutcome, reply bot.OutboxMessage) error {
+	oargs, err := outboxArgs(reply, bot.Claim{})
+	if err != nil {
+		return fmt.Errorf("finish job run %d: %w", runID, err)
+	}
+	args := append([]any{runID, owner, jobs.RunSucceeded, int64(out.TokensIn), int64(out.TokensOut),
+		storable(reply.Session), reply.SourceSeq}, oargs...)
+	var finished int
+	if err := db.pool.QueryRow(ctx, finishWithReplySQL, args...).Scan(&finished); err != nil {
+		return fmt.Errorf("finish job run %d: %w", runID, err)
+	}
+	if finished == 0 {
+		return fmt.Errorf("finish job run %d: %w", runID, jobs.ErrLeaseLost)
+	}
+	return nil
+}
+
 // RecentRuns lists the newest limit runs of the job, newest slot first.
 func (db *DB) RecentRuns(ctx context.Context, jobID int64, limit int) ([]jobs.JobRun, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+runCols+` FROM job_runs r JOIN jobs j ON j.id = r.job_id

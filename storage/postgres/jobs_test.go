@@ -212,3 +212,49 @@ func TestDeadOwnersRunIsTakenOverAtOnce(t *testing.T) {
 		t.Fatalf("due after the take-over = %+v, %v", due, err)
 	}
 }
+
+// A run's finish and its reply's outbox row commit together: an owner that
+// lost the run queues nothing, and a reply queued already (by an earlier
+// attempt) is not queued twice.
+func TestFinishWithReply(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	j := newJob(t, ctx, db, "report")
+	slot := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	run, claimed, err := db.ClaimSlot(ctx, j.ID, slot, "a", time.Minute, jobs.OverlapSkip, false)
+	if err != nil || !claimed {
+		t.Fatalf("claim = %v, %v", claimed, err)
+	}
+	reply := bot.OutboxMessage{Session: "default/job:report", SourceSeq: 2, To: j.Target, Text: "the report"}
+	queued := func() int {
+		t.Helper()
+		var n int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox WHERE session_key = $1`, reply.Session).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	out := jobs.RunOutcome{TokensIn: 10, TokensOut: 3}
+	if err := db.FinishWithReply(ctx, run.ID, "b", out, reply); !errors.Is(err, jobs.ErrLeaseLost) || queued() != 0 {
+		t.Fatalf("another owner's finish = %v with %d rows queued; want ErrLeaseLost and none", err, queued())
+	}
+	if err := db.FinishWithReply(ctx, run.ID, "a", out, reply); err != nil || queued() != 1 {
+		t.Fatalf("the owner's finish = %v with %d rows queued; want one", err, queued())
+	}
+	runs, err := db.RecentRuns(ctx, j.ID, 1)
+	if err != nil || len(runs) != 1 || runs[0].Status != jobs.RunSucceeded || runs[0].TokensIn != 10 || runs[0].FinishedAt.IsZero() {
+		t.Fatalf("run after finish = %+v, %v", runs, err)
+	}
+	if err := db.FinishWithReply(ctx, run.ID, "a", out, reply); !errors.Is(err, jobs.ErrLeaseLost) || queued() != 1 {
+		t.Fatalf("finishing a finished run = %v with %d rows queued; want ErrLeaseLost and still one", err, queued())
+	}
+	// A taken-over attempt that finds the reply queued already.
+	next := slot.Add(time.Hour)
+	run2, claimed, err := db.ClaimSlot(ctx, j.ID, next, "a", time.Minute, jobs.OverlapSkip, false)
+	if err != nil || !claimed {
+		t.Fatalf("claim of the next slot = %v, %v", claimed, err)
+	}
+	if err := db.FinishWithReply(ctx, run2.ID, "a", out, reply); err != nil || queued() != 1 {
+		t.Fatalf("finish with a reply queued before = %v with %d rows; want the run finished and one row", err, queued())
+	}
+}
