@@ -215,25 +215,46 @@ func (s *Scheduler) Tick(ctx context.Context) error {
 	return nil
 }
 
+// takeOverBatch is how many runs needing an owner one look lists, and
+// takeOverPages how many looks one check makes at most (the next check
+// follows at once when there may be more).
+const (
+	takeOverBatch = 100
+	takeOverPages = 100
+)
+
 // takeOver claims the runs that need an owner: a dead replica's, or a
-// retry that came due.
+// retry that came due. A replica that died mid-slot can leave thousands:
+// it pages on while a full page gave it any, so they are all taken over
+// within one check rather than a hundred per check.
 func (s *Scheduler) takeOver(ctx context.Context) error {
-	due, err := s.o.Jobs.DueRuns(ctx, 100)
-	if err != nil {
-		return err
-	}
-	for _, r := range due {
-		if s.isActive(r.ID) {
-			continue
+	for page := 0; ; page++ {
+		if page == takeOverPages {
+			s.checkBy(time.Now())
+			return nil
 		}
-		j, err := s.o.Jobs.GetJob(ctx, r.JobName)
+		due, err := s.o.Jobs.DueRuns(ctx, takeOverBatch)
 		if err != nil {
-			s.log.Warn("job of a due run not found", "job", r.JobName, "err", err)
-			continue
+			return err
 		}
-		s.claim(ctx, j, r.ScheduledAt)
+		took := 0
+		for _, r := range due {
+			if s.isActive(r.ID) {
+				continue
+			}
+			j, err := s.o.Jobs.GetJob(ctx, r.JobName)
+			if err != nil {
+				s.log.Warn("job of a due run not found", "job", r.JobName, "err", err)
+				continue
+			}
+			if s.claim(ctx, j, r.ScheduledAt) {
+				took++
+			}
+		}
+		if len(due) < takeOverBatch || took == 0 || ctx.Err() != nil {
+			return nil
+		}
 	}
-	return nil
 }
 
 // claimDue claims one batch of due slots and starts their runs; it
