@@ -11,14 +11,7 @@ import (
 // of 50 messages, as the daemon does for every call.
 func BenchmarkOpenAIRequest(b *testing.B) {
 	p := &OpenAI{model: "m"}
-	req := Request{System: "You are a helpful assistant."}
-	for i := range 50 {
-		role := RoleUser
-		if i%2 == 1 {
-			role = RoleAssistant
-		}
-		req.Messages = append(req.Messages, Message{Role: role, Content: fmt.Sprintf("message %d of the conversation", i)})
-	}
+	req := windowOf50()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := p.params(req); err != nil {
@@ -32,14 +25,7 @@ func BenchmarkOpenAIRequest(b *testing.B) {
 // tool list is most of every request's bytes.
 func BenchmarkOpenAIRequestBody(b *testing.B) {
 	p := &OpenAI{model: "m"}
-	req := Request{System: "You are a helpful assistant."}
-	for i := range 50 {
-		role := RoleUser
-		if i%2 == 1 {
-			role = RoleAssistant
-		}
-		req.Messages = append(req.Messages, Message{Role: role, Content: fmt.Sprintf("message %d of the conversation", i)})
-	}
+	req := windowOf50()
 	for i := range 25 {
 		req.Tools = append(req.Tools, tools.Spec{Name: fmt.Sprintf("tool_%d", i), Description: "Does one thing to the workspace; say what and where.",
 			Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string","description":"a file in the workspace"},` +
@@ -55,4 +41,18 @@ func BenchmarkOpenAIRequestBody(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// windowOf50 is a request with a window of 50 short messages, user and
+// assistant in turn.
+func windowOf50() Request {
+	req := Request{System: "You are a helpful assistant."}
+	for i := range 50 {
+		role := RoleUser
+		if i%2 == 1 {
+			role = RoleAssistant
+		}
+		req.Messages = append(req.Messages, Message{Role: role, Content: fmt.Sprintf("message %d of the conversation", i)})
+	}
+	return req
 }

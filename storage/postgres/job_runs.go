@@ -199,8 +199,12 @@ func (db *DB) FinishWithReply(ctx context.Context, runID int64, owner string, ou
 	if err != nil {
 		return fmt.Errorf("finish job run %d: %w", runID, err)
 	}
+	var seq *int64 // as Enqueue stores it: NULL for none
+	if reply.SourceSeq != 0 {
+		seq = &reply.SourceSeq
+	}
 	args := append([]any{runID, owner, jobs.RunSucceeded, int64(out.TokensIn), int64(out.TokensOut),
-		storable(reply.Session), reply.SourceSeq}, oargs...)
+		nullIfEmpty(reply.Session), seq}, oargs...)
 	var finished int
 	if err := db.pool.QueryRow(ctx, finishWithReplySQL, args...).Scan(&finished); err != nil {
 		return fmt.Errorf("finish job run %d: %w", runID, err)
