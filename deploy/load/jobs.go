@@ -145,7 +145,7 @@ func runJobs(ctx context.Context, o options) (jobsResult, error) {
 	if err := sleepUntil(ctx, end.Add(-time.Second)); err != nil {
 		return jobsResult{}, err
 	}
-	after := sampleAll(daemons)
+	after, pgAfter := sampleAll(daemons), dbBackends(dbURL)
 	if victim >= 0 {
 		after[victim].daemon = victimCPU
 	}
@@ -157,7 +157,7 @@ func runJobs(ctx context.Context, o options) (jobsResult, error) {
 		r.replicaCPU = append(r.replicaCPU, after[i].daemon-before[i].daemon)
 	}
 	r.postgres, r.redis = after[0].postgres-before[0].postgres, after[0].redis-before[0].redis
-	r.pgBackends = dbBackends(dbURL).since(pgBefore)
+	r.pgBackends = pgAfter.since(pgBefore)
 	return r, nil
 }
 
