@@ -424,6 +424,32 @@ func TestRecoveryFinishesInterruptedSession(t *testing.T) {
 	}
 }
 
+// TestRunningRecoveryAnswersWhatAnotherReplicaLeft: while this replica
+// runs, another one stores a message and dies before answering it. The
+// periodic passes, which look only at what happened since the last one,
+// find it (not the pass at start, which found nothing) and the chat gets
+// its answer, once.
+func TestRunningRecoveryAnswersWhatAnotherReplicaLeft(t *testing.T) {
+	p := newPipeline(t, bot.Limits{}, bot.AccessOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.router.RunRecovery(ctx, 200*time.Millisecond) }()
+	t.Cleanup(func() { cancel(); <-done })
+	time.Sleep(500 * time.Millisecond) // the pass at start is over
+	key := agentcore.SessionKey{Agent: "default", Scope: "test:c18"}.String()
+	if _, err := p.db.Append(context.Background(), key, agentcore.Message{Role: agentcore.RoleUser, Content: "left by a dead replica", ExternalID: "x18"}); err != nil {
+		t.Fatal(err)
+	}
+	got := p.ch.WaitFor(t, "c18", 1)
+	if !strings.Contains(got[0].Text, "echo: left by a dead replica") {
+		t.Fatalf("recovered reply = %q", got[0].Text)
+	}
+	time.Sleep(time.Second) // more passes: the answered session is left alone
+	if n := p.ch.Count("c18"); n != 1 {
+		t.Fatalf("the chat got %d answers, want 1", n)
+	}
+}
+
 // lazySpawner hands the spawn tool to the subagents service, built after
 // the router, which is built after the tools.
 type lazySpawner struct{ s **subagents.Service }
