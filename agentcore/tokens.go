@@ -1,10 +1,6 @@
 package agentcore
 
-import (
-	"encoding/json"
-
-	"github.com/switchboard-chat/switchboard/tools"
-)
+import "github.com/switchboard-chat/switchboard/tools"
 
 // DefaultContextTokens is the token budget of what one model call is sent
 // when an agent sets none (agent.context_tokens).
@@ -20,9 +16,10 @@ const DefaultContextTokens = 100000
 const (
 	bytesPerToken   = 4
 	messageOverhead = 4
-	// toolOverhead is a tool schema's framing on the wire beyond its name,
-	// description and parameters ({"type":"function","function":…}).
-	toolOverhead = 12
+	// toolOverhead is a tool schema's framing on the wire beyond the bytes
+	// of its name, description and parameters:
+	// {"type":"function","function":{"name":"","description":"","parameters":}}.
+	toolOverhead = 20
 	// anthropicImageTokens is what Anthropic bills a picture of the
 	// largest size it reads without scaling (about 1.15 megapixels).
 	anthropicImageTokens = 1600
@@ -71,15 +68,9 @@ func (c tokenCosts) message(m Message) int {
 func (c tokenCosts) fixed(system string, specs []tools.Spec) int {
 	n := messageOverhead + textTokens(system)
 	for _, s := range specs {
-		b, err := json.Marshal(struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters,omitempty"`
-		}{s.Name, s.Description, s.Parameters})
-		if err != nil { // a schema that is not JSON: count its bytes
-			b = append([]byte(s.Name+s.Description), s.Parameters...)
-		}
-		n += toolOverhead + textTokens(string(b))
+		// The bytes as they are, not re-encoded: escapes add a few, and a
+		// schema written with indentation has more than it sends.
+		n += toolOverhead + (len(s.Name)+len(s.Description)+len(s.Parameters)+bytesPerToken-1)/bytesPerToken
 	}
 	return n
 }

@@ -14,20 +14,31 @@ var _ bot.Recovery = (*DB)(nil)
 // maxUnfinished bounds one Unfinished call; callers poll again for more.
 const maxUnfinished = 500
 
+// recoveredSession is the condition on a session key (column k) for
+// recovery to look at it: a job's session ("<agent>/job:<name>") and a
+// subagent's working for one are the scheduler's to take over (job_runs
+// leases), never recovery's, and at 10 000 jobs a minute they write most of
+// the messages. Migration 00041's index has it word for word, with k
+// session_key.
+func recoveredSession(k string) string { return k + ` NOT LIKE '%/job:%'` }
+
 // touchedSQL lists the sessions something happened to between $2 and $1
 // microseconds ago: a message stored, an approval decided, a question
-// settled. Each is a range scan of a time index (00040), so it reads as
-// many entries as there was activity in that time, however large the
+// settled. Each is a range scan of a time index (00040, 00041), so it reads
+// as many entries as there was activity in that time, however large the
 // tables are. It is a statement of its own, cheap to plan, because a
 // recovery pass makes it every second on every replica, most often to
 // find nothing: planning the whole of unfinishedSQL took several times as
 // long as running it, and longer the larger the tables' statistics.
-const touchedSQL = `SELECT session_key FROM messages
+var touchedSQL = `SELECT session_key FROM messages
 		WHERE created_at >= now() - $2::float8 * interval '1 microsecond' AND created_at < now() - $1::float8 * interval '1 microsecond'
+		  AND ` + recoveredSession("session_key") + `
 		UNION SELECT session_key FROM approvals
 		WHERE decided_at >= now() - $2::float8 * interval '1 microsecond' AND decided_at < now() - $1::float8 * interval '1 microsecond'
+		  AND ` + recoveredSession("session_key") + `
 		UNION SELECT session_key FROM questions
-		WHERE answered_at >= now() - $2::float8 * interval '1 microsecond' AND answered_at < now() - $1::float8 * interval '1 microsecond'`
+		WHERE answered_at >= now() - $2::float8 * interval '1 microsecond' AND answered_at < now() - $1::float8 * interval '1 microsecond'
+		  AND ` + recoveredSession("session_key")
 
 // listedSessions is the sessions whose keys are in $4. The LATERAL ...
 // LIMIT 1 probes each by its key: the planner would otherwise hash-join
@@ -37,7 +48,7 @@ const listedSessions = `SELECT s.key, s.last_seq FROM unnest($4::text[]) t (key)
 	CROSS JOIN LATERAL (SELECT key, last_seq FROM sessions WHERE key = t.key LIMIT 1) s`
 
 // everySession lists the sessions whose key sorts after $4, in key order.
-const everySession = `SELECT s.key, s.last_seq FROM sessions s WHERE s.key > $4`
+var everySession = `SELECT s.key, s.last_seq FROM sessions s WHERE s.key > $4 AND ` + recoveredSession("s.key")
 
 // unfinishedSQL is Unfinished over the sessions listed by from
 // (listedSessions or everySession), in the given order. The LIMIT 1 keeps the planner from
@@ -86,7 +97,7 @@ var (
 // pending approval or a pending question (ask_user) are left out; the
 // decision or the answer resumes them, and a session whose approval was
 // decided or question settled but not resumed yet (a crash in between) is
-// listed again.
+// listed again. A job's sessions are left out (recoveredSession).
 //
 // With q.WrittenWithin > 0 it looks only at the sessions with a message
 // stored, an approval decided or a question settled in that time (and

@@ -150,6 +150,11 @@ func TestUnfinishedReadsOnlyWhatItLooksAt(t *testing.T) {
 		UPDATE sessions SET last_seq = 11 WHERE key = 'a/telegram:7';
 		UPDATE messages SET created_at = now() - interval '2 minutes' WHERE session_key = 'a/telegram:8' AND seq = 10;
 		DELETE FROM outbox WHERE session_key = 'a/telegram:8' AND source_seq = 10;
+		-- A job's run waiting for its answer: the scheduler's to take
+		-- over (job_runs), never recovery's.
+		INSERT INTO sessions (key, agent, scope, last_seq) VALUES ('a/job:report', 'a', 'job:report', 1);
+		INSERT INTO messages (session_key, seq, role, content, external_id, created_at)
+		VALUES ('a/job:report', 1, 'user', 'report', 'slot:1', now() - interval '1 minute');
 		ANALYZE sessions, messages, outbox`); err != nil {
 		t.Fatal(err)
 	}
