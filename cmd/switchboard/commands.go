@@ -41,7 +41,7 @@ func (d *daemon) wireFeatures(allow []string, owner string) error {
 	if err := d.router.Register(ctxCmds...); err != nil {
 		return fmt.Errorf("context files: %w", err)
 	}
-	if err := d.router.Register(skills.Commands(skills.CommandOptions{Catalog: d.skills, Store: d.st.db, Chats: d.router, Logger: d.log})...); err != nil {
+	if err := d.router.Register(skills.Commands(skills.CommandOptions{Catalog: d.skills, Store: d.st.skills, Chats: d.router, Logger: d.log})...); err != nil {
 		return fmt.Errorf("skills: %w", err)
 	}
 	if err := d.wireAskUser(); err != nil {

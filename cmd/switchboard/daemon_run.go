@@ -167,9 +167,10 @@ func (d *daemon) startBackground(chCtx, bgCtx context.Context, wg *sync.WaitGrou
 	// or an outage left unmoved.
 	const teamMailInterval = 5 * time.Second
 	prunings := d.prunings()
-	wg.Add(9 + len(prunings))
+	wg.Add(10 + len(prunings))
 	go func() { defer wg.Done(); d.live.Run(bgCtx) }() // through Drain
 	go func() { defer wg.Done(); <-up; d.st.docs.Listen(chCtx) }()
+	go func() { defer wg.Done(); <-up; d.st.skills.Listen(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.disp.Run(bgCtx) }()
 	go func() { defer wg.Done(); <-up; d.sched.Run(chCtx) }()
 	go func() { defer wg.Done(); <-up; d.router.RunRecovery(bgCtx, bot.DefaultRecoveryInterval) }()

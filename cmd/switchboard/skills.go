@@ -22,10 +22,10 @@ func (d *daemon) skillTools(workspaces toolexec.Workspaces, approver tools.Appro
 		}
 	}
 	d.skills = skills.NewCatalog(skills.CatalogOptions{
-		Dirs: skills.NewDirs(d.cfg.Skills.Dirs, d.log), Store: d.st.db,
+		Dirs: skills.NewDirs(d.cfg.Skills.Dirs, d.log), Store: d.st.skills,
 		Allow: d.cfg.Skills.Allow, AgentAllow: perAgent, Logger: d.log,
 	})
-	return skills.NewTools(skills.ToolOptions{Catalog: d.skills, Store: d.st.db, Workspace: workspaces.For, Approver: approver, Logger: d.log})
+	return skills.NewTools(skills.ToolOptions{Catalog: d.skills, Store: d.st.skills, Workspace: workspaces.For, Approver: approver, Logger: d.log})
 }
 
 // skillsPrompt is the skills section of agent's system prompt; when the

@@ -18,7 +18,8 @@ import (
 // stores are the opened Postgres and Redis, embedded or external.
 type stores struct {
 	db          *postgres.DB
-	docs        *postgres.DocsCache // db's documents; reads from memory while it listens
+	docs        *postgres.DocsCache   // db's documents; reads from memory while it listens
+	skills      *postgres.SkillsCache // db's skills; the lists from memory while it listens
 	rdb         *redis.Store
 	embeddedPG  *embedded.Server
 	embeddedRDB *redis.Embedded
@@ -100,6 +101,7 @@ func (s *stores) openDB(ctx context.Context, cfg *config.Config) error {
 	}
 	s.db = db
 	s.docs = postgres.NewDocsCache(db)
+	s.skills = postgres.NewSkillsCache(db)
 	return nil
 }
 

@@ -54,11 +54,10 @@ func MigrationSources(db *DB) ([]*goose.Source, error) {
 
 // Listening reports whether the cache hears agent_docs' notices (and so
 // keeps what it reads).
-func (c *DocsCache) Listening() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.listening
-}
+func (c *DocsCache) Listening() bool { return c.docs.isListening() }
+
+// Listening reports whether the cache hears the skills tables' notices.
+func (c *SkillsCache) Listening() bool { return c.published.isListening() && c.disabled.isListening() }
 
 // GroupsWaiting reports how many Append, Insert and InsertReply calls wait
 // for the group in flight.
