@@ -49,8 +49,11 @@ type OpenAIOptions struct {
 // that speak it, on the openai-go SDK. It streams every call. Create it with
 // NewOpenAI.
 type OpenAI struct {
-	api    llmAPI
-	client openai.ChatCompletionService
+	api llmAPI
+	// client carries the SDK options only: its Post sends each request
+	// (no service of it is used, and unlike openai.NewClient it reads no
+	// environment variables).
+	client openai.Client
 	model  string
 	// maxCompletionTokens: OpenAI's own API wants max_completion_tokens;
 	// compatible servers commonly only know max_tokens.
@@ -99,7 +102,7 @@ func NewOpenAI(opts OpenAIOptions) *OpenAI {
 	api, ro := openAIClientOptions(opts)
 	return &OpenAI{
 		api:                 api,
-		client:              openai.NewChatCompletionService(ro...),
+		client:              openai.Client{Options: ro},
 		model:               opts.Model,
 		maxCompletionTokens: strings.Contains(api.baseURL, "api.openai.com"),
 	}
@@ -120,7 +123,11 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onText func(soFar string
 	if p.api.urlErr != nil {
 		return Response{}, p.api.urlErr
 	}
-	stream := p.client.NewStreaming(ctx, params)
+	// As the SDK's NewStreaming, but each event decodes into openAIChunk
+	// rather than the SDK's ChatCompletionChunk (see openAIChunk).
+	var raw *http.Response
+	err = p.client.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true))
+	stream := ssestream.NewStream[openAIChunk](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	acc := openAIStream{onText: onText}
 	for stream.Next() {

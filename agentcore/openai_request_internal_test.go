@@ -1,8 +1,14 @@
 package agentcore
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
 	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/switchboard-chat/switchboard/tools"
 )
@@ -55,4 +61,51 @@ func windowOf50() Request {
 		req.Messages = append(req.Messages, Message{Role: role, Content: fmt.Sprintf("message %d of the conversation", i)})
 	}
 	return req
+}
+
+// BenchmarkOpenAIStreamDecode decodes a streamed answer of 300 chunks (a
+// chunk every token or so, as OpenAI sends them) into the accumulator, and
+// for comparison into the SDK's ChatCompletionChunk, which Chat no longer
+// uses.
+func BenchmarkOpenAIStreamDecode(b *testing.B) {
+	var body bytes.Buffer
+	const chunks = 300
+	head := `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","system_fingerprint":"fp_1","choices":[{"index":0,"delta":`
+	for i := range chunks {
+		fmt.Fprintf(&body, `%s{"content":"word%d "},"logprobs":null,"finish_reason":null}]}`+"\n\n", head, i)
+	}
+	fmt.Fprintf(&body, `%s{},"logprobs":null,"finish_reason":"stop"}]}`+"\n\n", head)
+	body.WriteString("data: [DONE]\n\n")
+	response := func() *http.Response {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: io.NopCloser(bytes.NewReader(body.Bytes()))}
+	}
+	b.Run("chunk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			stream := ssestream.NewStream[openAIChunk](ssestream.NewDecoder(response()), nil)
+			acc := openAIStream{}
+			for stream.Next() {
+				acc.add(stream.Current())
+			}
+			if stream.Err() != nil || acc.finish != "stop" || acc.chunks != chunks+1 {
+				b.Fatalf("err %v, finish %q after %d chunks", stream.Err(), acc.finish, acc.chunks)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chunks), "ns/chunk")
+	})
+	b.Run("sdk-chunk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			stream := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(response()), nil)
+			n := 0
+			for stream.Next() {
+				n += len(stream.Current().Choices)
+			}
+			if stream.Err() != nil || n != chunks+1 {
+				b.Fatalf("err %v after %d choices", stream.Err(), n)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chunks), "ns/chunk")
+	})
 }

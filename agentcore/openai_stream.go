@@ -1,11 +1,61 @@
 package agentcore
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
 )
+
+// openAIChunk is what openAIStream reads of one chat.completion.chunk,
+// decoded by encoding/json. The SDK's ChatCompletionChunk keeps the raw
+// JSON and presence of every field; decoding it cost about five times as
+// much, and a streamed answer is a chunk every token or so
+// (BenchmarkOpenAIStreamDecode).
+type openAIChunk struct {
+	Choices []struct {
+		Index int64 `json:"index"`
+		Delta struct {
+			Content   string            `json:"content"`
+			Refusal   string            `json:"refusal"`
+			ToolCalls []openAIToolDelta `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage openAIChunkUsage `json:"usage"`
+}
+
+// UnmarshalJSON decodes a chunk, leaving a field of an unexpected type
+// zero, as the SDK's decoder does: compatible servers put odd values in
+// fields this client does not need ("usage": "n/a").
+func (c *openAIChunk) UnmarshalJSON(data []byte) error {
+	type plain openAIChunk
+	err := json.Unmarshal(data, (*plain)(c))
+	if _, odd := errors.AsType[*json.UnmarshalTypeError](err); odd {
+		return nil // encoding/json decoded the rest
+	}
+	return err
+}
+
+// openAIChunkUsage is a chunk's token counts (the last chunk's, when the
+// request asks for them).
+type openAIChunkUsage struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+// openAIToolDelta is one piece of a streamed tool call.
+type openAIToolDelta struct {
+	Index    int64  `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
 
 // openAIStream accumulates the chunks of one streamed completion. It is
 // used rather than the SDK's ChatCompletionAccumulator, which refuses a
@@ -29,7 +79,7 @@ type openAIToolCall struct {
 
 // add takes one chunk: usage, the first choice's text and tool call pieces
 // and its finish reason.
-func (a *openAIStream) add(ch openai.ChatCompletionChunk) {
+func (a *openAIStream) add(ch openAIChunk) {
 	a.chunks++
 	if u := ch.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
 		a.usage = openAIUsage(u)
@@ -58,7 +108,7 @@ func (a *openAIStream) add(ch openai.ChatCompletionChunk) {
 // InputTokens are the rest. A server that reports more cached tokens than
 // prompt tokens is taken to have cached the whole prompt, never to have
 // read fewer than none; a negative count is 0.
-func openAIUsage(u openai.CompletionUsage) Usage {
+func openAIUsage(u openAIChunkUsage) Usage {
 	prompt := tokens(u.PromptTokens)
 	cached := min(tokens(u.PromptTokensDetails.CachedTokens), prompt)
 	return Usage{InputTokens: prompt - cached, OutputTokens: tokens(u.CompletionTokens), CacheReadTokens: cached}
@@ -67,7 +117,7 @@ func openAIUsage(u openai.CompletionUsage) Usage {
 // addToolDelta merges one tool call piece. Pieces are keyed by index; a new
 // id at a known index starts a new call (some servers send every call whole
 // at index 0).
-func (a *openAIStream) addToolDelta(d openai.ChatCompletionChunkChoiceDeltaToolCall) {
+func (a *openAIStream) addToolDelta(d openAIToolDelta) {
 	if a.byIndex == nil {
 		a.byIndex = map[int64]*openAIToolCall{}
 	}
