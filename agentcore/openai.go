@@ -1,7 +1,6 @@
 package agentcore
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -13,10 +12,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
-
-	"github.com/switchboard-chat/switchboard/tools"
 )
 
 // openAIDefaultBaseURL is used when OpenAIOptions.BaseURL is empty.
@@ -55,6 +51,7 @@ type OpenAI struct {
 	// environment variables).
 	client openai.Client
 	model  string
+	tools  openAIToolCache
 	// maxCompletionTokens: OpenAI's own API wants max_completion_tokens;
 	// compatible servers commonly only know max_tokens.
 	maxCompletionTokens bool
@@ -187,7 +184,7 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 		}
 		params.Messages = append(params.Messages, msg)
 	}
-	list, err := openAITools(req.Tools)
+	list, err := p.tools.list(req.Tools)
 	if err != nil {
 		return params, err
 	}
@@ -200,50 +197,6 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 		}
 	}
 	return params, nil
-}
-
-// openAIEmptySchema is the parameters of a tool that declares none.
-var openAIEmptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
-
-// openAITools maps specs onto function tools whose parameters must be JSON
-// schema objects. A schema goes out as the caller wrote it, so its member
-// order is kept. Each tool goes to the SDK as raw JSON (param.Override):
-// the SDK's reflective encoding of its own tool structs took about a sixth
-// of the daemon's CPU per model call with the default agent's tools, every
-// call encoding them anew (BenchmarkOpenAIRequestBody).
-func openAITools(specs []tools.Spec) ([]openai.ChatCompletionToolUnionParam, error) {
-	if len(specs) == 0 {
-		return nil, nil
-	}
-	list := make([]openai.ChatCompletionToolUnionParam, 0, len(specs))
-	for _, t := range specs {
-		schema := openAIEmptySchema
-		if len(t.Parameters) > 0 && string(t.Parameters) != "null" {
-			if trimmed := bytes.TrimLeft(t.Parameters, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
-				return nil, fmt.Errorf("openai: tool %s: parameters are not a JSON schema object", t.Name)
-			}
-			schema = t.Parameters
-		}
-		list = append(list, param.Override[openai.ChatCompletionToolUnionParam](openAIToolJSON(t.Name, t.Description, schema)))
-	}
-	return list, nil
-}
-
-// openAIToolJSON is a function tool as the Chat Completions API takes it,
-// the schema (checked valid) spliced in as it is: encoding it through a
-// struct would scan it once more, and the SDK scans it once anyway.
-func openAIToolJSON(name, description string, schema json.RawMessage) json.RawMessage {
-	str := func(s string) []byte { b, _ := json.Marshal(s); return b } // a string always encodes
-	b := make([]byte, 0, len(schema)+len(name)+len(description)+64)
-	b = append(b, `{"type":"function","function":{"name":`...)
-	b = append(b, str(name)...)
-	if description != "" {
-		b = append(b, `,"description":`...)
-		b = append(b, str(description)...)
-	}
-	b = append(b, `,"parameters":`...)
-	b = append(b, schema...)
-	return append(b, "}}"...)
 }
 
 // openAIMessage maps one conversation message onto the SDK's.
