@@ -40,15 +40,6 @@ func TestDocsCacheKeepsReadsUntilADocChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually := func(what string, cond func() bool) {
-		t.Helper()
-		for !cond() {
-			if ctx.Err() != nil {
-				t.Fatalf("waiting for %s: %v", what, ctx.Err())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
 
 	if err := other.PutDoc(ctx, soul, "v1"); err != nil {
 		t.Fatal(err)
@@ -62,11 +53,8 @@ func TestDocsCacheKeepsReadsUntilADocChanges(t *testing.T) {
 		t.Fatalf("not listening, yet read %q, want v2 from PostgreSQL", got)
 	}
 
-	listenCtx, stopListening := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); here.Listen(listenCtx) }()
-	t.Cleanup(func() { stopListening(); <-done })
-	eventually("the cache to listen", here.Listening)
+	startListening(t, ctx, here.Listen)
+	waitFor(t, "the cache to listen", here.Listening)
 
 	if got := read(); got != "v2" {
 		t.Fatalf("read %q, want v2", got)
@@ -79,7 +67,7 @@ func TestDocsCacheKeepsReadsUntilADocChanges(t *testing.T) {
 	if err := other.PutDoc(ctx, soul, "v4"); err != nil {
 		t.Fatal(err)
 	}
-	eventually("another replica's change", func() bool { return read() == "v4" })
+	waitFor(t, "another replica's change", func() bool { return read() == "v4" })
 	// A change made through the cache is read back at once.
 	if err := here.PutDoc(ctx, soul, "v5"); err != nil {
 		t.Fatal(err)
@@ -97,12 +85,12 @@ func TestDocsCacheKeepsReadsUntilADocChanges(t *testing.T) {
 		WHERE datname = current_database() AND query = 'LISTEN agent_docs'`); err != nil {
 		t.Fatal(err)
 	}
-	eventually("the cache to notice its connection died", func() bool { return !here.Listening() })
+	waitFor(t, "the cache to notice its connection died", func() bool { return !here.Listening() })
 	quietly("v6")
 	if got := read(); got != "v6" {
 		t.Fatalf("connection lost, yet read %q, want v6 from PostgreSQL", got)
 	}
-	eventually("the cache to listen again", here.Listening)
+	waitFor(t, "the cache to listen again", here.Listening)
 	if got := read(); got != "v6" {
 		t.Fatalf("read %q, want v6", got)
 	}
@@ -110,4 +98,12 @@ func TestDocsCacheKeepsReadsUntilADocChanges(t *testing.T) {
 	if got := read(); got != "v6" {
 		t.Fatalf("listening again, read %q, want v6 kept in memory", got)
 	}
+}
+
+// startListening runs a cache's Listen until the test ends.
+func startListening(t *testing.T, ctx context.Context, listen func(context.Context)) {
+	listenCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); listen(listenCtx) }()
+	t.Cleanup(func() { stop(); <-done })
 }

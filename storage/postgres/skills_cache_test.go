@@ -34,15 +34,6 @@ func TestSkillsCacheKeepsListsUntilASkillChanges(t *testing.T) {
 		}
 		return published, disabled
 	}
-	eventually := func(what string, cond func() bool) {
-		t.Helper()
-		for !cond() {
-			if ctx.Err() != nil {
-				t.Fatalf("waiting for %s: %v", what, ctx.Err())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
 	// quietly renames the published skill without the notice the trigger
 	// sends, so a read shows whether it came from memory.
 	quietly := func(desc string) {
@@ -63,11 +54,8 @@ func TestSkillsCacheKeepsListsUntilASkillChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	listenCtx, stopListening := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); here.Listen(listenCtx) }()
-	t.Cleanup(func() { stopListening(); <-done })
-	eventually("the cache to listen", here.Listening)
+	startListening(t, ctx, here.Listen)
+	waitFor(t, "the cache to listen", here.Listening)
 
 	if got, _ := names(); !slices.Equal(got, []string{"deploy:v1"}) {
 		t.Fatalf("published %q, want deploy:v1", got)
@@ -81,7 +69,7 @@ func TestSkillsCacheKeepsListsUntilASkillChanges(t *testing.T) {
 	if _, err := other.SetSkillDisabled(ctx, "deploy", true, "u1"); err != nil {
 		t.Fatal(err)
 	}
-	eventually("another replica's /skills disable", func() bool {
+	waitFor(t, "another replica's /skills disable", func() bool {
 		published, disabled := names()
 		return slices.Equal(disabled, []string{"deploy"}) && slices.Equal(published, []string{"deploy:v2"})
 	})
