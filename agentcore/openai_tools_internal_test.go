@@ -45,3 +45,30 @@ func TestOpenAIToolCacheSendsTheSpecAsItIsNow(t *testing.T) {
 		t.Fatalf("a broken schema after a kept one: err %v", err)
 	}
 }
+
+// The budget's count of the tool schemas is never below what the OpenAI
+// wire carries for them (4 bytes a token, 4 a tool), escapes included:
+// quotes, newlines and HTML-special characters grow on the way out.
+func TestFixedCostCoversTheToolsOnTheWire(t *testing.T) {
+	specs := []tools.Spec{
+		{Name: "exec", Description: "Runs a command.", Parameters: json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}}}`)},
+		{Name: "quote", Description: "Says \"hi\"\n\tand <b>bold</b> & more \\ \x01", Parameters: json.RawMessage(`{"type":"object","description":"a <tag> & \"q\""}`)},
+		{Name: "bare"},
+	}
+	var c openAIToolCache
+	list, err := c.list(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := messageOverhead // the system prompt's, as fixed counts it
+	for _, tool := range list {
+		b, err := json.Marshal(tool) // as the SDK encodes the request
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire += messageOverhead + (len(b)+bytesPerToken-1)/bytesPerToken
+	}
+	if got := (tokenCosts{}).fixed("", specs); got < wire {
+		t.Errorf("fixed counts %d tokens for tools the wire carries in %d", got, wire)
+	}
+}

@@ -16,10 +16,13 @@ const DefaultContextTokens = 100000
 const (
 	bytesPerToken   = 4
 	messageOverhead = 4
-	// toolOverhead is a tool schema's framing on the wire beyond the bytes
-	// of its name, description and parameters:
+	// toolFraming is the bytes of a tool schema on the wire beyond its
+	// name, description and parameters:
 	// {"type":"function","function":{"name":"","description":"","parameters":}}.
-	toolOverhead = 20
+	toolFraming = 73
+	// emptySchemaBytes is the schema sent for a tool that declares no
+	// parameters: {"type":"object","properties":{}}.
+	emptySchemaBytes = 33
 	// anthropicImageTokens is what Anthropic bills a picture of the
 	// largest size it reads without scaling (about 1.15 megapixels).
 	anthropicImageTokens = 1600
@@ -68,9 +71,44 @@ func (c tokenCosts) message(m Message) int {
 func (c tokenCosts) fixed(system string, specs []tools.Spec) int {
 	n := messageOverhead + textTokens(system)
 	for _, s := range specs {
-		// The bytes as they are, not re-encoded: escapes add a few, and a
-		// schema written with indentation has more than it sends.
-		n += toolOverhead + (len(s.Name)+len(s.Description)+len(s.Parameters)+bytesPerToken-1)/bytesPerToken
+		// The bytes as they go out, counted rather than encoded (every
+		// call counts every tool): a schema written with indentation
+		// counts more than it sends.
+		params := len(s.Parameters) + htmlEscapes(s.Parameters)
+		if params == 0 || string(s.Parameters) == "null" {
+			params = emptySchemaBytes
+		}
+		size := toolFraming + jsonStringLen(s.Name) + jsonStringLen(s.Description) + params
+		n += messageOverhead + (size+bytesPerToken-1)/bytesPerToken
+	}
+	return n
+}
+
+// jsonStringLen is the length of s inside a JSON string as encoding/json
+// writes it: a quote, a backslash, \n, \r and \t take two bytes, another
+// control character or an HTML-special one (<, >, &) six.
+func jsonStringLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 5
+		}
+	}
+	return n
+}
+
+// htmlEscapes is how many bytes encoding/json adds to JSON b when it
+// compacts it: five for each <, > and &, which it writes as \u003c and so
+// on.
+func htmlEscapes(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == '<' || c == '>' || c == '&' {
+			n += 5
+		}
 	}
 	return n
 }
