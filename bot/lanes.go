@@ -94,7 +94,11 @@ func (l *lanes) retireLocked(session string) {
 
 // enqueue queues j on its session's lane; false when the lanes are closed.
 // A full lane drops j: a run waits in it that has not started yet, and a
-// run answers every message stored before it starts.
+// run answers every message stored before it starts. So does a lane that
+// runs or holds anything when j comes from recovery: what recovery found
+// is that lane's to finish, and a recovered run knows no sender, so one
+// going first would answer a message that arrived meanwhile as nobody's
+// (ask_user refused, the budget charged to no one).
 func (l *lanes) enqueue(j laneJob) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -102,6 +106,10 @@ func (l *lanes) enqueue(j laneJob) bool {
 		return false
 	}
 	ln := l.laneLocked(j.Session)
+	if j.recovered && (ln.running || len(ln.q) > 0) {
+		l.log.Debug("a run of the session goes on here; it finishes what recovery found", "session", j.Session)
+		return true
+	}
 	if len(ln.q) >= l.depth {
 		l.log.Debug("lane full; a queued run will answer", "session", j.Session)
 		return true

@@ -51,3 +51,47 @@ func TestLanesRunInOrderAndBoundTheQueue(t *testing.T) {
 		t.Error("a job was taken after close")
 	}
 }
+
+// Recovery's run of a session is not queued behind a run of it here: that
+// run finishes the session, and the recovered one, which knows no sender,
+// would otherwise answer a message sent meanwhile before its own run.
+func TestLanesLeaveARecoveredRunToTheLanesRun(t *testing.T) {
+	var mu sync.Mutex
+	var ran []string
+	release := make(chan struct{})
+	l := newLanes(LaneOptions{}, func(_ context.Context, j laneJob) {
+		if j.ReplyTo == "resume" {
+			<-release
+		}
+		mu.Lock()
+		ran = append(ran, j.ReplyTo)
+		mu.Unlock()
+	}, slog.New(slog.DiscardHandler))
+
+	l.enqueue(laneJob{Session: "s", ReplyTo: "resume"})
+	waitUntil(t, "the resume runs", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.queues["s"].q) == 0
+	})
+	if !l.enqueue(laneJob{Session: "s", ReplyTo: "recovered", recovered: true}) {
+		t.Fatal("a recovered job refused while the lanes are open")
+	}
+	l.enqueue(laneJob{Session: "s", ReplyTo: "message"})
+	close(release)
+	waitUntil(t, "the lane to drain", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.queues) == 0
+	})
+	// With the lane gone, recovery's run is taken again.
+	l.enqueue(laneJob{Session: "s", ReplyTo: "later", recovered: true})
+	if err := l.close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(ran, ","); got != "resume,message,later" {
+		t.Errorf("ran %s, want resume,message,later", got)
+	}
+}
