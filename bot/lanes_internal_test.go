@@ -12,17 +12,8 @@ import (
 // waiting ones (a run that waits answers every message stored before it
 // starts, so more would only repeat it), and is gone once it is done.
 func TestLanesRunInOrderAndBoundTheQueue(t *testing.T) {
-	var mu sync.Mutex
-	var ran []string
 	release := make(chan struct{})
-	l := newLanes(LaneOptions{QueueDepth: 2}, func(_ context.Context, j laneJob) {
-		if j.ReplyTo == "1" {
-			<-release
-		}
-		mu.Lock()
-		ran = append(ran, j.ReplyTo)
-		mu.Unlock()
-	}, slog.New(slog.DiscardHandler))
+	l, ran := recordingLanes(LaneOptions{QueueDepth: 2}, "1", release)
 
 	l.enqueue(laneJob{Session: "s", ReplyTo: "1"})
 	waitUntil(t, "job 1 runs", func() bool {
@@ -39,9 +30,7 @@ func TestLanesRunInOrderAndBoundTheQueue(t *testing.T) {
 	if err := l.close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if got := strings.Join(ran, ","); got != "1,2,3" {
+	if got := ran(); got != "1,2,3" {
 		t.Errorf("ran %s, want 1,2,3 (4 found the queue full)", got)
 	}
 	if n := len(l.queues); n != 0 {
@@ -56,17 +45,8 @@ func TestLanesRunInOrderAndBoundTheQueue(t *testing.T) {
 // run finishes the session, and the recovered one, which knows no sender,
 // would otherwise answer a message sent meanwhile before its own run.
 func TestLanesLeaveARecoveredRunToTheLanesRun(t *testing.T) {
-	var mu sync.Mutex
-	var ran []string
 	release := make(chan struct{})
-	l := newLanes(LaneOptions{}, func(_ context.Context, j laneJob) {
-		if j.ReplyTo == "resume" {
-			<-release
-		}
-		mu.Lock()
-		ran = append(ran, j.ReplyTo)
-		mu.Unlock()
-	}, slog.New(slog.DiscardHandler))
+	l, ran := recordingLanes(LaneOptions{}, "resume", release)
 
 	l.enqueue(laneJob{Session: "s", ReplyTo: "resume"})
 	waitUntil(t, "the resume runs", func() bool {
@@ -89,9 +69,27 @@ func TestLanesLeaveARecoveredRunToTheLanesRun(t *testing.T) {
 	if err := l.close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if got := strings.Join(ran, ","); got != "resume,message,later" {
+	if got := ran(); got != "resume,message,later" {
 		t.Errorf("ran %s, want resume,message,later", got)
+	}
+}
+
+// recordingLanes returns lanes whose runs record their ReplyTo, the run of
+// blockOn waiting for release, and what ran so far, comma-separated.
+func recordingLanes(o LaneOptions, blockOn string, release <-chan struct{}) (*lanes, func() string) {
+	var mu sync.Mutex
+	var ran []string
+	l := newLanes(o, func(_ context.Context, j laneJob) {
+		if j.ReplyTo == blockOn {
+			<-release
+		}
+		mu.Lock()
+		ran = append(ran, j.ReplyTo)
+		mu.Unlock()
+	}, slog.New(slog.DiscardHandler))
+	return l, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(ran, ",")
 	}
 }
