@@ -284,6 +284,12 @@ func TestE2ESkillNamesAndDisable(t *testing.T) {
 	}
 	newReplyContaining(ctx, t, tg, dev, mark, "Published skill weekly-report as version 1")
 
+	if found := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "weekly status report"}); !strings.Contains(found, "weekly-report") {
+		t.Fatalf("skill_search after publishing gave %q", found)
+	}
+	if sys := lastSystem(llm); !strings.Contains(sys, "- weekly-report: Builds the weekly status report") {
+		t.Fatalf("the system prompt after publishing does not offer it:\n%s", sys)
+	}
 	list := command(ctx, t, tg, other, "/skills", "Skills of agent")
 	if !strings.Contains(list, "weekly-report (published v1)") || !strings.Contains(list, "release-notes (dir ") {
 		t.Fatalf("/skills = %q", list)
@@ -297,12 +303,20 @@ func TestE2ESkillNamesAndDisable(t *testing.T) {
 	if got := callTool(ctx, t, tg, llm, other, "use_skill", map[string]any{"name": "weekly-report"}); !strings.Contains(got, "no skill called weekly-report is available") {
 		t.Fatalf("use_skill of a disabled skill gave %q", got)
 	}
+	// The skill lists come from memory (SkillsCache): the system prompt the
+	// model receives follows a disable and an enable at once.
+	if sys := lastSystem(llm); strings.Contains(sys, "weekly-report") {
+		t.Fatalf("the system prompt after /skills disable still offers it:\n%s", sys)
+	}
 	if got := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "weekly status report"}); strings.Contains(got, "weekly-report") {
 		t.Fatalf("skill_search found a disabled skill: %q", got)
 	}
 	command(ctx, t, tg, admin, "/skills enable weekly-report", "enabled again")
 	if found := callTool(ctx, t, tg, llm, other, "skill_search", map[string]any{"query": "weekly status report"}); !strings.Contains(found, "weekly-report") {
 		t.Fatalf("skill_search after enable gave %q", found)
+	}
+	if sys := lastSystem(llm); !strings.Contains(sys, "- weekly-report: Builds the weekly status report") {
+		t.Fatalf("the system prompt after /skills enable does not offer it:\n%s", sys)
 	}
 
 	// A directory skill added later with the published name shadows it.
@@ -389,4 +403,13 @@ func TestE2ESkillsLeftOutOfPromptWithoutUseSkill(t *testing.T) {
 	if sys := systemOf(llm.Requests()[0]); strings.Contains(sys, "## Skills") || strings.Contains(sys, "release-notes") {
 		t.Fatalf("the system prompt tells of skills the agent cannot use:\n%s", sys)
 	}
+}
+
+// lastSystem is the system prompt of the newest request the model got.
+func lastSystem(llm *llmtest.Server) string {
+	reqs := llm.Requests()
+	if len(reqs) == 0 {
+		return ""
+	}
+	return systemOf(reqs[len(reqs)-1])
 }
