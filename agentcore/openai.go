@@ -2,7 +2,6 @@ package agentcore
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,17 +112,18 @@ func (p *OpenAI) Name() string { return "openai" }
 // *ProviderError, except a Request that cannot be encoded (a message with an
 // unknown role, a tool whose Parameters are not a JSON object).
 func (p *OpenAI) Chat(ctx context.Context, req Request, onText func(soFar string)) (Response, error) {
-	params, err := p.params(req)
+	body, err := p.body(req)
 	if err != nil {
 		return Response{}, err
 	}
 	if p.api.urlErr != nil {
 		return Response{}, p.api.urlErr
 	}
-	// As the SDK's NewStreaming, but each event decodes into openAIChunk
-	// rather than the SDK's ChatCompletionChunk (see openAIChunk).
+	// As the SDK's NewStreaming, but the body is encoded here (see
+	// openAIRequest) and each event decodes into openAIChunk rather than
+	// the SDK's ChatCompletionChunk (see openAIChunk).
 	var raw *http.Response
-	err = p.client.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true))
+	err = p.client.Post(ctx, "chat/completions", body, &raw)
 	stream := ssestream.NewStream[openAIChunk](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	acc := openAIStream{onText: onText}
@@ -160,93 +160,6 @@ func (p *OpenAI) streamFailure(ctx context.Context, err error) error {
 			"the LLM server sent a stream event that is not JSON (%w); check that %s.base_url points at an OpenAI-compatible /v1 endpoint", err, p.api.config)}
 	}
 	return p.api.failRead(ctx, err)
-}
-
-// params maps req onto the SDK's request.
-func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
-	model := req.Model
-	if model == "" {
-		model = p.model
-	}
-	params := openai.ChatCompletionNewParams{
-		Model:         model,
-		Messages:      make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
-	if req.System != "" {
-		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
-	}
-	msgs := fitRequestImages(req.Messages, openAIImageLimits)
-	for i := range msgs {
-		msg, err := openAIMessage(&msgs[i])
-		if err != nil {
-			return params, fmt.Errorf("openai: messages[%d]: %w", i, err)
-		}
-		params.Messages = append(params.Messages, msg)
-	}
-	list, err := p.tools.list(req.Tools)
-	if err != nil {
-		return params, err
-	}
-	params.Tools = list
-	if req.MaxTokens > 0 {
-		if p.maxCompletionTokens {
-			params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
-		} else {
-			params.MaxTokens = openai.Int(int64(req.MaxTokens))
-		}
-	}
-	return params, nil
-}
-
-// openAIMessage maps one conversation message onto the SDK's.
-func openAIMessage(m *Message) (openai.ChatCompletionMessageParamUnion, error) {
-	switch m.Role {
-	case RoleSystem:
-		return openai.SystemMessage(m.Content), nil
-	case RoleUser:
-		return openAIUserMessage(m), nil
-	case RoleTool:
-		return openai.ToolMessage(m.Content, m.ToolCallID), nil
-	case RoleAssistant:
-		var a openai.ChatCompletionAssistantMessageParam
-		if m.Content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = openai.String(m.Content)
-		}
-		for _, c := range m.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID: c.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-						Name:      c.Name,
-						Arguments: argumentsText(c.Arguments),
-					},
-				},
-			})
-		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
-	}
-	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
-}
-
-// openAIUserMessage is m as the API's user message: its text, then its
-// images that carry bytes (fitted by fitRequestImages) as image_url parts
-// holding data URLs.
-func openAIUserMessage(m *Message) openai.ChatCompletionMessageParamUnion {
-	var parts []openai.ChatCompletionContentPartUnionParam
-	for _, im := range m.Images {
-		if im.Data != nil {
-			url := "data:" + im.Type + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
-			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
-		}
-	}
-	if len(parts) == 0 {
-		return openai.UserMessage(m.Content)
-	}
-	if m.Content != "" {
-		parts = append([]openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(m.Content)}, parts...)
-	}
-	return openai.UserMessage(parts)
 }
 
 // argumentsText is the wire text of stored arguments. Arguments the model

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/param"
-
 	"github.com/switchboard-chat/switchboard/tools"
 )
 
@@ -35,25 +32,32 @@ type openAIWireTool struct {
 	wire        json.RawMessage
 }
 
-// list maps specs onto function tools whose parameters must be JSON
-// schema objects. A schema goes out as the caller wrote it, so its member
-// order is kept. Each tool goes to the SDK as raw JSON (param.Override):
-// the SDK's reflective encoding of its own tool structs took about a sixth
-// of the daemon's CPU per model call with the default agent's tools
-// (BenchmarkOpenAIRequestBody).
-func (c *openAIToolCache) list(specs []tools.Spec) ([]openai.ChatCompletionToolUnionParam, error) {
+// list is specs as the request's "tools" array of function tools, nil
+// for none. A schema must be a JSON object; it goes out as the caller
+// wrote it, compacted, so its member order is kept.
+func (c *openAIToolCache) list(specs []tools.Spec) ([]byte, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
-	out := make([]openai.ChatCompletionToolUnionParam, 0, len(specs))
-	for _, t := range specs {
+	wires := make([]json.RawMessage, len(specs))
+	size := 1 + len(specs)
+	for i, t := range specs {
 		wire, err := c.wire(t)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, param.Override[openai.ChatCompletionToolUnionParam](wire))
+		wires[i] = wire
+		size += len(wire)
 	}
-	return out, nil
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for i, w := range wires {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, w...)
+	}
+	return append(out, ']'), nil
 }
 
 // wire returns t as the Chat Completions API takes it, kept or built.
@@ -82,18 +86,19 @@ func (c *openAIToolCache) wire(t tools.Spec) (json.RawMessage, error) {
 }
 
 // openAIToolJSON is a function tool as the Chat Completions API takes it,
-// the schema (checked valid) spliced in as it is: encoding it through a
-// struct would scan it once more, and the SDK scans it once anyway.
+// the schema (checked valid) compacted into it.
 func openAIToolJSON(name, description string, schema json.RawMessage) json.RawMessage {
 	str := func(s string) []byte { b, _ := json.Marshal(s); return b } // a string always encodes
-	b := make([]byte, 0, len(schema)+len(name)+len(description)+64)
-	b = append(b, `{"type":"function","function":{"name":`...)
-	b = append(b, str(name)...)
+	var b bytes.Buffer
+	b.Grow(len(schema) + len(name) + len(description) + 64)
+	b.WriteString(`{"type":"function","function":{"name":`)
+	b.Write(str(name))
 	if description != "" {
-		b = append(b, `,"description":`...)
-		b = append(b, str(description)...)
+		b.WriteString(`,"description":`)
+		b.Write(str(description))
 	}
-	b = append(b, `,"parameters":`...)
-	b = append(b, schema...)
-	return append(b, "}}"...)
+	b.WriteString(`,"parameters":`)
+	_ = json.Compact(&b, schema) // valid: checked by wire
+	b.WriteString("}}")
+	return b.Bytes()
 }

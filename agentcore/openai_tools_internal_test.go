@@ -19,11 +19,7 @@ func TestOpenAIToolCacheSendsTheSpecAsItIsNow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("list(%s): %v", s.Parameters, err)
 		}
-		b, err := json.Marshal(list[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return string(list)
 	}
 	v1 := tools.Spec{Name: "exec", Description: "runs", Parameters: json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"}}}`)}
 	if got := wire(v1); !strings.Contains(got, `"cmd"`) || wire(v1) != got {
@@ -60,12 +56,12 @@ func TestFixedCostCoversTheToolsOnTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var sent []json.RawMessage // each tool as the request carries it
+	if err := json.Unmarshal(list, &sent); err != nil || len(sent) != len(specs) {
+		t.Fatalf("tools %s: %v", list, err)
+	}
 	wire := messageOverhead // the system prompt's, as fixed counts it
-	for _, tool := range list {
-		b, err := json.Marshal(tool) // as the SDK encodes the request
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range sent {
 		wire += messageOverhead + (len(b)+bytesPerToken-1)/bytesPerToken
 	}
 	if got := (tokenCosts{}).fixed("", specs); got < wire {

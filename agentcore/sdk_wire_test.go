@@ -1,6 +1,7 @@
 package agentcore
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -74,14 +75,17 @@ func TestOpenAIWireMatchesSDK(t *testing.T) {
 			p := NewOpenAI(OpenAIOptions{Model: "default"})
 			p.maxCompletionTokens = own
 			req := wireRequest()
-			params, err := p.params(req)
+			req.Messages = append(req.Messages,
+				Message{Role: RoleUser, Content: "what is this?", Images: []Image{{Type: "image/png", Data: noisePNG(t, 4, 4)}}},
+				Message{Role: RoleUser, Images: []Image{{Type: "image/png", Data: noisePNG(t, 3, 2)}}})
+			body, err := p.body(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var ours map[string]any
-			encoded, _ := json.Marshal(params)
-			_ = json.Unmarshal(encoded, &ours)
-			ours["stream"] = true // as Chat sends it: NewStreaming adds it
+			if err := json.Unmarshal(body, &ours); err != nil {
+				t.Fatalf("body %s: %v", body, err)
+			}
 			sdk := openAISDKParams(t, req, own)
 			var withStream map[string]any
 			b, _ := json.Marshal(sdk)
@@ -105,7 +109,19 @@ func openAISDKParams(t *testing.T, req Request, maxCompletion bool) openai.ChatC
 		case RoleSystem:
 			params.Messages = append(params.Messages, openai.SystemMessage(m.Content))
 		case RoleUser:
-			params.Messages = append(params.Messages, openai.UserMessage(m.Content))
+			if len(m.Images) == 0 {
+				params.Messages = append(params.Messages, openai.UserMessage(m.Content))
+				continue
+			}
+			var parts []openai.ChatCompletionContentPartUnionParam
+			if m.Content != "" {
+				parts = append(parts, openai.TextContentPart(m.Content))
+			}
+			for _, im := range m.Images {
+				url := "data:" + im.Type + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+				parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+			}
+			params.Messages = append(params.Messages, openai.UserMessage(parts))
 		case RoleTool:
 			params.Messages = append(params.Messages, openai.ToolMessage(m.Content, m.ToolCallID))
 		case RoleAssistant:
