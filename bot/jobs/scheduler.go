@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-chat/switchboard/agentcore"
@@ -215,18 +216,21 @@ func (s *Scheduler) Tick(ctx context.Context) error {
 	return nil
 }
 
-// takeOverBatch is how many runs needing an owner one look lists, and
+// takeOverBatch is how many runs needing an owner one look lists,
 // takeOverPages how many looks one check makes at most (the next check
-// follows at once when there may be more).
+// follows at once when there may be more), and takeOverParallel how many
+// of a page's runs are claimed at once.
 const (
-	takeOverBatch = 100
-	takeOverPages = 100
+	takeOverBatch    = 100
+	takeOverPages    = 100
+	takeOverParallel = 8
 )
 
 // takeOver claims the runs that need an owner: a dead replica's, or a
 // retry that came due. A replica that died mid-slot can leave thousands:
 // it pages on while a full page gave it any, so they are all taken over
-// within one check rather than a hundred per check.
+// within one check rather than a hundred per check, and it claims a page's
+// runs several at a time, since each claim is a few round trips of its own.
 func (s *Scheduler) takeOver(ctx context.Context) error {
 	for page := 0; ; page++ {
 		if page == takeOverPages {
@@ -237,24 +241,39 @@ func (s *Scheduler) takeOver(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		took := 0
+		var (
+			took  atomic.Int32
+			wg    sync.WaitGroup
+			slots = make(chan struct{}, takeOverParallel)
+		)
 		for _, r := range due {
 			if s.isActive(r.ID) {
 				continue
 			}
-			j, err := s.o.Jobs.GetJob(ctx, r.JobName)
-			if err != nil {
-				s.log.Warn("job of a due run not found", "job", r.JobName, "err", err)
-				continue
-			}
-			if s.claim(ctx, j, r.ScheduledAt) {
-				took++
-			}
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				if s.takeOverRun(ctx, r) {
+					took.Add(1)
+				}
+			})
 		}
-		if len(due) < takeOverBatch || took == 0 || ctx.Err() != nil {
+		wg.Wait()
+		if len(due) < takeOverBatch || took.Load() == 0 || ctx.Err() != nil {
 			return nil
 		}
 	}
+}
+
+// takeOverRun claims run r, which needs an owner, and starts it; it
+// reports whether it did.
+func (s *Scheduler) takeOverRun(ctx context.Context, r JobRun) bool {
+	j, err := s.o.Jobs.GetJob(ctx, r.JobName)
+	if err != nil {
+		s.log.Warn("job of a due run not found", "job", r.JobName, "err", err)
+		return false
+	}
+	return s.claim(ctx, j, r.ScheduledAt)
 }
 
 // claimDue claims one batch of due slots and starts their runs; it

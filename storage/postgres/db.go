@@ -84,8 +84,9 @@ type DB struct {
 	// locks is the connection holding this replica's leader locks.
 	locks lockState
 	// appends groups concurrent Append and Insert calls into one commit,
-	// replies concurrent InsertReply calls.
-	appends, replies *groupCommit
+	// replies concurrent InsertReply calls, usage concurrent InsertUsage
+	// calls and finishes concurrent FinishWithReply calls.
+	appends, replies, usage, finishes *groupCommit
 	// prepares says queries run as cached prepared statements (pgx's
 	// default mode; see once).
 	prepares bool
@@ -136,6 +137,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	db := &DB{pool: pool, logger: logger, where: where, target: target, secret: secret,
 		prepares: cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
 	db.appends, db.replies = newGroupCommit(db.groupFailed("appends")), newGroupCommit(db.groupFailed("replies"))
+	db.usage, db.finishes = newGroupCommit(db.groupFailed("usage")), newGroupCommit(db.groupFailed("finishes"))
 	pingCtx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	if err := db.pool.Ping(pingCtx); err != nil {

@@ -65,8 +65,13 @@ func (db *DB) GroupsWaiting() (appends, replies int) {
 	return db.appends.group.Waiting(), db.replies.group.Waiting()
 }
 
+// UsageWaiting reports how many InsertUsage calls wait for the group in
+// flight.
+func (db *DB) UsageWaiting() int { return db.usage.group.Waiting() }
+
 // SetGroupLockTimeout sets how long a group waits for a row lock before
 // its callers run alone (groupLockTimeout); call it before the first use.
 func (db *DB) SetGroupLockTimeout(d time.Duration) {
 	db.appends.lockTimeout, db.replies.lockTimeout = d, d
+	db.usage.lockTimeout, db.finishes.lockTimeout = d, d
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard-chat/switchboard/storage/batcher"
 	"github.com/switchboard-chat/switchboard/storage/postgres/redact"
@@ -139,6 +140,21 @@ func (g *groupCommit) rowOnce(to batchSender, key, sql string, args []any) func(
 		}
 		return nil
 	}
+}
+
+// execOnce runs sql, which returns no rows, in the next group, and alone
+// when the group fails on the server (then nothing of it was stored: a lock
+// timeout, another caller's bad row). A failure on the way back leaves
+// unknown whether the group committed and is returned as it is, so sql
+// need not be safe to run twice.
+func (g *groupCommit) execOnce(ctx context.Context, to batchSender, key, sql string, args []any) error {
+	err := g.run(ctx, to, key, func(b *pgx.Batch) { b.Queue(sql, args...) })
+	if _, rejected := errors.AsType[*pgconn.PgError](err); rejected {
+		b := &pgx.Batch{}
+		b.Queue(sql, args...)
+		return to.SendBatch(ctx, b).Close()
+	}
+	return err
 }
 
 // rowAlone runs sql in a batch of its own and scans its one row into dest;

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-chat/switchboard/agentcore"
 	"github.com/switchboard-chat/switchboard/bot"
+	"github.com/switchboard-chat/switchboard/bot/usage"
 	"github.com/switchboard-chat/switchboard/channels/channeltest"
 	"github.com/switchboard-chat/switchboard/storage/postgres"
 	"github.com/switchboard-chat/switchboard/storage/postgres/pgtest"
@@ -508,4 +509,67 @@ func TestARepliesGroupThatGivesUpStoresEachAlone(t *testing.T) {
 		t.Errorf("reply to r/held: %v", err)
 	}
 	wantRepliesStored(t, ctx, db, len(sessions))
+}
+
+// Usage records made while another is in flight go to PostgreSQL together,
+// in one commit; a record PostgreSQL refuses (a NUL byte) fails only its
+// own call, and every other record is stored once.
+func TestUsageRecordsMadeTogetherShareOneCommit(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, ctx)
+	db.SetGroupLockTimeout(time.Minute)
+	good := []string{"telegram:0", "telegram:1", "telegram:2", "telegram:3"}
+	for i, err := range usageBehindLock(t, ctx, db, good) {
+		if err != nil {
+			t.Errorf("record %d: %v", i, err)
+		}
+	}
+	if w := writers(t, ctx, db, `SELECT xmin FROM llm_usage WHERE identity <> 'telegram:0'`); w != 1 {
+		t.Errorf("the queued records were committed by %d transactions; want 1", w)
+	}
+
+	mixed := []string{"slack:0", "slack:1", "slack:\x00bad", "slack:3"}
+	for i, err := range usageBehindLock(t, ctx, db, mixed) {
+		if (err != nil) != (i == 2) {
+			t.Errorf("record %s: err %v", mixed[i], err)
+		}
+	}
+	var stored, distinct int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*), count(DISTINCT identity) FROM llm_usage`).Scan(&stored, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(good) + len(mixed) - 1; stored != want || distinct != want {
+		t.Errorf("%d records stored (%d identities); want each good one once: %d", stored, distinct, want)
+	}
+}
+
+// usageBehindLock inserts a usage record of each identity: the first while
+// a table lock holds its group in flight, the others once they queue for
+// the next group. It returns each call's error.
+func usageBehindLock(t *testing.T, ctx context.Context, db *postgres.DB, identities []string) []error {
+	t.Helper()
+	tx, err := db.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // committed below
+	if _, err := tx.Exec(ctx, `LOCK TABLE llm_usage IN SHARE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	errs := make([]error, len(identities))
+	insert := func(i int) {
+		errs[i] = db.InsertUsage(ctx, usage.Record{Identity: identities[i], Model: "m", Tokens: usage.Tokens{Input: 10}})
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { insert(0) })
+	waitFor(t, "the first record to wait for the table", blockedOnLock(t, ctx, db))
+	for i := 1; i < len(identities); i++ {
+		wg.Go(func() { insert(i) })
+	}
+	waitFor(t, "the others to queue", func() bool { return db.UsageWaiting() == len(identities)-1 })
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	return errs
 }

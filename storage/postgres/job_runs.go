@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -193,7 +194,8 @@ var finishWithReplySQL = `WITH fin AS (
 	SELECT count(*) FROM fin`
 
 // FinishWithReply implements jobs.Store: the run's finish and its reply's
-// outbox row commit together, or neither does.
+// outbox row commit together, or neither does, in one commit with the runs
+// that finish at the same moment (db.finishes).
 func (db *DB) FinishWithReply(ctx context.Context, runID int64, owner string, out jobs.RunOutcome, reply bot.OutboxMessage) error {
 	oargs, err := outboxArgs(reply, bot.Claim{})
 	if err != nil {
@@ -206,7 +208,7 @@ func (db *DB) FinishWithReply(ctx context.Context, runID int64, owner string, ou
 	args := append([]any{runID, owner, jobs.RunSucceeded, int64(out.TokensIn), int64(out.TokensOut),
 		nullIfEmpty(reply.Session), seq}, oargs...)
 	var finished int
-	if err := db.pool.QueryRow(ctx, finishWithReplySQL, args...).Scan(&finished); err != nil {
+	if err := db.finishes.rowOnce(db.pool, strconv.FormatInt(runID, 10), finishWithReplySQL, args)(ctx, &finished); err != nil {
 		return fmt.Errorf("finish job run %d: %w", runID, err)
 	}
 	if finished == 0 {

@@ -17,22 +17,24 @@ var usageGroupColumns = map[string]string{
 	usage.ByModel: "model", usage.ByJob: "job",
 }
 
-// InsertUsage stores one model call's usage record.
+// InsertUsage stores one model call's usage record, in one commit with
+// the records of the calls that end at the same moment (db.usage).
 func (db *DB) InsertUsage(ctx context.Context, r usage.Record) error {
 	var at *time.Time // nil: the database's clock
 	if !r.At.IsZero() {
 		at = &r.At
 	}
-	_, err := db.pool.Exec(ctx, `INSERT INTO llm_usage (at, identity, chat, agent, model, job, session_key,
-			input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microdollars)
-		VALUES (COALESCE($1, now()), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		at, r.Identity, r.Chat, r.Agent, r.Model, r.Job, r.Session,
-		r.Tokens.Input, r.Tokens.Output, r.Tokens.CacheRead, r.Tokens.CacheWrite, r.CostMicros)
+	err := db.usage.execOnce(ctx, db.pool, "", insertUsageSQL, []any{at, r.Identity, r.Chat, r.Agent, r.Model, r.Job, r.Session,
+		r.Tokens.Input, r.Tokens.Output, r.Tokens.CacheRead, r.Tokens.CacheWrite, r.CostMicros})
 	if err != nil {
 		return fmt.Errorf("insert usage: %w", err)
 	}
 	return nil
 }
+
+const insertUsageSQL = `INSERT INTO llm_usage (at, identity, chat, agent, model, job, session_key,
+		input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_microdollars)
+	VALUES (COALESCE($1, now()), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 
 // SumUsage implements usage.Store: sums since q.Since (and before
 // q.Until, when set) of the records matching q's filters, grouped by one
