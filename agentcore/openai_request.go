@@ -8,12 +8,13 @@ import (
 )
 
 // openAIRequest is the body of a streamed chat completion, the tools apart
-// (openAIBody puts them in front). It holds only what the daemon sends; the
+// (OpenAI.body puts them in front). It holds only what the daemon sends; the
 // wire is the one the SDK's ChatCompletionNewParams encodes
-// (TestOpenAIWireMatchesSDK). The SDK's reflective encoder, which also
-// re-scans every tool schema and sets "stream" by editing the encoded body,
-// took about a fifth of the daemon's CPU per run with the default agent's
-// tools (BenchmarkOpenAIRequestBody); the SDK still sends the request.
+// (TestOpenAIWireMatchesSDK). It is encoded here rather than by the SDK,
+// whose reflective encoder re-scans every tool schema and then sets
+// "stream" by editing the encoded body: that was the largest part of a
+// model call's CPU in the daemon (BenchmarkOpenAIRequestBody). The SDK's
+// client still sends it.
 type openAIRequest struct {
 	Model    string              `json:"model"`
 	Messages []openAIWireMessage `json:"messages"`
